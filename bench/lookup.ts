@@ -1,0 +1,88 @@
+/**
+ * Lookup benchmark: the matcher on 1k, 10k and 100k generated cards, a 3-turn window (7 messages),
+ * p50/p99 per lookup — and, in the same run, a naive per-card, per-term scan (what a loop over cards
+ * and keys costs) as the baseline. Targets: p50 ≤ 1 ms at 10k cards, ≤ 5 ms at 100k.
+ *
+ *   bun bench/lookup.ts [--sizes 1000,10000,100000] [--rounds 300]
+ */
+import { charCount, fold, isWordCharAt } from "../src/match/fold.ts";
+import { cardTerms, type MatchCard, Matcher } from "../src/match/matcher.ts";
+import { generateCards, sampleWindow } from "./_gen.ts";
+import { ms, percentile, table } from "./_stats.ts";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+}
+
+const sizes = arg("--sizes", "1000,10000,100000").split(",").map(Number);
+const rounds = Number(arg("--rounds", "300"));
+
+/** The baseline: for every card, for every term, search every message of the window. */
+function naive(cards: MatchCard[], terms: string[][], messages: string[]): number[] {
+  const folded = messages.map(fold);
+  const hits: number[] = [];
+  cards.forEach((_, i) => {
+    for (const term of terms[i]!) {
+      for (const text of folded) {
+        const at = text.indexOf(term);
+        if (at === -1) continue;
+        if (charCount(term) === 1 && (isWordCharAt(text, at - 1) || isWordCharAt(text, at + term.length)))
+          continue;
+        hits.push(i);
+        return;
+      }
+    }
+  });
+  return hits;
+}
+
+const rows: (string | number)[][] = [
+  ["cards", "terms", "build", "p50", "p99", "naive p50", "naive p99", "speed-up (p50)"],
+];
+for (const size of sizes) {
+  const cards: MatchCard[] = generateCards(size, 0).map((c) => ({
+    key: c.key,
+    kind: c.kind,
+    title: c.title,
+    keywords: c.keywords,
+    aliases: c.aliases,
+    secondary: { all: [], any: [], not: [] },
+    scanDepth: null,
+    priority: 0,
+    inject: true,
+  }));
+  const t0 = performance.now();
+  const matcher = new Matcher(cards);
+  const build = performance.now() - t0;
+  const terms = cards.map(cardTerms);
+  const gen = generateCards(size, 0);
+  const windows = Array.from({ length: 20 }, (_, i) => sampleWindow(gen, i));
+  for (let i = 0; i < 20; i++) await matcher.match(windows[i % 20]!, { scanDepth: 3 });
+  const fast: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const s = performance.now();
+    await matcher.match(windows[i % 20]!, { scanDepth: 3 });
+    fast.push(performance.now() - s);
+  }
+  const slow: number[] = [];
+  const naiveRounds = Math.max(5, Math.min(rounds, Math.floor(2_000_000 / size)));
+  for (let i = 0; i < naiveRounds; i++) {
+    const s = performance.now();
+    naive(cards, terms, windows[i % 20]!);
+    slow.push(performance.now() - s);
+  }
+  const speed = percentile(slow, 50) / percentile(fast, 50);
+  rows.push([
+    size,
+    matcher.termCount,
+    ms(build),
+    ms(percentile(fast, 50)),
+    ms(percentile(fast, 99)),
+    ms(percentile(slow, 50)),
+    ms(percentile(slow, 99)),
+    `${speed.toFixed(0)}×`,
+  ]);
+}
+console.log(`lookup: 3-turn window (7 messages), ${rounds} lookups per size, Bun ${Bun.version}`);
+console.log(table(rows));

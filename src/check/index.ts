@@ -1,0 +1,100 @@
+/**
+ * The health check behind `lorecards check` and `GET /api/checkup`: cards that cannot be parsed,
+ * cards that can never fire, keywords so generic they fire on ordinary text, titles that do not
+ * match the file name, refs to cards that do not exist, and frontmatter values that fell back to
+ * defaults. Pure: it reads the index entries it is given and reports; it never changes a card.
+ */
+import type { BrokenCard, CardMeta } from "../card/types.ts";
+import { charCount, fold } from "../match/fold.ts";
+import { cardTerms } from "../match/matcher.ts";
+
+export type Severity = "error" | "warning";
+
+export interface Finding {
+  severity: Severity;
+  code:
+    | "unparseable"
+    | "never_fires"
+    | "no_keywords"
+    | "generic_keyword"
+    | "title_mismatch"
+    | "dangling_ref"
+    | "bad_value";
+  /** `kind/key` of the card, or its path when it could not be parsed. */
+  card: string;
+  path: string;
+  detail: string;
+}
+
+/** Words that appear in almost any conversation: as a substring term they would fire constantly. */
+const COMMON = new Set(
+  (
+    "the and you that this with have for not are but was what all they your can just like know " +
+    "one there out get about would make time good see how well back now then also some very " +
+    "people day love yes yeah okay thanks today work home thing things said say she him her his " +
+    "的 了 是 我 你 他 她 们 在 有 和 就 不 人 都 一 这 也 吗 呢 吧 啊 の に は を た が で て と し"
+  ).split(" "),
+);
+
+export type CheckCard = CardMeta & { warnings?: string[] };
+
+/** `warnings` lists, per card path, frontmatter values that fell back to their defaults. */
+export function checkCards(
+  cards: readonly CardMeta[],
+  broken: readonly BrokenCard[],
+  warnings: readonly { path: string; warnings: string[] }[] = [],
+): Finding[] {
+  const byPath = new Map(warnings.map((w) => [w.path, w.warnings]));
+  const out: Finding[] = broken.map((b) => ({
+    severity: "error",
+    code: "unparseable",
+    card: `${b.kind}/${b.key}`,
+    path: b.path,
+    detail: b.error,
+  }));
+  const names = new Set<string>();
+  for (const c of cards) {
+    names.add(fold(c.key));
+    names.add(fold(c.title));
+    names.add(fold(`${c.kind}/${c.key}`));
+  }
+  for (const card of cards) out.push(...checkCard({ ...card, warnings: byPath.get(card.path) }, names));
+  return out;
+}
+
+function checkCard(card: CheckCard, names: Set<string>): Finding[] {
+  const found: Finding[] = [];
+  const add = (severity: Severity, code: Finding["code"], detail: string) =>
+    found.push({ severity, code, card: `${card.kind}/${card.key}`, path: card.path, detail });
+  const terms = cardTerms(card);
+  if (terms.every((t) => !/[\p{L}\p{N}]/u.test(t))) {
+    add("error", "never_fires", "it has no term with a letter or digit in it, so nothing can match it");
+  }
+  const vetoed = card.secondary.all.filter((w) => card.secondary.not.some((n) => fold(n) === fold(w)));
+  if (vetoed.length > 0) {
+    add("error", "never_fires", `"${vetoed[0]}" is required by secondary.all and forbidden by secondary.not`);
+  }
+  if (card.keywords.length === 0 && card.aliases.length === 0) {
+    add("warning", "no_keywords", "no keywords or aliases: it fires only when its title is written out");
+  }
+  for (const term of terms) {
+    if (COMMON.has(term))
+      add("warning", "generic_keyword", `"${term}" is a common word and fires on ordinary text`);
+    else if (charCount(term) === 2 && /^[\p{Script=Latin}]+$/u.test(term)) {
+      add(
+        "warning",
+        "generic_keyword",
+        `"${term}" is two letters and matches inside many words ("${term}" in longer words)`,
+      );
+    }
+  }
+  if (fold(card.title) !== fold(card.key)) {
+    add("warning", "title_mismatch", `title "${card.title}" does not match the file name "${card.key}.md"`);
+  }
+  for (const ref of card.refs) {
+    if (!names.has(fold(ref.trim())))
+      add("warning", "dangling_ref", `refs names "${ref}", but no such card exists`);
+  }
+  for (const w of card.warnings ?? []) add("warning", "bad_value", w);
+  return found;
+}

@@ -1,0 +1,35 @@
+/**
+ * What every command shares: the global `--vault` and `--json` flags, and how a command prints its
+ * result. Only cli/ reads argv and the environment; everything below it takes plain options.
+ */
+import { resolveVaultPath } from "../vault/index.ts";
+
+export const vaultArg = {
+  vault: {
+    type: "string",
+    description: "vault directory (default: $LORECARDS_VAULT, then ~/.lorecards)",
+    valueHint: "DIR",
+  },
+} as const;
+
+export const jsonArg = {
+  json: { type: "boolean", description: "print one JSON object instead of text" },
+} as const;
+
+/** The vault a command works on: --vault, then $LORECARDS_VAULT, then ~/.lorecards. */
+export function vaultPath(args: { vault?: string }): string {
+  return resolveVaultPath(args.vault, process.env);
+}
+
+/** True when the default vault is in use (it is created with example cards on first use). */
+export function isDefaultVault(args: { vault?: string }): boolean {
+  return !args.vault && !process.env.LORECARDS_VAULT;
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function print(text: string): void {
+  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+}

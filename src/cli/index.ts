@@ -1,0 +1,183 @@
+/**
+ * The command line. Parses argv with citty, but owns three things citty leaves loose: `--vault` and
+ * `--json` work on either side of the subcommand, an unknown flag is an error (exit 2) instead of
+ * being ignored, and help is plain text when piped. Errors become one line on stderr (and a JSON
+ * object on stdout under --json) with the exit code of their LoreError code.
+ */
+import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
+import pkg from "../../package.json" with { type: "json" };
+import { describeError, EXIT_CODES, isLoreError, LoreError } from "../errors.ts";
+
+type Loader = () => Promise<CommandDef<ArgsDef>>;
+
+/** Subcommands load lazily so the hook and `try` do not pay for the gateway or the MCP SDK. */
+const COMMANDS: Record<string, { description: string; load: Loader }> = {
+  init: {
+    description: "create a vault with one example card per kind",
+    load: () => lazy(import("./init.ts")),
+  },
+  list: { description: "every card with its keywords", load: () => lazy(import("./list.ts")) },
+  read: { description: "print one card", load: () => lazy(import("./read.ts")) },
+  try: {
+    description: "which cards a sentence fires, why, and what deserves a card",
+    load: () => lazy(import("./try.ts")),
+  },
+  check: {
+    description: "cards that can never fire, or fire far too often",
+    load: () => lazy(import("./check.ts")),
+  },
+  gateway: {
+    description: "the injecting proxy in front of an OpenAI/Anthropic API",
+    load: () => lazy(import("./gateway.ts")),
+  },
+  hook: { description: "the Claude Code UserPromptSubmit hook", load: () => lazy(import("./hook.ts")) },
+  mcp: {
+    description: "the MCP server for writing cards (stdio, or --http)",
+    load: () => lazy(import("./mcp.ts")),
+  },
+  ui: { description: "the web editor and HTTP API", load: () => lazy(import("./ui.ts")) },
+  import: {
+    description: "import a SillyTavern lorebook or a character card",
+    load: () => lazy(import("./import.ts")),
+  },
+  export: {
+    description: "export the vault as a lorebook or character card",
+    load: () => lazy(import("./export.ts")),
+  },
+};
+
+async function lazy(mod: Promise<Record<string, unknown>>): Promise<CommandDef<ArgsDef>> {
+  const m = await mod;
+  const cmd = Object.values(m).find((v) => typeof v === "object" && v !== null && "run" in v);
+  if (!cmd) throw new LoreError("internal", "command module exports no command");
+  return cmd as CommandDef<ArgsDef>;
+}
+
+const GLOBAL_FLAGS = new Set(["--vault", "--json"]);
+
+function rootCommand() {
+  const subCommands: Record<string, Loader> = {};
+  for (const [name, c] of Object.entries(COMMANDS)) subCommands[name] = c.load;
+  return defineCommand({
+    meta: {
+      name: "lorecards",
+      version: pkg.version,
+      description: "a keyword-triggered card book for AI companions",
+    },
+    args: {
+      vault: {
+        type: "string",
+        description: "vault directory (default: $LORECARDS_VAULT, then ~/.lorecards)",
+      },
+      json: { type: "boolean", description: "print JSON" },
+    },
+    subCommands,
+  });
+}
+
+/**
+ * Move `--vault X` / `--json` written before the subcommand to after it, so every subcommand sees
+ * them as its own flags.
+ */
+export function normalizeArgv(argv: readonly string[]): string[] {
+  const before: string[] = [];
+  const rest = [...argv];
+  while (rest.length > 0 && rest[0]!.startsWith("-")) {
+    const flag = rest.shift()!;
+    const name = flag.split("=")[0]!;
+    if (!GLOBAL_FLAGS.has(name) && !["--help", "-h", "--version", "-v"].includes(name)) {
+      throw new LoreError("usage", `unknown flag ${flag}`);
+    }
+    before.push(flag);
+    if (name === "--vault" && !flag.includes("=")) {
+      const value = rest.shift();
+      if (value === undefined) throw new LoreError("usage", "--vault needs a directory");
+      before.push(value);
+    }
+  }
+  if (rest.length === 0) return before;
+  return [rest[0]!, ...before, ...rest.slice(1)];
+}
+
+/** Every `--flag` after the subcommand must be one of its arguments (or `--no-` + a boolean one). */
+export function checkFlags(args: ArgsDef, argv: readonly string[]): void {
+  const known = new Map<string, string>();
+  for (const [name, def] of Object.entries(args)) {
+    if (def.type === "positional") continue;
+    const alias = "alias" in def ? def.alias : undefined;
+    const names = [name, ...(Array.isArray(alias) ? alias : alias ? [alias] : [])];
+    for (const n of names) known.set(n.length === 1 ? `-${n}` : `--${n}`, def.type ?? "string");
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") break;
+    if (!token.startsWith("-") || token === "-" || /^-\d/.test(token)) continue;
+    const name = token.split("=")[0]!;
+    const negated = name.startsWith("--no-") ? `--${name.slice(5)}` : undefined;
+    const type = known.get(name) ?? (negated && known.get(negated) === "boolean" ? "boolean" : undefined);
+    if (type === undefined) throw new LoreError("usage", `unknown flag ${name}`);
+    if (type !== "boolean" && !token.includes("=")) {
+      const value = argv[i + 1];
+      if (value === undefined) throw new LoreError("usage", `${name} needs a value`);
+      i++;
+    }
+  }
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+// biome-ignore lint/suspicious/noExplicitAny: citty's usage renderer takes commands of any argument shape.
+async function usage(cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<string> {
+  const text = await renderUsage(cmd, parent);
+  return process.stdout.isTTY ? text : text.replace(ANSI, "");
+}
+
+/** Run the CLI; resolves to the process exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const json = argv.includes("--json");
+  try {
+    const args = normalizeArgv(argv);
+    const root = rootCommand();
+    const name = args[0];
+    if (name === undefined || name === "--help" || name === "-h" || name.startsWith("-")) {
+      if (args.includes("--version") || args.includes("-v")) {
+        process.stdout.write(`${pkg.version}\n`);
+        return 0;
+      }
+      process.stdout.write(`${await usage(root)}\n`);
+      return name === undefined || args.includes("--help") || args.includes("-h") ? 0 : 2;
+    }
+    const entry = COMMANDS[name];
+    if (!entry) throw new LoreError("usage", `unknown command "${name}" (try: lorecards --help)`);
+    const cmd = await entry.load();
+    const rest = args.slice(1);
+    if (rest.includes("--help") || rest.includes("-h")) {
+      process.stdout.write(`${await usage(cmd, root)}\n`);
+      return 0;
+    }
+    const cmdArgs = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
+    checkFlags(cmdArgs, rest);
+    const { result } = await runCommand(cmd, { rawArgs: rest });
+    return typeof result === "number" ? result : 0;
+  } catch (err) {
+    return reportError(err, json);
+  }
+}
+
+function reportError(err: unknown, json: boolean): number {
+  const code = isLoreError(err) ? err.code : "internal";
+  let message = describeError(err);
+  // citty's own argument errors (a missing required positional, a bad enum value) are usage errors.
+  const usageError =
+    !isLoreError(err) && err instanceof Error && /argument|Unknown command/i.test(err.message);
+  const exit = usageError ? 2 : EXIT_CODES[code];
+  if (!isLoreError(err) && !usageError && err instanceof Error && process.env.LORECARDS_DEBUG) {
+    message = err.stack ?? message;
+  }
+  process.stderr.write(`lorecards: ${message}\n`);
+  if (json)
+    process.stdout.write(
+      `${JSON.stringify({ error: usageError ? "usage" : code, detail: describeError(err) })}\n`,
+    );
+  return exit;
+}

@@ -1,0 +1,35 @@
+// `lorecards read NAME`: print one card (by file name or title, any kind; `kind/key` to be exact).
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { defineCommand } from "citty";
+import { findCard, openVault } from "../vault/index.ts";
+import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+
+export const readCommand = defineCommand({
+  meta: { name: "read", description: "print one card" },
+  args: {
+    name: { type: "positional", description: "file name or title of the card (or kind/key)", required: true },
+    ...vaultArg,
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const card = findCard(vault, args.name);
+    if (args.json) {
+      printJson({
+        key: card.key,
+        kind: card.kind,
+        path: card.path,
+        title: card.title,
+        frontmatter: card.frontmatter,
+        sections: card.sections.map((s) => ({ heading: s.heading, text: s.text, private: s.private })),
+        preamble: card.preamble,
+        mtime: card.mtime,
+      });
+    } else {
+      print(readFileSync(join(vault.root, card.path), "utf8"));
+    }
+    return 0;
+  },
+});

@@ -1,0 +1,113 @@
+// `lorecards try "sentence"`: a dry run of recall with the reasons — what fires, on which words,
+// in or out of budget, the exact text that would be injected, and words that deserve a card.
+import { defineCommand } from "citty";
+import { LoreError } from "../errors.ts";
+import { openEngine, type RecallResult, type Turn } from "../recall/index.ts";
+import { appendHits } from "../state/index.ts";
+import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+
+export const tryCommand = defineCommand({
+  meta: { name: "try", description: "which cards a sentence fires, why, and what deserves a card" },
+  args: {
+    sentence: { type: "positional", description: "the current message", required: true },
+    turns: { type: "string", description: 'earlier messages, oldest first: [{"role":"user","text":"…"}]' },
+    budget: { type: "string", description: "characters of cards per injection (default 800)" },
+    "scan-depth": { type: "string", description: "turns of history scanned (default 3)" },
+    "show-context": { type: "boolean", description: "print the exact text that would be injected" },
+    log: { type: "boolean", description: "record this try in the hit log (hits.jsonl)" },
+    ...vaultArg,
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const turns = [...parseTurns(args.turns), { role: "user" as const, text: args.sentence }];
+    const engine = await openEngine(vaultPath(args), { create: isDefaultVault(args) });
+    const result = await engine.recall(turns, {
+      budget: parseCount(args.budget, "--budget"),
+      scanDepth: parseCount(args["scan-depth"], "--scan-depth"),
+    });
+    if (args.log && result.injected.length > 0) {
+      appendHits(engine.vault.root, [
+        {
+          time: new Date().toISOString(),
+          source: "try",
+          keys: result.injected,
+          words: [...new Set(result.fired.filter((f) => f.inBudget).flatMap((f) => f.hits))],
+          message: args.sentence.slice(0, 200),
+        },
+      ]);
+    }
+    if (args.json) printJson(toJson(result));
+    else print(describe(result, args["show-context"] === true));
+    return 0;
+  },
+});
+
+/** The `try --json` shape: snake_case, as the README documents it. */
+export function toJson(result: RecallResult) {
+  return {
+    fired: result.fired.map((f) => ({
+      key: f.key,
+      kind: f.kind,
+      title: f.title,
+      score: f.score,
+      hits: f.hits,
+      chars: f.chars,
+      in_budget: f.inBudget,
+    })),
+    injected: result.injected,
+    truncated: result.truncated,
+    injected_chars: result.injectedChars,
+    context: result.context,
+    candidates: result.candidates,
+  };
+}
+
+function describe(result: RecallResult, showContext: boolean): string {
+  const lines: string[] = [];
+  if (result.fired.length === 0) lines.push("No card fires.");
+  else {
+    lines.push(`${result.fired.length} card(s) fire; ${result.injectedChars} characters would be injected:`);
+    result.fired.forEach((f, i) => {
+      const status = f.inBudget ? "in budget" : "over budget (truncated)";
+      lines.push(
+        `  ${i + 1}. ${f.title} [${f.kind}]  score ${f.score}  on: ${f.hits.join(", ")}  ${f.chars} chars  ${status}`,
+      );
+    });
+  }
+  const { names, places, aliases } = result.candidates;
+  if (names.length + places.length + aliases.length > 0) {
+    lines.push("Words that may deserve a card:");
+    if (names.length) lines.push(`  names:   ${names.join(", ")}`);
+    if (places.length) lines.push(`  places:  ${places.join(", ")}`);
+    if (aliases.length) lines.push(`  aliases: ${aliases.join(", ")}`);
+  }
+  if (showContext && result.context)
+    lines.push("", "--- context ---", result.context.trimEnd(), "--- end ---");
+  return lines.join("\n");
+}
+
+export function parseTurns(raw: string | undefined): Turn[] {
+  if (raw === undefined) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw new LoreError("usage", `--turns is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(value)) throw new LoreError("usage", "--turns must be a JSON array of {role, text}");
+  return value.map((t, i) => {
+    const role = (t as { role?: unknown })?.role;
+    const text = (t as { text?: unknown })?.text;
+    if ((role !== "user" && role !== "assistant") || typeof text !== "string") {
+      throw new LoreError("usage", `--turns[${i}] must be {"role":"user"|"assistant","text":"…"}`);
+    }
+    return { role, text };
+  });
+}
+
+export function parseCount(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw.trim()))
+    throw new LoreError("usage", `${flag} must be a whole number ≥ 0, got "${raw}"`);
+  return Number(raw);
+}

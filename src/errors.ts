@@ -1,0 +1,76 @@
+/**
+ * One error type for the whole program. Every failure we raise on purpose carries a stable `code`
+ * naming what went wrong; the surfaces translate it (exit code in the CLI, HTTP status + `{error,
+ * detail}` in the API, `isError` tool results in MCP). Wrap lower-level failures with `{ cause }`.
+ */
+
+export type ErrorCode =
+  | "usage" // bad flags or arguments
+  | "invalid_input" // a value the user gave is not acceptable
+  | "invalid_key" // a card name that would escape the vault or is not a legal file name
+  | "unknown_kind"
+  | "not_found"
+  | "conflict" // the name is taken, or the card changed since it was read
+  | "parse_error" // a card or imported file that cannot be read
+  | "too_large"
+  | "locked" // could not take the vault lock in time
+  | "io_error"
+  | "unauthorized"
+  | "forbidden"
+  | "internal";
+
+export class LoreError extends Error {
+  readonly code: ErrorCode;
+  /** Extra data a surface may show, e.g. the current version of a card on a conflict. */
+  readonly data?: unknown;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; data?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "LoreError";
+    this.code = code;
+    this.data = options?.data;
+  }
+}
+
+/** Exit codes for scripts: 0 ok, 1 failure, 2 usage, 3 not found, 4 conflict, 5 bad input. */
+export const EXIT_CODES: Record<ErrorCode, number> = {
+  usage: 2,
+  invalid_input: 5,
+  invalid_key: 5,
+  unknown_kind: 5,
+  not_found: 3,
+  conflict: 4,
+  parse_error: 5,
+  too_large: 5,
+  locked: 1,
+  io_error: 1,
+  unauthorized: 1,
+  forbidden: 1,
+  internal: 1,
+};
+
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  usage: 400,
+  invalid_input: 400,
+  invalid_key: 400,
+  unknown_kind: 400,
+  not_found: 404,
+  conflict: 409,
+  parse_error: 422,
+  too_large: 413,
+  locked: 503,
+  io_error: 500,
+  unauthorized: 401,
+  forbidden: 403,
+  internal: 500,
+};
+
+export function isLoreError(err: unknown): err is LoreError {
+  return err instanceof LoreError;
+}
+
+/** A message for any thrown value, for stderr lines and envelopes. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

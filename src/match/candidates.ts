@@ -1,0 +1,97 @@
+/**
+ * Candidate keywords: words in a sentence that look like they deserve a card but that no card
+ * covers. Latin script: capitalised words and runs of them (not the first word of a sentence),
+ * sorted into places (after "in/at/to/from/near…" or ending in a place word) and names. A word that
+ * is the start of an existing card's title ("Ali" when "Alice" exists) is offered as an alias.
+ * Chinese/Japanese: jieba's part-of-speech tags (nr/ns, and new words its HMM found).
+ */
+import type { Candidates } from "../recall/types.ts";
+import { fold, hasUnspaced } from "./fold.ts";
+import type { Segmenter } from "./segment.ts";
+
+const STOP = new Set(
+  (
+    "i i'm i've i'd i'll im ok okay yes no hi hey hello thanks thank the a an and but or so then if " +
+    "when what who why how where this that these those it it's my your our their his her we you they he she " +
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july " +
+    "august september october november december today tomorrow yesterday mr mrs ms dr oh well also just"
+  ).split(" "),
+);
+const PLACE_BEFORE = new Set(["in", "at", "to", "from", "near", "into", "around", "visit", "visited"]);
+const PLACE_WORD =
+  /\b(street|st|road|rd|avenue|ave|park|cafe|café|bar|lake|river|mountain|city|town|station|square|bridge|hall|school|university|hospital|market|beach|island|hotel|restaurant)$/i;
+const WORD = /[\p{Lu}\p{Lt}][\p{L}\p{M}'’-]*|[\p{L}\p{M}\p{N}'’-]+|[.!?。！？\n]/gu;
+
+export interface CandidateContext {
+  /** True when a folded phrase is already covered by some card's terms. */
+  covered: (folded: string) => boolean;
+  /** Folded card titles, to offer prefixes of them as aliases. */
+  titles: readonly string[];
+  segmenter?: () => Promise<Segmenter>;
+}
+
+export async function findCandidates(sentence: string, ctx: CandidateContext): Promise<Candidates> {
+  const out: Candidates = { names: [], places: [], aliases: [] };
+  const add = (list: string[], phrase: string) => {
+    const f = fold(phrase);
+    if (ctx.covered(f)) return;
+    if ([...out.names, ...out.places, ...out.aliases].some((p) => fold(p) === f)) return;
+    list.push(phrase);
+  };
+  for (const run of capitalisedRuns(sentence)) {
+    const folded = fold(run.phrase);
+    const isAlias = !run.phrase.includes(" ") && ctx.titles.some((t) => t !== folded && t.startsWith(folded));
+    if (isAlias) add(out.aliases, run.phrase);
+    else if (run.afterPlaceWord || PLACE_WORD.test(run.phrase)) add(out.places, run.phrase);
+    else add(out.names, run.phrase);
+  }
+  if (ctx.segmenter && hasUnspaced(sentence)) {
+    const seg = await ctx.segmenter();
+    for (const { word, tag } of seg.tag(sentence)) {
+      if (!hasUnspaced(word) || [...word].length < 2) continue;
+      if (tag === "ns") add(out.places, word);
+      else if (tag === "nr" || tag === "nrt" || tag === "nrfg" || (tag === "x" && [...word].length <= 4)) {
+        add(out.names, word);
+      }
+    }
+  }
+  return out;
+}
+
+interface Run {
+  phrase: string;
+  afterPlaceWord: boolean;
+}
+
+/** Runs of capitalised words that do not open a sentence and are not common words. */
+function capitalisedRuns(sentence: string): Run[] {
+  const runs: Run[] = [];
+  let sentenceStart = true;
+  let previous = "";
+  let current: string[] = [];
+  let currentAfterPlace = false;
+  const flush = () => {
+    if (current.length > 0) runs.push({ phrase: current.join(" "), afterPlaceWord: currentAfterPlace });
+    current = [];
+  };
+  for (const match of sentence.matchAll(WORD)) {
+    const word = match[0];
+    if (/^[.!?。！？\n]$/u.test(word)) {
+      flush();
+      sentenceStart = true;
+      continue;
+    }
+    const capital = /^[\p{Lu}\p{Lt}]/u.test(word);
+    const common = STOP.has(word.toLowerCase().replace(/['’]s$/, ""));
+    if (capital && !common && !sentenceStart && word.length >= 2) {
+      if (current.length === 0) currentAfterPlace = PLACE_BEFORE.has(previous.toLowerCase());
+      current.push(word.replace(/['’]s$/, ""));
+    } else {
+      flush();
+    }
+    sentenceStart = false;
+    previous = word;
+  }
+  flush();
+  return runs;
+}

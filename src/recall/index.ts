@@ -1,0 +1,216 @@
+/**
+ * Recall: the one pipeline behind the gateway, the hook, `try` and `/api/try`. It answers "which
+ * cards belong in front of the model now, and as what exact text?": match → refs → render → budget,
+ * with an explanation of every decision. It reads the vault through the persisted index and never
+ * writes cards; recording what was injected is the caller's job (state/), so a dry run is just a call.
+ */
+import { type FSWatcher, watch } from "node:fs";
+import { publicText } from "../card/index.ts";
+import type { CardMeta } from "../card/types.ts";
+import { findCandidates } from "../match/candidates.ts";
+import { fold } from "../match/fold.ts";
+import { cardTerms, Matcher } from "../match/matcher.ts";
+import { jiebaSegmenter, type Segmenter } from "../match/segment.ts";
+import { loadIndex, openVault, readCard, type Vault, type VaultIndex } from "../vault/index.ts";
+import { DEFAULT_FRAMING, renderCard, renderContext } from "./render.ts";
+import type { FiredCard, RecallOptions, RecallResult, Turn } from "./types.ts";
+
+export { DEFAULT_FRAMING, firstLine, renderCard, renderContext } from "./render.ts";
+export * from "./types.ts";
+
+export const DEFAULT_BUDGET = 800;
+export const DEFAULT_SCAN_DEPTH = 3;
+
+export interface EngineOptions {
+  /** Create the vault with example cards when it does not exist (the default vault does). */
+  create?: boolean;
+  /**
+   * Long-running servers: watch the vault and re-check the index only after a change (plus at most
+   * once every `recheckMs` as a safety net). Without it every recall re-checks file stats.
+   */
+  watch?: boolean;
+  recheckMs?: number;
+  /** Word segmentation for Chinese/Japanese (default: jieba, loaded on demand). `false` = none. */
+  segmenter?: (() => Promise<Segmenter>) | false;
+}
+
+interface Loaded {
+  stamp: string;
+  cards: CardMeta[];
+  matcher: Matcher;
+  byKey: Map<string, CardMeta>;
+  byTitle: Map<string, CardMeta>;
+  covered: Set<string>;
+  titles: string[];
+}
+
+export class Engine {
+  private loaded?: Loaded;
+  private lastIndex?: VaultIndex;
+  private dirty = true;
+  private lastCheck = 0;
+  private watcher?: FSWatcher;
+  private readonly rendered = new Map<string, string>();
+  private readonly segmenter?: () => Promise<Segmenter>;
+
+  constructor(
+    readonly vault: Vault,
+    private readonly options: EngineOptions = {},
+  ) {
+    this.segmenter = options.segmenter === false ? undefined : (options.segmenter ?? jiebaSegmenter);
+    if (options.watch) {
+      try {
+        this.watcher = watch(vault.root, { recursive: true }, () => {
+          this.dirty = true;
+        });
+        this.watcher.unref();
+      } catch {
+        this.watcher = undefined; // no watcher: fall back to checking stats on every recall
+      }
+    }
+  }
+
+  /** Mark the vault as changed (an in-process writer calls this after a save). */
+  invalidate(): void {
+    this.dirty = true;
+  }
+
+  close(): void {
+    this.watcher?.close();
+  }
+
+  /** Cards and broken cards as of now, re-parsing only what changed on disk. */
+  async index(): Promise<Loaded> {
+    const now = Date.now();
+    const recheck = this.options.recheckMs ?? 2000;
+    if (this.loaded && this.watcher && !this.dirty && now - this.lastCheck < recheck) return this.loaded;
+    this.dirty = false;
+    this.lastCheck = now;
+    const index = loadIndex(this.vault, { previous: this.lastIndex });
+    this.lastIndex = index;
+    if (this.loaded && this.loaded.stamp === index.stamp) return this.loaded;
+    const loaded = compile(index.stamp, index.cards);
+    this.loaded = loaded;
+    return loaded;
+  }
+
+  async recall(turns: readonly Turn[], opts: RecallOptions = {}): Promise<RecallResult> {
+    const budget = opts.budget ?? DEFAULT_BUDGET;
+    const scanDepth = opts.scanDepth ?? DEFAULT_SCAN_DEPTH;
+    const loaded = await this.index();
+    const messages = turns.map((t) => t.text);
+    const matches = await loaded.matcher.match(messages, { scanDepth, segmenter: this.segmenter });
+    const firedIds = new Set(matches.map((m) => idOf(loaded.cards[m.card]!)));
+    const fired: FiredCard[] = [];
+    for (const m of matches) {
+      const card = loaded.cards[m.card]!;
+      const id = idOf(card);
+      const text = this.render(card, loaded, firedIds);
+      fired.push({
+        id,
+        key: card.key,
+        kind: card.kind,
+        title: card.title,
+        score: m.score,
+        priority: card.priority,
+        hits: m.hits,
+        text,
+        chars: [...text].length,
+        inBudget: false,
+        inContext: opts.inContext?.has(id) ?? false,
+        trigger: messages[messages.length - 1 - m.trigger] ?? "",
+        version: `${card.mtime}:${card.size}`,
+      });
+    }
+    const chosen = applyBudget(fired, budget);
+    const current = messages[messages.length - 1] ?? "";
+    return {
+      fired,
+      injected: chosen.map((c) => c.key),
+      injectedIds: chosen.map((c) => c.id),
+      truncated: fired.filter((c) => !c.inContext && !c.inBudget).length,
+      injectedChars: chosen.reduce((n, c) => n + c.chars, 0),
+      context: renderContext(
+        chosen.map((c) => c.text),
+        opts.framing ?? DEFAULT_FRAMING,
+      ),
+      candidates:
+        opts.candidates === false
+          ? { names: [], places: [], aliases: [] }
+          : await findCandidates(current, {
+              covered: (f) => loaded.covered.has(f) || loaded.matcher.containsTerm(f),
+              titles: loaded.titles,
+              segmenter: this.segmenter,
+            }),
+    };
+  }
+
+  private render(card: CardMeta, loaded: Loaded, firedIds: Set<string>): string {
+    const seeAlso = card.refs
+      .map((name) => resolveRef(name, loaded))
+      .filter((t): t is CardMeta => t !== undefined && !firedIds.has(idOf(t)) && idOf(t) !== idOf(card))
+      .map((t) => ({ key: t.key, firstLine: t.firstLine }));
+    const cacheKey = `${idOf(card)}\0${card.mtime}:${card.size}\0${seeAlso.map((s) => `${s.key}\0${s.firstLine}`).join("\0")}`;
+    const cached = this.rendered.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const full = readCard(this.vault, card.kind, card.key);
+    const text = renderCard({ title: card.title, kind: card.kind, text: publicText(full), seeAlso });
+    if (this.rendered.size > 5000) this.rendered.clear();
+    this.rendered.set(cacheKey, text);
+    return text;
+  }
+}
+
+/** Open a vault and its engine. */
+export async function openEngine(root: string, options: EngineOptions = {}): Promise<Engine> {
+  const vault = openVault(root, { create: options.create ?? false });
+  return new Engine(vault, options);
+}
+
+export function idOf(card: Pick<CardMeta, "kind" | "key">): string {
+  return `${card.kind}/${card.key}`;
+}
+
+function compile(stamp: string, all: CardMeta[]): Loaded {
+  const cards = all.filter((c) => c.enabled);
+  const byKey = new Map<string, CardMeta>();
+  const byTitle = new Map<string, CardMeta>();
+  const covered = new Set<string>();
+  for (const card of cards) {
+    if (!byKey.has(fold(card.key))) byKey.set(fold(card.key), card);
+    if (!byTitle.has(fold(card.title))) byTitle.set(fold(card.title), card);
+    for (const t of cardTerms(card)) covered.add(t);
+  }
+  const titles = cards.map((c) => fold(c.title));
+  return { stamp, cards, matcher: new Matcher(cards), byKey, byTitle, covered, titles };
+}
+
+function resolveRef(name: string, loaded: Loaded): CardMeta | undefined {
+  const f = fold(name.trim());
+  const slash = f.indexOf("/");
+  if (slash > 0) {
+    const kind = f.slice(0, slash);
+    const key = f.slice(slash + 1);
+    const hit = loaded.cards.find((c) => fold(c.kind) === kind && fold(c.key) === key);
+    if (hit) return hit;
+  }
+  return loaded.byKey.get(f) ?? loaded.byTitle.get(f);
+}
+
+/**
+ * The budget: cards already in context are set aside first; then the top card always gets in, and
+ * the first card that would overflow stops the list (later, smaller cards are not squeezed in, so
+ * the order the user sees is the order of importance).
+ */
+function applyBudget(fired: FiredCard[], budget: number): FiredCard[] {
+  const chosen: FiredCard[] = [];
+  let used = 0;
+  for (const card of fired) {
+    if (card.inContext) continue;
+    if (chosen.length > 0 && used + card.chars > budget) break;
+    card.inBudget = true;
+    chosen.push(card);
+    used += card.chars;
+  }
+  return chosen;
+}

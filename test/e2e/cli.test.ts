@@ -1,0 +1,204 @@
+// The CLI as users meet it: the compiled binary, run as a subprocess, on real vaults.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { BINARY, ensureBinary, runBinary } from "../support/binary.ts";
+import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
+
+let home: string;
+let vault: TempVault;
+
+beforeAll(async () => {
+  await ensureBinary();
+  home = mkdtempSync(join(tmpdir(), "lc-home-"));
+  vault = tempVault({
+    "people/Alice.md": cardText(
+      "keywords: [Alice, payments team]\nrefs: [the corner cafe]",
+      "## who\nAlice runs payments.\n\n## correspondence\nSecret draft about Zanzibar.\n",
+    ),
+    "places/the corner cafe.md": cardText("keywords: [corner cafe]", "## where\nDown the street.\n"),
+    "events/the Friday deploy.md": cardText("keywords: [Friday deploy]", `## what\n${"Tag and watch. ".repeat(60)}\n`),
+  });
+});
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+  vault.remove();
+});
+
+const env = () => ({ HOME: home });
+
+describe("version, help and flags", () => {
+  test("--version prints the package version", async () => {
+    const r = await runBinary(["--version"]);
+    expect(r.stdout.trim()).toBe(pkg.version);
+    expect(r.code).toBe(0);
+  });
+
+  test("help is plain text when piped", async () => {
+    const r = await runBinary(["try", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("--scan-depth");
+    expect(r.stdout).not.toContain("\u001b[");
+  });
+
+  test.each([
+    [["list", "--vualt", "x"], "unknown flag --vualt"],
+    [["--nope", "list"], "unknown flag --nope"],
+    [["frobnicate"], 'unknown command "frobnicate"'],
+    [["try", "hi", "--budget", "lots"], "--budget must be a whole number"],
+    [["try", "hi", "--turns", "{bad"], "--turns is not valid JSON"],
+  ])("%p is a usage error (exit 2)", async (args, message) => {
+    const r = await runBinary([...args, "--vault", vault.root], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  test("--vault works on either side of the subcommand, then $LORECARDS_VAULT", async () => {
+    const before = await runBinary(["--vault", vault.root, "list", "--json"], { env: env() });
+    const after = await runBinary(["list", "--json", "--vault", vault.root], { env: env() });
+    const fromEnv = await runBinary(["list", "--json"], { env: { ...env(), LORECARDS_VAULT: vault.root } });
+    expect(JSON.parse(before.stdout).cards).toHaveLength(3);
+    expect(after.stdout).toBe(before.stdout);
+    expect(fromEnv.stdout).toBe(before.stdout);
+  });
+
+  test("a missing vault named explicitly is an error, not silently created", async () => {
+    const missing = join(home, "nowhere");
+    const r = await runBinary(["list", "--vault", missing], { env: env() });
+    expect(r.code).toBe(3);
+    expect(existsSync(missing)).toBe(false);
+  });
+});
+
+describe("init and the default vault", () => {
+  test("init creates the kind directories and one example card per kind, and never overwrites", async () => {
+    const dir = join(home, "cards");
+    const first = await runBinary(["init", dir, "--json"], { env: env() });
+    expect(first.code).toBe(0);
+    const created: string[] = JSON.parse(first.stdout).created;
+    for (const d of ["people/", "events/", "places/", "things/", "slang/"]) expect(created).toContain(d);
+    expect(created.filter((p) => p.endsWith(".md"))).toHaveLength(6);
+    const second = await runBinary(["init", dir, "--json"], { env: env() });
+    expect(JSON.parse(second.stdout).created).toEqual([]);
+    const check = await runBinary(["check", "--vault", dir], { env: env() });
+    expect(check.code).toBe(0);
+  });
+
+  test("the default vault ~/.lorecards is created with the example cards on first use", async () => {
+    const r = await runBinary(["try", "how did the Friday deploy go?", "--json"], { env: env() });
+    expect(r.code).toBe(0);
+    expect(existsSync(join(home, ".lorecards", "people"))).toBe(true);
+    expect(JSON.parse(r.stdout).injected).toContain("the Friday deploy");
+  });
+});
+
+describe("list and read", () => {
+  test("list --kind filters, an unknown kind is bad input (exit 5)", async () => {
+    const r = await runBinary(["list", "--kind", "place", "--json", "--vault", vault.root]);
+    expect(JSON.parse(r.stdout).cards.map((c: { key: string }) => c.key)).toEqual(["the corner cafe"]);
+    const bad = await runBinary(["list", "--kind", "planet", "--vault", vault.root]);
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toContain('unknown kind "planet"');
+  });
+
+  test("read prints the card file; --json marks private sections", async () => {
+    const text = await runBinary(["read", "Alice", "--vault", vault.root]);
+    expect(text.stdout).toBe(readFileSync(join(vault.root, "people/Alice.md"), "utf8"));
+    const json = JSON.parse((await runBinary(["read", "Alice", "--json", "--vault", vault.root])).stdout);
+    expect(json.sections).toContainEqual({ heading: "correspondence", text: expect.any(String), private: true });
+  });
+
+  test("reading a card that does not exist exits 3", async () => {
+    const r = await runBinary(["read", "Nobody", "--vault", vault.root]);
+    expect(r.code).toBe(3);
+  });
+});
+
+describe("try", () => {
+  test("try --json prints the documented shape", async () => {
+    const r = await runBinary(["try", "Alice from the payments team and Zoltan", "--json", "--vault", vault.root]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out).sort()).toEqual(["candidates", "context", "fired", "injected", "injected_chars", "truncated"]);
+    expect(out.fired[0]).toEqual({
+      key: "Alice",
+      kind: "people",
+      title: "Alice",
+      score: 4,
+      hits: ["alice", "payments team"],
+      chars: expect.any(Number),
+      in_budget: true,
+    });
+    expect(out.context).toContain("see also: the corner cafe — Down the street.");
+    expect(out.context).not.toContain("Zanzibar");
+    expect(out.candidates.names).toEqual(["Zoltan"]);
+  });
+
+  test("--turns adds history inside the window, --scan-depth 0 narrows it to the current message", async () => {
+    const turns = JSON.stringify([
+      { role: "user", text: "Alice called" },
+      { role: "assistant", text: "what did she say?" },
+    ]);
+    const wide = JSON.parse((await runBinary(["try", "nothing new", "--turns", turns, "--json", "--vault", vault.root])).stdout);
+    expect(wide.injected).toEqual(["Alice"]);
+    const narrow = JSON.parse(
+      (await runBinary(["try", "nothing new", "--turns", turns, "--scan-depth", "0", "--json", "--vault", vault.root])).stdout,
+    );
+    expect(narrow.fired).toEqual([]);
+  });
+
+  test("--budget truncates after the top card", async () => {
+    const r = JSON.parse(
+      (await runBinary(["try", "Alice and the Friday deploy", "--budget", "10", "--json", "--vault", vault.root])).stdout,
+    );
+    expect(r.injected).toHaveLength(1);
+    expect(r.truncated).toBe(1);
+  });
+
+  test("without --json the result reads as text, and --show-context prints the block", async () => {
+    const r = await runBinary(["try", "Alice", "--show-context", "--vault", vault.root]);
+    expect(r.stdout).toContain("Alice [people]");
+    expect(r.stdout).toContain("A memory surfaces:");
+  });
+});
+
+describe("check", () => {
+  test("a broken card is reported and makes check exit 1, the rest are still read", async () => {
+    const v = tempVault({
+      "people/Ok.md": cardText("keywords: [Okay person]", "fine\n"),
+      "people/Broken.md": "---\nkeywords: [unclosed\n---\n",
+      "people/Generic.md": cardText("keywords: [the, Generic]", "x\n"),
+    });
+    try {
+      const r = await runBinary(["check", "--json", "--vault", v.root]);
+      expect(r.code).toBe(1);
+      const out = JSON.parse(r.stdout);
+      const codes = out.findings.map((f: { code: string; card: string }) => `${f.code} ${f.card}`);
+      expect(codes).toContain("unparseable people/Broken");
+      expect(codes).toContain("generic_keyword people/Generic");
+      expect(out.cards).toBe(2);
+    } finally {
+      v.remove();
+    }
+  });
+});
+
+describe("the binary alone", () => {
+  test("runs from an empty directory with no node_modules", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lc-bin-"));
+    try {
+      copyFileSync(BINARY, join(dir, "lorecards"));
+      const proc = Bun.spawn([join(dir, "lorecards"), "try", "Alice", "--json", "--vault", vault.root], {
+        cwd: dir,
+        env: { HOME: home, PATH: "/usr/bin:/bin" },
+        stdout: "pipe",
+      });
+      expect(await proc.exited).toBe(0);
+      expect(JSON.parse(await new Response(proc.stdout).text()).injected).toEqual(["Alice"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
