@@ -1,0 +1,33 @@
+/**
+ * card/ owns the card model: safe parsing and serializing of one Markdown file with YAML frontmatter
+ * (gray-matter + yaml behind one wrapper), forgiving field rules, `## sections` and private sections,
+ * the kind table and `kinds.yaml`, and which file names are legal keys. It is pure except for reading
+ * `kinds.yaml`; it never walks, writes or locks a vault (that is vault/).
+ */
+
+export { KNOWN_FIELDS } from "./_fields.ts";
+export { locateFrontmatter, normalizeText } from "./_frontmatter.ts";
+export { keyFromTitle, keyProblem, validateKey } from "./key.ts";
+export {
+  defaultKinds,
+  findKind,
+  isPrivateSection,
+  KINDS_FILE,
+  kindByName,
+  kindForDir,
+  loadKindsConfig,
+  parseKindsConfig,
+  RESERVED_DIRS,
+} from "./kinds.ts";
+export { cardMeta, type ParseOptions, parseCard, publicText } from "./parse.ts";
+export { type CardEdit, replaceSection, serializeCard, updateCardText } from "./serialize.ts";
+export type {
+  BrokenCard,
+  Card,
+  CardDraft,
+  CardMeta,
+  KindDef,
+  KindsConfig,
+  Secondary,
+  Section,
+} from "./types.ts";

@@ -1,0 +1,141 @@
+/**
+ * The kind table (spec "Card format" and "kinds.yaml"): the directory decides the kind, each kind offers
+ * its sections, and a `kinds.yaml` in the vault root may rename directories and sections, name the
+ * recent section and the private sections, so that a vault can be written in another language.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { LoreError } from "../errors.ts";
+import { parseYamlDocument } from "./_frontmatter.ts";
+import { keyProblem } from "./key.ts";
+import type { KindDef, KindsConfig } from "./types.ts";
+
+export const KINDS_FILE = "kinds.yaml";
+/** Directories the vault keeps for itself; no kind may live there. */
+export const RESERVED_DIRS = ["_archive", ".lorecards"];
+
+export function defaultKinds(): KindsConfig {
+  return {
+    kinds: [
+      {
+        name: "people",
+        dir: "people",
+        sections: ["who", "stance", "recent", "impression"],
+        recent: "recent",
+      },
+      { name: "event", dir: "events", sections: ["when", "who", "what", "stance", "followup"] },
+      { name: "place", dir: "places", sections: ["where", "relation", "recent"], recent: "recent" },
+      { name: "thing", dir: "things", sections: ["what", "usage", "recent"], recent: "recent" },
+      { name: "slang", dir: "slang", sections: ["meaning", "origin", "usage"] },
+      { name: "entry", dir: "", sections: [] },
+    ],
+    privateSections: ["correspondence"],
+  };
+}
+
+/** Other spellings people use for kind names. */
+const KIND_ALIASES: Record<string, string> = { person: "people", events: "event", entries: "entry" };
+
+/** The kind called `name` (or by its directory, or a common alias), case-insensitive; undefined if none. */
+export function findKind(config: KindsConfig, name: string): KindDef | undefined {
+  const n = name.trim().toLowerCase();
+  const target = KIND_ALIASES[n] ?? n;
+  return (
+    config.kinds.find((k) => k.name.toLowerCase() === target) ??
+    config.kinds.find((k) => k.dir !== "" && k.dir.toLowerCase() === n)
+  );
+}
+
+/** Like findKind, but an unknown name is a LoreError unknown_kind. */
+export function kindByName(config: KindsConfig, name: string): KindDef {
+  const kind = findKind(config, name);
+  if (!kind) {
+    const known = config.kinds.map((k) => k.name).join(", ");
+    throw new LoreError("unknown_kind", `unknown kind "${name}" (known: ${known})`);
+  }
+  return kind;
+}
+
+/** The kind whose directory is `dir` ("" = vault root), or undefined. */
+export function kindForDir(config: KindsConfig, dir: string): KindDef | undefined {
+  return config.kinds.find((k) => k.dir === dir);
+}
+
+/** True when `heading` names a private section of this config (case-insensitive). */
+export function isPrivateSection(config: KindsConfig, heading: string): boolean {
+  const h = heading.trim().toLowerCase();
+  return config.privateSections.some((p) => p.trim().toLowerCase() === h);
+}
+
+function bad(message: string): never {
+  throw new LoreError("parse_error", `${KINDS_FILE}: ${message}`);
+}
+
+function record(value: unknown, field: string): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) bad(`${field} must be a mapping of kind: value`);
+  return value as Record<string, unknown>;
+}
+
+function words(value: unknown, field: string): string[] {
+  const list = typeof value === "string" ? value.split(",") : value;
+  if (!Array.isArray(list) || list.some((w) => typeof w !== "string" && typeof w !== "number")) {
+    bad(`${field} must be a list of names`);
+  }
+  return (list as unknown[]).map((w) => String(w).trim()).filter((w) => w !== "");
+}
+
+/** Merge a kinds.yaml text over the defaults. Throws LoreError parse_error with a clear message. */
+export function parseKindsConfig(text: string): KindsConfig {
+  let data: unknown;
+  try {
+    data = parseYamlDocument(text).toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    throw new LoreError("parse_error", `${KINDS_FILE}: ${(err as Error).message}`, { cause: err });
+  }
+  const root = record(data, "the file");
+  const allowed = ["dirs", "sections", "recent_section", "private_sections"];
+  for (const key of Object.keys(root)) if (!allowed.includes(key)) bad(`unknown setting "${key}"`);
+  const config = defaultKinds();
+  const ensure = (name: string): KindDef => {
+    const found = config.kinds.find((k) => k.name === name);
+    if (found) return found;
+    if (!/^[\p{L}\p{N}_-]+$/u.test(name)) bad(`"${name}" is not a usable kind name`);
+    const added: KindDef = { name, dir: name, sections: [] };
+    config.kinds.splice(config.kinds.length - 1, 0, added);
+    return added;
+  };
+  for (const [name, dir] of Object.entries(record(root.dirs, "dirs"))) {
+    if (name === "entry") bad("the entry kind always lives in the vault root");
+    if (typeof dir !== "string" || keyProblem(dir) !== null || RESERVED_DIRS.includes(dir)) {
+      bad(`dirs.${name}: ${JSON.stringify(dir)} is not a usable directory name`);
+    }
+    ensure(name).dir = dir;
+  }
+  for (const [name, list] of Object.entries(record(root.sections, "sections"))) {
+    ensure(name).sections = words(list, `sections.${name}`);
+  }
+  for (const [name, heading] of Object.entries(record(root.recent_section, "recent_section"))) {
+    if (heading !== null && typeof heading !== "string") bad(`recent_section.${name} must be a heading`);
+    ensure(name).recent = heading === null || heading.trim() === "" ? undefined : heading.trim();
+  }
+  if (root.private_sections !== undefined) {
+    config.privateSections = words(root.private_sections ?? [], "private_sections");
+  }
+  const dirs = config.kinds.map((k) => k.dir.toLowerCase());
+  const dup = dirs.find((d, i) => dirs.indexOf(d) !== i);
+  if (dup !== undefined) bad(`two kinds share the directory "${dup}"`);
+  return config;
+}
+
+/** The vault's kinds: defaults merged with `<root>/kinds.yaml` when it exists. */
+export function loadKindsConfig(root: string): KindsConfig {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(root, KINDS_FILE), "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return defaultKinds();
+    throw new LoreError("io_error", `cannot read ${KINDS_FILE}: ${(err as Error).message}`, { cause: err });
+  }
+  return parseKindsConfig(text);
+}

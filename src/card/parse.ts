@@ -1,0 +1,103 @@
+/**
+ * Text → Card. Pure: the caller supplies the key, kind, path and file stats. Private sections are
+ * flagged here and cut out by `publicText`, the only text the engine may match on or inject.
+ */
+import { LoreError } from "../errors.ts";
+import { scanSections } from "./_body.ts";
+import { readFields } from "./_fields.ts";
+import { readFrontmatter } from "./_frontmatter.ts";
+import { defaultKinds, isPrivateSection } from "./kinds.ts";
+import type { Card, CardMeta, KindsConfig, Section } from "./types.ts";
+
+export interface ParseOptions {
+  kind: string;
+  key: string;
+  /** Path relative to the vault root; defaults to `<key>.md`. */
+  path?: string;
+  kinds?: KindsConfig;
+  /** File modification time in nanoseconds, as a decimal string; "0" when unknown. */
+  mtime?: string;
+  /** File size in bytes; defaults to the UTF-8 length of the text. */
+  size?: number;
+}
+
+function splitBody(body: string, kinds: KindsConfig): { preamble: string; sections: Section[] } {
+  const spans = scanSections(body);
+  const preamble = body.slice(0, spans[0]?.start ?? body.length);
+  const sections = spans.map((s) => ({
+    heading: s.heading,
+    text: body.slice(s.textStart, s.end),
+    private: isPrivateSection(kinds, s.heading),
+  }));
+  return { preamble, sections };
+}
+
+/** Preamble + every non-private section (with its heading line): what matching and injection see. */
+export function publicText(card: Pick<Card, "preamble" | "sections">): string {
+  let out = card.preamble;
+  for (const s of card.sections) {
+    if (!s.private) out += `## ${s.heading}\n${s.text}`;
+  }
+  return out;
+}
+
+function firstLineOf(text: string): string {
+  for (const line of text.split("\n")) {
+    const t = line.trim();
+    if (t !== "" && !t.startsWith("#")) return t;
+  }
+  return "";
+}
+
+/** Parse one card file's text. Throws LoreError parse_error when the frontmatter cannot be read. */
+export function parseCard(text: string, opts: ParseOptions): Card {
+  const kinds = opts.kinds ?? defaultKinds();
+  let read: ReturnType<typeof readFrontmatter>;
+  try {
+    read = readFrontmatter(text);
+  } catch (err) {
+    const where = opts.path ?? `${opts.key}.md`;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new LoreError("parse_error", `${where}: ${message}`, { cause: err });
+  }
+  const { fields, warnings } = readFields(read.data, read.doc, opts.key);
+  const { preamble, sections } = splitBody(read.body, kinds);
+  const pub = publicText({ preamble, sections });
+  return {
+    key: opts.key,
+    kind: opts.kind,
+    path: opts.path ?? `${opts.key}.md`,
+    ...fields,
+    mtime: opts.mtime ?? "0",
+    size: opts.size ?? Buffer.byteLength(text, "utf8"),
+    firstLine: firstLineOf(pub),
+    publicChars: pub.length,
+    frontmatter: read.data,
+    preamble,
+    sections,
+    body: read.body,
+    warnings: [...read.warnings, ...warnings],
+  };
+}
+
+/** The index-sized part of a card. */
+export function cardMeta(card: Card): CardMeta {
+  return {
+    key: card.key,
+    kind: card.kind,
+    path: card.path,
+    title: card.title,
+    keywords: card.keywords,
+    aliases: card.aliases,
+    secondary: card.secondary,
+    scanDepth: card.scanDepth,
+    refs: card.refs,
+    priority: card.priority,
+    enabled: card.enabled,
+    inject: card.inject,
+    mtime: card.mtime,
+    size: card.size,
+    firstLine: card.firstLine,
+    publicChars: card.publicChars,
+  };
+}

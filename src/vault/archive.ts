@@ -1,0 +1,120 @@
+/**
+ * "Delete" moves a card to `<vault>/_archive/<dir>/`; nothing is ever removed. When the archive
+ * already holds that name, the card is archived as `key~2`, `key~3`, … and restoring strips the suffix.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { kindByName, validateKey } from "../card/index.ts";
+import type { Card } from "../card/types.ts";
+import { LoreError } from "../errors.ts";
+import { fsyncDir, statExact } from "./_fs.ts";
+import { readCard } from "./cards.ts";
+import { type LockOptions, withLock } from "./lock.ts";
+import { archiveDir, cardPath, relPath, type Vault } from "./paths.ts";
+
+export interface ArchivedCard {
+  kind: string;
+  /** The name in the archive (may carry a `~n` suffix). */
+  key: string;
+  /** The key it gets back when restored. */
+  originalKey: string;
+  path: string;
+  mtime: string;
+}
+
+const SUFFIX = /~\d+$/;
+
+function moveFile(from: string, to: string): void {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  try {
+    fs.renameSync(from, to);
+  } catch (err) {
+    throw new LoreError("io_error", `cannot move ${from}: ${(err as Error).message}`, { cause: err });
+  }
+  fsyncDir(path.dirname(from));
+  fsyncDir(path.dirname(to));
+}
+
+/** Move a live card into the archive; LoreError not_found. */
+export function archiveCard(
+  vault: Vault,
+  kind: string,
+  key: string,
+  opts: LockOptions = {},
+): Promise<ArchivedCard> {
+  const def = kindByName(vault.kinds, kind);
+  const from = cardPath(vault, kind, key);
+  const dir = archiveDir(vault, def);
+  return withLock(
+    vault,
+    () => {
+      if (!fs.existsSync(from)) throw new LoreError("not_found", `no ${def.name} card named "${key}"`);
+      let name = key;
+      for (let n = 2; fs.existsSync(path.join(dir, `${name}.md`)); n++) name = `${key}~${n}`;
+      const to = path.join(dir, `${name}.md`);
+      moveFile(from, to);
+      return {
+        kind: def.name,
+        key: name,
+        originalKey: key,
+        path: relPath(vault, to),
+        mtime: statExact(to)!.mtime,
+      };
+    },
+    opts,
+  );
+}
+
+/** Bring an archived card back (as `opts.as`, or its original key); LoreError conflict if that name is live. */
+export function restoreCard(
+  vault: Vault,
+  kind: string,
+  archivedKey: string,
+  opts: LockOptions & { as?: string } = {},
+): Promise<Card> {
+  const def = kindByName(vault.kinds, kind);
+  validateKey(archivedKey);
+  const from = path.join(archiveDir(vault, def), `${archivedKey}.md`);
+  const key = opts.as ?? archivedKey.replace(SUFFIX, "");
+  const to = cardPath(vault, kind, key);
+  return withLock(
+    vault,
+    () => {
+      if (!fs.existsSync(from))
+        throw new LoreError("not_found", `no archived ${def.name} card "${archivedKey}"`);
+      if (fs.existsSync(to)) throw new LoreError("conflict", `a live ${def.name} card named "${key}" exists`);
+      moveFile(from, to);
+      return readCard(vault, kind, key);
+    },
+    opts,
+  );
+}
+
+/** Every archived card, kinds in table order, names sorted. */
+export function listArchived(vault: Vault): ArchivedCard[] {
+  const out: ArchivedCard[] = [];
+  for (const def of vault.kinds.kinds) {
+    const dir = archiveDir(vault, def);
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const d of names.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (!d.isFile() || !d.name.endsWith(".md") || d.name.startsWith(".")) continue;
+      const key = d.name.slice(0, -3);
+      const file = path.join(dir, d.name);
+      const st = statExact(file);
+      if (!st) continue;
+      out.push({
+        kind: def.name,
+        key,
+        originalKey: key.replace(SUFFIX, ""),
+        path: relPath(vault, file),
+        mtime: st.mtime,
+      });
+    }
+  }
+  return out;
+}

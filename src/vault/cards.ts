@@ -1,0 +1,165 @@
+/**
+ * Reading and writing live cards. Every write takes the vault lock and replaces the file atomically;
+ * an update may carry the mtime the caller read, and a card that changed since is a conflict carrying
+ * the current card, so nobody silently overwrites someone else's edit.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import {
+  type CardEdit,
+  keyProblem,
+  kindByName,
+  parseCard,
+  replaceSection,
+  serializeCard,
+  updateCardText,
+} from "../card/index.ts";
+import type { Card, CardDraft } from "../card/types.ts";
+import { LoreError } from "../errors.ts";
+import { atomicWrite } from "./_fs.ts";
+import { loadIndex } from "./catalog.ts";
+import { type LockOptions, withLock } from "./lock.ts";
+import { cardPath, relPath, type Vault } from "./paths.ts";
+
+export interface WriteOptions extends LockOptions {
+  /** The card's mtime as read (CardMeta.mtime); a different current mtime is a conflict. */
+  mtime?: string;
+  /**
+   * The card's size as read (CardMeta.size), checked with `mtime`: file times are coarse on some
+   * systems (a few ms), so two writes can share an mtime; the size usually tells them apart.
+   */
+  size?: number;
+}
+
+/** Read a card file and its exact stats from one open file descriptor. */
+function readRaw(vault: Vault, kind: string, key: string): { text: string; card: Card } {
+  const file = cardPath(vault, kind, key);
+  const def = kindByName(vault.kinds, kind);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new LoreError("not_found", `no ${def.name} card named "${key}"`);
+    }
+    throw new LoreError("io_error", `cannot read ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    const text = fs.readFileSync(fd, "utf8");
+    const card = parseCard(text, {
+      kind: def.name,
+      key,
+      path: relPath(vault, file),
+      kinds: vault.kinds,
+      mtime: st.mtimeNs.toString(),
+      size: Number(st.size),
+    });
+    return { text, card };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** One card, fully parsed. LoreError not_found / parse_error / unknown_kind / invalid_key. */
+export function readCard(vault: Vault, kind: string, key: string): Card {
+  return readRaw(vault, kind, key).card;
+}
+
+/**
+ * A card by name in any kind: `kind/key`, then an exact key (kinds in table order), then a key or
+ * title compared case-insensitively.
+ */
+export function findCard(vault: Vault, name: string): Card {
+  const slash = name.indexOf("/");
+  if (slash > 0) {
+    const kind = vault.kinds.kinds.find(
+      (k) => k.name === name.slice(0, slash) || k.dir === name.slice(0, slash),
+    );
+    if (kind) return readCard(vault, kind.name, name.slice(slash + 1));
+  }
+  if (keyProblem(name) === null) {
+    for (const kind of vault.kinds.kinds) {
+      if (fs.existsSync(cardPath(vault, kind.name, name))) return readCard(vault, kind.name, name);
+    }
+  }
+  const wanted = name.trim().toLowerCase();
+  const { cards } = loadIndex(vault);
+  const hit =
+    cards.find((c) => c.key.toLowerCase() === wanted) ?? cards.find((c) => c.title.toLowerCase() === wanted);
+  if (!hit) throw new LoreError("not_found", `no card named "${name}"`);
+  return readCard(vault, hit.kind, hit.key);
+}
+
+/** Write a new card; LoreError conflict when the name is taken in that kind. */
+export async function createCard(vault: Vault, draft: CardDraft, opts: LockOptions = {}): Promise<Card> {
+  const file = cardPath(vault, draft.kind, draft.key);
+  const text = serializeCard(draft);
+  return withLock(
+    vault,
+    () => {
+      if (fs.existsSync(file)) {
+        throw new LoreError("conflict", `a ${draft.kind} card named "${draft.key}" already exists`);
+      }
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      atomicWrite(file, text);
+      return readCard(vault, draft.kind, draft.key);
+    },
+    opts,
+  );
+}
+
+async function rewrite(
+  vault: Vault,
+  kind: string,
+  key: string,
+  opts: WriteOptions,
+  change: (text: string, card: Card) => string,
+): Promise<Card> {
+  const file = cardPath(vault, kind, key);
+  return withLock(
+    vault,
+    () => {
+      const { text, card } = readRaw(vault, kind, key);
+      const moved = opts.mtime !== undefined && opts.mtime !== card.mtime;
+      if (moved || (opts.size !== undefined && opts.size !== card.size)) {
+        throw new LoreError("conflict", `"${key}" changed since it was read`, { data: card });
+      }
+      const next = change(text, card);
+      if (next === text) return card;
+      atomicWrite(file, next);
+      return readCard(vault, kind, key);
+    },
+    opts,
+  );
+}
+
+/**
+ * Update a card's frontmatter and/or body, keeping comments, quoting and unknown keys
+ * (see updateCardText for the rules). LoreError not_found, conflict (data = current card).
+ */
+export function updateCard(
+  vault: Vault,
+  kind: string,
+  key: string,
+  edit: CardEdit,
+  opts: WriteOptions = {},
+): Promise<Card> {
+  return rewrite(vault, kind, key, opts, (text) => updateCardText(text, edit));
+}
+
+/** Replace only the text of the kind's recent section (appended when missing); every other byte stays. */
+export function updateRecent(
+  vault: Vault,
+  kind: string,
+  key: string,
+  content: string,
+  opts: WriteOptions = {},
+): Promise<Card> {
+  const def = kindByName(vault.kinds, kind);
+  if (def.recent === undefined) {
+    return Promise.reject(new LoreError("invalid_input", `${def.name} cards have no recent section`));
+  }
+  const heading = def.recent;
+  return rewrite(vault, kind, key, opts, (text) => replaceSection(text, heading, content));
+}

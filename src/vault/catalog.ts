@@ -1,0 +1,146 @@
+/**
+ * The persisted index (ARCHITECTURE "A cold process must not re-read the vault"): CardMeta per file,
+ * keyed by path, with the mtime (ns) and size it was parsed at, stored in `<vault>/.lorecards/index.json`.
+ * A load stats every card file and re-parses only those whose mtime or size changed; a missing,
+ * corrupt or outdated index file is rebuilt. Known limit (spec): an edit that keeps both mtime and size
+ * identical is not noticed.
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { cardMeta, keyProblem, parseCard } from "../card/index.ts";
+import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
+import { atomicWrite } from "./_fs.ts";
+import { decodeIndex, encodeIndex, type IndexEntry } from "./_index-file.ts";
+import { kindDir, STATE_DIR, type Vault } from "./paths.ts";
+
+export interface VaultIndex {
+  /** Every parsed card (enabled or not): kinds in table order, then file names in code-unit order. */
+  cards: CardMeta[];
+  /** Files that could not be parsed, with the error. */
+  broken: BrokenCard[];
+  /** Cards that parsed with frontmatter values falling back to defaults. */
+  warnings: { path: string; warnings: string[] }[];
+  /** Changes whenever any card file (or the kind table) changes. */
+  stamp: string;
+  /** How many files this load had to parse (0 on a warm, unchanged vault). */
+  parsed: number;
+  /** The cache itself, keyed by relative path; hand the whole index back as `previous`. */
+  entries: Record<string, IndexEntry>;
+}
+
+export interface LoadIndexOptions {
+  /** A previous result: used as the cache instead of reading index.json again. */
+  previous?: VaultIndex;
+  /** Write index.json back when something changed (default true). */
+  persist?: boolean;
+}
+
+interface CardFile {
+  rel: string;
+  abs: string;
+  kind: KindDef;
+  key: string;
+}
+
+export function indexPath(vault: Vault): string {
+  return path.join(vault.root, STATE_DIR, "index.json");
+}
+
+function listFiles(vault: Vault): CardFile[] {
+  const files: CardFile[] = [];
+  for (const kind of vault.kinds.kinds) {
+    const dir = kindDir(vault, kind);
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    const prefix = kind.dir === "" ? "" : `${kind.dir}/`;
+    const md = names.filter((d) => d.isFile() && d.name.endsWith(".md") && !d.name.startsWith("."));
+    for (const name of md.map((d) => d.name).sort()) {
+      files.push({ rel: prefix + name, abs: dir + path.sep + name, kind, key: name.slice(0, -3) });
+    }
+  }
+  return files;
+}
+
+function kindsSignature(vault: Vault): string {
+  return JSON.stringify(vault.kinds);
+}
+
+function readIndexFile(vault: Vault): Record<string, IndexEntry> | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(indexPath(vault), "utf8");
+  } catch {
+    return null;
+  }
+  return decodeIndex(text, kindsSignature(vault), vault.kinds);
+}
+
+function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): IndexEntry {
+  const base = { path: file.rel, kind: file.kind.name, key: file.key };
+  try {
+    const problem = keyProblem(file.key);
+    if (problem !== null) throw new Error(`the file name is not a legal card name: ${problem}`);
+    const text = fs.readFileSync(file.abs, "utf8");
+    const card = parseCard(text, { ...base, kinds: vault.kinds, mtime, size });
+    const entry: IndexEntry = { mtime, size, meta: cardMeta(card) };
+    if (card.warnings.length > 0) entry.warnings = card.warnings;
+    return entry;
+  } catch (err) {
+    return { mtime, size, broken: { ...base, error: err instanceof Error ? err.message : String(err) } };
+  }
+}
+
+function persist(vault: Vault, entries: Record<string, IndexEntry>): void {
+  try {
+    fs.mkdirSync(path.join(vault.root, STATE_DIR), { recursive: true });
+    atomicWrite(indexPath(vault), encodeIndex(kindsSignature(vault), entries));
+  } catch {
+    // The index is a cache: a read-only vault still works, it just re-parses next time.
+  }
+}
+
+/** Load every card's metadata, re-parsing only what changed since the last load. */
+export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex {
+  const cached = opts.previous?.entries ?? readIndexFile(vault);
+  const old = cached ?? {};
+  const present: string[] = [];
+  const fresh = new Map<string, IndexEntry>();
+  const stampParts: string[] = [kindsSignature(vault)];
+  for (const file of listFiles(vault)) {
+    const st = fs.statSync(file.abs, { bigint: true, throwIfNoEntry: false });
+    if (st === undefined) continue; // deleted between the listing and the stat
+    const mtime = st.mtimeNs.toString();
+    const size = Number(st.size);
+    const entry = old[file.rel];
+    if (entry === undefined || entry.mtime !== mtime || entry.size !== size) {
+      fresh.set(file.rel, parseEntry(vault, file, mtime, size));
+    }
+    present.push(file.rel);
+    stampParts.push(file.rel, mtime, String(size));
+  }
+  const stamp = createHash("sha1").update(stampParts.join("\0")).digest("hex");
+  const unchanged = cached !== null && fresh.size === 0 && present.length === Object.keys(old).length;
+  // Warm path: nothing changed, so the previous result can be handed back as it is.
+  if (unchanged && opts.previous) return { ...opts.previous, stamp, parsed: 0 };
+  const entries: Record<string, IndexEntry> = {};
+  for (const rel of present) entries[rel] = fresh.get(rel) ?? old[rel]!;
+  if (!unchanged && opts.persist !== false) persist(vault, entries);
+  return summarize(entries, stamp, fresh.size);
+}
+
+function summarize(entries: Record<string, IndexEntry>, stamp: string, parsed: number): VaultIndex {
+  const cards: CardMeta[] = [];
+  const broken: BrokenCard[] = [];
+  const warnings: VaultIndex["warnings"] = [];
+  for (const [rel, e] of Object.entries(entries)) {
+    if (e.meta) cards.push(e.meta);
+    if (e.broken) broken.push(e.broken);
+    if (e.warnings) warnings.push({ path: rel, warnings: e.warnings });
+  }
+  return { cards, broken, warnings, stamp, parsed, entries };
+}

@@ -1,0 +1,14 @@
+/**
+ * vault/ owns the cards on disk: where the vault is, opening and initialising it, the lock, atomic
+ * writes, reading/creating/updating/archiving cards, and the persisted index that lets a fresh process
+ * re-parse only the cards that changed. It never matches, renders or injects (match/, recall/), and it
+ * never parses card text itself (card/ does).
+ */
+export { atomicWrite } from "./_fs.ts";
+export type { IndexEntry } from "./_index-file.ts";
+export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
+export { createCard, findCard, readCard, updateCard, updateRecent, type WriteOptions } from "./cards.ts";
+export { indexPath, type LoadIndexOptions, loadIndex, type VaultIndex } from "./catalog.ts";
+export { acquireLock, type LockOptions, lockPath, withLock } from "./lock.ts";
+export { initVault, type OpenOptions, openVault } from "./open.ts";
+export { ARCHIVE_DIR, cardPath, resolveVaultPath, STATE_DIR, type Vault } from "./paths.ts";

@@ -1,0 +1,125 @@
+/**
+ * The vault lock (TOOLCHAIN "Locks"): exclusive create of `<vault>/.lorecards/lock` holding
+ * `{pid, at, token}`. A lock is stale when its process is gone or it is older than ~10 s. Breaking a
+ * stale lock happens under a second short-lived file (`lock.break`) and re-checks the content, so two
+ * waiters can never both break it and delete a fresh lock taken in between.
+ */
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { LoreError } from "../errors.ts";
+
+export interface LockOptions {
+  /** Give up after this long (LoreError "locked"). Default 5000 ms. */
+  timeoutMs?: number;
+  /** A lock older than this is stale whatever its pid. Default 10000 ms. */
+  staleMs?: number;
+}
+
+const DEFAULTS = { timeoutMs: 5000, staleMs: 10_000 };
+const BREAKER_STALE_MS = 2000;
+
+export function lockPath(root: string): string {
+  return path.join(root, ".lorecards", "lock");
+}
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function readLock(file: string): { text: string; ageMs: number } | null {
+  try {
+    const text = fs.readFileSync(file, "utf8");
+    return { text, ageMs: Date.now() - fs.statSync(file).mtimeMs };
+  } catch {
+    return null;
+  }
+}
+
+function isStale(lock: { text: string; ageMs: number }, staleMs: number): boolean {
+  let info: { pid?: number; at?: number } | null = null;
+  try {
+    info = JSON.parse(lock.text);
+  } catch {}
+  // An empty or half-written lock is being created right now, unless it has been so for a while.
+  if (!info || typeof info.pid !== "number") return lock.ageMs > BREAKER_STALE_MS;
+  if (!pidAlive(info.pid)) return true;
+  return Date.now() - (typeof info.at === "number" ? info.at : 0) > staleMs;
+}
+
+function breakIfStale(file: string, staleMs: number): boolean {
+  const seen = readLock(file);
+  if (seen === null) return true;
+  if (!isStale(seen, staleMs)) return false;
+  const breaker = `${file}.break`;
+  try {
+    fs.closeSync(fs.openSync(breaker, "wx"));
+  } catch {
+    const b = readLock(breaker);
+    if (b && b.ageMs > BREAKER_STALE_MS) fs.rmSync(breaker, { force: true });
+    return false;
+  }
+  try {
+    if (readLock(file)?.text === seen.text) fs.rmSync(file, { force: true });
+  } finally {
+    fs.rmSync(breaker, { force: true });
+  }
+  return true;
+}
+
+function tryCreate(file: string, token: string): boolean {
+  try {
+    const fd = fs.openSync(file, "wx");
+    fs.writeSync(fd, JSON.stringify({ pid: process.pid, at: Date.now(), token }));
+    fs.closeSync(fd);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code === "ENOENT") {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      return tryCreate(file, token);
+    }
+    throw new LoreError("io_error", `cannot take the vault lock: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Take the lock; resolves to a release function. */
+export async function acquireLock(root: string, opts: LockOptions = {}): Promise<() => void> {
+  const { timeoutMs, staleMs } = { ...DEFAULTS, ...opts };
+  const file = lockPath(root);
+  const token = randomUUID();
+  const deadline = Date.now() + timeoutMs;
+  let delay = 1;
+  while (!tryCreate(file, token)) {
+    if (breakIfStale(file, staleMs)) continue;
+    if (Date.now() > deadline) {
+      throw new LoreError("locked", `the vault is locked by another process (${file}); try again`);
+    }
+    await Bun.sleep(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 20);
+  }
+  return () => {
+    if (readLock(file)?.text.includes(token)) fs.rmSync(file, { force: true });
+  };
+}
+
+/** Run `fn` holding the vault lock. Not re-entrant: do not call a locking vault write inside `fn`. */
+export async function withLock<T>(
+  vault: { root: string },
+  fn: () => T | Promise<T>,
+  opts: LockOptions = {},
+): Promise<T> {
+  const release = await acquireLock(vault.root, opts);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Opening and creating vaults. `initVault` writes the kind directories and one example card per kind,
+ * never overwriting a file that exists.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { loadKindsConfig, serializeCard } from "../card/index.ts";
+import { LoreError } from "../errors.ts";
+import { EXAMPLES, exampleBody } from "./_examples.ts";
+import { atomicCreate } from "./_fs.ts";
+import { kindDir, relPath, STATE_DIR, type Vault } from "./paths.ts";
+
+export interface OpenOptions {
+  /** Create the vault (with the example cards) when the directory does not exist yet. */
+  create?: boolean;
+}
+
+/** Open the vault at `root`; with `create`, a missing vault is initialised first. */
+export function openVault(root: string, opts: OpenOptions = {}): Vault {
+  const abs = path.resolve(root);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(abs);
+  } catch {}
+  if (stat === undefined) {
+    if (!opts.create)
+      throw new LoreError("not_found", `no vault at ${abs} (create one with: lorecards init)`);
+    initVault(abs);
+  } else if (!stat.isDirectory()) {
+    throw new LoreError("invalid_input", `the vault path is not a directory: ${abs}`);
+  }
+  return { root: abs, kinds: loadKindsConfig(abs) };
+}
+
+function ensureDir(dir: string, created: string[], label: string): void {
+  if (fs.existsSync(dir)) return;
+  fs.mkdirSync(dir, { recursive: true });
+  created.push(label);
+}
+
+/** Create the vault directories and example cards; returns the created paths (relative, `/`-separated). */
+export function initVault(root: string): { root: string; created: string[] } {
+  const abs = path.resolve(root);
+  const created: string[] = [];
+  try {
+    ensureDir(abs, created, ".");
+    const vault: Vault = { root: abs, kinds: loadKindsConfig(abs) };
+    ensureDir(path.join(abs, STATE_DIR), [], STATE_DIR);
+    for (const kind of vault.kinds.kinds) {
+      const dir = kindDir(vault, kind);
+      if (kind.dir !== "") ensureDir(dir, created, `${kind.dir}/`);
+      const example = EXAMPLES[kind.name];
+      if (!example) continue;
+      const file = path.join(dir, `${example.key}.md`);
+      const text = serializeCard({
+        frontmatter: example.frontmatter,
+        body: exampleBody(example, kind.sections),
+      });
+      if (atomicCreate(file, text)) created.push(relPath(vault, file));
+    }
+  } catch (err) {
+    if (err instanceof LoreError) throw err;
+    throw new LoreError("io_error", `cannot create the vault at ${abs}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return { root: abs, created };
+}

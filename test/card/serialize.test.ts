@@ -1,0 +1,145 @@
+import { describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { parseCard, replaceSection, serializeCard, updateCardText } from "../../src/card/index.ts";
+
+const FIXTURES = path.join(import.meta.dir, "..", "fixtures", "cards");
+const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), "utf8");
+const parse = (text: string) => parseCard(text, { kind: "people", key: "Alice" });
+
+describe("serializing a new card", () => {
+  test("a draft round-trips through parseCard", () => {
+    const draft = {
+      frontmatter: {
+        kind: "people",
+        title: "Alice",
+        keywords: ["Alice", "yes"],
+        secondary: { not: ["Cooper"] },
+        priority: 2,
+      },
+      body: "## who\nAlice.\n",
+    };
+    const text = serializeCard(draft);
+    expect(text).toBe(
+      "---\nkind: people\ntitle: Alice\nkeywords: [Alice, yes]\nsecondary:\n  not: [Cooper]\npriority: 2\n---\n## who\nAlice.\n",
+    );
+    const c = parse(text);
+    expect(c.keywords).toEqual(["Alice", "yes"]);
+    expect(c.priority).toBe(2);
+    expect(c.body).toBe(draft.body);
+  });
+
+  test("unknown keys are written as they are", () => {
+    const st = { depth: 4, position: "before_char", extensions: { weight: 10 } };
+    const c = parse(serializeCard({ frontmatter: { title: "A", st }, body: "x" }));
+    expect(c.frontmatter.st).toEqual(st);
+    expect(c.body).toBe("x\n");
+  });
+
+  test("an empty frontmatter still closes, so the body is never read as frontmatter", () => {
+    const text = serializeCard({ frontmatter: {}, body: "---\nnot: frontmatter\n" });
+    expect(parse(text).body).toBe("---\nnot: frontmatter\n");
+  });
+});
+
+describe("updating an existing file", () => {
+  test("unknown keys the caller did not mention survive the save", () => {
+    const old = fixture("penpal.md");
+    const next = updateCardText(old, { frontmatter: { title: "Alice", keywords: ["Alice", "Al"] } });
+    const c = parse(next);
+    expect(c.keywords).toEqual(["Alice", "Al"]);
+    expect(c.frontmatter.emails).toEqual(["alice@example.com"]);
+    expect(c.frontmatter.ais).toEqual([
+      { name: "Aria", emails: ["aria@example.com", "aria.work@example.com"] },
+    ]);
+    expect(c.frontmatter.kind).toBe("people");
+  });
+
+  test("comments and quoting survive an update", () => {
+    const old = fixture("commented.md");
+    const next = updateCardText(old, { frontmatter: { ...parse(old).frontmatter, priority: 5 } });
+    expect(next).toContain("# Alice, from the payments team");
+    expect(next).toContain('title: "Alice" # quoted on purpose');
+    expect(next).toContain("  - Alice # her name");
+    expect(next).toContain("  - 'payments team'");
+    expect(next).toContain("selective: yes");
+    expect(next).toContain("priority: 5");
+    expect(next.slice(next.indexOf("## who"))).toBe(old.slice(old.indexOf("## who")));
+  });
+
+  test("an update that changes nothing returns the file byte for byte", () => {
+    const old = fixture("commented.md");
+    expect(updateCardText(old, { frontmatter: parse(old).frontmatter })).toBe(old);
+  });
+
+  test("a known field left out is removed; a value of undefined deletes any key", () => {
+    const old = fixture("penpal.md");
+    const next = parse(updateCardText(old, { frontmatter: { title: "Alice", emails: undefined } }));
+    expect(next.keywords).toEqual([]);
+    expect(next.frontmatter.emails).toBeUndefined();
+    expect(next.frontmatter.ais).toBeDefined();
+  });
+
+  test("a body-only update keeps the frontmatter bytes", () => {
+    const old = fixture("commented.md");
+    const next = updateCardText(old, { body: "## who\nNew text." });
+    expect(next).toBe(`${old.slice(0, old.indexOf("## who"))}## who\nNew text.\n`);
+  });
+
+  test("CRLF files stay CRLF and keep their BOM", () => {
+    const old = fixture("crlf-bom.md");
+    const next = updateCardText(old, { frontmatter: { title: "Carol", keywords: ["Carol"], enabled: true } });
+    expect(next.charCodeAt(0)).toBe(0xfeff);
+    expect(next.replace(/\r\n/g, "")).not.toContain("\n");
+    expect(parse(next).keywords).toEqual(["Carol"]);
+    expect(next.endsWith("## recent\r\nBack from leave.\r\n")).toBe(true);
+  });
+
+  test("a file without frontmatter gains one", () => {
+    const next = updateCardText("## who\nBob.\n", { frontmatter: { title: "Bob" } });
+    expect(next).toBe("---\ntitle: Bob\n---\n## who\nBob.\n");
+  });
+});
+
+describe("update_recent replaces only that section's bytes", () => {
+  test.each([
+    ["a middle section", "alice.md", "Took over the refund flow rewrite in September."],
+    [
+      "a card with comments in the frontmatter",
+      "commented.md",
+      "Took over the refund flow rewrite in September.",
+    ],
+    ["a CRLF file with a BOM", "crlf-bom.md", "Back from leave."],
+  ])("in %s, every byte outside the section is unchanged", (_name, file, oldContent) => {
+    const old = fixture(file);
+    const eol = old.includes("\r\n") ? "\r\n" : "\n";
+    const next = replaceSection(old, "recent", "Moved to the Berlin office.\nStill on payments.\n\n");
+    expect(old.split(oldContent)).toHaveLength(2);
+    expect(next).toBe(old.replace(oldContent, `Moved to the Berlin office.${eol}Still on payments.`));
+  });
+
+  test("the section is appended when the card has none", () => {
+    const old = "---\ntitle: Bob\n---\n## who\nBob.\n";
+    expect(replaceSection(old, "recent", "Started Monday.")).toBe(`${old}\n## recent\nStarted Monday.\n`);
+  });
+
+  test("the heading is found case-insensitively", () => {
+    const old = "## Recent\nold\n\n## impression\nkind\n";
+    expect(replaceSection(old, "recent", "new")).toBe("## Recent\nnew\n\n## impression\nkind\n");
+  });
+
+  test("an empty section directly followed by another heading gets a blank line", () => {
+    expect(replaceSection("## recent\n## impression\nx\n", "recent", "now")).toBe(
+      "## recent\nnow\n\n## impression\nx\n",
+    );
+  });
+
+  test("a heading-only last line without a newline still works", () => {
+    expect(replaceSection("## who\nA\n## recent", "recent", "now")).toBe("## who\nA\n## recent\nnow\n");
+  });
+
+  test("a ## recent inside a code fence is not the section", () => {
+    const old = "```\n## recent\nfake\n```\n";
+    expect(replaceSection(old, "recent", "real")).toBe(`${old}\n## recent\nreal\n`);
+  });
+});
