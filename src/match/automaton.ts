@@ -12,6 +12,20 @@ export interface AutomatonHit {
   end: number;
 }
 
+/** The automaton's arrays, for saving it to disk and loading it back without a rebuild. */
+export interface AutomatonParts {
+  size: number;
+  termCount: number;
+  root: Int32Array; // pairs of (char code, node)
+  firstChild: Int32Array;
+  nextSibling: Int32Array;
+  fail: Int32Array;
+  output: Int32Array;
+  dictLink: Int32Array;
+  depth: Int32Array;
+  edgeChar: Uint16Array;
+}
+
 export class Automaton {
   private readonly rootChildren = new Map<number, number>();
   private firstChild: Int32Array;
@@ -26,7 +40,21 @@ export class Automaton {
   private size = 1;
   readonly termCount: number;
 
-  constructor(terms: readonly string[]) {
+  constructor(terms: readonly string[] | AutomatonParts) {
+    if (!Array.isArray(terms)) {
+      const p = terms as AutomatonParts;
+      this.firstChild = p.firstChild;
+      this.nextSibling = p.nextSibling;
+      this.edgeChar = p.edgeChar;
+      this.fail = p.fail;
+      this.output = p.output;
+      this.dictLink = p.dictLink;
+      this.depth = p.depth;
+      this.size = p.size;
+      this.termCount = p.termCount;
+      for (let i = 0; i < p.root.length; i += 2) this.rootChildren.set(p.root[i]!, p.root[i + 1]!);
+      return;
+    }
     let capacity = 1;
     for (const t of terms) capacity += t.length;
     this.firstChild = new Int32Array(capacity).fill(-1);
@@ -41,6 +69,28 @@ export class Automaton {
       this.insert(term, id);
     });
     this.link();
+  }
+
+  toParts(): AutomatonParts {
+    const root = new Int32Array(this.rootChildren.size * 2);
+    let i = 0;
+    for (const [code, node] of this.rootChildren) {
+      root[i++] = code;
+      root[i++] = node;
+    }
+    const n = this.size;
+    return {
+      size: n,
+      termCount: this.termCount,
+      root,
+      firstChild: this.firstChild.subarray(0, n),
+      nextSibling: this.nextSibling.subarray(0, n),
+      fail: this.fail.subarray(0, n),
+      output: this.output.subarray(0, n),
+      dictLink: this.dictLink.subarray(0, n),
+      depth: this.depth.subarray(0, n),
+      edgeChar: this.edgeChar.subarray(0, n),
+    };
   }
 
   private child(node: number, code: number): number {

@@ -31,10 +31,15 @@ export interface CardMatch {
   trigger: number;
 }
 
-interface TermInfo {
-  text: string;
-  single: boolean;
-  cards: number[];
+/** The terms table: term id → folded text, one-character flag, and the cards that carry it. */
+export interface TermTable {
+  texts: string[];
+  single: Uint8Array;
+  /** Cards of term t are cardList[cardStart[t] .. cardStart[t + 1]). */
+  cardStart: Int32Array;
+  cardList: Int32Array;
+  /** The largest `scan_depth` any card asks for. */
+  maxDepth: number;
 }
 
 /** A message of the window, folded once. Index 0 is the current message. */
@@ -44,39 +49,27 @@ interface WindowMessage {
 }
 
 export class Matcher {
-  private readonly automaton: Automaton;
-  private readonly terms: TermInfo[] = [];
-  private readonly maxDepth: number;
+  readonly automaton: Automaton;
+  readonly table: TermTable;
 
-  constructor(private readonly cards: readonly MatchCard[]) {
-    const ids = new Map<string, number>();
-    let maxDepth = 0;
-    cards.forEach((card, index) => {
-      if (card.scanDepth !== null && card.scanDepth > maxDepth) maxDepth = card.scanDepth;
-      for (const raw of cardTerms(card)) {
-        let id = ids.get(raw);
-        if (id === undefined) {
-          id = this.terms.length;
-          ids.set(raw, id);
-          this.terms.push({ text: raw, single: charCount(raw) === 1, cards: [] });
-        }
-        const list = this.terms[id]!.cards;
-        if (list[list.length - 1] !== index) list.push(index);
-      }
-    });
-    this.maxDepth = maxDepth;
-    this.automaton = new Automaton(this.terms.map((t) => t.text));
+  /** Compile `cards`, or adopt a table and automaton saved earlier for exactly these cards. */
+  constructor(
+    private readonly cards: readonly MatchCard[],
+    saved?: { table: TermTable; automaton: Automaton },
+  ) {
+    this.table = saved?.table ?? buildTable(cards);
+    this.automaton = saved?.automaton ?? new Automaton(this.table.texts);
   }
 
   get termCount(): number {
-    return this.terms.length;
+    return this.table.texts.length;
   }
 
   /** True when some card term of two or more characters occurs in `folded` (for candidate keywords). */
   containsTerm(folded: string): boolean {
     let found = false;
     this.automaton.scan(folded, (hit) => {
-      if (!this.terms[hit.term]!.single) found = true;
+      if (this.table.single[hit.term] === 0) found = true;
     });
     return found;
   }
@@ -86,16 +79,17 @@ export class Matcher {
    * score ↓, priority ↓, title. Cards with `inject: false` never fire automatically.
    */
   async match(messages: readonly string[], options: MatchOptions): Promise<CardMatch[]> {
-    const depth = Math.max(options.scanDepth, this.maxDepth);
+    const depth = Math.max(options.scanDepth, this.table.maxDepth);
+    const { single, cardStart, cardList } = this.table;
     const window = newestFirst(messages, 1 + 2 * depth);
     const perCard = new Map<number, CardState>();
     for (let m = 0; m < window.length; m++) {
       const hits: AutomatonHit[] = [];
       this.automaton.scan(window[m]!.folded, (hit) => hits.push(hit));
       for (const hit of hits) {
-        const term = this.terms[hit.term]!;
-        if (term.single && !(await isWholeToken(window[m]!, hit, options))) continue;
-        for (const card of term.cards) {
+        if (single[hit.term] === 1 && !(await isWholeToken(window[m]!, hit, options))) continue;
+        for (let c = cardStart[hit.term]!; c < cardStart[hit.term + 1]!; c++) {
+          const card = cardList[c]!;
           const limit = 2 * (this.cards[card]!.scanDepth ?? options.scanDepth);
           if (m > limit) continue;
           let state = perCard.get(card);
@@ -118,12 +112,45 @@ export class Matcher {
       out.push({
         card: index,
         score: state.terms.size + state.current.size,
-        hits: [...state.terms].map((t) => this.terms[t]!.text),
+        hits: [...state.terms].map((t) => this.table.texts[t]!),
         trigger: Math.min(...state.messages),
       });
     }
     return out.sort((a, b) => compareMatches(this.cards[a.card]!, a, this.cards[b.card]!, b));
   }
+}
+
+function buildTable(cards: readonly MatchCard[]): TermTable {
+  const ids = new Map<string, number>();
+  const texts: string[] = [];
+  const perTerm: number[][] = [];
+  let maxDepth = 0;
+  cards.forEach((card, index) => {
+    if (card.scanDepth !== null && card.scanDepth > maxDepth) maxDepth = card.scanDepth;
+    for (const term of cardTerms(card)) {
+      let id = ids.get(term);
+      if (id === undefined) {
+        id = texts.length;
+        ids.set(term, id);
+        texts.push(term);
+        perTerm.push([]);
+      }
+      perTerm[id]!.push(index);
+    }
+  });
+  const cardStart = new Int32Array(texts.length + 1);
+  let total = 0;
+  perTerm.forEach((list, t) => {
+    cardStart[t] = total;
+    total += list.length;
+  });
+  cardStart[texts.length] = total;
+  const cardList = new Int32Array(total);
+  perTerm.forEach((list, t) => {
+    cardList.set(list, cardStart[t]!);
+  });
+  const single = new Uint8Array(texts.map((t) => (charCount(t) === 1 ? 1 : 0)));
+  return { texts, single, cardStart, cardList, maxDepth };
 }
 
 interface CardState {

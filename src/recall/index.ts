@@ -4,14 +4,25 @@
  * with an explanation of every decision. It reads the vault through the persisted index and never
  * writes cards; recording what was injected is the caller's job (state/), so a dry run is just a call.
  */
-import { type FSWatcher, watch } from "node:fs";
+import { type FSWatcher, readFileSync, watch } from "node:fs";
+import { join } from "node:path";
 import { publicText } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
 import { findCandidates } from "../match/candidates.ts";
 import { fold } from "../match/fold.ts";
-import { cardTerms, Matcher } from "../match/matcher.ts";
+import { Matcher } from "../match/matcher.ts";
 import { jiebaSegmenter, type Segmenter } from "../match/segment.ts";
-import { loadIndex, openVault, readCard, type Vault, type VaultIndex } from "../vault/index.ts";
+import { loadSnapshot, saveSnapshot } from "../match/snapshot.ts";
+import {
+  ARCHIVE_DIR,
+  atomicWrite,
+  loadIndex,
+  openVault,
+  readCard,
+  STATE_DIR,
+  type Vault,
+  type VaultIndex,
+} from "../vault/index.ts";
 import { DEFAULT_FRAMING, renderCard, renderContext } from "./render.ts";
 import type { FiredCard, RecallOptions, RecallResult, Turn } from "./types.ts";
 
@@ -38,10 +49,9 @@ interface Loaded {
   stamp: string;
   cards: CardMeta[];
   matcher: Matcher;
-  byKey: Map<string, CardMeta>;
-  byTitle: Map<string, CardMeta>;
-  covered: Set<string>;
-  titles: string[];
+  /** Folded key, title and `kind/key` → card, built on first use (refs, candidates). */
+  names?: Map<string, CardMeta>;
+  titles?: string[];
 }
 
 export class Engine {
@@ -60,7 +70,10 @@ export class Engine {
     this.segmenter = options.segmenter === false ? undefined : (options.segmenter ?? jiebaSegmenter);
     if (options.watch) {
       try {
-        this.watcher = watch(vault.root, { recursive: true }, () => {
+        // Our own state (state.db, hits.jsonl, the index) changes on every request: not a card edit.
+        this.watcher = watch(vault.root, { recursive: true }, (_event, name) => {
+          const file = typeof name === "string" ? name : "";
+          if (file.startsWith(STATE_DIR) || file.startsWith(ARCHIVE_DIR)) return;
           this.dirty = true;
         });
         this.watcher.unref();
@@ -89,7 +102,7 @@ export class Engine {
     const index = loadIndex(this.vault, { previous: this.lastIndex });
     this.lastIndex = index;
     if (this.loaded && this.loaded.stamp === index.stamp) return this.loaded;
-    const loaded = compile(index.stamp, index.cards);
+    const loaded = compile(this.vault, index.stamp, index.cards);
     this.loaded = loaded;
     return loaded;
   }
@@ -138,8 +151,8 @@ export class Engine {
         opts.candidates === false
           ? { names: [], places: [], aliases: [] }
           : await findCandidates(current, {
-              covered: (f) => loaded.covered.has(f) || loaded.matcher.containsTerm(f),
-              titles: loaded.titles,
+              covered: (f) => loaded.matcher.containsTerm(f),
+              titles: (loaded.titles ??= loaded.cards.map((c) => fold(c.title))),
               segmenter: this.segmenter,
             }),
     };
@@ -171,30 +184,46 @@ export function idOf(card: Pick<CardMeta, "kind" | "key">): string {
   return `${card.kind}/${card.key}`;
 }
 
-function compile(stamp: string, all: CardMeta[]): Loaded {
-  const cards = all.filter((c) => c.enabled);
-  const byKey = new Map<string, CardMeta>();
-  const byTitle = new Map<string, CardMeta>();
-  const covered = new Set<string>();
-  for (const card of cards) {
-    if (!byKey.has(fold(card.key))) byKey.set(fold(card.key), card);
-    if (!byTitle.has(fold(card.title))) byTitle.set(fold(card.title), card);
-    for (const t of cardTerms(card)) covered.add(t);
-  }
-  const titles = cards.map((c) => fold(c.title));
-  return { stamp, cards, matcher: new Matcher(cards), byKey, byTitle, covered, titles };
+/** Where the compiled matcher of the current vault state is kept for the next cold start. */
+function snapshotPath(vault: Vault): string {
+  return join(vault.root, STATE_DIR, "matcher.bin");
 }
 
-function resolveRef(name: string, loaded: Loaded): CardMeta | undefined {
-  const f = fold(name.trim());
-  const slash = f.indexOf("/");
-  if (slash > 0) {
-    const kind = f.slice(0, slash);
-    const key = f.slice(slash + 1);
-    const hit = loaded.cards.find((c) => fold(c.kind) === kind && fold(c.key) === key);
-    if (hit) return hit;
+/** The matcher for these cards: loaded from the snapshot when it matches `stamp`, else built and saved. */
+function matcherFor(vault: Vault, stamp: string, cards: CardMeta[]): Matcher {
+  try {
+    const saved = loadSnapshot(readFileSync(snapshotPath(vault)), stamp);
+    if (saved) return new Matcher(cards, saved);
+  } catch {
+    // no snapshot yet, or unreadable: build one
   }
-  return loaded.byKey.get(f) ?? loaded.byTitle.get(f);
+  const matcher = new Matcher(cards);
+  try {
+    atomicWrite(snapshotPath(vault), saveSnapshot(stamp, matcher.table, matcher.automaton));
+  } catch {
+    // a read-only vault still works; it just rebuilds next time
+  }
+  return matcher;
+}
+
+function compile(vault: Vault, stamp: string, all: CardMeta[]): Loaded {
+  const cards = all.filter((c) => c.enabled);
+  return { stamp, cards, matcher: matcherFor(vault, stamp, cards) };
+}
+
+/** A ref names a card by `kind/key`, by key or by title (in that order of preference). */
+function resolveRef(name: string, loaded: Loaded): CardMeta | undefined {
+  if (!loaded.names) {
+    const names = new Map<string, CardMeta>();
+    const add = (k: string, c: CardMeta) => {
+      if (!names.has(k)) names.set(k, c);
+    };
+    for (const c of loaded.cards) add(fold(`${c.kind}/${c.key}`), c);
+    for (const c of loaded.cards) add(fold(c.key), c);
+    for (const c of loaded.cards) add(fold(c.title), c);
+    loaded.names = names;
+  }
+  return loaded.names.get(fold(name.trim()));
 }
 
 /**
