@@ -19,7 +19,10 @@ beforeAll(async () => {
       "## who\nAlice runs payments.\n\n## correspondence\nSecret draft about Zanzibar.\n",
     ),
     "places/the corner cafe.md": cardText("keywords: [corner cafe]", "## where\nDown the street.\n"),
-    "events/the Friday deploy.md": cardText("keywords: [Friday deploy]", `## what\n${"Tag and watch. ".repeat(60)}\n`),
+    "events/the Friday deploy.md": cardText(
+      "keywords: [Friday deploy]",
+      `## what\n${"Tag and watch. ".repeat(60)}\n`,
+    ),
   });
 });
 afterAll(() => {
@@ -107,7 +110,11 @@ describe("list and read", () => {
     const text = await runBinary(["read", "Alice", "--vault", vault.root]);
     expect(text.stdout).toBe(readFileSync(join(vault.root, "people/Alice.md"), "utf8"));
     const json = JSON.parse((await runBinary(["read", "Alice", "--json", "--vault", vault.root])).stdout);
-    expect(json.sections).toContainEqual({ heading: "correspondence", text: expect.any(String), private: true });
+    expect(json.sections).toContainEqual({
+      heading: "correspondence",
+      text: expect.any(String),
+      private: true,
+    });
   });
 
   test("reading a card that does not exist exits 3", async () => {
@@ -118,10 +125,23 @@ describe("list and read", () => {
 
 describe("try", () => {
   test("try --json prints the documented shape", async () => {
-    const r = await runBinary(["try", "Alice from the payments team and Zoltan", "--json", "--vault", vault.root]);
+    const r = await runBinary([
+      "try",
+      "Alice from the payments team and Zoltan",
+      "--json",
+      "--vault",
+      vault.root,
+    ]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(Object.keys(out).sort()).toEqual(["candidates", "context", "fired", "injected", "injected_chars", "truncated"]);
+    expect(Object.keys(out).sort()).toEqual([
+      "candidates",
+      "context",
+      "fired",
+      "injected",
+      "injected_chars",
+      "truncated",
+    ]);
     expect(out.fired[0]).toEqual({
       key: "Alice",
       kind: "people",
@@ -141,17 +161,41 @@ describe("try", () => {
       { role: "user", text: "Alice called" },
       { role: "assistant", text: "what did she say?" },
     ]);
-    const wide = JSON.parse((await runBinary(["try", "nothing new", "--turns", turns, "--json", "--vault", vault.root])).stdout);
+    const wide = JSON.parse(
+      (await runBinary(["try", "nothing new", "--turns", turns, "--json", "--vault", vault.root])).stdout,
+    );
     expect(wide.injected).toEqual(["Alice"]);
     const narrow = JSON.parse(
-      (await runBinary(["try", "nothing new", "--turns", turns, "--scan-depth", "0", "--json", "--vault", vault.root])).stdout,
+      (
+        await runBinary([
+          "try",
+          "nothing new",
+          "--turns",
+          turns,
+          "--scan-depth",
+          "0",
+          "--json",
+          "--vault",
+          vault.root,
+        ])
+      ).stdout,
     );
     expect(narrow.fired).toEqual([]);
   });
 
   test("--budget truncates after the top card", async () => {
     const r = JSON.parse(
-      (await runBinary(["try", "Alice and the Friday deploy", "--budget", "10", "--json", "--vault", vault.root])).stdout,
+      (
+        await runBinary([
+          "try",
+          "Alice and the Friday deploy",
+          "--budget",
+          "10",
+          "--json",
+          "--vault",
+          vault.root,
+        ])
+      ).stdout,
     );
     expect(r.injected).toHaveLength(1);
     expect(r.truncated).toBe(1);

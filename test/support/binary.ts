@@ -13,7 +13,8 @@ export function ensureBinary(): Promise<string> {
     if (existsSync(BINARY) && !process.env.LORECARDS_REBUILD) return BINARY;
     const proc = Bun.spawn([process.execPath, "build.ts"], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
     const code = await proc.exited;
-    if (code !== 0) throw new Error(`bun build.ts failed (${code}): ${await new Response(proc.stderr).text()}`);
+    if (code !== 0)
+      throw new Error(`bun build.ts failed (${code}): ${await new Response(proc.stderr).text()}`);
     return BINARY;
   })();
   return building;

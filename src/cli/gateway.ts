@@ -1,0 +1,80 @@
+// `lorecards gateway --upstream URL`: the injecting proxy. Flags map 1:1 onto GatewayOptions; the
+// command resolves only when the gateway shuts down (SIGINT/SIGTERM).
+import { defineCommand } from "citty";
+import { LoreError } from "../errors.ts";
+import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
+import { isDefaultVault, vaultArg, vaultPath } from "./_shared.ts";
+
+export const gatewayCommand = defineCommand({
+  meta: { name: "gateway", description: "the injecting proxy in front of an OpenAI/Anthropic API" },
+  args: {
+    upstream: { type: "string", description: "the API this sits in front of (required)", valueHint: "URL" },
+    host: { type: "string", description: `where the proxy listens (default ${GATEWAY_DEFAULTS.host})` },
+    port: { type: "string", description: `port (default ${GATEWAY_DEFAULTS.port}; 0 = any free port)` },
+    inject: {
+      type: "string",
+      description: "user: before the last user message; system: a system prompt (default user)",
+    },
+    window: { type: "string", description: "turns of history scanned for keywords (default 3)" },
+    "reinject-after": {
+      type: "string",
+      description: "turns before the same card may go in again; 0 = every time (default 6)",
+    },
+    budget: { type: "string", description: "characters of cards per injection (default 800)" },
+    framing: {
+      type: "string",
+      description: 'the line that introduces the cards (default "A memory surfaces:\\n\\n")',
+    },
+    token: {
+      type: "string",
+      description: "require X-Lorecards-Token on every request; mandatory off localhost",
+    },
+    log: {
+      type: "boolean",
+      default: true,
+      description: "record surfacings in hits.jsonl",
+      negativeDescription: "do not write hits.jsonl",
+    },
+    ...vaultArg,
+  },
+  async run({ args }) {
+    if (!args.upstream)
+      throw new LoreError("usage", "--upstream is required, e.g. --upstream https://api.openai.com");
+    const inject = args.inject ?? GATEWAY_DEFAULTS.inject;
+    if (inject !== "user" && inject !== "system")
+      throw new LoreError("usage", `--inject must be user or system, got ${inject}`);
+    const gateway = startGateway({
+      vaultRoot: vaultPath(args),
+      upstream: args.upstream,
+      host: args.host,
+      port: count(args.port, "--port"),
+      inject,
+      window: count(args.window, "--window"),
+      reinjectAfter: count(args["reinject-after"], "--reinject-after"),
+      budget: count(args.budget, "--budget"),
+      framing: args.framing === undefined ? undefined : unescapeFlag(args.framing),
+      token: args.token || undefined,
+      log: args.log !== false,
+      engine: { create: isDefaultVault(args) },
+    });
+    process.stderr.write(`lorecards gateway: ${gateway.url} → ${args.upstream}\n`);
+    process.stderr.write(`  base URL for your client: ${gateway.url}/v1\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => void gateway.close().then(resolve, resolve);
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+  },
+});
+
+function count(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()))
+    throw new LoreError("usage", `${flag} must be a whole number, got ${value}`);
+  return Number(value);
+}
+
+/** `--framing 'Notes:\n\n'` means newlines: a shell does not turn `\n` into one. */
+function unescapeFlag(value: string): string {
+  return value.replace(/\\(n|t|\\)/g, (_, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : "\\"));
+}

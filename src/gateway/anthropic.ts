@@ -1,0 +1,76 @@
+/**
+ * Anthropic Messages (`POST /v1/messages`). The system prompt is the top-level `system` field, a string
+ * or an array of text blocks. `--inject user` puts the block in front of the user message (after any
+ * leading `tool_result` blocks, which the API requires to come first); `--inject system` appends it to
+ * `system`. That field precedes every message, so a new card there changes the request before the
+ * whole conversation: the provider's prompt cache misses from the system prompt on, on every turn
+ * that adds a card. `--inject user` keeps the prefix.
+ * https://docs.anthropic.com/en/api/messages
+ */
+
+import {
+  type Adapter,
+  byAnchor,
+  type ChatMessage,
+  contentText,
+  GAP,
+  isObject,
+  type Json,
+  type JsonObject,
+  makeView,
+  prefixContent,
+} from "./_chat.ts";
+
+export const anthropicAdapter: Adapter = {
+  name: "anthropic",
+  paths: ["/v1/messages"],
+  systemPlace: "system",
+  read(body) {
+    if (!isObject(body) || !Array.isArray(body.messages)) return null;
+    const system = contentText(body.system);
+    if (system === null) return null;
+    const raw: JsonObject[] = [];
+    const messages: ChatMessage[] = [];
+    for (const m of body.messages) {
+      if (!isObject(m) || typeof m.role !== "string") return null;
+      const text = contentText(m.content);
+      if (text === null) return null;
+      raw.push(m);
+      messages.push({ role: m.role, text });
+    }
+    return makeView(system, raw, messages);
+  },
+  apply(body, edits) {
+    const grouped = byAnchor(edits);
+    const messages = (body.messages as JsonObject[]).map((m, i) => {
+      let msg: JsonObject = m;
+      for (const e of grouped.get(i) ?? []) {
+        if (e.place === "prefix")
+          msg = { ...msg, content: prefixContent(msg.content, e.text, leadingToolResults(msg)) };
+      }
+      return msg;
+    });
+    const toSystem = edits.filter((e) => e.place !== "prefix").map((e) => e.text);
+    if (toSystem.length === 0) return { ...body, messages };
+    return { ...body, system: extendSystem(body.system, toSystem), messages };
+  },
+};
+
+function leadingToolResults(msg: JsonObject): number {
+  if (!Array.isArray(msg.content)) return 0;
+  let n = 0;
+  while (
+    n < msg.content.length &&
+    isObject(msg.content[n]) &&
+    (msg.content[n] as JsonObject).type === "tool_result"
+  )
+    n++;
+  return n;
+}
+
+function extendSystem(system: Json | undefined, blocks: string[]): Json {
+  if (Array.isArray(system))
+    return [...system, ...blocks.map((text): JsonObject => ({ type: "text", text }))];
+  const joined = blocks.join(GAP);
+  return typeof system === "string" && system !== "" ? system + GAP + joined : joined;
+}

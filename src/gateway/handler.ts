@@ -1,0 +1,86 @@
+/**
+ * The gateway as a `fetch(req) → Response` function. Chat requests the adapters recognise go through
+ * the pipeline; every other path and method is passed through untouched. Whatever fails on our side
+ * (vault, state, segmentation, a body we do not understand) costs one line on stderr and the request
+ * goes upstream exactly as it came in: the proxy never stands between a user and their model.
+ */
+
+import { errorResponse, tokenMatches } from "../http/index.ts";
+import type { Adapter } from "./_chat.ts";
+import { anthropicAdapter } from "./anthropic.ts";
+import { openaiAdapter } from "./openai.ts";
+import { type InjectSettings, type PipelineDeps, runPipeline } from "./pipeline.ts";
+import { forward, upstreamUrl } from "./proxy.ts";
+
+export const TOKEN_HEADER = "x-lorecards-token";
+
+export interface HandlerOptions {
+  upstream: URL;
+  /** When set, every request must carry it in `X-Lorecards-Token`. */
+  token?: string;
+  settings: InjectSettings;
+  deps: PipelineDeps;
+  /** The upstream fetch (tests and benchmarks may pass their own). */
+  fetch?: typeof fetch;
+}
+
+const ADAPTERS: readonly Adapter[] = [openaiAdapter, anthropicAdapter];
+
+export function adapterFor(method: string, pathname: string): Adapter | undefined {
+  if (method !== "POST") return undefined;
+  return ADAPTERS.find((a) => a.paths.includes(pathname));
+}
+
+export function createHandler(options: HandlerOptions): (req: Request) => Promise<Response> {
+  const doFetch = options.fetch ?? fetch;
+  return async (req) => {
+    if (!tokenMatches(req, TOKEN_HEADER, options.token)) {
+      return errorResponse(401, "unauthorized", "missing or wrong X-Lorecards-Token header");
+    }
+    const url = new URL(req.url);
+    const target = upstreamUrl(options.upstream, url);
+    const adapter = adapterFor(req.method, url.pathname);
+    if (!adapter) return forward({ url: target, req, bodyReplaced: false, injected: [], fetch: doFetch });
+
+    let raw: ArrayBuffer;
+    try {
+      raw = await req.arrayBuffer();
+    } catch (err) {
+      return errorResponse(400, "invalid_input", `could not read the request body: ${message(err)}`);
+    }
+    const outcome = await tryPipeline(adapter, req, raw, options);
+    if (outcome === null) {
+      return forward({ url: target, req, body: raw, bodyReplaced: false, injected: [], fetch: doFetch });
+    }
+    return forward({
+      url: target,
+      req,
+      body: outcome.body,
+      bodyReplaced: true,
+      injected: outcome.injected,
+      fetch: doFetch,
+    });
+  };
+}
+
+async function tryPipeline(
+  adapter: Adapter,
+  req: Request,
+  raw: ArrayBuffer,
+  options: HandlerOptions,
+): Promise<{ body: string; injected: string[] } | null> {
+  const { deps } = options;
+  try {
+    if (req.headers.get("content-encoding")) throw new Error("the request body is content-encoded");
+    const body: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
+    const outcome = await runPipeline(adapter, body, req.headers, options.settings, deps);
+    return outcome.changed ? outcome : null;
+  } catch (err) {
+    deps.warn(`lorecards gateway: forwarding ${new URL(req.url).pathname} unchanged: ${message(err)}`);
+    return null;
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

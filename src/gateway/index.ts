@@ -1,0 +1,119 @@
+/**
+ * The gateway: a proxy in front of an OpenAI-compatible or Anthropic API that writes cards into chat
+ * requests (`POST /v1/chat/completions`, `POST /v1/messages`) and passes everything else through
+ * untouched. It keeps each conversation append-only by replaying earlier blocks (see replay.ts), fails
+ * open on every internal error, and never stores or logs the client's keys or the model's replies.
+ * It owns the adapters, header hygiene and the request pipeline; it never reads argv (cli/ does) and
+ * never decides which cards fire (recall/ does).
+ */
+
+import { LoreError } from "../errors.ts";
+import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
+import type { EngineOptions } from "../recall/index.ts";
+import { vaultDeps } from "./deps.ts";
+import { createHandler } from "./handler.ts";
+import type { InjectSettings } from "./pipeline.ts";
+
+export type { Adapter, ChatView, Edit } from "./_chat.ts";
+export { anthropicAdapter } from "./anthropic.ts";
+export { type VaultDeps, type VaultDepsOptions, vaultDeps } from "./deps.ts";
+export { adapterFor, createHandler, type HandlerOptions, TOKEN_HEADER } from "./handler.ts";
+export { openaiAdapter } from "./openai.ts";
+export {
+  CONVERSATION_HEADER,
+  conversationId,
+  type InjectSettings,
+  type Outcome,
+  type PipelineDeps,
+  runPipeline,
+} from "./pipeline.ts";
+export { encodeKey, INJECTED_HEADER } from "./proxy.ts";
+export { planReplay, type ReplayPlan } from "./replay.ts";
+
+export interface GatewayOptions {
+  vaultRoot: string;
+  upstream: string;
+  host?: string;
+  port?: number;
+  inject?: "user" | "system";
+  window?: number;
+  reinjectAfter?: number;
+  budget?: number;
+  framing?: string;
+  token?: string;
+  /** Write hits.jsonl (default true; `--no-log` turns it off). */
+  log?: boolean;
+  engine?: EngineOptions;
+  fetch?: typeof fetch;
+  warn?: (line: string) => void;
+}
+
+export const GATEWAY_DEFAULTS = {
+  host: "127.0.0.1",
+  port: 8765,
+  inject: "user",
+  window: 3,
+  reinjectAfter: 6,
+  budget: 800,
+  log: true,
+} as const satisfies Partial<GatewayOptions>;
+
+export interface Gateway extends Listener {
+  close(): Promise<void>;
+}
+
+/** Validates the options, then listens. Off loopback, a token is mandatory. */
+export function startGateway(options: GatewayOptions): Gateway {
+  const o = { ...GATEWAY_DEFAULTS, ...withoutUndefined(options) };
+  const upstream = parseUpstream(o.upstream);
+  if (!isLoopbackHost(o.host) && !o.token) {
+    throw new LoreError(
+      "usage",
+      `listening on ${o.host} needs --token: anyone on the network could use your API key`,
+    );
+  }
+  for (const [flag, v] of [
+    ["--window", o.window],
+    ["--reinject-after", o.reinjectAfter],
+    ["--budget", o.budget],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 0)
+      throw new LoreError("usage", `${flag} must be a whole number ≥ 0, got ${v}`);
+  }
+  const settings: InjectSettings = {
+    inject: o.inject,
+    window: o.window,
+    reinjectAfter: o.reinjectAfter,
+    budget: o.budget,
+    framing: o.framing,
+    log: o.log,
+  };
+  const deps = vaultDeps({ vaultRoot: o.vaultRoot, engine: o.engine, warn: o.warn });
+  const handler = createHandler({ upstream, token: o.token, settings, deps, fetch: o.fetch });
+  const listener = listen({ hostname: o.host, port: o.port, fetch: handler });
+  return {
+    ...listener,
+    close: async () => {
+      await listener.stop(true);
+      deps.close();
+    },
+  };
+}
+
+/** Flags the user did not give arrive as undefined and must not hide the defaults. */
+function withoutUndefined<T extends object>(options: T): T {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as T;
+}
+
+function parseUpstream(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch (err) {
+    throw new LoreError("usage", `--upstream is not a URL: ${value}`, { cause: err });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new LoreError("usage", `--upstream must be http(s), got ${url.protocol}`);
+  }
+  return url;
+}

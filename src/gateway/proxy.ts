@@ -1,0 +1,94 @@
+/**
+ * Passing requests and responses through. Hop-by-hop headers are dropped in both directions (RFC 9110
+ * §7.6.1, including any named in `Connection`), as are our own `X-Lorecards-*` request headers, so the
+ * token never reaches the upstream. Bodies are never decompressed (`decompress: false`: otherwise Bun
+ * would inflate while `content-encoding` still says gzip), redirects go back to the client, and the
+ * client's abort signal is the upstream request's, so a closed client stops the upstream too.
+ */
+
+import { errorResponse } from "../http/index.ts";
+
+const HOP_BY_HOP = [
+  "connection",
+  "proxy-connection",
+  "keep-alive",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-authenticate",
+  "proxy-authorization",
+];
+
+export const INJECTED_HEADER = "x-lorecards-injected";
+
+function withoutHopByHop(source: Headers): Headers {
+  const out = new Headers(source);
+  const listed = (source.get("connection") ?? "").split(",").map((s) => s.trim().toLowerCase());
+  for (const name of [...HOP_BY_HOP, ...listed]) if (name) out.delete(name);
+  return out;
+}
+
+export function requestHeaders(source: Headers, bodyReplaced: boolean): Headers {
+  const out = withoutHopByHop(source);
+  out.delete("host");
+  for (const name of [...out.keys()]) if (name.startsWith("x-lorecards-")) out.delete(name);
+  if (bodyReplaced) out.delete("content-length");
+  return out;
+}
+
+export function responseHeaders(source: Headers, injected: readonly string[]): Headers {
+  const out = withoutHopByHop(source);
+  if (injected.length > 0) out.set(INJECTED_HEADER, injected.map(encodeKey).join(","));
+  return out;
+}
+
+/** Header values are ASCII: percent-encode anything else (a Chinese card name), and `%` and `,`. */
+export function encodeKey(key: string): string {
+  return key.replace(/[^\x20-\x24\x26-\x2b\x2d-\x7e]/gu, (c) =>
+    Array.from(new TextEncoder().encode(c), (b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(
+      "",
+    ),
+  );
+}
+
+/** `--upstream` joined with the request's path and query. The upstream may carry a base path. */
+export function upstreamUrl(upstream: URL, req: URL): string {
+  const base = upstream.pathname.replace(/\/+$/, "");
+  return `${upstream.origin}${base}${req.pathname}${req.search}`;
+}
+
+export interface ForwardInput {
+  url: string;
+  req: Request;
+  /** The replacement body, or undefined to pass the client's body through untouched. */
+  body?: BodyInit;
+  bodyReplaced: boolean;
+  injected: readonly string[];
+  fetch: typeof fetch;
+}
+
+export async function forward(input: ForwardInput): Promise<Response> {
+  const { req } = input;
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  let up: Response;
+  try {
+    up = await input.fetch(input.url, {
+      method: req.method,
+      headers: requestHeaders(req.headers, input.bodyReplaced),
+      body: hasBody ? (input.body ?? req.body) : undefined,
+      decompress: false,
+      redirect: "manual",
+      signal: req.signal,
+    } as RequestInit);
+  } catch (err) {
+    if (req.signal.aborted) return new Response(null, { status: 499 });
+    const detail = `upstream ${new URL(input.url).origin} unreachable: ${err instanceof Error ? err.message : String(err)}`;
+    return errorResponse(502, "bad_gateway", detail);
+  }
+  return new Response(up.body, {
+    status: up.status,
+    statusText: up.statusText,
+    headers: responseHeaders(up.headers, input.injected),
+  });
+}

@@ -1,0 +1,18 @@
+/** The `.lorecards` folder inside an existing vault. A missing vault is an error, never created here. */
+
+import { mkdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { LoreError } from "../errors.ts";
+
+export function ensureStateDir(vaultRoot: string): string {
+  let isDir = false;
+  try {
+    isDir = statSync(vaultRoot).isDirectory();
+  } catch (err) {
+    throw new LoreError("io_error", `the vault ${vaultRoot} cannot be read`, { cause: err });
+  }
+  if (!isDir) throw new LoreError("io_error", `the vault ${vaultRoot} is not a directory`);
+  const dir = path.join(vaultRoot, ".lorecards");
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}

@@ -1,0 +1,51 @@
+/**
+ * The per-vault marker secret in `<vault>/.lorecards/marker-secret`, created on first use with mode
+ * 0600. Creation is race-free across processes: the secret is written to a private temp file and
+ * hard-linked into place, so a second process either links first or reads a complete file.
+ */
+
+import { randomBytes } from "node:crypto";
+import { chmodSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { LoreError } from "../errors.ts";
+import { ensureStateDir } from "./_dir.ts";
+
+export function secretPath(vaultRoot: string): string {
+  return path.join(vaultRoot, ".lorecards", "marker-secret");
+}
+
+export function markerSecret(vaultRoot: string): string {
+  const file = secretPath(vaultRoot);
+  const existing = readSecret(file);
+  if (existing !== null) return existing;
+  try {
+    ensureStateDir(vaultRoot);
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    writeFileSync(tmp, `${randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    try {
+      linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    } finally {
+      unlinkSync(tmp);
+    }
+  } catch (err) {
+    throw new LoreError("io_error", `cannot create the marker secret in ${path.dirname(file)}`, {
+      cause: err,
+    });
+  }
+  const created = readSecret(file);
+  if (created === null) throw new LoreError("io_error", `the marker secret ${file} is empty`);
+  return created;
+}
+
+function readSecret(file: string): string | null {
+  try {
+    const text = readFileSync(file, "utf8").trim();
+    return text === "" ? null : text;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new LoreError("io_error", `cannot read the marker secret ${file}`, { cause: err });
+  }
+}

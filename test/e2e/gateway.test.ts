@@ -1,0 +1,178 @@
+/**
+ * End to end: the official `openai` and `@anthropic-ai/sdk` clients, streaming and not, talking to the
+ * compiled binary (`dist/lorecards gateway`), which sits in front of the fake upstream. Builds the
+ * binary first when it is missing.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { markersFromSecret } from "../../src/inject/index.ts";
+import { markerSecret, readRecentHits } from "../../src/state/index.ts";
+import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
+
+const ROOT = path.resolve(import.meta.dir, "../..");
+const BIN =
+  process.env.LORECARDS_BIN ??
+  path.join(ROOT, "dist", process.platform === "win32" ? "lorecards.exe" : "lorecards");
+const TOKEN = "e2e-token-0123456789";
+
+let upstream: FakeUpstream;
+let vault: string;
+const gateways: Bun.Subprocess[] = [];
+
+async function startBinary(args: string[]): Promise<string> {
+  const proc = Bun.spawn(
+    [BIN, "gateway", "--vault", vault, "--upstream", upstream.url, "--port", "0", ...args],
+    {
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
+  gateways.push(proc);
+  const reader = proc.stderr.getReader();
+  let text = "";
+  for (;;) {
+    const match = /base URL for your client: (http:\/\/\S+)\/v1/.exec(text);
+    if (match) {
+      reader.releaseLock();
+      return match[1]!;
+    }
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`gateway exited before listening: ${text}`);
+    text += new TextDecoder().decode(value);
+  }
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(BIN)) {
+    const build = Bun.spawnSync([path.join(ROOT, "node_modules/.bin/bun"), "build.ts"], {
+      cwd: ROOT,
+      stderr: "pipe",
+    });
+    if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+  }
+  upstream = startFakeUpstream({ reply: () => "Glad to hear it." });
+  vault = makeVault();
+}, 120_000);
+
+afterAll(async () => {
+  for (const g of gateways) g.kill();
+  await Promise.all(gateways.map((g) => g.exited));
+  await upstream?.close();
+  if (vault) removeDir(vault);
+});
+
+const last = () => upstream.received[upstream.received.length - 1]!;
+
+describe("the compiled gateway with the official clients", () => {
+  let base = "";
+  beforeAll(async () => {
+    base = await startBinary([]);
+  });
+
+  test.each([false, true])(
+    "openai chat.completions (stream: %p) gets the card in front of the user message",
+    async (stream) => {
+      const client = new OpenAI({ apiKey: "sk-e2e", baseURL: `${base}/v1` });
+      const messages = [{ role: "user" as const, content: `how did the friday deploy go? (${stream})` }];
+      let text = "";
+      let injected: string | null;
+      if (stream) {
+        const { data, response } = await client.chat.completions
+          .create({ model: "m", messages, stream: true })
+          .withResponse();
+        for await (const chunk of data) text += chunk.choices[0]?.delta.content ?? "";
+        injected = response.headers.get("x-lorecards-injected");
+      } else {
+        const { data, response } = await client.chat.completions
+          .create({ model: "m", messages })
+          .withResponse();
+        text = data.choices[0]!.message.content ?? "";
+        injected = response.headers.get("x-lorecards-injected");
+      }
+      expect(text).toBe("Glad to hear it.");
+      expect(injected).toBe("the Friday deploy");
+      const markers = markersFromSecret(markerSecret(vault));
+      const sent = JSON.parse(last().body) as { messages: { content: string }[] };
+      expect(sent.messages[0]!.content.startsWith(markers.open)).toBe(true);
+      expect(last().headers.authorization).toBe("Bearer sk-e2e");
+    },
+  );
+
+  test.each([false, true])(
+    "anthropic messages (stream: %p) gets the card in front of the user message",
+    async (stream) => {
+      const client = new Anthropic({ apiKey: "sk-ant-e2e", baseURL: base });
+      const params = {
+        model: "m",
+        max_tokens: 64,
+        messages: [{ role: "user" as const, content: `小林 and Alice ${stream}` }],
+      };
+      let text = "";
+      let injected: string | null;
+      if (stream) {
+        const { data, response } = await client.messages.create({ ...params, stream: true }).withResponse();
+        for await (const event of data) {
+          if (event.type === "content_block_delta" && event.delta.type === "text_delta")
+            text += event.delta.text;
+        }
+        injected = response.headers.get("x-lorecards-injected");
+      } else {
+        const { data, response } = await client.messages.create(params).withResponse();
+        text = data.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+        injected = response.headers.get("x-lorecards-injected");
+      }
+      expect(text).toBe("Glad to hear it.");
+      expect(injected?.split(",").map(decodeURIComponent).sort()).toEqual(["Alice", "小林"]);
+      // The SDK sends the key as x-api-key or as a bearer token depending on its version: either way unchanged.
+      expect(last().headers["x-api-key"] ?? last().headers.authorization).toContain("sk-ant-e2e");
+      expect(last().body).toContain("### Alice [people]");
+    },
+  );
+
+  test("what surfaced is in hits.jsonl", () => {
+    expect(readRecentHits(vault, 50).some((h) => h.source === "gateway" && h.keys.includes("Alice"))).toBe(
+      true,
+    );
+  });
+});
+
+describe("the compiled gateway with a token", () => {
+  test("clients must send X-Lorecards-Token, which never reaches the upstream", async () => {
+    const base = await startBinary(["--token", TOKEN, "--no-log"]);
+    const without = new OpenAI({ apiKey: "sk-e2e", baseURL: `${base}/v1`, maxRetries: 0 });
+    const status = await without.chat.completions
+      .create({ model: "m", messages: [{ role: "user", content: "hi" }] })
+      .then(
+        () => 200,
+        (err: { status?: number }) => err.status,
+      );
+    expect(status).toBe(401);
+    const client = new OpenAI({
+      apiKey: "sk-e2e",
+      baseURL: `${base}/v1`,
+      defaultHeaders: { "X-Lorecards-Token": TOKEN },
+    });
+    const done = await client.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "the cafe" }],
+    });
+    expect(done.choices[0]!.message.content).toBe("Glad to hear it.");
+    expect(last().headers["x-lorecards-token"]).toBeUndefined();
+  });
+
+  test("listening beyond localhost without a token is refused", () => {
+    const run = Bun.spawnSync(
+      [BIN, "gateway", "--vault", vault, "--upstream", upstream.url, "--host", "0.0.0.0"],
+      {
+        stderr: "pipe",
+      },
+    );
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.toString()).toContain("--token");
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * One suite, both adapters: what is scanned, where cards go in each inject mode, markers, replay,
+ * dedupe and headers must behave the same for OpenAI Chat Completions and Anthropic Messages.
+ */
+
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { markersFromSecret, wrapBlock } from "../../src/inject/index.ts";
+import { markerSecret, readRecentHits } from "../../src/state/index.ts";
+import { type Msg, PIXEL } from "../support/bodies.ts";
+import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
+import { type Harness, harness } from "../support/gateway.ts";
+import { PROTOCOLS } from "../support/protocols.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
+
+let upstream: FakeUpstream;
+const vaults: string[] = [];
+const harnesses: Harness[] = [];
+
+beforeAll(() => {
+  upstream = startFakeUpstream();
+});
+afterAll(async () => {
+  await upstream.close();
+});
+afterEach(() => {
+  for (const h of harnesses.splice(0)) h.close();
+  for (const v of vaults.splice(0)) removeDir(v);
+});
+
+function setup(settings: Parameters<typeof harness>[2] = {}, extra: Parameters<typeof harness>[3] = {}) {
+  const vault = makeVault();
+  vaults.push(vault);
+  const h = harness(vault, upstream, settings, extra);
+  harnesses.push(h);
+  const markers = markersFromSecret(markerSecret(vault));
+  return { vault, h, markers };
+}
+
+const last = () => upstream.received[upstream.received.length - 1]!;
+const u = (content: Msg["content"]): Msg => ({ role: "user", content });
+const a = (content: string): Msg => ({ role: "assistant", content });
+
+describe.each(PROTOCOLS)("$name adapter", (p) => {
+  test("a card named in the last user message goes in front of it, between our markers", async () => {
+    const { h, markers } = setup();
+    const res = await h.send(
+      p.path,
+      p.build({ system: "be kind", messages: [u("how did the friday deploy go?")] }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
+    const [user] = p.userMessages(last().body);
+    const content = String(user!.content);
+    expect(content.startsWith(`${markers.open}\nA memory surfaces:\n\n### the Friday deploy [event]\n`)).toBe(
+      true,
+    );
+    expect(content.endsWith(`${markers.close}\n\nhow did the friday deploy go?`)).toBe(true);
+  });
+
+  test("with --inject system the cards go to the system side and the user message is untouched", async () => {
+    const { h, markers } = setup({ inject: "system" });
+    await h.send(p.path, p.build({ system: "be kind", messages: [u("and Alice?")] }));
+    expect(p.userMessages(last().body)[0]!.content).toBe("and Alice?");
+    const injected = p.systemInjected(last().body, "be kind");
+    expect(injected.startsWith(markers.open)).toBe(true);
+    expect(injected).toContain("### Alice [people]");
+    expect(JSON.stringify(JSON.parse(last().body))).toContain("be kind");
+  });
+
+  test("non-text parts come through untouched and the block is a text part of its own", async () => {
+    const { h, markers } = setup();
+    const body = p.build({
+      messages: [
+        u([
+          { type: "image", data: PIXEL },
+          { type: "text", text: "look at the blue notebook" },
+        ]),
+      ],
+    });
+    await h.send(p.path, body);
+    const sent = (body.messages as { content: unknown[] }[])[0]!.content;
+    const got = p.userMessages(last().body)[0]!.content as Record<string, unknown>[];
+    expect(got).toHaveLength(3);
+    expect(String(got[0]!.text).startsWith(markers.open)).toBe(true);
+    expect(got.slice(1)).toEqual(sent as Record<string, unknown>[]);
+  });
+
+  test("earlier turns inside the window are scanned; older turns and the system prompt are not", async () => {
+    const { h } = setup({ window: 1 });
+    const res = await h.send(
+      p.path,
+      p.build({
+        system: "you know the corner cafe",
+        messages: [u("the blue notebook"), a("sure"), u("and alice?"), a("fine"), u("what now?")],
+      }),
+    );
+    expect(res.headers.get("x-lorecards-injected")).toBe("Alice");
+  });
+
+  test("our own block quoted back in a message does not fire its card again", async () => {
+    const { h, markers } = setup();
+    const quoted = wrapBlock("A memory surfaces:\n\n### the corner cafe [place]\nthe corner cafe\n", markers);
+    const res = await h.send(p.path, p.build({ messages: [u("hello"), a(`${quoted}\n\nhi`), u("ok")] }));
+    expect(res.headers.get("x-lorecards-injected")).toBeNull();
+  });
+
+  test("a request with nothing to inject reaches upstream byte for byte", async () => {
+    const { h } = setup();
+    const raw = JSON.stringify(p.build({ messages: [u("nothing here")] }), null, 2);
+    await h.sendRaw(p.path, raw);
+    expect(last().body).toBe(raw);
+  });
+
+  test("a card injected at turn n is replayed into the same message, not injected again, while in context", async () => {
+    const { h, markers } = setup();
+    await h.send(p.path, p.build({ messages: [u("the friday deploy?")] }));
+    const first = p.userMessages(last().body)[0]!.content;
+    const res = await h.send(
+      p.path,
+      p.build({ messages: [u("the friday deploy?"), a("Noted."), u("that deploy again")] }),
+    );
+    expect(res.headers.get("x-lorecards-injected")).toBeNull();
+    const [u1, u2] = p.userMessages(last().body);
+    expect(u1!.content).toEqual(first);
+    expect(String(u2!.content)).toBe("that deploy again");
+    expect(String(first)).toContain(markers.open);
+  });
+
+  test.each([
+    [2, [true, false, true]],
+    [0, [true, true, true]],
+    [6, [true, false, false]],
+  ])("with --reinject-after %d a repeated mention injects on turns %j", async (n, expected) => {
+    const { h } = setup({ reinjectAfter: n });
+    const messages: Msg[] = [];
+    const got: boolean[] = [];
+    for (let turn = 1; turn <= 3; turn++) {
+      messages.push(u(`deploy ${turn}`));
+      const res = await h.send(p.path, p.build({ messages }));
+      got.push(res.headers.get("x-lorecards-injected") === "the Friday deploy");
+      messages.push(a("Noted."));
+    }
+    expect(got).toEqual(expected);
+  });
+
+  test("a regenerate of the same turn gets the same cards, byte for byte", async () => {
+    const { h } = setup();
+    const body = p.build({ messages: [u("alice"), a("hi"), u("the blue notebook and the cafe")] });
+    const r1 = await h.send(p.path, body);
+    const first = last().body;
+    const r2 = await h.send(p.path, body);
+    expect(last().body).toBe(first);
+    expect(r2.headers.get("x-lorecards-injected")).toBe(r1.headers.get("x-lorecards-injected"));
+    expect(r1.headers.get("x-lorecards-injected")).toBe("the blue notebook,the corner cafe,Alice");
+  });
+
+  test("an edited message loses its cards, which may then go in again", async () => {
+    const { h, markers } = setup();
+    await h.send(p.path, p.build({ messages: [u("the friday deploy?")] }));
+    const res = await h.send(p.path, p.build({ messages: [u("the friday deploy!"), a("ok"), u("deploy")] }));
+    expect(res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
+    const [u1, u2] = p.userMessages(last().body);
+    expect(u1!.content).toBe("the friday deploy!");
+    expect(String(u2!.content).startsWith(markers.open)).toBe(true);
+  });
+
+  test("conversations are told apart by X-Lorecards-Conversation, else by system prompt and first message", async () => {
+    const { h } = setup();
+    const turn1 = p.build({ system: "s", messages: [u("cafe")] });
+    const turn2 = p.build({ system: "s", messages: [u("cafe"), a("ok"), u("the cafe again")] });
+    await h.send(p.path, turn1);
+    expect((await h.send(p.path, turn2)).headers.get("x-lorecards-injected")).toBeNull();
+    const other = await h.send(p.path, turn2, { "X-Lorecards-Conversation": "another" });
+    expect(other.headers.get("x-lorecards-injected")).toBe("the corner cafe");
+    const otherSystem = await h.send(
+      p.path,
+      p.build({ system: "t", messages: [u("cafe"), a("ok"), u("cafe")] }),
+    );
+    expect(otherSystem.headers.get("x-lorecards-injected")).toBe("the corner cafe");
+  });
+
+  test("a card named outside ASCII is percent-encoded in X-Lorecards-Injected", async () => {
+    const { h } = setup();
+    const res = await h.send(p.path, p.build({ messages: [u("小林 called")] }));
+    expect(res.headers.get("x-lorecards-injected")).toBe("%E5%B0%8F%E6%9E%97");
+    expect(decodeURIComponent(res.headers.get("x-lorecards-injected")!)).toBe("小林");
+  });
+
+  test("the token header never reaches upstream; the client's keys do, unchanged; hop-by-hop headers do not", async () => {
+    const { h } = setup({}, { token: "s3cret" });
+    const body = p.build({ messages: [u("hello")] });
+    const denied = await h.send(p.path, body, { authorization: "Bearer sk-1" });
+    expect(denied.status).toBe(401);
+    expect(await denied.json()).toEqual({ error: "unauthorized", detail: expect.any(String) });
+    const before = upstream.received.length;
+    const wrong = await h.send(p.path, body, { "x-lorecards-token": "s3cre" });
+    expect(wrong.status).toBe(401);
+    expect(upstream.received.length).toBe(before);
+    const ok = await h.send(p.path, body, {
+      "x-lorecards-token": "s3cret",
+      "x-lorecards-conversation": "c",
+      authorization: "Bearer sk-1",
+      "x-api-key": "sk-ant-1",
+      "x-custom": "kept",
+      "x-hop": "dropped",
+      connection: "x-hop",
+      "keep-alive": "timeout=5",
+    });
+    expect(ok.status).toBe(200);
+    const headers = last().headers;
+    expect(headers.authorization).toBe("Bearer sk-1");
+    expect(headers["x-api-key"]).toBe("sk-ant-1");
+    expect(headers["x-custom"]).toBe("kept");
+    for (const gone of ["x-lorecards-token", "x-lorecards-conversation", "x-hop", "keep-alive"]) {
+      expect(headers[gone]).toBeUndefined();
+    }
+  });
+
+  test("each surfacing adds a line to hits.jsonl, and --no-log writes none", async () => {
+    const logged = setup();
+    await logged.h.send(p.path, p.build({ messages: [u("Alice and the friday deploy")] }));
+    const [hit] = readRecentHits(logged.vault, 5);
+    expect(hit).toMatchObject({
+      source: "gateway",
+      keys: ["the Friday deploy", "Alice"],
+      message: "Alice and the friday deploy",
+    });
+    expect(hit!.words).toContain("alice");
+    const silent = setup({ log: false });
+    await silent.h.send(p.path, p.build({ messages: [u("Alice")] }));
+    expect(readRecentHits(silent.vault, 5)).toEqual([]);
+  });
+
+  test("a streaming request is injected and the event stream passed through", async () => {
+    const { h, markers } = setup();
+    const res = await h.send(p.path, p.build({ messages: [u("alice?")], stream: true }));
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    expect(await res.text()).toContain("Noted.");
+    expect(String(p.userMessages(last().body)[0]!.content).startsWith(markers.open)).toBe(true);
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Fail open: whatever breaks on our side, the request reaches the model exactly as the client sent it,
+ * and stderr says why. One test per failure path.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { statePath } from "../../src/state/index.ts";
+import { anthropicBody, openaiBody } from "../support/bodies.ts";
+import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
+import { harness } from "../support/gateway.ts";
+import { makeVault, removeDir, tempDir } from "../support/vault.ts";
+
+let upstream: FakeUpstream;
+beforeAll(() => {
+  upstream = startFakeUpstream();
+});
+afterAll(async () => {
+  await upstream.close();
+});
+
+const last = () => upstream.received[upstream.received.length - 1]!;
+const chat = JSON.stringify(openaiBody({ messages: [{ role: "user", content: "the friday deploy?" }] }));
+
+async function throughGateway(vault: string, raw: string, route = "/v1/chat/completions", engine = {}) {
+  const h = harness(vault, upstream, {}, { engine });
+  try {
+    const res = await h.sendRaw(route, raw);
+    return { res, warnings: h.warnings };
+  } finally {
+    h.close();
+  }
+}
+
+describe("fail open", () => {
+  test.each([
+    ["a vault that does not exist", () => path.join(tempDir(), "missing")],
+    [
+      "a vault that is a file",
+      () => {
+        const file = path.join(tempDir(), "vault.txt");
+        fs.writeFileSync(file, "not a folder");
+        return file;
+      },
+    ],
+  ])("%s: the request is forwarded unchanged with a line on stderr", async (_name, makePath) => {
+    const vault = makePath();
+    const { res, warnings } = await throughGateway(vault, chat);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-lorecards-injected")).toBeNull();
+    expect(last().body).toBe(chat);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("forwarding /v1/chat/completions unchanged");
+    removeDir(path.dirname(vault));
+  });
+
+  test.each([
+    ["a body that is not JSON", "/v1/chat/completions", '{"model": "x", "messages": [oops'],
+    ["messages that are not a list", "/v1/chat/completions", '{"model":"x","messages":"the friday deploy"}'],
+    ["content that is a number", "/v1/messages", '{"model":"x","messages":[{"role":"user","content":42}]}'],
+    ["a message without a role", "/v1/messages", '{"messages":[{"content":"the friday deploy"}]}'],
+    [
+      "a system field that is an object",
+      "/v1/messages",
+      '{"system":{"a":1},"messages":[{"role":"user","content":"deploy"}]}',
+    ],
+    ["a body that is not UTF-8", "/v1/chat/completions", "\uFFFF"],
+  ])("an odd body (%s) is forwarded byte for byte", async (_name, route, raw) => {
+    const vault = makeVault();
+    const { res, warnings } = await throughGateway(vault, raw, route);
+    expect(res.status).toBe(200);
+    expect(last().body).toBe(raw);
+    expect(warnings).toHaveLength(1);
+    removeDir(vault);
+  });
+
+  test("a corrupt state database is moved aside and rebuilt, and the request still gets its cards", async () => {
+    const vault = makeVault();
+    fs.mkdirSync(path.join(vault, ".lorecards"), { recursive: true });
+    fs.writeFileSync(statePath(vault), "garbage ".repeat(1000));
+    const { res, warnings } = await throughGateway(vault, chat);
+    expect(res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
+    expect(warnings.join("\n")).toContain("rebuilt empty");
+    removeDir(vault);
+  });
+
+  test("a state database that cannot be opened at all forwards the request unchanged", async () => {
+    const vault = makeVault();
+    fs.mkdirSync(statePath(vault), { recursive: true });
+    const { res, warnings } = await throughGateway(vault, chat);
+    expect(res.status).toBe(200);
+    expect(last().body).toBe(chat);
+    expect(warnings[0]).toContain("unchanged");
+    removeDir(vault);
+  });
+
+  test("a segmentation failure forwards the request unchanged", async () => {
+    const vault = makeVault([{ dir: "things", key: "cat", keywords: ["猫"], body: "## what\nThe cat.\n" }]);
+    const raw = JSON.stringify(anthropicBody({ messages: [{ role: "user", content: "我的猫很可爱" }] }));
+    const failing = () => Promise.reject(new Error("segmenter exploded"));
+    const { res, warnings } = await throughGateway(vault, raw, "/v1/messages", { segmenter: failing });
+    expect(res.status).toBe(200);
+    expect(last().body).toBe(raw);
+    expect(warnings[0]).toContain("segmenter exploded");
+    removeDir(vault);
+  });
+
+  test("a request body sent compressed is forwarded as it came", async () => {
+    const vault = makeVault();
+    const h = harness(vault, upstream);
+    const res = await h.sendRaw("/v1/chat/completions", chat, { "content-encoding": "identity" });
+    expect(res.status).toBe(200);
+    expect(last().body).toBe(chat);
+    expect(last().headers["content-encoding"]).toBe("identity");
+    h.close();
+    removeDir(vault);
+  });
+});
