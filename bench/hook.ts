@@ -1,0 +1,102 @@
+/**
+ * Cold-start benchmark of `lorecards hook`, the compiled binary as Claude Code runs it: a fresh process
+ * per prompt, hook JSON on stdin, a 3-turn JSONL transcript, on generated 1k and 10k-card vaults with a
+ * warm index. English and Chinese prompts; p50/p99 wall time and peak RSS of the child process.
+ * Targets (issue 4): p50 ≤ 25 ms on 1k cards without Chinese, ≤ 60 ms with Chinese, ≤ 100 ms on 10k;
+ * RSS ≤ 60 MB on 1k cards.
+ *
+ *   bun bench/hook.ts [--bin dist/lorecards] [--sizes 1000,10000] [--runs 40]
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateCards, sampleWindow } from "./_gen.ts";
+import { ms, percentile, table } from "./_stats.ts";
+import { writeVault } from "./gen-vault.ts";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+}
+
+const bin = arg("--bin", "dist/lorecards");
+const sizes = arg("--sizes", "1000,10000").split(",").map(Number);
+const runs = Number(arg("--runs", "40"));
+
+/** A Claude Code transcript holding the window's earlier messages; the last message is the prompt. */
+function writeTranscript(file: string, messages: string[]): string {
+  const lines = messages
+    .slice(0, -1)
+    .map((text, i) =>
+      JSON.stringify(
+        i % 2 === 0
+          ? { type: "user", message: { role: "user", content: text } }
+          : { type: "assistant", message: { role: "assistant", content: [{ type: "text", text }] } },
+      ),
+    );
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return messages[messages.length - 1]!;
+}
+
+function runOnce(vault: string, stdin: string): { ms: number; rssMB: number; out: string } {
+  const started = performance.now();
+  const proc = Bun.spawnSync([bin, "hook", "--vault", vault, "--no-log"], {
+    stdin: new Blob([stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const elapsed = performance.now() - started;
+  if (proc.exitCode !== 0 || proc.stderr.length > 0)
+    throw new Error(`hook failed: ${proc.stderr.toString()}`);
+  // resourceUsage.maxRSS is in bytes (kilobytes from getrusage, scaled by Bun).
+  const rss = proc.resourceUsage?.maxRSS ?? 0;
+  return { ms: elapsed, rssMB: rss / 1024 / 1024, out: proc.stdout.toString() };
+}
+
+const rows: (string | number)[][] = [["cards", "prompt", "p50", "p99", "max RSS", "injected (first run)"]];
+for (const size of sizes) {
+  const dir = mkdtempSync(join(tmpdir(), "lc-bench-hook-"));
+  try {
+    writeVault(dir, size);
+    const cards = generateCards(size);
+    for (const chinese of [false, true]) {
+      const transcript = join(dir, `t-${chinese ? "zh" : "en"}.jsonl`);
+      const prompt = writeTranscript(transcript, sampleWindow(cards, 7, chinese));
+      const input = (session: string) =>
+        JSON.stringify({
+          hook_event_name: "UserPromptSubmit",
+          session_id: session,
+          transcript_path: transcript,
+          cwd: dir,
+          prompt,
+        });
+      runOnce(dir, input("warm-up")); // builds the persisted index once, as a first prompt would
+      const times: number[] = [];
+      let rss = 0;
+      let injected = 0;
+      for (let i = 0; i < runs; i++) {
+        const r = runOnce(dir, input(`${size}-${chinese ? "zh" : "en"}-${i}`)); // a fresh session each time: the full path, cards injected
+        times.push(r.ms);
+        rss = Math.max(rss, r.rssMB);
+        if (i === 0)
+          injected = r.out
+            ? (JSON.parse(r.out).hookSpecificOutput.additionalContext.match(/^### /gm) ?? []).length
+            : 0;
+      }
+      rows.push([
+        size,
+        chinese ? "Chinese" : "English",
+        ms(percentile(times, 50)),
+        ms(percentile(times, 99)),
+        `${rss.toFixed(1)} MB`,
+        injected,
+      ]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+console.log(
+  `hook cold start: ${bin}, ${runs} runs per row, 3-turn transcript, warm index, Bun ${Bun.version}`,
+);
+console.log(table(rows));

@@ -1,0 +1,50 @@
+// `lorecards hook`: the Claude Code UserPromptSubmit hook. Reads the hook JSON on stdin, prints
+// `hookSpecificOutput.additionalContext` when cards match and nothing otherwise. It exits 0 whatever
+// happens (a message on stderr): in Claude Code, exit 2 from this hook would erase the user's prompt.
+import { defineCommand } from "citty";
+import { LoreError } from "../errors.ts";
+import { isDefaultVault, vaultArg, vaultPath } from "./_shared.ts";
+
+export const hookCommand = defineCommand({
+  meta: { name: "hook", description: "the Claude Code UserPromptSubmit hook (reads the hook JSON on stdin)" },
+  args: {
+    "reinject-after": {
+      type: "string",
+      description: "prompts before the same card may go in again; 0 = every match (default 6)",
+    },
+    budget: { type: "string", description: "characters of cards per injection (default 800)" },
+    "scan-depth": { type: "string", description: "turns of history scanned for keywords (default 3)" },
+    log: {
+      type: "boolean",
+      default: true,
+      description: "record surfacings in hits.jsonl",
+      negativeDescription: "do not write hits.jsonl",
+    },
+    ...vaultArg,
+  },
+  async run({ args }) {
+    try {
+      const stdin = process.stdin.isTTY ? "" : await Bun.stdin.text();
+      const { runHook } = await import("../hook/index.ts");
+      const result = await runHook(stdin, {
+        vaultRoot: vaultPath(args),
+        create: isDefaultVault(args),
+        reinjectAfter: count(args["reinject-after"], "--reinject-after"),
+        budget: count(args.budget, "--budget"),
+        scanDepth: count(args["scan-depth"], "--scan-depth"),
+        log: args.log !== false,
+      });
+      if (result.stdout) process.stdout.write(result.stdout);
+    } catch (err) {
+      process.stderr.write(`lorecards hook: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+    return 0;
+  },
+});
+
+function count(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()))
+    throw new LoreError("usage", `${flag} must be a whole number ≥ 0, got "${value}"`);
+  return Number(value);
+}
