@@ -1,0 +1,55 @@
+// `lorecards mcp`: the MCP server for writing cards. stdio by default (stdout carries protocol only;
+// messages go to stderr); `--http` serves streamable HTTP at /mcp. The MCP SDK is loaded only here.
+import { defineCommand } from "citty";
+import pkg from "../../package.json" with { type: "json" };
+import { LoreError } from "../errors.ts";
+import { openVault } from "../vault/index.ts";
+import { isDefaultVault, vaultArg, vaultPath } from "./_shared.ts";
+
+export const mcpCommand = defineCommand({
+  meta: { name: "mcp", description: "the MCP server for writing cards (stdio, or --http)" },
+  args: {
+    http: { type: "boolean", description: "serve streamable HTTP at /mcp instead of stdio" },
+    host: { type: "string", description: "with --http: where to listen (default 127.0.0.1)" },
+    port: { type: "string", description: "with --http: port (default 8767; 0 = any free port)" },
+    token: {
+      type: "string",
+      description:
+        "with --http: require this token (Authorization: Bearer or X-Lorecards-Token); mandatory off localhost",
+    },
+    ...vaultArg,
+  },
+  async run({ args }) {
+    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const mcp = await import("../mcp/index.ts");
+    if (!args.http) {
+      if (args.host !== undefined || args.port !== undefined || args.token !== undefined) {
+        throw new LoreError("usage", "--host, --port and --token only apply with --http");
+      }
+      await mcp.serveStdio(vault, pkg.version);
+      return 0;
+    }
+    const listener = mcp.serveHttp({
+      vault,
+      version: pkg.version,
+      host: args.host,
+      port: port(args.port),
+      token: args.token || undefined,
+    });
+    process.stderr.write(`lorecards mcp: ${listener.url}${mcp.MCP_PATH} (vault ${vault.root})\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => void listener.stop(true).then(resolve, resolve);
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+    return 0;
+  },
+});
+
+function port(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) {
+    throw new LoreError("usage", `--port must be a port number (0–65535), got "${value}"`);
+  }
+  return Number(value);
+}

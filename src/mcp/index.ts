@@ -1,0 +1,59 @@
+/**
+ * mcp/ owns `lorecards mcp`: the tools an agent uses to *write* cards (write_card, read_card,
+ * list_cards) over the official MCP SDK, on stdio or streamable HTTP. It never recalls or injects:
+ * surfacing is the gateway's and the hook's job, because a model that must decide to look something up
+ * mostly does not. It writes only through vault/, and in stdio mode nothing but protocol reaches stdout.
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { LoreError } from "../errors.ts";
+import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
+import type { Vault } from "../vault/index.ts";
+import { mcpHandler } from "./http.ts";
+import { createMcpServer } from "./server.ts";
+
+export { MCP_PATH, type McpHttpOptions, mcpHandler } from "./http.ts";
+export { MAX_SECTION_CHARS } from "./schemas.ts";
+export { createMcpServer, type ServerOptions } from "./server.ts";
+export { listCardsData, readCardData, writeCard } from "./tools.ts";
+
+export const MCP_DEFAULTS = { host: "127.0.0.1", port: 8767 } as const;
+
+/** Serve on stdin/stdout; resolves when the client closes the connection. */
+export async function serveStdio(vault: Vault, version: string): Promise<void> {
+  const server = createMcpServer(vault, { version });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+}
+
+export interface HttpServeOptions {
+  vault: Vault;
+  version: string;
+  host?: string;
+  port?: number;
+  token?: string;
+}
+
+/** Serve streamable HTTP at /mcp. Off loopback a token is mandatory (refuses to start without one). */
+export function serveHttp(options: HttpServeOptions): Listener {
+  const host = options.host ?? MCP_DEFAULTS.host;
+  const loopback = isLoopbackHost(host);
+  if (!loopback && !options.token) {
+    throw new LoreError(
+      "usage",
+      `--host ${host} is reachable from the network: set --token (e.g. $(openssl rand -hex 16))`,
+    );
+  }
+  const fetch = mcpHandler({
+    vault: options.vault,
+    version: options.version,
+    token: options.token,
+    loopback,
+  });
+  return listen({ hostname: host, port: options.port ?? MCP_DEFAULTS.port, fetch });
+}
