@@ -1,0 +1,48 @@
+// `lorecards export OUT [--format F] [--card FILE] [--json]`: the vault as a lorebook or a card.
+import { defineCommand } from "citty";
+import { LoreError } from "../errors.ts";
+import { EXPORT_FORMATS, type ExportFormat, exportBook } from "../interop/index.ts";
+import { atomicWrite, openVault } from "../vault/index.ts";
+import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+import { readInput } from "./import.ts";
+
+/** Without --format, the output's extension decides; anything else is a SillyTavern book. */
+export function formatFor(out: string, flag?: string): ExportFormat {
+  if (flag !== undefined) {
+    if (!(EXPORT_FORMATS as readonly string[]).includes(flag)) {
+      throw new LoreError("usage", `unknown format "${flag}" (known: ${EXPORT_FORMATS.join(", ")})`);
+    }
+    return flag as ExportFormat;
+  }
+  const lower = out.toLowerCase();
+  if (lower.endsWith(".png")) return "card-png";
+  if (lower.endsWith(".charx")) return "charx";
+  return "st";
+}
+
+export const exportCommand = defineCommand({
+  meta: { name: "export", description: "export the vault as a lorebook or a character card" },
+  args: {
+    out: { type: "positional", required: true, description: "the file to write" },
+    format: {
+      type: "string",
+      description: `${EXPORT_FORMATS.join(" | ")} (default: from OUT's extension, else st)`,
+    },
+    card: { type: "string", description: "a base card (JSON, PNG or CHARX) to carry the book" },
+    ...vaultArg,
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const format = formatFor(args.out, args.format);
+    if (args.card !== undefined && (format === "st" || format === "lorebook_v3")) {
+      throw new LoreError("usage", `--card only applies to card-json, card-png and charx, not ${format}`);
+    }
+    const base = args.card === undefined ? undefined : { bytes: readInput(args.card), filename: args.card };
+    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const file = await exportBook(vault, format, { base });
+    atomicWrite(args.out, file.bytes);
+    if (args.json) printJson({ out: args.out, format, cards: file.cards, bytes: file.bytes.length });
+    else print(`exported ${file.cards} cards to ${args.out} (${format})`);
+    return 0;
+  },
+});

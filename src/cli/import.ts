@@ -1,0 +1,89 @@
+// `lorecards import FILE [--kind K] [--force] [--json]`: a SillyTavern book or a character card in.
+import fs from "node:fs";
+import { defineCommand } from "citty";
+import { LoreError } from "../errors.ts";
+import { type ImportResult, importBook } from "../interop/index.ts";
+import { openVault } from "../vault/index.ts";
+import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+
+/** Larger inputs are refused before reading: no lorebook is this big, a mistaken path might be. */
+const MAX_INPUT_BYTES = 512 * 1024 * 1024;
+
+export function readInput(file: string): Uint8Array {
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch (err) {
+    throw new LoreError("not_found", `${file}: no such file`, { cause: err });
+  }
+  if (size > MAX_INPUT_BYTES)
+    throw new LoreError("too_large", `${file}: ${size} bytes is more than any lorebook`);
+  try {
+    return new Uint8Array(fs.readFileSync(file));
+  } catch (err) {
+    throw new LoreError("io_error", `${file}: cannot read (${(err as Error).message})`, { cause: err });
+  }
+}
+
+/** A one-line bar on stderr, redrawn only when the percentage moves. */
+function progressBar(stream: NodeJS.WriteStream): { update(done: number, total: number): void; end(): void } {
+  let shown = -1;
+  return {
+    update(done, total) {
+      const pct = total === 0 ? 100 : Math.floor((done / total) * 100);
+      if (pct === shown) return;
+      shown = pct;
+      const width = 30;
+      const fill = Math.round((pct / 100) * width);
+      stream.write(`\r[${"#".repeat(fill)}${".".repeat(width - fill)}] ${pct}%`);
+    },
+    end() {
+      if (shown >= 0) stream.write("\n");
+    },
+  };
+}
+
+export function summaryLine(file: string, r: ImportResult): string {
+  const counts = `${r.created} created, ${r.kept} kept, ${r.overwritten} overwritten, ${r.skipped.length} skipped`;
+  return `imported ${file} (${r.format}) into ${r.kind}: ${counts}`;
+}
+
+export const importCommand = defineCommand({
+  meta: {
+    name: "import",
+    description: "import a SillyTavern lorebook or a character card (JSON, PNG, CHARX)",
+  },
+  args: {
+    file: { type: "positional", required: true, description: "the book or card to import" },
+    kind: { type: "string", description: "the kind every imported card gets (default: entry)" },
+    force: { type: "boolean", description: "overwrite cards that already exist (default: keep them)" },
+    ...vaultArg,
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const bytes = readInput(args.file);
+    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const bar = process.stderr.isTTY && !args.json ? progressBar(process.stderr) : undefined;
+    let result: ImportResult;
+    try {
+      result = await importBook(vault, bytes, {
+        kind: args.kind,
+        force: args.force === true,
+        filename: args.file,
+        onProgress: bar?.update,
+      });
+    } finally {
+      bar?.end();
+    }
+    for (const w of result.warnings) process.stderr.write(`lorecards: ${args.file}: ${w}\n`);
+    if (args.json) {
+      const { created, kept, overwritten, skipped, format, kind } = result;
+      printJson({ created, kept, overwritten, skipped, format, kind });
+      return 0;
+    }
+    const lines = [summaryLine(args.file, result)];
+    for (const s of result.skipped) lines.push(`  skipped ${s.title}: ${s.reason}`);
+    print(lines.join("\n"));
+    return 0;
+  },
+});

@@ -1,0 +1,114 @@
+/**
+ * Character Card objects (spec sections 6, 7 and 13): which version a JSON object is, where its
+ * lorebook sits, and how a base card is upgraded to V3 to carry an exported book and downgraded to the
+ * V2 backfill a PNG also carries. Unknown fields of a base card are preserved (spec 13.5).
+ */
+
+import { toV2Entry } from "./_charbook.ts";
+import { isRecord, type Raw } from "./_model.ts";
+
+export type CardVersion = "V1" | "V2" | "V3" | "Unknown";
+
+/** Spec 13.1, in its order. */
+export function detectVersion(obj: Raw): CardVersion {
+  if (obj.spec === "chara_card_v3") return "V3";
+  if (obj.spec === "chara_card_v2") return "V2";
+  if ("name" in obj && !("data" in obj)) return "V1";
+  return "Unknown";
+}
+
+const V1_FIELDS = ["name", "description", "personality", "scenario", "first_mes", "mes_example"] as const;
+const V3_ONLY = [
+  "assets",
+  "nickname",
+  "creator_notes_multilingual",
+  "source",
+  "group_only_greetings",
+  "creation_date",
+  "modification_date",
+];
+const BACKFILL_NOTE =
+  "This card is a Character Card V3; use a V3-compatible application for its full lorebook.";
+
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
+/** Spec 13.2: a V1 card's six fields under `data`, with the V2 additions empty. */
+function v1ToV2(obj: Raw): Raw {
+  const data: Raw = {};
+  for (const f of V1_FIELDS) data[f] = str(obj[f]);
+  Object.assign(data, {
+    creator_notes: "",
+    system_prompt: "",
+    post_history_instructions: "",
+    alternate_greetings: [],
+    tags: [],
+    creator: "",
+    character_version: "",
+    extensions: {},
+  });
+  return { spec: "chara_card_v2", spec_version: "2.0", data };
+}
+
+/** Spec 13.3 (and 13.2 first for V1). A V3 card is returned as a copy. */
+export function toV3(obj: Raw): Raw {
+  const version = detectVersion(obj);
+  const v2 = version === "V1" ? v1ToV2(obj) : obj;
+  const data: Raw = isRecord(v2.data) ? { ...v2.data } : {};
+  if (version !== "V3") {
+    if (!Array.isArray(data.group_only_greetings)) data.group_only_greetings = [];
+    if (isRecord(data.character_book) && Array.isArray(data.character_book.entries)) {
+      data.character_book = {
+        ...data.character_book,
+        entries: data.character_book.entries.map((e) => (isRecord(e) ? { use_regex: false, ...e } : e)),
+      };
+    }
+  }
+  return { ...v2, spec: "chara_card_v3", spec_version: "3.0", data };
+}
+
+/** A blank V3 card to carry a book when no base card is given. */
+export function minimalCard(name: string): Raw {
+  const data: Raw = {};
+  for (const f of V1_FIELDS) data[f] = "";
+  Object.assign(data, {
+    name,
+    creator_notes: "",
+    system_prompt: "",
+    post_history_instructions: "",
+    alternate_greetings: [],
+    tags: [],
+    creator: "",
+    character_version: "",
+    extensions: {},
+    group_only_greetings: [],
+  });
+  return { spec: "chara_card_v3", spec_version: "3.0", data };
+}
+
+/** The base card (any version) as V3, its lorebook's entries replaced, its other book fields kept. */
+export function withBook(base: Raw, entries: Raw[], bookName: string): Raw {
+  const v3 = toV3(base);
+  const data = v3.data as Raw;
+  const old = isRecord(data.character_book) ? data.character_book : {};
+  const book: Raw = { name: bookName, extensions: {}, ...old, entries };
+  return { ...v3, data: { ...data, character_book: book } };
+}
+
+/** Spec 13.4 and 5.2.2: the V2 backfill of a V3 card, with a note for V2-only readers. */
+export function toV2Backfill(v3: Raw): Raw {
+  const data: Raw = { ...(v3.data as Raw) };
+  for (const f of V3_ONLY) delete data[f];
+  const notes = str(data.creator_notes);
+  data.creator_notes = notes.includes(BACKFILL_NOTE)
+    ? notes
+    : notes === ""
+      ? BACKFILL_NOTE
+      : `${BACKFILL_NOTE}\n\n${notes}`;
+  if (isRecord(data.character_book) && Array.isArray(data.character_book.entries)) {
+    const entries = data.character_book.entries.map((e, i) => (isRecord(e) ? toV2Entry(e, i) : e));
+    data.character_book = { ...data.character_book, entries };
+  }
+  return { ...v3, spec: "chara_card_v2", spec_version: "2.0", data };
+}

@@ -1,0 +1,109 @@
+/**
+ * Cards → the bytes of one export file: a SillyTavern World Info book, a `lorebook_v3` export, or a
+ * Character Card V3 carrying the book as JSON, as PNG (`ccv3` plus a V2 `chara` backfill, every other
+ * chunk of the base image kept) or as CHARX. A base card supplies everything but the book's entries.
+ */
+
+import { detectVersion, minimalCard, toV2Backfill, withBook } from "./_card.ts";
+import { writeLorebookEntries } from "./_charbook.ts";
+import { type CharxContents, isZip, readCharx, writeCharx } from "./_charx.ts";
+import type { ExportCard } from "./_draft.ts";
+import { badFile, isRecord, type Raw } from "./_model.ts";
+import { cardTextFromPng, embedCard, isPng, tinyPng } from "./_png.ts";
+import { writeWorldInfo } from "./_st.ts";
+
+export const EXPORT_FORMATS = ["st", "lorebook_v3", "card-json", "card-png", "charx"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface BaseCardFile {
+  bytes: Uint8Array;
+  filename: string;
+}
+
+export interface RenderOptions {
+  /** A card (JSON, PNG or CHARX) to carry the book; a minimal one is made when absent. */
+  base?: BaseCardFile;
+  /** The book's name when the base card has none (default "lorecards"). */
+  bookName?: string;
+}
+
+export interface ExportFile {
+  bytes: Uint8Array;
+  contentType: string;
+  /** A suggested download name. */
+  filename: string;
+  /** How many cards the book holds. */
+  cards: number;
+}
+
+const encoder = new TextEncoder();
+
+function jsonFile(value: unknown, filename: string, cards: number): ExportFile {
+  const bytes = encoder.encode(`${JSON.stringify(value, null, 2)}\n`);
+  return { bytes, contentType: "application/json", filename, cards };
+}
+
+interface BaseCard {
+  card: Raw;
+  png?: Uint8Array;
+  others?: CharxContents["others"];
+}
+
+function parseCardJson(text: string, file: string): Raw {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw badFile(file, `base card is not valid JSON (${(err as Error).message})`, err);
+  }
+  if (!isRecord(json) || detectVersion(json) === "Unknown") {
+    throw badFile(file, "base card is not a Character Card V1, V2 or V3");
+  }
+  return json;
+}
+
+async function loadBase(base: BaseCardFile | undefined, bookName: string): Promise<BaseCard> {
+  if (!base) return { card: minimalCard(bookName) };
+  const { bytes, filename } = base;
+  if (isPng(bytes))
+    return { card: parseCardJson(cardTextFromPng(bytes, filename).text, filename), png: bytes };
+  if (isZip(bytes)) {
+    const { cardJson, others } = await readCharx(bytes, filename, { withOthers: true });
+    return { card: parseCardJson(cardJson, filename), others };
+  }
+  return { card: parseCardJson(new TextDecoder().decode(bytes), filename) };
+}
+
+export async function renderBook(
+  cards: ExportCard[],
+  format: ExportFormat,
+  opts: RenderOptions = {},
+): Promise<ExportFile> {
+  const bookName = opts.bookName ?? "lorecards";
+  if (format === "st") {
+    return jsonFile(
+      writeWorldInfo(cards.map((c) => ({ ...c, st: c.st }))),
+      "lorecards-worldinfo.json",
+      cards.length,
+    );
+  }
+  const entries = writeLorebookEntries(cards.map((c) => ({ ...c, card: c.card })));
+  if (format === "lorebook_v3") {
+    return jsonFile(
+      { spec: "lorebook_v3", data: { name: bookName, extensions: {}, entries } },
+      "lorecards-lorebook.json",
+      cards.length,
+    );
+  }
+  const base = await loadBase(opts.base, bookName);
+  const card = withBook(base.card, entries, bookName);
+  if (format === "card-json") return jsonFile(card, "lorecards-card.json", cards.length);
+  if (format === "card-png") {
+    const image = base.png ?? tinyPng();
+    const texts = { ccv3: JSON.stringify(card), chara: JSON.stringify(toV2Backfill(card)) };
+    const bytes = embedCard(image, texts, opts.base?.filename ?? "base image");
+    return { bytes, contentType: "image/png", filename: "lorecards-card.png", cards: cards.length };
+  }
+  const bytes = await writeCharx(JSON.stringify(card, null, 2), base.others ?? []);
+  return { bytes, contentType: "application/zip", filename: "lorecards-card.charx", cards: cards.length };
+}

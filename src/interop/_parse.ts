@@ -1,0 +1,106 @@
+/**
+ * From a file's bytes (or JSON text, or an already parsed JSON value, as the HTTP API receives it) to book entries:
+ * detect the format, find the lorebook, map each entry. Format detection: PNG signature, zip
+ * signature (CHARX), otherwise JSON — a card (spec 13.1), a `lorebook_v3` export, or a World Info book.
+ */
+
+import { type CardVersion, detectVersion } from "./_card.ts";
+import { readLorebook } from "./_charbook.ts";
+import { isZip, readCharx, type ZipLimits } from "./_charx.ts";
+import { type BookEntry, badFile, isRecord, type Raw } from "./_model.ts";
+import { cardTextFromPng, isPng } from "./_png.ts";
+import { isWorldInfo, readWorldInfo, type SkippedEntry } from "./_st.ts";
+
+export type SourceFormat = "st" | "lorebook_v3" | "card-json" | "card-png" | "charx";
+
+export interface ParsedBook {
+  format: SourceFormat;
+  /** The card version a card format held (V1/V2/V3); absent for books. */
+  version?: CardVersion;
+  /** Which frontmatter key carries the foreign fields: `st` for World Info, `card` otherwise. */
+  namespace: "st" | "card";
+  name?: string;
+  entries: BookEntry[];
+  skipped: SkippedEntry[];
+  warnings: string[];
+}
+
+export interface ParseOptions {
+  /** The name used in every error message (a path or an upload's file name). */
+  filename: string;
+  zipLimits?: Partial<ZipLimits>;
+}
+
+export async function parseBook(input: Uint8Array | unknown, opts: ParseOptions): Promise<ParsedBook> {
+  const file = opts.filename;
+  if (typeof input === "string") return parseJsonValue(parseJsonText(input, file, "text"), "card-json", file);
+  if (!(input instanceof Uint8Array)) return parseJsonValue(input, "card-json", file);
+  if (isPng(input)) {
+    const { text, chunk } = cardTextFromPng(input, file);
+    return parseJsonValue(parseJsonText(text, file, `PNG chunk "${chunk}"`), "card-png", file);
+  }
+  if (isZip(input)) {
+    const { cardJson } = await readCharx(input, file, { limits: opts.zipLimits });
+    return parseJsonValue(parseJsonText(cardJson, file, "card.json"), "charx", file);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(input);
+  } catch (err) {
+    throw badFile(file, "neither PNG, CHARX nor UTF-8 JSON", err);
+  }
+  return parseJsonValue(parseJsonText(text, file, "file"), "card-json", file);
+}
+
+function parseJsonText(text: string, file: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw badFile(file, `${what} is not valid JSON (${(err as Error).message})`, err);
+  }
+}
+
+function parseJsonValue(json: unknown, container: SourceFormat, file: string): ParsedBook {
+  if (isRecord(json) && json.spec === "lorebook_v3") {
+    if (!isRecord(json.data)) throw badFile(file, "lorebook_v3 has no `data` object");
+    return fromLorebook(json.data, "lorebook_v3", undefined, [], file);
+  }
+  if (isRecord(json)) {
+    const version = detectVersion(json);
+    if (version !== "Unknown") return fromCard(json, version, container, file);
+  }
+  if (container === "card-json" && isWorldInfo(json)) {
+    const { entries, skipped } = readWorldInfo(json, file);
+    const name = isRecord(json) && typeof json.name === "string" ? json.name : undefined;
+    return { format: "st", namespace: "st", name, entries, skipped, warnings: [] };
+  }
+  throw badFile(file, "not a SillyTavern World Info book, a Character Card V1/V2/V3 or a lorebook_v3 export");
+}
+
+function fromCard(card: Raw, version: CardVersion, format: SourceFormat, file: string): ParsedBook {
+  if (version === "V1") throw badFile(file, "is a V1 character card, which has no lorebook");
+  const data = card.data;
+  if (!isRecord(data)) throw badFile(file, `is a ${version} character card without a \`data\` object`);
+  const warnings: string[] = [];
+  const specVersion = Number.parseFloat(String(card.spec_version ?? ""));
+  if (version === "V3" && specVersion > 3) {
+    warnings.push(`card spec_version ${String(card.spec_version)} is newer than 3.0; unknown fields kept`);
+  }
+  const book = data.character_book;
+  if (!isRecord(book))
+    throw badFile(file, `is a ${version} character card without a lorebook (character_book)`);
+  return fromLorebook(book, format, version, warnings, file);
+}
+
+function fromLorebook(
+  book: Raw,
+  format: SourceFormat,
+  version: CardVersion | undefined,
+  warnings: string[],
+  file: string,
+): ParsedBook {
+  if (!Array.isArray(book.entries)) throw badFile(file, "lorebook has no `entries` list");
+  const v3 = version === undefined || version === "V3";
+  const { name, entries, skipped } = readLorebook(book, { v3 });
+  return { format, version, namespace: "card", name, entries, skipped, warnings };
+}

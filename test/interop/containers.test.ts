@@ -1,0 +1,202 @@
+import { describe, expect, test } from "bun:test";
+import zlib from "node:zlib";
+import { type ExportCard, parseBook, renderBook } from "../../src/interop/index.ts";
+import { CARD, png, zip } from "../fixtures/interop/make.ts";
+import { bad, HAVE_REAL, real } from "./_support.ts";
+
+type Raw = Record<string, unknown>;
+
+function b64(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64");
+}
+
+function textChunk(keyword: string, value: string): Uint8Array {
+  const data = Buffer.from(`${keyword}\0${value}`, "latin1");
+  const type = Buffer.from("tEXt");
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(Buffer.concat([type, data])));
+  return Buffer.concat([len, type, data, crc]);
+}
+
+/** Chunk types and tEXt keywords of a PNG, in order. */
+function chunkList(bytes: Uint8Array): { type: string; keyword?: string; text?: string }[] {
+  const out: { type: string; keyword?: string; text?: string }[] = [];
+  const buf = Buffer.from(bytes);
+  for (let pos = 8; pos < buf.length; ) {
+    const len = buf.readUInt32BE(pos);
+    const type = buf.toString("latin1", pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (type === "tEXt") {
+      const nul = data.indexOf(0);
+      out.push({ type, keyword: data.toString("latin1", 0, nul), text: data.toString("latin1", nul + 1) });
+    } else out.push({ type });
+    pos += 12 + len;
+  }
+  return out;
+}
+
+function decodeText(text: string | undefined): Raw {
+  return JSON.parse(Buffer.from(text ?? "", "base64").toString("utf8"));
+}
+
+const aCard: ExportCard = {
+  key: "harbor",
+  kind: "entry",
+  title: "harbor",
+  keywords: ["harbor"],
+  secondary: { all: [], any: [], not: [] },
+  scanDepth: null,
+  priority: 10,
+  enabled: true,
+  body: "The old harbor.",
+  st: {},
+  card: { decorators: ["@@depth 2"] },
+};
+
+describe("PNG cards", () => {
+  test("ccv3 wins over chara, whatever the case of the keyword", async () => {
+    const v3 = { ...CARD, spec: "chara_card_v3", spec_version: "3.0" };
+    v3.data = { ...CARD.data, character_book: { ...CARD.data.character_book, name: "from ccv3" } };
+    const file = png([textChunk("chara", b64(CARD)), textChunk("CCV3", b64(v3))]);
+    expect(await parseBook(file, { filename: "x.png" })).toMatchObject({ version: "V3", name: "from ccv3" });
+  });
+
+  test("a PNG with only chara is read from chara", async () => {
+    const book = await parseBook(png([textChunk("Chara", b64(CARD))]), { filename: "x.png" });
+    expect(book).toMatchObject({ format: "card-png", version: "V2", name: "Fixture book" });
+    expect(book.entries.map((e) => e.title)).toEqual(["harbor", "lantern"]);
+  });
+
+  test("a PNG without a card chunk is refused by name", async () => {
+    await expect(parseBook(png([textChunk("Comment", "hello")]), { filename: "plain.png" })).rejects.toThrow(
+      /plain\.png: .*no tEXt chunk "ccv3" or "chara"/,
+    );
+  });
+
+  test("the exported PNG carries ccv3 and a V2 chara backfill, and keeps every other chunk of the base", async () => {
+    const base = png([textChunk("Software", "paint"), textChunk("chara", b64(CARD))]);
+    const out = await renderBook([aCard], "card-png", { base: { bytes: base, filename: "base.png" } });
+    const chunks = chunkList(out.bytes);
+    expect(chunks.map((c) => c.keyword ?? c.type)).toEqual([
+      "IHDR",
+      "IDAT",
+      "Software",
+      "chara",
+      "ccv3",
+      "IEND",
+    ]);
+    const v3 = decodeText(chunks.find((c) => c.keyword === "ccv3")?.text) as { data: Raw };
+    const v2 = decodeText(chunks.find((c) => c.keyword === "chara")?.text) as { data: Raw };
+    expect(v3).toMatchObject({ spec: "chara_card_v3", data: { name: "Fixture" } });
+    expect(v2).toMatchObject({ spec: "chara_card_v2", spec_version: "2.0" });
+    const v3Entry = (v3.data.character_book as { entries: Raw[] }).entries[0]!;
+    const v2Entry = (v2.data.character_book as { entries: Raw[] }).entries[0]!;
+    expect(v3Entry).toMatchObject({ content: "@@depth 2\nThe old harbor.", use_regex: false });
+    expect(v2Entry.content).toBe("The old harbor.");
+    expect(v2Entry).not.toHaveProperty("use_regex");
+    expect(v2.data).not.toHaveProperty("group_only_greetings");
+    expect(String(v2.data.creator_notes)).toContain("V3");
+  });
+
+  test("an exported PNG without a base is a valid image that imports again", async () => {
+    const out = await renderBook([aCard], "card-png");
+    expect(chunkList(out.bytes).map((c) => c.keyword ?? c.type)).toEqual([
+      "IHDR",
+      "IDAT",
+      "chara",
+      "ccv3",
+      "IEND",
+    ]);
+    const again = await parseBook(out.bytes, { filename: "out.png" });
+    expect(again.entries[0]).toMatchObject({ title: "harbor", body: "The old harbor.", priority: 10 });
+  });
+
+  test.skipIf(!HAVE_REAL)(
+    "the real Seraphina PNG keeps its image data and gets both chunks replaced",
+    async () => {
+      const base = real("st-card-Seraphina.png");
+      const out = await renderBook([aCard], "card-png", {
+        base: { bytes: base, filename: "st-card-Seraphina.png" },
+      });
+      const before = chunkList(base).filter((c) => c.type !== "tEXt");
+      const after = chunkList(out.bytes);
+      expect(after.filter((c) => c.type !== "tEXt")).toEqual(before);
+      expect(after.filter((c) => c.type === "tEXt").map((c) => c.keyword)).toEqual(["chara", "ccv3"]);
+      const v3 = decodeText(after.find((c) => c.keyword === "ccv3")?.text) as { data: Raw };
+      expect(v3.data.name).toBe("Seraphina");
+      const book = await parseBook(out.bytes, { filename: "out.png" });
+      expect(book).toMatchObject({ name: "Eldoria", entries: [{ title: "harbor" }] });
+    },
+  );
+});
+
+describe("CHARX", () => {
+  test("an exported CHARX holds card.json and imports again", async () => {
+    const out = await renderBook([aCard], "charx");
+    expect(out.contentType).toBe("application/zip");
+    const book = await parseBook(out.bytes, { filename: "out.charx" });
+    expect(book).toMatchObject({ format: "charx", version: "V3" });
+    expect(book.entries[0]).toMatchObject({ title: "harbor", body: "The old harbor." });
+  });
+
+  test("a base CHARX's other files are carried into the export", async () => {
+    const icon = png([]);
+    const base = zip([
+      { name: "card.json", data: Buffer.from(JSON.stringify(CARD)) },
+      { name: "assets/icon/images/main.png", data: icon },
+    ]);
+    const out = await renderBook([aCard], "charx", { base: { bytes: base, filename: "base.charx" } });
+    const { ZipReader, Uint8ArrayReader, Uint8ArrayWriter } = await import("@zip.js/zip.js");
+    const entries = await new ZipReader(new Uint8ArrayReader(out.bytes)).getEntries();
+    expect(entries.map((e) => e.filename)).toEqual(["card.json", "assets/icon/images/main.png"]);
+    const icon2 = entries[1]!;
+    if (icon2.directory) throw new Error("expected a file entry");
+    const carried = await icon2.getData(new Uint8ArrayWriter());
+    expect(Buffer.from(carried).equals(Buffer.from(icon))).toBe(true);
+  });
+
+  test("a size-liar that inflates to 64 MiB is stopped, not read to the end", async () => {
+    const liar = zip([
+      { name: "card.json", data: new Uint8Array(64 * 1024 * 1024).fill(0x20), declared: 100 },
+    ]);
+    await expect(parseBook(liar, { filename: "liar.charx" })).rejects.toThrow(
+      /liar\.charx: .*card\.json.*size/,
+    );
+  });
+});
+
+describe("bad files are refused with the file's name and what is wrong", () => {
+  test.each([
+    ["truncated.png", "parse_error", /truncated\.png: PNG is truncated/],
+    ["bad-crc.png", "parse_error", /bad-crc\.png: PNG chunk tEXt .* bad CRC/],
+    ["bad-base64.png", "parse_error", /bad-base64\.png: PNG tEXt chunk "chara" is not valid base64/],
+    ["invalid.json", "parse_error", /invalid\.json: .*not valid JSON/],
+    ["no-lorebook.json", "parse_error", /no-lorebook\.json: .*without a lorebook/],
+    ["zip-slip.charx", "parse_error", /zip-slip\.charx: ZIP entry name "\.\.\/\.\.\/evil\.txt" is unsafe/],
+    [
+      "zip-bomb.charx",
+      "too_large",
+      /zip-bomb\.charx: ZIP entry "card\.json" inflates to 67108864 bytes, over the limit/,
+    ],
+    ["zip-size-liar.charx", "parse_error", /zip-size-liar\.charx: ZIP entry "card\.json" .*size/],
+    ["encrypted.charx", "parse_error", /encrypted\.charx: ZIP entry "card\.json" is encrypted/],
+    ["no-card-json.charx", "parse_error", /no-card-json\.charx: CHARX has no card\.json/],
+  ])("%s (%s)", async (name, code, message) => {
+    const err = await parseBook(bad(name), { filename: name }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ name: "LoreError", code });
+    expect((err as Error).message).toMatch(message);
+  });
+
+  test.each([
+    [{ name: "Old", description: "" }, /is a V1 character card, which has no lorebook/],
+    [{ hello: "world" }, /not a SillyTavern World Info book, a Character Card/],
+    [{ spec: "chara_card_v2" }, /without a `data` object/],
+  ])("%j is refused", async (value, message) => {
+    await expect(parseBook(value, { filename: "upload.json" })).rejects.toThrow(message);
+  });
+});

@@ -1,0 +1,231 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { exportBook, importBook } from "../../src/interop/index.ts";
+import { initVault, openVault, readCard, type Vault } from "../../src/vault/index.ts";
+import { bad, HAVE_REAL, json, real, tempDir } from "./_support.ts";
+
+type Raw = Record<string, unknown>;
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function newVault(): Vault {
+  const root = path.join(tempDir(), "vault");
+  dirs.push(path.dirname(root));
+  initVault(root);
+  return openVault(root);
+}
+
+const BOOK = {
+  entries: {
+    "0": {
+      uid: 0,
+      key: ["harbor"],
+      comment: "harbor",
+      content: "The old harbor.",
+      order: 10,
+      probability: 50,
+    },
+    "1": { uid: 1, key: ["lantern"], comment: "lantern", content: "A green lantern.", disable: true },
+    "2": { uid: 2, key: ["Harbor town"], comment: "Harbor", content: "Same title, other case." },
+  },
+};
+
+/** Every file and directory under root with its bytes, except the lock (it exists only while locked). */
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
+      const abs = path.join(dir, d.name);
+      const rel = path.relative(root, abs);
+      if (d.isDirectory()) {
+        out[`${rel}/`] = "";
+        walk(abs);
+      } else if (!rel.endsWith("lock")) out[rel] = fs.readFileSync(abs, "base64");
+    }
+  };
+  walk(root);
+  return out;
+}
+
+describe("importBook", () => {
+  test("creates one card per entry, keyed from the title, repeats numbered", async () => {
+    const vault = newVault();
+    const result = await importBook(vault, BOOK, { filename: "book.json" });
+    expect(result).toMatchObject({
+      format: "st",
+      kind: "entry",
+      created: 3,
+      kept: 0,
+      overwritten: 0,
+      skipped: [],
+    });
+    expect(readCard(vault, "entry", "harbor")).toMatchObject({
+      title: "harbor",
+      priority: 10,
+      keywords: ["harbor"],
+    });
+    expect(readCard(vault, "entry", "harbor").frontmatter.st).toEqual({ uid: 0, probability: 50 });
+    expect(readCard(vault, "entry", "lantern").enabled).toBe(false);
+    expect(readCard(vault, "entry", "Harbor 2").body).toBe("Same title, other case.\n");
+  });
+
+  test("existing cards are kept unless force, and force overwrites them in place", async () => {
+    const vault = newVault();
+    await importBook(vault, BOOK, { filename: "book.json" });
+    const file = path.join(vault.root, "harbor.md");
+    fs.writeFileSync(file, "---\ntitle: harbor\nkeywords: [mine]\n---\nMy own edit.\n");
+    const kept = await importBook(vault, BOOK, { filename: "book.json" });
+    expect(kept).toMatchObject({ created: 0, kept: 3, overwritten: 0 });
+    expect(fs.readFileSync(file, "utf8")).toContain("My own edit.");
+    const forced = await importBook(vault, BOOK, { filename: "book.json", force: true });
+    expect(forced).toMatchObject({ created: 0, kept: 0, overwritten: 3 });
+    expect(fs.readFileSync(file, "utf8")).toContain("The old harbor.");
+  });
+
+  test("--kind puts every card in that kind's directory", async () => {
+    const vault = newVault();
+    await importBook(vault, BOOK, { filename: "book.json", kind: "place" });
+    expect(fs.existsSync(path.join(vault.root, "places", "harbor.md"))).toBe(true);
+  });
+
+  test("an unknown kind is refused before anything is written", async () => {
+    const vault = newVault();
+    const before = snapshot(vault.root);
+    await expect(importBook(vault, BOOK, { filename: "book.json", kind: "planet" })).rejects.toMatchObject({
+      code: "unknown_kind",
+    });
+    expect(snapshot(vault.root)).toEqual(before);
+  });
+
+  test("a failed import leaves the vault byte for byte as it was", async () => {
+    const vault = newVault();
+    await importBook(
+      vault,
+      { entries: { "0": { key: ["harbor"], comment: "harbor", content: "first" } } },
+      {
+        filename: "first.json",
+      },
+    );
+    // A directory where the third card must go makes the last move fail after two have succeeded.
+    fs.mkdirSync(path.join(vault.root, "zz blocker.md", "inside"), { recursive: true });
+    const before = snapshot(vault.root);
+    const book = {
+      entries: [
+        { key: ["harbor"], comment: "harbor", content: "second" },
+        { key: ["new"], comment: "aaa new", content: "new" },
+        { key: ["x"], comment: "zz blocker", content: "x" },
+      ],
+    };
+    const err = await importBook(vault, book, { filename: "book.json", force: true }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: "io_error" });
+    expect((err as Error).message).toContain("zz blocker.md");
+    expect(snapshot(vault.root)).toEqual(before);
+  });
+
+  test.each(["truncated.png", "zip-bomb.charx", "invalid.json"])(
+    "a refused file (%s) changes nothing",
+    async (name) => {
+      const vault = newVault();
+      const before = snapshot(vault.root);
+      await expect(importBook(vault, bad(name), { filename: name })).rejects.toThrow(name);
+      expect(snapshot(vault.root)).toEqual(before);
+    },
+  );
+
+  test.skipIf(!HAVE_REAL)("the real Seraphina PNG imports its 4 entries", async () => {
+    const vault = newVault();
+    const result = await importBook(vault, real("st-card-Seraphina.png"), {
+      filename: "st-card-Seraphina.png",
+    });
+    expect(result).toMatchObject({ format: "card-png", created: 4 });
+    expect(readCard(vault, "entry", "glade").frontmatter.card).toMatchObject({ use_regex: true });
+  });
+});
+
+describe("exportBook", () => {
+  test("private sections never leave the vault, in any format", async () => {
+    const vault = newVault();
+    const text =
+      "---\ntitle: Bob\nkeywords: [Bob]\n---\n## who\nA friend.\n\n## correspondence\nSECRET draft.\n";
+    fs.writeFileSync(path.join(vault.root, "people", "Bob.md"), text);
+    for (const format of ["st", "lorebook_v3", "card-json", "card-png", "charx"] as const) {
+      const file = await exportBook(vault, format);
+      const raw = Buffer.from(file.bytes).toString("latin1");
+      const decoded = [...raw.matchAll(/(?:chara|ccv3)\0([A-Za-z0-9+/=]+)/g)].map((m) =>
+        Buffer.from(m[1]!, "base64").toString(),
+      );
+      let unzipped = "";
+      if (format === "charx") {
+        const { ZipReader, Uint8ArrayReader, TextWriter } = await import("@zip.js/zip.js");
+        const [entry] = await new ZipReader(new Uint8ArrayReader(file.bytes)).getEntries();
+        if (entry && !entry.directory) unzipped = await entry.getData(new TextWriter());
+      }
+      const all = [raw, ...decoded, unzipped].join("\n");
+      expect([format, all.includes("SECRET")]).toEqual([format, false]);
+      expect([format, all.includes("A friend.")]).toEqual([format, true]);
+    }
+  });
+
+  test.skipIf(!HAVE_REAL)("Eldoria through a vault and back gives every field back", async () => {
+    const vault = newVault();
+    await importBook(vault, real("st-worldinfo-Eldoria.json"), { filename: "Eldoria.json", kind: "place" });
+    const original = json(real("st-worldinfo-Eldoria.json")) as { entries: Record<string, Raw> };
+    const out = json((await exportBook(vault, "st")).bytes) as { entries: Record<string, Raw> };
+    const byComment = new Map(Object.values(out.entries).map((e) => [e.comment, e]));
+    for (const entry of Object.values(original.entries)) {
+      const back = byComment.get(entry.comment);
+      for (const [field, value] of Object.entries(entry))
+        expect([entry.comment, field, back?.[field]]).toEqual([entry.comment, field, value]);
+    }
+  });
+});
+
+describe("the import and export commands", () => {
+  const bun = path.resolve(import.meta.dir, "../../node_modules/.bin/bun");
+  const main = path.resolve(import.meta.dir, "../../src/main.ts");
+  function cli(args: string[]) {
+    const p = Bun.spawnSync([bun, main, ...args], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env },
+    });
+    return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
+  }
+
+  test("import --json prints the counts; a second run keeps; --force overwrites", () => {
+    const vault = newVault();
+    const book = path.join(path.dirname(vault.root), "book.json");
+    fs.writeFileSync(book, JSON.stringify(BOOK));
+    const first = cli(["import", book, "--vault", vault.root, "--json"]);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.out)).toMatchObject({ created: 3, kept: 0, overwritten: 0, skipped: [] });
+    expect(JSON.parse(cli(["import", book, "--vault", vault.root, "--json"]).out)).toMatchObject({ kept: 3 });
+    const forced = cli(["import", book, "--vault", vault.root, "--force"]);
+    expect(forced.out).toMatch(/0 created, 0 kept, 3 overwritten, 0 skipped/);
+  });
+
+  test("a bad file exits 5 naming the file and the problem", () => {
+    const vault = newVault();
+    const file = path.resolve(import.meta.dir, "../fixtures/interop/bad-crc.png");
+    const run = cli(["import", file, "--vault", vault.root]);
+    expect(run.code).toBe(5);
+    expect(run.err).toMatch(/bad-crc\.png: PNG chunk tEXt .* bad CRC/);
+  });
+
+  test("export writes the file in the format its extension names", async () => {
+    const vault = newVault();
+    await importBook(vault, BOOK, { filename: "book.json" });
+    const out = path.join(path.dirname(vault.root), "out.png");
+    const run = cli(["export", out, "--vault", vault.root, "--json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.out)).toMatchObject({ format: "card-png", cards: 9 });
+    expect(fs.readFileSync(out).subarray(1, 4).toString()).toBe("PNG");
+    expect(cli(["export", out, "--vault", vault.root, "--format", "docx"]).code).toBe(2);
+  });
+});
