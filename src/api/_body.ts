@@ -1,0 +1,52 @@
+/**
+ * Request bodies: JSON only, read with a hard size cap so a client cannot make the server buffer an
+ * unbounded upload (the declared Content-Length is checked first, then the bytes actually received).
+ */
+import { LoreError } from "../errors.ts";
+
+export async function readBytes(req: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge(limit);
+  if (req.body === null) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+function tooLarge(limit: number): LoreError {
+  return new LoreError("too_large", `the request body is over the limit of ${limit} bytes`);
+}
+
+/** The body as a JSON object; anything else is `invalid_input`. */
+export async function readJsonObject(req: Request, limit: number): Promise<Record<string, unknown>> {
+  const bytes = await readBytes(req, limit);
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw new LoreError("invalid_input", `the request body is not valid JSON: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new LoreError("invalid_input", "the request body must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,191 @@
+/**
+ * Cards as the API shows them and takes them (spec "HTTP API"): a list item, a full card (every
+ * frontmatter key, `fields` = section → text, `extra` = the frontmatter keys lorecards does not know,
+ * `mtime` as a string because nanoseconds do not survive a JSON number in a browser), and the reverse
+ * mapping from a request body to the frontmatter and body a write needs.
+ */
+import { KNOWN_FIELDS } from "../card/index.ts";
+import type { Card, CardMeta, KindDef, KindsConfig } from "../card/types.ts";
+import { LoreError } from "../errors.ts";
+
+const KNOWN = new Set<string>(KNOWN_FIELDS);
+/** Keys of the API shape that are not frontmatter. */
+const RESERVED = new Set(["key", "kind", "path", "mtime", "fields", "extra", "preamble", "body", "warnings"]);
+
+export function listItem(meta: CardMeta) {
+  return {
+    key: meta.key,
+    kind: meta.kind,
+    path: meta.path,
+    title: meta.title,
+    keywords: meta.keywords,
+    aliases: meta.aliases,
+    enabled: meta.enabled,
+    inject: meta.inject,
+    preview: meta.firstLine,
+    mtime: meta.mtime,
+  };
+}
+
+function trimSection(text: string): string {
+  return text.replace(/^\n+/, "").replace(/\s+$/, "");
+}
+
+/** Section → text: the kind's own sections first (empty when absent), then every other heading in file order. */
+export function cardFields(card: Card, kind: KindDef): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const s of kind.sections) fields[s] = "";
+  for (const s of card.sections) {
+    const text = trimSection(s.text);
+    fields[s.heading] = fields[s.heading] ? `${fields[s.heading]}\n\n${text}` : text;
+  }
+  return fields;
+}
+
+export function cardJson(card: Card, kind: KindDef) {
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(card.frontmatter)) if (!KNOWN.has(k)) extra[k] = v;
+  return {
+    ...card.frontmatter,
+    kind: card.kind,
+    key: card.key,
+    path: card.path,
+    title: card.title,
+    keywords: card.keywords,
+    aliases: card.aliases,
+    secondary: card.secondary,
+    scan_depth: card.scanDepth,
+    refs: card.refs,
+    priority: card.priority,
+    enabled: card.enabled,
+    inject: card.inject,
+    fields: cardFields(card, kind),
+    preamble: trimSection(card.preamble),
+    body: card.body,
+    extra,
+    warnings: card.warnings,
+    mtime: card.mtime,
+  };
+}
+
+function bad(message: string): LoreError {
+  return new LoreError("invalid_input", message);
+}
+
+/** A list of words: a JSON array of strings, or one comma-separated string. */
+function wordList(value: unknown, name: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === "string") {
+    return value
+      .split(/[,，、]/)
+      .map((w) => w.trim())
+      .filter(Boolean);
+  }
+  if (Array.isArray(value) && value.every((v) => typeof v === "string" || typeof v === "number")) {
+    return value.map((v) => String(v).trim()).filter(Boolean);
+  }
+  throw bad(`${name} must be a list of words`);
+}
+
+function secondaryOf(value: unknown): Record<string, string[]> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw bad("secondary must be {all, any, not}");
+  const out: Record<string, string[]> = {};
+  for (const part of ["all", "any", "not"] as const) {
+    const words = wordList((value as Record<string, unknown>)[part], `secondary.${part}`);
+    if (words.length > 0) out[part] = words;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function integer(value: unknown, name: string): number | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  const n = typeof value === "string" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isInteger(n)) throw bad(`${name} must be a whole number`);
+  return n;
+}
+
+function flag(value: unknown, name: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "boolean") throw bad(`${name} must be true or false`);
+  return value;
+}
+
+/**
+ * The frontmatter a write stores: known fields written sparsely (a default is simply left out, so the
+ * file stays as short as the user's own), then the unknown keys from `extra` and the top level.
+ */
+export function frontmatterOf(input: Record<string, unknown>, kind: KindDef, key: string) {
+  const fm: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) if (!KNOWN.has(k) && !RESERVED.has(k)) fm[k] = v;
+  if (input.extra !== undefined) {
+    if (input.extra === null || typeof input.extra !== "object" || Array.isArray(input.extra)) {
+      throw bad("extra must be an object of frontmatter keys");
+    }
+    for (const [k, v] of Object.entries(input.extra)) {
+      if (KNOWN.has(k) || RESERVED.has(k)) throw bad(`extra may not set "${k}"; it is a field of its own`);
+      fm[k] = v;
+    }
+  }
+  if (input.title !== undefined && typeof input.title !== "string") throw bad("title must be a string");
+  const title = typeof input.title === "string" && input.title.trim() !== "" ? input.title.trim() : key;
+  const known: Record<string, unknown> = { title };
+  if (kind.dir !== "") known.kind = kind.name;
+  const lists = { keywords: input.keywords, aliases: input.aliases, refs: input.refs };
+  for (const [name, value] of Object.entries(lists)) {
+    const words = wordList(value, name);
+    if (words.length > 0) known[name] = words;
+  }
+  const secondary = secondaryOf(input.secondary);
+  if (secondary) known.secondary = secondary;
+  const depth = integer(input.scan_depth, "scan_depth");
+  if (depth !== undefined) {
+    if (depth < 0) throw bad("scan_depth must be 0 or more");
+    known.scan_depth = depth;
+  }
+  const priority = integer(input.priority, "priority");
+  if (priority !== undefined && priority !== 0) known.priority = priority;
+  if (flag(input.enabled, "enabled") === false) known.enabled = false;
+  if (flag(input.inject, "inject") === false) known.inject = false;
+  return { ...known, ...fm };
+}
+
+function sectionOrder(fields: Record<string, unknown>, kind: KindDef, kinds: KindsConfig): string[] {
+  const order = [...kind.sections, ...kinds.privateSections];
+  for (const h of Object.keys(fields)) if (!order.includes(h)) order.push(h);
+  return order.filter((h) => h in fields);
+}
+
+/**
+ * The Markdown body: `body` verbatim when given; otherwise the preamble, then each non-empty field as
+ * a `## heading` (the kind's sections in table order, then private ones, then the user's own);
+ * undefined when the request says nothing about the body (an update then keeps it).
+ */
+export function bodyOf(
+  input: Record<string, unknown>,
+  kind: KindDef,
+  kinds: KindsConfig,
+): string | undefined {
+  if (input.body !== undefined) {
+    if (typeof input.body !== "string") throw bad("body must be a string");
+    return input.body;
+  }
+  if (input.fields === undefined && input.preamble === undefined) return undefined;
+  const fields = (input.fields ?? {}) as Record<string, unknown>;
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
+    throw bad("fields must be an object of section → text");
+  }
+  const parts: string[] = [];
+  if (input.preamble !== undefined && typeof input.preamble !== "string")
+    throw bad("preamble must be a string");
+  const preamble = ((input.preamble as string | undefined) ?? "").trim();
+  if (preamble) parts.push(preamble);
+  for (const heading of sectionOrder(fields, kind, kinds)) {
+    const text = fields[heading];
+    if (typeof text !== "string") throw bad(`fields["${heading}"] must be a string`);
+    if (/[\r\n]/.test(heading) || heading.trim() === "")
+      throw bad("a section heading must be one non-empty line");
+    if (text.trim() !== "") parts.push(`## ${heading.trim()}\n${text.replace(/\s+$/, "")}`);
+  }
+  return parts.length === 0 ? "" : `${parts.join("\n\n")}\n`;
+}

@@ -1,0 +1,262 @@
+/**
+ * One function per endpoint of the spec's table ("HTTP API"). Each takes the parsed request and the
+ * shared context and returns plain data (sent as JSON) or a Response; errors are thrown as LoreError and
+ * turned into `{error, detail}` by the caller.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { keyFromTitle, kindByName, parseCard } from "../card/index.ts";
+import { checkCards } from "../check/index.ts";
+import { LoreError } from "../errors.ts";
+import { exportBook, importBook } from "../interop/index.ts";
+import { type Engine, recallJson, type Turn } from "../recall/index.ts";
+import { appendHits, readRecentHits } from "../state/index.ts";
+import {
+  archiveCard,
+  createCard,
+  listArchived,
+  loadIndex,
+  readCard,
+  restoreCard,
+  updateCard,
+  type Vault,
+} from "../vault/index.ts";
+import { readBytes, readJsonObject } from "./_body.ts";
+import { bodyOf, cardJson, frontmatterOf, listItem } from "./_card-json.ts";
+
+export interface Context {
+  vault: Vault;
+  engine: Engine;
+  noLog: boolean;
+  limits: { json: number; import: number };
+  now: () => Date;
+}
+
+export function kinds(ctx: Context) {
+  return {
+    kinds: ctx.vault.kinds.kinds.map((k) => ({
+      name: k.name,
+      dir: k.dir,
+      sections: k.sections,
+      recent: k.recent ?? null,
+    })),
+    private_sections: ctx.vault.kinds.privateSections,
+  };
+}
+
+function truthy(value: string | null): boolean {
+  return value !== null && ["1", "true", "yes"].includes(value.toLowerCase());
+}
+
+export function listCards(ctx: Context, url: URL) {
+  const kindParam = url.searchParams.get("kind");
+  const kind = kindParam ? kindByName(ctx.vault.kinds, kindParam).name : undefined;
+  if (truthy(url.searchParams.get("archived"))) return { cards: archivedItems(ctx, kind) };
+  const { cards } = loadIndex(ctx.vault);
+  return { cards: cards.filter((c) => kind === undefined || c.kind === kind).map(listItem) };
+}
+
+function archivedItems(ctx: Context, kind: string | undefined) {
+  return listArchived(ctx.vault)
+    .filter((a) => kind === undefined || a.kind === kind)
+    .map((a) => {
+      let title = a.originalKey;
+      let preview = "";
+      try {
+        const text = fs.readFileSync(path.join(ctx.vault.root, a.path), "utf8");
+        const card = parseCard(text, {
+          kind: a.kind,
+          key: a.originalKey,
+          path: a.path,
+          kinds: ctx.vault.kinds,
+        });
+        title = card.title;
+        preview = card.firstLine;
+      } catch {
+        // An unreadable archived file is still listed, so it can be restored and fixed.
+      }
+      return {
+        key: a.key,
+        kind: a.kind,
+        path: a.path,
+        title,
+        preview,
+        mtime: a.mtime,
+        archived: true,
+        original_key: a.originalKey,
+      };
+    });
+}
+
+export function getCard(ctx: Context, kind: string, key: string) {
+  const card = readCard(ctx.vault, kind, key);
+  return cardJson(card, kindByName(ctx.vault.kinds, card.kind));
+}
+
+export async function postCard(ctx: Context, req: Request) {
+  const input = await readJsonObject(req, ctx.limits.json);
+  if (typeof input.kind !== "string") throw new LoreError("invalid_input", "kind is required");
+  const kind = kindByName(ctx.vault.kinds, input.kind);
+  const title = typeof input.title === "string" ? input.title.trim() : "";
+  const key =
+    typeof input.key === "string" && input.key.trim() !== ""
+      ? input.key.trim()
+      : title
+        ? keyFromTitle(title)
+        : "";
+  if (key === "") throw new LoreError("invalid_input", "a new card needs a key or a title");
+  const card = await createCard(ctx.vault, {
+    kind: kind.name,
+    key,
+    frontmatter: frontmatterOf(input, kind, key),
+    body: bodyOf(input, kind, ctx.vault.kinds) ?? "",
+  });
+  ctx.engine.invalidate();
+  return Response.json(cardJson(card, kind), { status: 201 });
+}
+
+export async function putCard(ctx: Context, req: Request, kindName: string, key: string) {
+  const input = await readJsonObject(req, ctx.limits.json);
+  const kind = kindByName(ctx.vault.kinds, kindName);
+  if (input.mtime !== undefined && typeof input.mtime !== "string") {
+    throw new LoreError("invalid_input", "mtime must be the string you read (nanoseconds)");
+  }
+  const current = readCard(ctx.vault, kind.name, key);
+  const frontmatter: Record<string, unknown> = frontmatterOf(input, kind, key);
+  // With `extra` given, it is the whole set of unknown keys: one it leaves out is removed.
+  if (input.extra !== undefined) {
+    for (const k of Object.keys(current.frontmatter))
+      if (!(k in frontmatter) && !(k in input)) frontmatter[k] = undefined;
+  }
+  try {
+    const card = await updateCard(
+      ctx.vault,
+      kind.name,
+      key,
+      { frontmatter, body: bodyOf(input, kind, ctx.vault.kinds) },
+      { mtime: input.mtime as string | undefined },
+    );
+    ctx.engine.invalidate();
+    return cardJson(card, kind);
+  } catch (err) {
+    if (err instanceof LoreError && err.code === "conflict" && err.data) {
+      const latest = cardJson(err.data as Parameters<typeof cardJson>[0], kind);
+      return Response.json({ error: "conflict", detail: err.message, current: latest }, { status: 409 });
+    }
+    throw err;
+  }
+}
+
+export async function deleteCard(ctx: Context, kind: string, key: string) {
+  const a = await archiveCard(ctx.vault, kind, key);
+  ctx.engine.invalidate();
+  return {
+    archived: { kind: a.kind, key: a.key, original_key: a.originalKey, path: a.path, mtime: a.mtime },
+  };
+}
+
+export async function restore(ctx: Context, kind: string, key: string) {
+  const card = await restoreCard(ctx.vault, kind, key);
+  ctx.engine.invalidate();
+  return cardJson(card, kindByName(ctx.vault.kinds, card.kind));
+}
+
+function turnsOf(input: Record<string, unknown>): Turn[] {
+  const text = input.text ?? input.sentence;
+  if (typeof text !== "string") throw new LoreError("invalid_input", 'try needs {"text": "a sentence"}');
+  const earlier = input.turns ?? [];
+  if (!Array.isArray(earlier)) throw new LoreError("invalid_input", "turns must be a list of {role, text}");
+  const turns = earlier.map((t, i) => {
+    const { role, text: said } = (t ?? {}) as { role?: unknown; text?: unknown };
+    if ((role !== "user" && role !== "assistant") || typeof said !== "string") {
+      throw new LoreError("invalid_input", `turns[${i}] must be {"role": "user"|"assistant", "text": "…"}`);
+    }
+    return { role, text: said } as Turn;
+  });
+  return [...turns, { role: "user", text }];
+}
+
+function optionalCount(value: unknown, name: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new LoreError("invalid_input", `${name} must be a whole number ≥ 0`);
+  }
+  return value;
+}
+
+export async function tryText(ctx: Context, req: Request, url: URL) {
+  const input = await readJsonObject(req, ctx.limits.json);
+  const turns = turnsOf(input);
+  const result = await ctx.engine.recall(turns, {
+    budget: optionalCount(input.budget, "budget"),
+    scanDepth: optionalCount(input.scan_depth, "scan_depth"),
+  });
+  // `--no-log` wins over `?log=1` (spec "What gets written to disk").
+  const logged = truthy(url.searchParams.get("log")) && !ctx.noLog && result.injected.length > 0;
+  if (logged) {
+    const message = turns[turns.length - 1]!.text;
+    appendHits(ctx.vault.root, [
+      {
+        time: ctx.now().toISOString(),
+        source: "try",
+        keys: result.injected,
+        words: [...new Set(result.fired.filter((f) => f.inBudget).flatMap((f) => f.hits))],
+        message: message.slice(0, 200),
+      },
+    ]);
+  }
+  return { ...recallJson(result), logged };
+}
+
+export function recent(ctx: Context, url: URL) {
+  const raw = url.searchParams.get("limit");
+  const limit = raw === null ? 50 : Number(raw);
+  if (!Number.isInteger(limit) || limit < 0)
+    throw new LoreError("invalid_input", "limit must be a whole number ≥ 0");
+  return { hits: readRecentHits(ctx.vault.root, Math.min(limit, 1000)) };
+}
+
+export function checkup(ctx: Context) {
+  const index = loadIndex(ctx.vault);
+  const warnings = new Map(index.warnings.map((w) => [w.path, w.warnings]));
+  const cards = index.cards.map((c) => ({ ...c, warnings: warnings.get(c.path) }));
+  return {
+    cards: index.cards.length,
+    broken: index.broken.length,
+    findings: checkCards(cards, index.broken),
+  };
+}
+
+export async function importLorebook(ctx: Context, req: Request) {
+  const bytes = await readBytes(req, ctx.limits.import);
+  let input: Record<string, unknown>;
+  try {
+    input = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw new LoreError("invalid_input", `the request body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (input === null || typeof input !== "object" || input.book === undefined) {
+    throw new LoreError("invalid_input", 'import needs {"book": <SillyTavern lorebook JSON>}');
+  }
+  if (input.kind !== undefined && typeof input.kind !== "string")
+    throw new LoreError("invalid_input", "kind must be a string");
+  if (input.force !== undefined && typeof input.force !== "boolean")
+    throw new LoreError("invalid_input", "force must be true or false");
+  const result = await importBook(ctx.vault, input.book, {
+    kind: (input.kind as string | undefined) ?? "entry",
+    force: input.force === true,
+    filename: typeof input.filename === "string" ? input.filename : "the uploaded book",
+  });
+  ctx.engine.invalidate();
+  return result;
+}
+
+export async function exportLorebook(ctx: Context) {
+  const file = await exportBook(ctx.vault, "st");
+  return new Response(file.bytes as Uint8Array<ArrayBuffer>, {
+    headers: {
+      "content-type": `${file.contentType}; charset=utf-8`,
+      "content-disposition": `attachment; filename="${file.filename.replace(/[^\w.-]/g, "_")}"`,
+    },
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * api/ owns the HTTP API behind the web editor (spec "HTTP API"): a `fetch(req) → Response` function
+ * over one vault, with its guards (Host, Origin, `X-Lorecards: 1` on writes, an optional bearer token,
+ * body size limits). Every error is `{"error": code, "detail": message}` with the status of its
+ * LoreError code. It never listens on a socket (cli/ does), serves no page (ui/ does) and never
+ * parses cards or matches text itself: vault/, recall/, check/, state/ and interop/ do.
+ */
+import { LoreError } from "../errors.ts";
+import { errorResponse, loreErrorResponse } from "../http/index.ts";
+import type { Engine } from "../recall/index.ts";
+import { type GuardOptions, guard } from "./_guard.ts";
+import * as routes from "./_routes.ts";
+
+export { splitHost } from "./_guard.ts";
+
+export interface ApiOptions {
+  /** The engine over the vault (recall for /api/try; its vault is the one edited). */
+  engine: Engine;
+  /** Host names (without port) the server answers to; anything else is refused (DNS rebinding). */
+  hosts: readonly string[];
+  /** The port the server listens on; a Host header naming another port is refused. */
+  port?: number;
+  /** When set, every API request needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Never write hits.jsonl, whatever `?log=1` says. */
+  noLog?: boolean;
+  /** Body limits in bytes. */
+  limits?: { json?: number; import?: number };
+  now?: () => Date;
+}
+
+export const API_DEFAULTS = { json: 1024 * 1024, import: 32 * 1024 * 1024 } as const;
+
+type Handler = (ctx: routes.Context, req: Request, url: URL, kind: string, key: string) => unknown;
+
+/** Method + path pattern → endpoint. `:kind` and `:key` are one percent-decoded path segment each. */
+const TABLE: [string, string, Handler][] = [
+  ["GET", "kinds", (c) => routes.kinds(c)],
+  ["GET", "cards", (c, _r, u) => routes.listCards(c, u)],
+  ["POST", "cards", (c, r) => routes.postCard(c, r)],
+  ["GET", "cards/:kind/:key", (c, _r, _u, kind, key) => routes.getCard(c, kind, key)],
+  ["PUT", "cards/:kind/:key", (c, r, _u, kind, key) => routes.putCard(c, r, kind, key)],
+  ["DELETE", "cards/:kind/:key", (c, _r, _u, kind, key) => routes.deleteCard(c, kind, key)],
+  ["POST", "cards/:kind/:key/restore", (c, _r, _u, kind, key) => routes.restore(c, kind, key)],
+  ["POST", "try", (c, r, u) => routes.tryText(c, r, u)],
+  ["GET", "recent", (c, _r, u) => routes.recent(c, u)],
+  ["GET", "checkup", (c) => routes.checkup(c)],
+  ["POST", "import", (c, r) => routes.importLorebook(c, r)],
+  ["GET", "export", (c) => routes.exportLorebook(c)],
+];
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new LoreError("invalid_key", `not a valid percent-encoded name: ${segment}`);
+  }
+}
+
+function match(
+  method: string,
+  rest: string[],
+): { handler?: Handler; kind: string; key: string; allowed: string[] } {
+  const allowed: string[] = [];
+  for (const [m, pattern, handler] of TABLE) {
+    const parts = pattern.split("/");
+    if (parts.length !== rest.length || !parts.every((p, i) => p.startsWith(":") || p === rest[i])) continue;
+    allowed.push(m);
+    const at = (name: string) => {
+      const i = parts.indexOf(name);
+      return i < 0 ? "" : decode(rest[i]!);
+    };
+    if (m === method || (method === "HEAD" && m === "GET"))
+      return { handler, kind: at(":kind"), key: at(":key"), allowed };
+  }
+  return { kind: "", key: "", allowed };
+}
+
+/** The API as a fetch handler; requests outside `/api/` are answered 404 (the page is served elsewhere). */
+export function createApi(options: ApiOptions): (req: Request) => Promise<Response> {
+  const ctx: routes.Context = {
+    vault: options.engine.vault,
+    engine: options.engine,
+    noLog: options.noLog === true,
+    limits: { ...API_DEFAULTS, ...options.limits },
+    now: options.now ?? (() => new Date()),
+  };
+  const guardOptions: GuardOptions = { hosts: options.hosts, port: options.port, token: options.token };
+  return async (req) => {
+    const url = new URL(req.url);
+    if (!url.pathname.startsWith("/api/"))
+      return errorResponse(404, "not_found", `no such path: ${url.pathname}`);
+    const refused = guard(req, guardOptions);
+    if (refused) return withNoStore(refused);
+    try {
+      const found = match(req.method, url.pathname.slice(5).replace(/\/$/, "").split("/"));
+      if (!found.handler) {
+        if (found.allowed.length === 0)
+          return errorResponse(404, "not_found", `no such endpoint: ${url.pathname}`);
+        return errorResponse(405, "usage", `${req.method} is not allowed here`, {
+          allow: found.allowed.join(", "),
+        });
+      }
+      const out = await found.handler(ctx, req, url, found.kind, found.key);
+      return withNoStore(out instanceof Response ? out : Response.json(out));
+    } catch (err) {
+      return withNoStore(loreErrorResponse(err));
+    }
+  };
+}
+
+/** Card data must never sit in a shared or browser cache. */
+function withNoStore(res: Response): Response {
+  res.headers.set("cache-control", "no-store");
+  return res;
+}

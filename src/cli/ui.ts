@@ -1,0 +1,145 @@
+// `lorecards ui`: the web editor and its HTTP API on one port (default 8766). Off loopback it refuses
+// to start without --token. With --gateway-upstream the gateway runs in the same process on its own
+// port, so one service on a home server does both.
+import os from "node:os";
+import { defineCommand } from "citty";
+import { createApi } from "../api/index.ts";
+import { LoreError } from "../errors.ts";
+import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
+import { isLoopbackHost } from "../http/index.ts";
+import { openEngine } from "../recall/index.ts";
+import { uiRoutes } from "../ui/index.ts";
+import { isDefaultVault, vaultArg, vaultPath } from "./_shared.ts";
+
+export const UI_DEFAULTS = { host: "127.0.0.1", port: 8766 } as const;
+
+export const uiCommand = defineCommand({
+  meta: { name: "ui", description: "the web editor and HTTP API" },
+  args: {
+    host: {
+      type: "string",
+      description: `where to listen (default ${UI_DEFAULTS.host}); off localhost needs --token`,
+    },
+    port: { type: "string", description: `port (default ${UI_DEFAULTS.port}; 0 = any free port)` },
+    token: {
+      type: "string",
+      description: "require Authorization: Bearer <token> on the API; mandatory off localhost",
+    },
+    "allow-host": {
+      type: "string",
+      description: "extra host names the page may be reached by (comma-separated), e.g. a reverse proxy's",
+      valueHint: "NAMES",
+    },
+    log: {
+      type: "boolean",
+      default: true,
+      description: "let /api/try?log=1 record tries in hits.jsonl",
+      negativeDescription: "never write hits.jsonl (overrides ?log=1)",
+    },
+    "gateway-upstream": {
+      type: "string",
+      description: "also run the gateway in this process, in front of URL",
+      valueHint: "URL",
+    },
+    "gateway-port": { type: "string", description: `the gateway's port (default ${GATEWAY_DEFAULTS.port})` },
+    ...vaultArg,
+  },
+  async run({ args }) {
+    const host = args.host ?? UI_DEFAULTS.host;
+    const port = count(args.port, "--port") ?? UI_DEFAULTS.port;
+    const token = args.token || undefined;
+    if (!isLoopbackHost(host) && !token) {
+      throw new LoreError(
+        "usage",
+        `listening on ${host} needs --token: anyone on the network could edit your cards`,
+      );
+    }
+    const engine = await openEngine(vaultPath(args), { watch: true, create: isDefaultVault(args) });
+    const extra = (args["allow-host"] ?? "")
+      .split(",")
+      .map((h) => h.trim())
+      .filter(Boolean);
+    let api: ((req: Request) => Promise<Response>) | undefined;
+    const server = Bun.serve({
+      hostname: host,
+      port,
+      idleTimeout: 30,
+      development: false,
+      routes: uiRoutes(),
+      fetch: (req) => api!(req),
+    });
+    const realPort = server.port ?? port;
+    api = createApi({
+      engine,
+      hosts: [...servedHosts(host), ...extra],
+      port: realPort,
+      token,
+      noLog: args.log === false,
+    });
+    const gateway = args["gateway-upstream"]
+      ? startGateway({
+          vaultRoot: engine.vault.root,
+          upstream: args["gateway-upstream"],
+          host,
+          port: count(args["gateway-port"], "--gateway-port"),
+          token,
+          log: args.log !== false,
+        })
+      : undefined;
+    announce(host, realPort, token, engine.vault.root);
+    if (gateway) process.stderr.write(`  gateway: ${gateway.url}/v1 → ${args["gateway-upstream"]}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        engine.close();
+        void Promise.all([server.stop(true), gateway?.close()]).then(
+          () => resolve(),
+          () => resolve(),
+        );
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+  },
+});
+
+function isWildcard(host: string): boolean {
+  return host === "0.0.0.0" || host === "::" || host === "[::]";
+}
+
+/** Every name a browser may put in the Host header to reach this server; nothing else is served. */
+export function servedHosts(host: string): string[] {
+  const names = new Set<string>([host.toLowerCase().replace(/^\[|\]$/g, "")]);
+  if (isLoopbackHost(host) || isWildcard(host))
+    for (const n of ["localhost", "127.0.0.1", "::1"]) names.add(n);
+  if (isWildcard(host)) {
+    const name = os.hostname().toLowerCase();
+    names.add(name);
+    names.add(`${name}.local`);
+    for (const list of Object.values(os.networkInterfaces())) {
+      for (const a of list ?? []) names.add(a.address.toLowerCase());
+    }
+  }
+  return [...names];
+}
+
+function lanAddresses(): string[] {
+  return Object.values(os.networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .filter((a) => a.family === "IPv4" && !a.internal)
+    .map((a) => a.address);
+}
+
+function announce(host: string, port: number, token: string | undefined, root: string): void {
+  const query = token ? `/?token=${encodeURIComponent(token)}` : "/";
+  const shown = isWildcard(host) ? lanAddresses() : [host.includes(":") ? `[${host}]` : host];
+  process.stderr.write(`lorecards ui: editing ${root}\n`);
+  for (const h of shown.length > 0 ? shown : ["127.0.0.1"])
+    process.stderr.write(`  open http://${h}:${port}${query}\n`);
+}
+
+function count(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535)
+    throw new LoreError("usage", `${flag} must be a port number, got ${value}`);
+  return Number(value);
+}

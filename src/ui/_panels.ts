@@ -1,0 +1,215 @@
+// The page's side panels and the try box: what a sentence would surface (and on which words), what
+// surfaced lately (time, card keys, source — never the message text), the health check, and
+// SillyTavern import/export.
+import { api, download } from "./_client.ts";
+import { el, field, formatTime } from "./_dom.ts";
+import type { Kinds, TryResult } from "./_types.ts";
+
+export interface TryHandlers {
+  open(kind: string, key: string): void;
+  /** A candidate word was clicked: add it to the open card, or start a new one (`asNew`). */
+  useWord(word: string, group: "names" | "places" | "aliases", asNew: boolean): void;
+  hasOpenCard(): boolean;
+}
+
+export function renderTry(box: HTMLElement, text: string, result: TryResult, handlers: TryHandlers): void {
+  const rows = result.fired.map((f) =>
+    el(
+      "li",
+      { class: f.in_budget ? "fired in" : "fired out" },
+      el("button", { type: "button", class: "link", onclick: () => handlers.open(f.kind, f.key) }, f.title),
+      el("span", { class: "tag" }, f.kind),
+      el("span", { class: "on" }, "on ", el("b", {}, f.hits.join(", "))),
+      el(
+        "span",
+        { class: "budget" },
+        f.in_budget ? `in budget · ${f.chars} chars` : `over budget · ${f.chars} chars`,
+      ),
+    ),
+  );
+  const summary =
+    result.fired.length === 0
+      ? `Nothing would surface for “${text}”.`
+      : `${result.injected.length} of ${result.fired.length} would be injected (${result.injected_chars} characters)` +
+        (result.truncated ? `; ${result.truncated} left out by the budget.` : ".");
+  const groups = (["names", "places", "aliases"] as const).flatMap((g) =>
+    result.candidates[g].map((w) => ({ w, g })),
+  );
+  const open = handlers.hasOpenCard();
+  const chips = groups.map(({ w, g }) =>
+    el(
+      "span",
+      { class: "chip" },
+      el(
+        "button",
+        {
+          type: "button",
+          class: "chip-main",
+          title: open ? `Add “${w}” as a keyword of the open card` : `Start a new card for “${w}”`,
+          onclick: () => handlers.useWord(w, g, false),
+        },
+        `+ ${w}`,
+      ),
+      open
+        ? el(
+            "button",
+            {
+              type: "button",
+              class: "chip-new",
+              "aria-label": `New card for ${w}`,
+              onclick: () => handlers.useWord(w, g, true),
+            },
+            "new",
+          )
+        : null,
+    ),
+  );
+  const parts: (HTMLElement | null)[] = [
+    el("p", { class: "summary" }, summary),
+    rows.length ? el("ol", { class: "fired-list" }, ...rows) : null,
+    chips.length
+      ? el(
+          "div",
+          { class: "candidates" },
+          el("span", { class: "label" }, open ? "No card yet — add as keyword:" : "No card yet:"),
+          ...chips,
+        )
+      : null,
+  ];
+  box.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
+  box.hidden = false;
+}
+
+interface Hit {
+  time: string;
+  source: string;
+  keys: string[];
+}
+
+export async function loadRecent(body: HTMLElement): Promise<void> {
+  const { hits } = await api<{ hits: Hit[] }>("GET", "/api/recent?limit=30");
+  if (hits.length === 0) {
+    body.replaceChildren(el("p", { class: "muted" }, "Nothing has surfaced yet."));
+    return;
+  }
+  // Only time, keys and source: the log's message text stays out of the page (spec "What gets written").
+  body.replaceChildren(
+    el(
+      "ul",
+      { class: "recent-list" },
+      ...hits.map((h) =>
+        el(
+          "li",
+          {},
+          el("time", { datetime: h.time }, formatTime(h.time)),
+          el("span", { class: "keys" }, h.keys.join(", ")),
+          el("span", { class: "tag" }, h.source),
+        ),
+      ),
+    ),
+  );
+}
+
+interface Finding {
+  severity: string;
+  code: string;
+  card: string;
+  detail: string;
+}
+
+export async function loadHealth(
+  body: HTMLElement,
+  open: (kind: string, key: string) => void,
+): Promise<void> {
+  const r = await api<{ cards: number; findings: Finding[] }>("GET", "/api/checkup");
+  if (r.findings.length === 0) {
+    body.replaceChildren(el("p", { class: "muted" }, `All ${r.cards} cards look fine.`));
+    return;
+  }
+  body.replaceChildren(
+    el(
+      "ul",
+      { class: "findings" },
+      ...r.findings.map((f) => {
+        const [kind, ...rest] = f.card.split("/");
+        return el(
+          "li",
+          { class: f.severity },
+          el("button", { type: "button", class: "link", onclick: () => open(kind!, rest.join("/")) }, f.card),
+          el("span", {}, f.detail),
+        );
+      }),
+    ),
+  );
+}
+
+export function buildBooks(
+  body: HTMLElement,
+  kinds: Kinds,
+  say: (msg: string, error?: boolean) => void,
+  done: () => void,
+) {
+  const file = el("input", { type: "file", accept: ".json,application/json", name: "book" });
+  const kind = el(
+    "select",
+    { name: "import-kind" },
+    ...kinds.kinds.map((k) => el("option", { value: k.name, selected: k.name === "entry" }, k.name)),
+  );
+  const force = el("input", { type: "checkbox", name: "force" });
+  const form = el(
+    "form",
+    { class: "books", "aria-label": "Import a SillyTavern lorebook" },
+    field("SillyTavern lorebook (.json)", file),
+    field("Import as kind", kind),
+    el("label", { class: "check" }, force, " Overwrite cards that exist"),
+    el(
+      "div",
+      { class: "actions" },
+      el("button", { type: "submit" }, "Import"),
+      el("button", { type: "button", id: "export", onclick: () => void exportBook(say) }, "Export lorebook"),
+    ),
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const chosen = file.files?.[0];
+    if (!chosen) return say("Choose a lorebook file first.", true);
+    try {
+      const book = JSON.parse(await chosen.text());
+      const r = await api<{ created: number; kept: number; overwritten: number; skipped: unknown[] }>(
+        "POST",
+        "/api/import",
+        {
+          book,
+          kind: kind.value,
+          force: force.checked,
+          filename: chosen.name,
+        },
+      );
+      say(
+        `Imported ${chosen.name}: ${r.created} new, ${r.overwritten} overwritten, ${r.kept} kept, ${r.skipped.length} skipped.`,
+      );
+      done();
+    } catch (err) {
+      say(
+        `Import failed: ${(err as { detail?: string; message?: string }).detail ?? (err as Error).message}`,
+        true,
+      );
+    }
+  });
+  body.replaceChildren(form);
+}
+
+async function exportBook(say: (msg: string, error?: boolean) => void): Promise<void> {
+  try {
+    const { blob, filename } = await download("/api/export");
+    const url = URL.createObjectURL(blob);
+    const a = el("a", { href: url, download: filename });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    say(`Exported ${filename}.`);
+  } catch (err) {
+    say(`Export failed: ${(err as { detail?: string }).detail ?? String(err)}`, true);
+  }
+}

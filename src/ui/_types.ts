@@ -1,0 +1,63 @@
+// The JSON shapes the page reads from the API (spec "HTTP API").
+
+export interface KindInfo {
+  name: string;
+  dir: string;
+  sections: string[];
+  recent: string | null;
+}
+
+export interface Kinds {
+  kinds: KindInfo[];
+  private_sections: string[];
+}
+
+export interface ListItem {
+  key: string;
+  kind: string;
+  title: string;
+  keywords?: string[];
+  preview: string;
+  mtime: string;
+  enabled?: boolean;
+  inject?: boolean;
+  archived?: boolean;
+  original_key?: string;
+}
+
+export interface CardData {
+  key: string;
+  kind: string;
+  title: string;
+  keywords: string[];
+  aliases: string[];
+  refs: string[];
+  secondary: { all: string[]; any: string[]; not: string[] };
+  scan_depth: number | null;
+  priority: number;
+  enabled: boolean;
+  inject: boolean;
+  fields: Record<string, string>;
+  preamble: string;
+  body: string;
+  extra: Record<string, unknown>;
+  mtime: string;
+}
+
+export interface Fired {
+  key: string;
+  kind: string;
+  title: string;
+  score: number;
+  hits: string[];
+  chars: number;
+  in_budget: boolean;
+}
+
+export interface TryResult {
+  fired: Fired[];
+  injected: string[];
+  truncated: number;
+  injected_chars: number;
+  candidates: { names: string[]; places: string[]; aliases: string[] };
+}

@@ -1,0 +1,296 @@
+// The web editor end to end: the compiled binary serves the page and the API, headless Chromium drives
+// it like a user (create, edit, conflict, archive/restore, try + one-click keyword, import/export, a
+// phone in portrait, the token link). Skipped, with a message, when /usr/bin/chromium is absent.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { ensureBinary } from "../support/binary.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(`test/e2e/ui.test.ts: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+const TOKEN = "e2e-token-5f3a";
+let root: string;
+let server: ReturnType<typeof Bun.spawn> | undefined;
+let base = "";
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+async function startServer(bin: string): Promise<string> {
+  const proc = Bun.spawn([bin, "ui", "--vault", root, "--port", "0", "--token", TOKEN], {
+    env: { PATH: process.env.PATH ?? "", HOME: root },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  server = proc;
+  const reader = proc.stderr.getReader();
+  let text = "";
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+    const m = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
+    if (m) {
+      reader.releaseLock();
+      return m[1]!;
+    }
+  }
+  throw new Error(`lorecards ui did not start: ${text}`);
+}
+
+const file = (...parts: string[]) => path.join(root, ...parts);
+const read = (...parts: string[]) => fs.readFileSync(file(...parts), "utf8");
+
+/** Rewrite a card behind the page's back, with an mtime that surely differs. */
+function editOnDisk(rel: string, from: string, to: string): void {
+  const p = file(rel);
+  fs.writeFileSync(p, fs.readFileSync(p, "utf8").replace(from, to));
+  const later = new Date(Date.now() + 5000);
+  fs.utimesSync(p, later, later);
+}
+
+async function openCard(title: string): Promise<void> {
+  await page.locator(".item .open", { hasText: title }).first().click();
+  await seeText(page.locator(".editor-head h2"), title);
+}
+
+function expect_(cond: boolean, message: string): void {
+  if (!cond) throw new Error(message);
+}
+
+/** Poll until the probe's value passes (playwright-core has no auto-waiting assertions). */
+async function until(probe: () => Promise<string>, ok: (v: string) => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = await probe().catch(() => "");
+    if (ok(last)) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`${what}; last seen: ${JSON.stringify(last)}`);
+}
+
+const matches = (v: string, want: string | RegExp) =>
+  typeof want === "string" ? v.includes(want) : want.test(v);
+
+function seeText(loc: Locator, want: string | RegExp): Promise<void> {
+  return until(
+    async () => (await loc.first().textContent()) ?? "",
+    (v) => matches(v, want),
+    `expected text ${want}`,
+  );
+}
+
+/** Wait until a card file on disk contains `want` (a save is asynchronous from the page's side). */
+function seeInFile(rel: string, want: string): Promise<void> {
+  return until(
+    async () => read(rel),
+    (v) => v.includes(want),
+    `expected ${rel} to contain ${want}`,
+  );
+}
+
+function seeValue(loc: Locator, want: string | RegExp): Promise<void> {
+  return until(
+    () => loc.inputValue(),
+    (v) => (typeof want === "string" ? v === want : want.test(v)),
+    `expected value ${want}`,
+  );
+}
+
+setDefaultTimeout(20_000);
+
+describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
+  beforeAll(async () => {
+    const bin = await ensureBinary();
+    root = makeVault();
+    fs.writeFileSync(
+      file("people", "Bob.md"),
+      "---\ntitle: Bob\nkeywords: [Bob]\n---\n## who\nBob from the choir.\n",
+    );
+    base = await startServer(bin);
+    const { chromium } = await import("playwright-core");
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+    page = await context.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.kill();
+    await server?.exited;
+    if (root) removeDir(root);
+  });
+
+  test("without the token the page says how to get in", async () => {
+    const other = await browser.newContext();
+    const p = await other.newPage();
+    await p.goto(`${base}/`);
+    await p.locator("#notice").waitFor();
+    expect(await p.locator("#notice").textContent()).toContain("token");
+    await other.close();
+  });
+
+  test("the token link is stored, wiped from the address bar and sent as a header", async () => {
+    await page.goto(`${base}/?token=${TOKEN}`);
+    await page.locator(".item .open", { hasText: "Alice" }).waitFor();
+    expect(page.url()).toBe(`${base}/`);
+    expect(await page.evaluate(() => localStorage.getItem("lorecards.token"))).toBe(TOKEN);
+    await page.reload();
+    await page.locator(".item .open", { hasText: "Bob" }).waitFor();
+    const manifest = await page.evaluate(() =>
+      document.querySelector('link[rel="manifest"]')?.getAttribute("href"),
+    );
+    expect(manifest).toBe("/manifest.webmanifest");
+  });
+
+  test("a new card is created from the form built from the kind's sections", async () => {
+    await page.getByRole("button", { name: "New card" }).click();
+    await page.getByLabel("Kind", { exact: true }).selectOption("people");
+    await page.getByLabel("Title").fill("Mira");
+    await page.getByLabel("Keywords").fill("Mira, cartographer");
+    await page.getByLabel("who", { exact: true }).fill("A cartographer from the coast.");
+    await page.getByLabel("correspondence — never injected").waitFor();
+    await page.getByLabel("correspondence — never injected").fill("Owes me a map.");
+    await page.getByRole("button", { name: "Create card" }).click();
+    await seeText(page.locator(".editor-head h2"), "Mira");
+    const text = read("people", "Mira.md");
+    expect(text).toContain("keywords: [Mira, cartographer]");
+    expect(text).toContain("## who\nA cartographer from the coast.");
+    expect(text).toContain("## correspondence\nOwes me a map.");
+  });
+
+  test("an edit is saved with Ctrl+S", async () => {
+    await openCard("Alice");
+    await page.getByLabel("who", { exact: true }).fill("My sister; moved to Lyon in May.");
+    await page.keyboard.press("Control+s");
+    await seeInFile("people/Alice.md", "## who\nMy sister; moved to Lyon in May.");
+    await seeText(page.locator("#notice"), "Saved “Alice”");
+  });
+
+  test("a card changed on disk meanwhile gives a conflict: reload, or overwrite", async () => {
+    await openCard("Bob");
+    editOnDisk("people/Bob.md", "choir", "band");
+    await page.getByLabel("who", { exact: true }).fill("Bob, mine.");
+    await page.getByRole("button", { name: "Save" }).click();
+    const banner = page.locator(".banner.conflict");
+    await seeText(banner, "changed on disk");
+    expect(read("people", "Bob.md")).toContain("Bob from the band.");
+    await banner.getByRole("button", { name: "Load the version on disk" }).click();
+    await seeValue(page.getByLabel("who", { exact: true }), "Bob from the band.");
+
+    editOnDisk("people/Bob.md", "band", "orchestra");
+    await page.getByLabel("who", { exact: true }).fill("Bob, mine after all.");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.locator(".banner.conflict").getByRole("button", { name: "Overwrite it with mine" }).click();
+    await seeInFile("people/Bob.md", "## who\nBob, mine after all.");
+    await seeText(page.locator("#notice"), "Saved “Bob”");
+  });
+
+  test("archive moves the card to _archive/ and restore brings it back", async () => {
+    await openCard("Mira");
+    await page.getByRole("button", { name: "Archive" }).click();
+    await seeText(page.locator("#notice"), "Archived");
+    expect(fs.existsSync(file("people", "Mira.md"))).toBe(false);
+    expect(fs.existsSync(file("_archive", "people", "Mira.md"))).toBe(true);
+    await page.getByLabel("Archived").check();
+    await page.getByRole("button", { name: "Restore Mira" }).click();
+    await seeText(page.locator(".editor-head h2"), "Mira");
+    expect(fs.existsSync(file("people", "Mira.md"))).toBe(true);
+  });
+
+  test("try a sentence shows what surfaces and turns an unknown name into a keyword with one click", async () => {
+    await openCard("Alice");
+    await page.getByLabel("Try a sentence").fill("Alice met Margaret Thornton at the corner cafe");
+    await page.keyboard.press("Enter");
+    const result = page.locator("#try-result");
+    await seeText(result, "Alice");
+    await seeText(result, "in budget");
+    await seeText(result.locator(".fired", { hasText: "Alice" }), "on alice");
+    await page.screenshot({ path: "/tmp/lorecards-ui-desktop.png" });
+    await result.getByRole("button", { name: "+ Margaret Thornton" }).click();
+    await seeValue(page.getByLabel("Keywords"), /Margaret Thornton/);
+    await page.keyboard.press("Control+s");
+    await seeInFile("people/Alice.md", "Margaret Thornton");
+
+    await page.getByLabel("Try a sentence").fill("dinner with Oskar Lindqvist");
+    await page.keyboard.press("Enter");
+    await result.getByRole("button", { name: "New card for Oskar Lindqvist" }).click();
+    await seeValue(page.getByLabel("Title"), "Oskar Lindqvist");
+    await seeValue(page.getByLabel("Keywords"), "Oskar Lindqvist");
+  });
+
+  test("the recently surfaced and health check panels open", async () => {
+    await page.locator("#health summary").click();
+    await seeText(page.locator("#health .panel-body"), /cards look fine|\//);
+    await page.locator("#recent summary").click();
+    await seeText(page.locator("#recent .panel-body"), "Nothing has surfaced yet.");
+  });
+
+  test("a SillyTavern lorebook is imported from a file and the vault exported as one", async () => {
+    const book = {
+      entries: { "0": { uid: 0, key: ["Quill"], comment: "Quill", content: "The inn's cat.", order: 100 } },
+    };
+    await page.locator("#books summary").click();
+    await page.getByLabel("SillyTavern lorebook (.json)").setInputFiles({
+      name: "book.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify(book)),
+    });
+    await page.getByLabel("Import as kind").selectOption("thing");
+    await page.getByRole("button", { name: "Import", exact: true }).click();
+    await seeText(page.locator("#notice"), "1 new");
+    expect(read("things", "Quill.md")).toContain("The inn's cat.");
+    await page.locator(".item .open", { hasText: "Quill" }).waitFor();
+
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export lorebook" }).click(),
+    ]);
+    const out = JSON.parse(fs.readFileSync((await download.path())!, "utf8"));
+    const titles = Object.values(out.entries as Record<string, { comment: string }>).map((e) => e.comment);
+    expect(titles).toContain("Quill");
+    expect(titles).toContain("Alice");
+    expect(JSON.stringify(out)).not.toContain("Owes me a map");
+  });
+
+  test("on a phone in portrait the list and the editor take turns", async () => {
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    const p = await phone.newPage();
+    await p.goto(`${base}/?token=${TOKEN}`);
+    await p.locator(".item .open", { hasText: "Alice" }).waitFor();
+    await p.locator("#editor").waitFor({ state: "hidden" });
+    const width = await p.evaluate(() => document.documentElement.scrollWidth);
+    expect_(width <= 390, `the page scrolls sideways on a phone (${width}px wide)`);
+    await p.screenshot({ path: "/tmp/lorecards-ui-phone-list.png" });
+    await p.locator(".item .open", { hasText: "Alice" }).tap();
+    await seeText(p.locator(".editor-head h2"), "Alice");
+    await p.locator(".side").waitFor({ state: "hidden" });
+    await p.screenshot({ path: "/tmp/lorecards-ui-phone-edit.png", fullPage: true });
+    await p.getByRole("button", { name: "← Cards" }).tap();
+    await p.locator(".side").waitFor();
+    await phone.close();
+  });
+});
