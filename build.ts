@@ -9,7 +9,7 @@
  * autoloads a `.env` or `bunfig.toml` from the user's working directory: those belong to whatever
  * project the user happens to be in, not to us.
  */
-import { rmSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 
 const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "windows-x64"] as const;
 type Target = (typeof TARGETS)[number];
@@ -43,7 +43,8 @@ if (unknown.length > 0) {
   console.error(`build.ts: unknown argument ${unknown[0]} (use --all for every platform)`);
   process.exit(2);
 }
-rmSync("dist", { recursive: true, force: true });
+// Overwrite binaries in place rather than wiping dist/: a test run may be using the host binary.
+mkdirSync("dist", { recursive: true });
 for (const target of all ? TARGETS : (["host"] as const)) {
   const started = performance.now();
   const out = await build(target);

@@ -160,7 +160,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const { result } = await runCommand(cmd, { rawArgs: rest });
     return typeof result === "number" ? result : 0;
   } catch (err) {
-    return reportError(err, json);
+    const code = reportError(err, json);
+    // Claude Code treats exit 2 from a UserPromptSubmit hook as "block this prompt and erase it".
+    // The hook must never block a prompt, so even a mistyped flag is only a message on stderr.
+    return argv.includes("hook") && argv.find((a) => !a.startsWith("-")) === "hook" ? 0 : code;
   }
 }
 

@@ -2,7 +2,7 @@
 // in or out of budget, the exact text that would be injected, and words that deserve a card.
 import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
-import { openEngine, type RecallResult, type Turn } from "../recall/index.ts";
+import { openEngine, type RecallResult, recallJson, type Turn } from "../recall/index.ts";
 import { appendHits } from "../state/index.ts";
 import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
 
@@ -36,31 +36,11 @@ export const tryCommand = defineCommand({
         },
       ]);
     }
-    if (args.json) printJson(toJson(result));
+    if (args.json) printJson(recallJson(result));
     else print(describe(result, args["show-context"] === true));
     return 0;
   },
 });
-
-/** The `try --json` shape: snake_case, as the README documents it. */
-export function toJson(result: RecallResult) {
-  return {
-    fired: result.fired.map((f) => ({
-      key: f.key,
-      kind: f.kind,
-      title: f.title,
-      score: f.score,
-      hits: f.hits,
-      chars: f.chars,
-      in_budget: f.inBudget,
-    })),
-    injected: result.injected,
-    truncated: result.truncated,
-    injected_chars: result.injectedChars,
-    context: result.context,
-    candidates: result.candidates,
-  };
-}
 
 function describe(result: RecallResult, showContext: boolean): string {
   const lines: string[] = [];

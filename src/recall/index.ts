@@ -24,8 +24,9 @@ import {
   type VaultIndex,
 } from "../vault/index.ts";
 import { DEFAULT_FRAMING, renderCard, renderContext } from "./render.ts";
-import type { FiredCard, RecallOptions, RecallResult, Turn } from "./types.ts";
+import type { Candidates, FiredCard, RecallOptions, RecallResult, Turn } from "./types.ts";
 
+export { recallJson } from "./json.ts";
 export { DEFAULT_FRAMING, firstLine, renderCard, renderContext } from "./render.ts";
 export * from "./types.ts";
 
@@ -108,35 +109,10 @@ export class Engine {
   }
 
   async recall(turns: readonly Turn[], opts: RecallOptions = {}): Promise<RecallResult> {
-    const budget = opts.budget ?? DEFAULT_BUDGET;
-    const scanDepth = opts.scanDepth ?? DEFAULT_SCAN_DEPTH;
     const loaded = await this.index();
     const messages = turns.map((t) => t.text);
-    const matches = await loaded.matcher.match(messages, { scanDepth, segmenter: this.segmenter });
-    const firedIds = new Set(matches.map((m) => idOf(loaded.cards[m.card]!)));
-    const fired: FiredCard[] = [];
-    for (const m of matches) {
-      const card = loaded.cards[m.card]!;
-      const id = idOf(card);
-      const text = this.render(card, loaded, firedIds);
-      fired.push({
-        id,
-        key: card.key,
-        kind: card.kind,
-        title: card.title,
-        score: m.score,
-        priority: card.priority,
-        hits: m.hits,
-        text,
-        chars: [...text].length,
-        inBudget: false,
-        inContext: opts.inContext?.has(id) ?? false,
-        trigger: messages[messages.length - 1 - m.trigger] ?? "",
-        version: `${card.mtime}:${card.size}`,
-      });
-    }
-    const chosen = applyBudget(fired, budget);
-    const current = messages[messages.length - 1] ?? "";
+    const fired = await this.fire(loaded, messages, opts);
+    const chosen = applyBudget(fired, opts.budget ?? DEFAULT_BUDGET);
     return {
       fired,
       injected: chosen.map((c) => c.key),
@@ -150,12 +126,44 @@ export class Engine {
       candidates:
         opts.candidates === false
           ? { names: [], places: [], aliases: [] }
-          : await findCandidates(current, {
-              covered: (f) => loaded.matcher.containsTerm(f),
-              titles: (loaded.titles ??= loaded.cards.map((c) => fold(c.title))),
-              segmenter: this.segmenter,
-            }),
+          : await this.candidates(loaded, messages[messages.length - 1] ?? ""),
     };
+  }
+
+  /** Every card that fires on the window, in order, rendered. */
+  private async fire(loaded: Loaded, messages: string[], opts: RecallOptions): Promise<FiredCard[]> {
+    const scanDepth = opts.scanDepth ?? DEFAULT_SCAN_DEPTH;
+    const matches = await loaded.matcher.match(messages, { scanDepth, segmenter: this.segmenter });
+    const firedIds = new Set(matches.map((m) => idOf(loaded.cards[m.card]!)));
+    return matches.map((m) => {
+      const card = loaded.cards[m.card]!;
+      const id = idOf(card);
+      const text = this.render(card, loaded, firedIds);
+      return {
+        id,
+        key: card.key,
+        kind: card.kind,
+        title: card.title,
+        score: m.score,
+        priority: card.priority,
+        hits: m.hits,
+        text,
+        chars: [...text].length,
+        inBudget: false,
+        inContext: opts.inContext?.has(id) ?? false,
+        trigger: messages[messages.length - 1 - m.trigger] ?? "",
+        version: `${card.mtime}:${card.size}`,
+      };
+    });
+  }
+
+  private candidates(loaded: Loaded, sentence: string): Promise<Candidates> {
+    loaded.titles ??= loaded.cards.map((c) => fold(c.title));
+    return findCandidates(sentence, {
+      covered: (f) => loaded.matcher.containsTerm(f),
+      titles: loaded.titles,
+      segmenter: this.segmenter,
+    });
   }
 
   private render(card: CardMeta, loaded: Loaded, firedIds: Set<string>): string {

@@ -1,6 +1,7 @@
 /**
  * The vault lock (TOOLCHAIN "Locks"): exclusive create of `<vault>/.lorecards/lock` holding
- * `{pid, at, token}`. A lock is stale when its process is gone or it is older than ~10 s. Breaking a
+ * `{pid, at, token}`. A lock is stale when its process is gone or it is older than ~10 s; the holder
+ * refreshes `at` while it works, so only a holder that hangs or dies goes stale. Breaking a
  * stale lock happens under a second short-lived file (`lock.break`) and re-checks the content, so two
  * waiters can never both break it and delete a fresh lock taken in between.
  */
@@ -105,9 +106,25 @@ export async function acquireLock(root: string, opts: LockOptions = {}): Promise
     await Bun.sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 20);
   }
+  // A long holder (a 10k-card import) keeps its lock fresh, so waiters never take it for stale.
+  const heartbeat = setInterval(() => refresh(file, token), Math.max(50, staleMs / 3));
+  heartbeat.unref();
   return () => {
+    clearInterval(heartbeat);
     if (readLock(file)?.text.includes(token)) fs.rmSync(file, { force: true });
   };
+}
+
+/** Rewrite our lock's time, if the lock is still ours. */
+function refresh(file: string, token: string): void {
+  try {
+    if (!readLock(file)?.text.includes(token)) return;
+    const tmp = `${file}.${token}`;
+    fs.writeFileSync(tmp, JSON.stringify({ pid: process.pid, at: Date.now(), token }));
+    fs.renameSync(tmp, file);
+  } catch {
+    // best effort: the lock is still held, only its age grows
+  }
 }
 
 /** Run `fn` holding the vault lock. Not re-entrant: do not call a locking vault write inside `fn`. */

@@ -116,14 +116,18 @@ describe("the engine follows the vault", () => {
 
 describe("candidates", () => {
   test("capitalised names no card covers are offered, covered ones are not", async () => {
-    const r = await recallOn({ "people/Alice.md": alice }, ["Yesterday Alice met Marguerite at Lantern Park."]);
+    const r = await recallOn({ "people/Alice.md": alice }, [
+      "Yesterday Alice met Marguerite at Lantern Park.",
+    ]);
     expect(r.candidates.names).toContain("Marguerite");
     expect(r.candidates.places).toContain("Lantern Park");
     expect([...r.candidates.names, ...r.candidates.places]).not.toContain("Alice");
   });
 
   test("the start of a card's title is offered as an alias", async () => {
-    const r = await recallOn({ "people/Alexandra.md": cardText("keywords: [Alexandra]", "x\n") }, ["I saw Alex today"]);
+    const r = await recallOn({ "people/Alexandra.md": cardText("keywords: [Alexandra]", "x\n") }, [
+      "I saw Alex today",
+    ]);
     expect(r.candidates.aliases).toEqual(["Alex"]);
   });
 });

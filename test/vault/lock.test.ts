@@ -91,3 +91,24 @@ describe("the vault lock", () => {
     expect(fs.readFileSync(lockPath(vault.root), "utf8")).toContain("theirs");
   });
 });
+
+describe("a long holder", () => {
+  test("keeps its lock fresh, so a waiter never breaks it as stale", async () => {
+    vault = tempVault();
+    const v = vault;
+    let waited = "";
+    await withLock(
+      v,
+      async () => {
+        const waiter = withLock(v, () => "second", { timeoutMs: 600, staleMs: 200 }).then(
+          (r) => r,
+          (err: Error) => err.message,
+        );
+        await Bun.sleep(800);
+        waited = await waiter;
+      },
+      { staleMs: 200 },
+    );
+    expect(waited).toContain("locked");
+  });
+});
