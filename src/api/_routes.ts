@@ -8,7 +8,7 @@ import path from "node:path";
 import { keyFromTitle, kindByName, parseCard } from "../card/index.ts";
 import { checkCards } from "../check/index.ts";
 import { LoreError } from "../errors.ts";
-import { exportBook, importBook } from "../interop/index.ts";
+import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
 import { type Engine, recallJson, type Turn } from "../recall/index.ts";
 import { appendHits, readRecentHits } from "../state/index.ts";
 import {
@@ -227,8 +227,33 @@ export function checkup(ctx: Context) {
   };
 }
 
-export async function importLorebook(ctx: Context, req: Request) {
+/**
+ * Import. A JSON body is `{"book": <lorebook or card JSON>, "kind", "force", "filename"}`; any other
+ * content type is the file itself (card PNG, CHARX, a JSON file) with `?kind=&force=&filename=`.
+ */
+export async function importLorebook(ctx: Context, req: Request, url: URL) {
   const bytes = await readBytes(req, ctx.limits.import);
+  const type = req.headers.get("content-type") ?? "";
+  const options = type.startsWith("application/json")
+    ? importOptionsFromJson(bytes)
+    : importOptionsFromUrl(bytes, url);
+  const result = await importBook(ctx.vault, options.book, {
+    kind: options.kind ?? "entry",
+    force: options.force,
+    filename: options.filename ?? "the uploaded book",
+  });
+  ctx.engine.invalidate();
+  return result;
+}
+
+interface ImportRequest {
+  book: unknown;
+  kind?: string;
+  force: boolean;
+  filename?: string;
+}
+
+function importOptionsFromJson(bytes: Uint8Array): ImportRequest {
   let input: Record<string, unknown>;
   try {
     input = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
@@ -242,20 +267,40 @@ export async function importLorebook(ctx: Context, req: Request) {
     throw new LoreError("invalid_input", "kind must be a string");
   if (input.force !== undefined && typeof input.force !== "boolean")
     throw new LoreError("invalid_input", "force must be true or false");
-  const result = await importBook(ctx.vault, input.book, {
-    kind: (input.kind as string | undefined) ?? "entry",
+  return {
+    book: input.book,
+    kind: input.kind as string | undefined,
     force: input.force === true,
-    filename: typeof input.filename === "string" ? input.filename : "the uploaded book",
-  });
-  ctx.engine.invalidate();
-  return result;
+    filename: typeof input.filename === "string" ? input.filename : undefined,
+  };
 }
 
-export async function exportLorebook(ctx: Context) {
-  const file = await exportBook(ctx.vault, "st");
+function importOptionsFromUrl(bytes: Uint8Array, url: URL): ImportRequest {
+  const force = url.searchParams.get("force");
+  if (force !== null && !["0", "1", "true", "false"].includes(force))
+    throw new LoreError("invalid_input", "force must be true or false");
+  return {
+    book: bytes,
+    kind: url.searchParams.get("kind") ?? undefined,
+    force: force === "1" || force === "true",
+    filename: url.searchParams.get("filename") ?? undefined,
+  };
+}
+
+/** Export: `?format=st|lorebook_v3|card-json|card-png|charx` (default st, the SillyTavern lorebook). */
+export async function exportLorebook(ctx: Context, url: URL) {
+  const format = url.searchParams.get("format") ?? "st";
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new LoreError(
+      "invalid_input",
+      `unknown export format "${format}" (one of ${EXPORT_FORMATS.join(", ")})`,
+    );
+  }
+  const file = await exportBook(ctx.vault, format as ExportFormat);
+  const text = file.contentType.startsWith("application/json");
   return new Response(file.bytes as Uint8Array<ArrayBuffer>, {
     headers: {
-      "content-type": `${file.contentType}; charset=utf-8`,
+      "content-type": text ? `${file.contentType}; charset=utf-8` : file.contentType,
       "content-disposition": `attachment; filename="${file.filename.replace(/[^\w.-]/g, "_")}"`,
     },
   });

@@ -45,8 +45,8 @@ const TABLE: [string, string, Handler][] = [
   ["POST", "try", (c, r, u) => routes.tryText(c, r, u)],
   ["GET", "recent", (c, _r, u) => routes.recent(c, u)],
   ["GET", "checkup", (c) => routes.checkup(c)],
-  ["POST", "import", (c, r) => routes.importLorebook(c, r)],
-  ["GET", "export", (c) => routes.exportLorebook(c)],
+  ["POST", "import", (c, r, u) => routes.importLorebook(c, r, u)],
+  ["GET", "export", (c, _r, u) => routes.exportLorebook(c, u)],
 ];
 
 function decode(segment: string): string {

@@ -33,3 +33,11 @@ export function printJson(value: unknown): void {
 export function print(text: string): void {
   process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 }
+
+/**
+ * The access token: --token, else $LORECARDS_TOKEN. The variable keeps the token out of `ps` output
+ * (a systemd unit can load it from an EnvironmentFile).
+ */
+export function tokenFrom(args: { token?: string }): string | undefined {
+  return args.token || process.env.LORECARDS_TOKEN || undefined;
+}

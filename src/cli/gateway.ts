@@ -3,7 +3,7 @@
 import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
 import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
-import { isDefaultVault, vaultArg, vaultPath } from "./_shared.ts";
+import { isDefaultVault, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
 
 export const gatewayCommand = defineCommand({
   meta: { name: "gateway", description: "the injecting proxy in front of an OpenAI/Anthropic API" },
@@ -53,7 +53,7 @@ export const gatewayCommand = defineCommand({
       reinjectAfter: count(args["reinject-after"], "--reinject-after"),
       budget: count(args.budget, "--budget"),
       framing: args.framing === undefined ? undefined : unescapeFlag(args.framing),
-      token: args.token || undefined,
+      token: tokenFrom(args),
       log: args.log !== false,
       engine: { create: isDefaultVault(args) },
     });

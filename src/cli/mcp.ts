@@ -4,7 +4,7 @@ import { defineCommand } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { LoreError } from "../errors.ts";
 import { openVault } from "../vault/index.ts";
-import { isDefaultVault, vaultArg, vaultPath } from "./_shared.ts";
+import { isDefaultVault, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
 
 export const mcpCommand = defineCommand({
   meta: { name: "mcp", description: "the MCP server for writing cards (stdio, or --http)" },
@@ -34,7 +34,7 @@ export const mcpCommand = defineCommand({
       version: pkg.version,
       host: args.host,
       port: port(args.port),
-      token: args.token || undefined,
+      token: tokenFrom(args),
     });
     process.stderr.write(`lorecards mcp: ${listener.url}${mcp.MCP_PATH} (vault ${vault.root})\n`);
     await new Promise<void>((resolve) => {

@@ -9,7 +9,7 @@ import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
 import { isLoopbackHost } from "../http/index.ts";
 import { openEngine } from "../recall/index.ts";
 import { uiRoutes } from "../ui/index.ts";
-import { isDefaultVault, vaultArg, vaultPath } from "./_shared.ts";
+import { isDefaultVault, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
 
 export const UI_DEFAULTS = { host: "127.0.0.1", port: 8766 } as const;
 
@@ -47,7 +47,7 @@ export const uiCommand = defineCommand({
   async run({ args }) {
     const host = args.host ?? UI_DEFAULTS.host;
     const port = count(args.port, "--port") ?? UI_DEFAULTS.port;
-    const token = args.token || undefined;
+    const token = tokenFrom(args);
     if (!isLoopbackHost(host) && !token) {
       throw new LoreError(
         "usage",

@@ -52,7 +52,12 @@ function call(method: string, url: string, body?: unknown, headers: Record<strin
         ...(write ? { "x-lorecards": "1", "content-type": "application/json" } : {}),
         ...headers,
       },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      body:
+        body === undefined
+          ? undefined
+          : typeof body === "string" || body instanceof Uint8Array
+            ? body
+            : JSON.stringify(body),
     }),
   );
 }
@@ -425,6 +430,28 @@ describe("import and export", () => {
     const entries = Object.values(out.entries) as { comment: string; key: string[]; content: string }[];
     expect(entries.map((e) => e.comment).sort()).toContain("Alice");
     expect(JSON.stringify(out)).not.toContain("zeppelin");
+  });
+
+  test("GET /api/export?format=card-png is a character card PNG carrying the book, and card PNG imports back", async () => {
+    const res = await call("GET", "/api/export?format=card-png");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/png");
+    const png = new Uint8Array(await res.arrayBuffer());
+    expect([...png.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
+    expect(new TextDecoder("latin1").decode(png)).not.toContain("zeppelin");
+    const imported = await call("POST", "/api/import?kind=thing&filename=card.png", png, {
+      "content-type": "image/png",
+    });
+    expect(imported.status).toBe(200);
+    const counts = await json(imported);
+    expect(counts.created).toBeGreaterThan(0);
+    expect(fs.existsSync(path.join(root, "things", "Bob.md"))).toBe(true);
+  });
+
+  test("GET /api/export with an unknown format is 400 naming the formats", async () => {
+    const res = await call("GET", "/api/export?format=docx");
+    expect(res.status).toBe(400);
+    expect((await json(res)).detail).toContain("lorebook_v3");
   });
 });
 
