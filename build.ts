@@ -5,7 +5,7 @@
  *   bun build.ts --all      linux-x64, linux-arm64, darwin-x64, darwin-arm64, windows-x64
  *                           → dist/lorecards-<os>-<arch>[.exe]
  *
- * Bytecode and minification make cold starts fast (the hook runs on every prompt). The binary never
+ * Bytecode, minification and code splitting make cold starts fast (the hook runs on every prompt). The binary never
  * autoloads a `.env` or `bunfig.toml` from the user's working directory: those belong to whatever
  * project the user happens to be in, not to us.
  */
@@ -26,6 +26,9 @@ async function build(target: Target | "host"): Promise<string> {
       autoloadBunfig: false,
     },
     format: "esm",
+    // Lazily imported commands (gateway, MCP SDK, zip, the UI) become separate chunks inside the
+    // binary, so a cold `hook` or `try` does not load their bytecode.
+    splitting: true,
     bytecode: true,
     minify: true,
     sourcemap: "none",

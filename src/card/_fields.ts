@@ -4,7 +4,13 @@
  * (`[yes, no, 2024]` → "yes", "no", "2024": we read the scalar's source, not its YAML type). Boolean
  * fields alone accept the YAML 1.1 spellings people type (yes/no/on/off).
  */
-import { type Document, isMap, isScalar, isSeq, type Node } from "yaml";
+import type { Document, Node } from "yaml";
+import { yamlLib } from "./_lazy.ts";
+
+const isMap = (n: unknown) => yamlLib().isMap(n);
+const isScalar = (n: unknown) => yamlLib().isScalar(n);
+const isSeq = (n: unknown) => yamlLib().isSeq(n);
+
 import type { Secondary } from "./types.ts";
 
 export interface CardFields {

@@ -8,9 +8,9 @@
  * - CRLF and a BOM are normalised first (a stray `\r` otherwise sticks to the last value);
  * - `yaml`'s `maxAliasCount` refuses alias bombs; YAML core schema keeps `yes`/`no` as strings.
  */
-import matter from "gray-matter";
-import YAML, { type Document } from "yaml";
+import type { Document } from "yaml";
 import { LoreError } from "../errors.ts";
+import { grayMatter, yamlLib } from "./_lazy.ts";
 
 const CLOSE = "\n---";
 
@@ -61,7 +61,7 @@ export function locateFrontmatter(text: string): FrontmatterSpan | null {
 
 /** Parse YAML text as one mapping, safely. Throws LoreError parse_error. */
 export function parseYamlDocument(src: string): Document {
-  const doc = YAML.parseDocument(src, { schema: "core", uniqueKeys: false, prettyErrors: true });
+  const doc = yamlLib().parseDocument(src, { schema: "core", uniqueKeys: false, prettyErrors: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
     throw new LoreError("parse_error", `frontmatter is not valid YAML: ${first.message}`, { cause: first });
@@ -119,6 +119,7 @@ export function readFrontmatter(text: string): FrontmatterRead {
   };
   let file: { data: Record<string, unknown>; content: string };
   try {
+    const matter = grayMatter();
     file = matter(normal, { engines } as unknown as Parameters<typeof matter>[1]);
   } catch (err) {
     if (err instanceof LoreError) throw err;

@@ -19,7 +19,7 @@ export {
   parseKindsConfig,
   RESERVED_DIRS,
 } from "./kinds.ts";
-export { cardMeta, type ParseOptions, parseCard, publicText } from "./parse.ts";
+export { cardMeta, type ParseOptions, parseCard, publicText, publicTextOf } from "./parse.ts";
 export { type CardEdit, replaceSection, serializeCard, updateCardText } from "./serialize.ts";
 export type {
   BrokenCard,

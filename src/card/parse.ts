@@ -5,7 +5,7 @@
 import { LoreError } from "../errors.ts";
 import { scanSections } from "./_body.ts";
 import { readFields } from "./_fields.ts";
-import { readFrontmatter } from "./_frontmatter.ts";
+import { locateFrontmatter, normalizeText, readFrontmatter } from "./_frontmatter.ts";
 import { defaultKinds, isPrivateSection } from "./kinds.ts";
 import type { Card, CardMeta, KindsConfig, Section } from "./types.ts";
 
@@ -39,6 +39,17 @@ export function publicText(card: Pick<Card, "preamble" | "sections">): string {
     if (!s.private) out += `## ${s.heading}\n${s.text}`;
   }
   return out;
+}
+
+/**
+ * The public text of a card file straight from its text, without parsing the YAML: what `publicText`
+ * gives for the parsed card. Rendering a card that fired needs only this, so the hook's hot path never
+ * loads the YAML parser.
+ */
+export function publicTextOf(text: string, kinds: KindsConfig = defaultKinds()): string {
+  const normal = normalizeText(text);
+  const span = locateFrontmatter(normal);
+  return publicText(splitBody(span === null ? normal : normal.slice(span.bodyStart), kinds));
 }
 
 function firstLineOf(text: string): string {

@@ -3,11 +3,12 @@
  * patched (comments and quoting survive), keys the caller did not mention and that we do not know are
  * kept (spec: unknown frontmatter keys survive every save), and untouched parts keep their bytes.
  */
-import YAML, { type Document, isScalar, isSeq, type Node } from "yaml";
+import type { Document, Node } from "yaml";
 import { LoreError } from "../errors.ts";
 import { replaceSectionText } from "./_body.ts";
 import { KNOWN_FIELDS } from "./_fields.ts";
 import { locateFrontmatter, normalizeText, parseYamlDocument } from "./_frontmatter.ts";
+import { yamlLib } from "./_lazy.ts";
 
 const TO_STRING = { flowCollectionPadding: false, lineWidth: 0 } as const;
 
@@ -24,9 +25,10 @@ function scalarList(value: unknown): boolean {
 function makeNode(doc: Document, value: unknown): Node {
   const node = doc.createNode(value) as Node;
   // Lists of words read best on one line, as in the spec's example: `keywords: [Alice, payments team]`.
+  const { isScalar, isSeq } = yamlLib();
   if (isSeq(node) && scalarList(value)) node.flow = true;
   if (isSeq(node) || node === null) return node;
-  YAML.visit(node, {
+  yamlLib().visit(node, {
     Seq(_, seq) {
       if (seq.items.every((i) => isScalar(i))) seq.flow = true;
     },
@@ -44,7 +46,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 function frontmatterText(data: Record<string, unknown>): string {
-  const doc = new YAML.Document({});
+  const doc = new (yamlLib().Document)({});
   for (const [k, v] of Object.entries(data)) if (v !== undefined) doc.set(k, makeNode(doc, v));
   return Object.keys(doc.toJS() ?? {}).length === 0 ? "" : doc.toString(TO_STRING);
 }

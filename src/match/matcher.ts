@@ -14,6 +14,15 @@ export type MatchCard = Pick<
   "key" | "kind" | "title" | "keywords" | "aliases" | "secondary" | "scanDepth" | "priority" | "inject"
 >;
 
+/**
+ * The cards a matcher was built from, by position. An array works; the engine passes a lazy list
+ * that decodes a card's metadata only when one of its terms is hit.
+ */
+export interface CardSource {
+  readonly length: number;
+  at(index: number): MatchCard | undefined;
+}
+
 export interface MatchOptions {
   /** Turns of history in the window when a card has no `scan_depth` of its own. */
   scanDepth: number;
@@ -54,7 +63,7 @@ export class Matcher {
 
   /** Compile `cards`, or adopt a table and automaton saved earlier for exactly these cards. */
   constructor(
-    private readonly cards: readonly MatchCard[],
+    private readonly cards: CardSource,
     saved?: { table: TermTable; automaton: Automaton },
   ) {
     this.table = saved?.table ?? buildTable(cards);
@@ -90,7 +99,7 @@ export class Matcher {
         if (single[hit.term] === 1 && !(await isWholeToken(window[m]!, hit, options))) continue;
         for (let c = cardStart[hit.term]!; c < cardStart[hit.term + 1]!; c++) {
           const card = cardList[c]!;
-          const limit = 2 * (this.cards[card]!.scanDepth ?? options.scanDepth);
+          const limit = 2 * (this.cards.at(card)!.scanDepth ?? options.scanDepth);
           if (m > limit) continue;
           let state = perCard.get(card);
           if (!state) {
@@ -105,7 +114,7 @@ export class Matcher {
     }
     const out: CardMatch[] = [];
     for (const [index, state] of perCard) {
-      const card = this.cards[index]!;
+      const card = this.cards.at(index)!;
       if (!card.inject) continue;
       const limit = 2 * (card.scanDepth ?? options.scanDepth);
       if (!(await passesSecondary(card, window.slice(0, limit + 1), state.messages, options))) continue;
@@ -116,16 +125,17 @@ export class Matcher {
         trigger: Math.min(...state.messages),
       });
     }
-    return out.sort((a, b) => compareMatches(this.cards[a.card]!, a, this.cards[b.card]!, b));
+    return out.sort((a, b) => compareMatches(this.cards.at(a.card)!, a, this.cards.at(b.card)!, b));
   }
 }
 
-function buildTable(cards: readonly MatchCard[]): TermTable {
+function buildTable(cards: CardSource): TermTable {
   const ids = new Map<string, number>();
   const texts: string[] = [];
   const perTerm: number[][] = [];
   let maxDepth = 0;
-  cards.forEach((card, index) => {
+  for (let index = 0; index < cards.length; index++) {
+    const card = cards.at(index)!;
     if (card.scanDepth !== null && card.scanDepth > maxDepth) maxDepth = card.scanDepth;
     for (const term of cardTerms(card)) {
       let id = ids.get(term);
@@ -137,7 +147,7 @@ function buildTable(cards: readonly MatchCard[]): TermTable {
       }
       perTerm[id]!.push(index);
     }
-  });
+  }
   const cardStart = new Int32Array(texts.length + 1);
   let total = 0;
   perTerm.forEach((list, t) => {

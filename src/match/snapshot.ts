@@ -4,7 +4,10 @@
  * tied to the vault index `stamp` it was built for; any other stamp, a short read or a bad magic
  * number means "rebuild", never an error.
  *
- * Layout: "LCM1", u32 header length, JSON header {stamp, size, termCount, maxDepth, texts, lengths},
+ * The header also lists the vault path of each card the matcher was built from, in order, so a cold
+ * process can fetch the metadata of just the cards that were hit.
+ *
+ * Layout: "LCM1", u32 header length, JSON header {stamp, paths, size, termCount, maxDepth, texts, lengths},
  * zero padding to a multiple of 4, then the Int32 arrays in header order, then the Uint16 edge chars.
  */
 import { Automaton, type AutomatonParts } from "./automaton.ts";
@@ -16,6 +19,7 @@ const INT_ARRAYS = ["root", "firstChild", "nextSibling", "fail", "output", "dict
 
 interface Header {
   stamp: string;
+  paths: string[];
   size: number;
   termCount: number;
   maxDepth: number;
@@ -24,11 +28,20 @@ interface Header {
   lengths: number[];
 }
 
-export function saveSnapshot(stamp: string, table: TermTable, automaton: Automaton): Uint8Array {
+export interface Snapshot {
+  table: TermTable;
+  automaton: Automaton;
+  /** Vault-relative path of card i of the matcher. */
+  paths: string[];
+}
+
+export function saveSnapshot(stamp: string, snapshot: Snapshot): Uint8Array {
+  const { table, automaton, paths } = snapshot;
   const parts = automaton.toParts();
   const ints: Int32Array[] = [...INT_ARRAYS.map((k) => parts[k]), table.cardStart, table.cardList];
   const header: Header = {
     stamp,
+    paths,
     size: parts.size,
     termCount: parts.termCount,
     maxDepth: table.maxDepth,
@@ -56,10 +69,7 @@ export function saveSnapshot(stamp: string, table: TermTable, automaton: Automat
 }
 
 /** The table and automaton saved for `stamp`, or undefined when the bytes are for another vault state. */
-export function loadSnapshot(
-  bytes: Uint8Array,
-  stamp: string,
-): { table: TermTable; automaton: Automaton } | undefined {
+export function loadSnapshot(bytes: Uint8Array, stamp: string): Snapshot | undefined {
   try {
     // Typed array views need 4-byte alignment: copy when the buffer does not start on one.
     const buf = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
@@ -67,7 +77,7 @@ export function loadSnapshot(
     if (buf.byteLength < 8 || view.getUint32(0, true) !== MAGIC) return undefined;
     const jsonLength = view.getUint32(4, true);
     const header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + jsonLength))) as Header;
-    if (header.stamp !== stamp) return undefined;
+    if (header.stamp !== stamp || !Array.isArray(header.paths)) return undefined;
     let at = buf.byteOffset + align4(8 + jsonLength);
     const end = buf.byteOffset + buf.byteLength;
     const take = (n: number) => {
@@ -107,7 +117,7 @@ export function loadSnapshot(
       edgeChar,
     };
     const table: TermTable = { texts: header.texts, single, cardStart, cardList, maxDepth: header.maxDepth };
-    return { table, automaton: new Automaton(parts) };
+    return { table, automaton: new Automaton(parts), paths: header.paths };
   } catch {
     return undefined;
   }

@@ -6,11 +6,11 @@
  */
 import { type FSWatcher, readFileSync, watch } from "node:fs";
 import { join } from "node:path";
-import { publicText } from "../card/index.ts";
+import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
 import { findCandidates } from "../match/candidates.ts";
 import { fold } from "../match/fold.ts";
-import { Matcher } from "../match/matcher.ts";
+import { type CardSource, Matcher } from "../match/matcher.ts";
 import { jiebaSegmenter, type Segmenter } from "../match/segment.ts";
 import { loadSnapshot, saveSnapshot } from "../match/snapshot.ts";
 import {
@@ -18,7 +18,6 @@ import {
   atomicWrite,
   loadIndex,
   openVault,
-  readCard,
   STATE_DIR,
   type Vault,
   type VaultIndex,
@@ -46,9 +45,40 @@ export interface EngineOptions {
   segmenter?: (() => Promise<Segmenter>) | false;
 }
 
+/** The matcher's cards by position, each decoded from the index only when first needed. */
+class CardList implements CardSource {
+  private readonly cache: (CardMeta | undefined)[];
+
+  constructor(
+    private readonly paths: readonly string[],
+    private readonly entries: VaultIndex["entries"],
+  ) {
+    this.cache = new Array(paths.length);
+  }
+
+  get length(): number {
+    return this.paths.length;
+  }
+
+  at(index: number): CardMeta | undefined {
+    let card = this.cache[index];
+    if (card === undefined) {
+      const path = this.paths[index];
+      card = path === undefined ? undefined : this.entries.meta(path);
+      this.cache[index] = card;
+    }
+    return card;
+  }
+
+  all(): CardMeta[] {
+    return Array.from({ length: this.length }, (_, i) => this.at(i)!);
+  }
+}
+
 interface Loaded {
   stamp: string;
-  cards: CardMeta[];
+  index: VaultIndex;
+  cards: CardList;
   matcher: Matcher;
   /** Folded key, title and `kind/key` → card, built on first use (refs, candidates). */
   names?: Map<string, CardMeta>;
@@ -103,7 +133,7 @@ export class Engine {
     const index = loadIndex(this.vault, { previous: this.lastIndex });
     this.lastIndex = index;
     if (this.loaded && this.loaded.stamp === index.stamp) return this.loaded;
-    const loaded = compile(this.vault, index.stamp, index.cards);
+    const loaded = compile(this.vault, index);
     this.loaded = loaded;
     return loaded;
   }
@@ -134,9 +164,9 @@ export class Engine {
   private async fire(loaded: Loaded, messages: string[], opts: RecallOptions): Promise<FiredCard[]> {
     const scanDepth = opts.scanDepth ?? DEFAULT_SCAN_DEPTH;
     const matches = await loaded.matcher.match(messages, { scanDepth, segmenter: this.segmenter });
-    const firedIds = new Set(matches.map((m) => idOf(loaded.cards[m.card]!)));
+    const firedIds = new Set(matches.map((m) => idOf(loaded.cards.at(m.card)!)));
     return matches.map((m) => {
-      const card = loaded.cards[m.card]!;
+      const card = loaded.cards.at(m.card)!;
       const id = idOf(card);
       const text = this.render(card, loaded, firedIds);
       return {
@@ -158,7 +188,7 @@ export class Engine {
   }
 
   private candidates(loaded: Loaded, sentence: string): Promise<Candidates> {
-    loaded.titles ??= loaded.cards.map((c) => fold(c.title));
+    loaded.titles ??= loaded.cards.all().map((c) => fold(c.title));
     return findCandidates(sentence, {
       covered: (f) => loaded.matcher.containsTerm(f),
       titles: loaded.titles,
@@ -168,14 +198,15 @@ export class Engine {
 
   private render(card: CardMeta, loaded: Loaded, firedIds: Set<string>): string {
     const seeAlso = card.refs
-      .map((name) => resolveRef(name, loaded))
+      .map((name) => resolveRef(name, loaded, this.vault.kinds))
       .filter((t): t is CardMeta => t !== undefined && !firedIds.has(idOf(t)) && idOf(t) !== idOf(card))
       .map((t) => ({ key: t.key, firstLine: t.firstLine }));
     const cacheKey = `${idOf(card)}\0${card.mtime}:${card.size}\0${seeAlso.map((s) => `${s.key}\0${s.firstLine}`).join("\0")}`;
     const cached = this.rendered.get(cacheKey);
     if (cached !== undefined) return cached;
-    const full = readCard(this.vault, card.kind, card.key);
-    const text = renderCard({ title: card.title, kind: card.kind, text: publicText(full), seeAlso });
+    const file = readFileSync(join(this.vault.root, card.path), "utf8");
+    const body = publicTextOf(file, this.vault.kinds);
+    const text = renderCard({ title: card.title, kind: card.kind, text: body, seeAlso });
     if (this.rendered.size > 5000) this.rendered.clear();
     this.rendered.set(cacheKey, text);
     return text;
@@ -197,41 +228,56 @@ function snapshotPath(vault: Vault): string {
   return join(vault.root, STATE_DIR, "matcher.bin");
 }
 
-/** The matcher for these cards: loaded from the snapshot when it matches `stamp`, else built and saved. */
-function matcherFor(vault: Vault, stamp: string, cards: CardMeta[]): Matcher {
+/**
+ * The matcher of this vault state: loaded from the snapshot when it was saved for `stamp` (then only
+ * the cards that get hit are ever decoded), else built from every enabled card and saved.
+ */
+function compile(vault: Vault, index: VaultIndex): Loaded {
   try {
-    const saved = loadSnapshot(readFileSync(snapshotPath(vault)), stamp);
-    if (saved) return new Matcher(cards, saved);
+    const saved = loadSnapshot(readFileSync(snapshotPath(vault)), index.stamp);
+    if (saved) {
+      const cards = new CardList(saved.paths, index.entries);
+      return { stamp: index.stamp, index, cards, matcher: new Matcher(cards, saved) };
+    }
   } catch {
     // no snapshot yet, or unreadable: build one
   }
-  const matcher = new Matcher(cards);
+  const enabled = index.cards.filter((c) => c.enabled);
+  const paths = enabled.map((c) => c.path);
+  const matcher = new Matcher(enabled);
   try {
-    atomicWrite(snapshotPath(vault), saveSnapshot(stamp, matcher.table, matcher.automaton));
+    const snapshot = { table: matcher.table, automaton: matcher.automaton, paths };
+    atomicWrite(snapshotPath(vault), saveSnapshot(index.stamp, snapshot));
   } catch {
     // a read-only vault still works; it just rebuilds next time
   }
-  return matcher;
+  return { stamp: index.stamp, index, cards: new CardList(paths, index.entries), matcher };
 }
 
-function compile(vault: Vault, stamp: string, all: CardMeta[]): Loaded {
-  const cards = all.filter((c) => c.enabled);
-  return { stamp, cards, matcher: matcherFor(vault, stamp, cards) };
-}
-
-/** A ref names a card by `kind/key`, by key or by title (in that order of preference). */
-function resolveRef(name: string, loaded: Loaded): CardMeta | undefined {
+/**
+ * A ref names a card by `kind/key`, by key or by title. The exact file name is looked up directly;
+ * anything else (another capitalisation, a title) falls back to a table of every card's names.
+ */
+function resolveRef(name: string, loaded: Loaded, kinds: Vault["kinds"]): CardMeta | undefined {
+  const wanted = name.trim();
+  const slash = wanted.indexOf("/");
+  for (const kind of kinds.kinds) {
+    const key = slash > 0 && wanted.slice(0, slash) === kind.name ? wanted.slice(slash + 1) : wanted;
+    const meta = loaded.index.entries.meta(kind.dir === "" ? `${key}.md` : `${kind.dir}/${key}.md`);
+    if (meta?.enabled) return meta;
+  }
   if (!loaded.names) {
     const names = new Map<string, CardMeta>();
+    const all = loaded.cards.all();
     const add = (k: string, c: CardMeta) => {
       if (!names.has(k)) names.set(k, c);
     };
-    for (const c of loaded.cards) add(fold(`${c.kind}/${c.key}`), c);
-    for (const c of loaded.cards) add(fold(c.key), c);
-    for (const c of loaded.cards) add(fold(c.title), c);
+    for (const c of all) add(fold(`${c.kind}/${c.key}`), c);
+    for (const c of all) add(fold(c.key), c);
+    for (const c of all) add(fold(c.title), c);
     loaded.names = names;
   }
-  return loaded.names.get(fold(name.trim()));
+  return loaded.names.get(fold(wanted));
 }
 
 /**

@@ -1,26 +1,133 @@
 /**
- * The on-disk shape of the persisted index: one compact JSON row per file instead of one object per
- * card, because JSON.parse time is most of a warm start (measured: 10k cards, 4.7 MB of objects ≈ 30–55
- * ms to parse; 1.9 MB of rows ≈ 14–35 ms). Key, kind and path are derived from the row's path.
+ * The persisted index in memory and on disk: one compact JSON row per file rather than one object per
+ * card, because a warm start is mostly JSON.parse (10k cards: 4.7 MB of objects ≈ 30–55 ms; 1.7 MB of
+ * rows ≈ 7 ms). Rows stay rows in memory: a card's CardMeta is built only when someone asks for it, so
+ * the hook and the gateway, which need just the few cards that fired, never build ten thousand objects.
  *   card:   [path, mtime, size, 0, title, keywords, aliases, secondary|0, scanDepth, refs, priority,
  *            flags (1 = enabled, 2 = inject), firstLine, publicChars, warnings?]
  *   broken: [path, mtime, size, 1, error]
+ * Key, kind and path are derived from the row's path.
  */
-import type { CardMeta, KindsConfig } from "../card/types.ts";
+import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
 
 export const FORMAT = 2;
 
-export interface IndexEntry {
+type Row = unknown[];
+
+const isList = (v: unknown): v is string[] => Array.isArray(v);
+
+/** A freshly parsed file, before it becomes a row. */
+export interface ParsedEntry {
   mtime: string;
   size: number;
   meta?: CardMeta;
-  broken?: { path: string; kind: string; key: string; error: string };
+  broken?: BrokenCard;
   warnings?: string[];
 }
 
-type Row = unknown[];
+export class IndexTable {
+  private readonly rows = new Map<string, Row>();
+  private readonly metas = new Map<string, CardMeta>();
+  private readonly owner: (rel: string) => { kind: string; key: string };
 
-function encodeRow(rel: string, e: IndexEntry): Row {
+  constructor(config: KindsConfig) {
+    const byDir = new Map(config.kinds.map((k) => [k.dir, k.name]));
+    this.owner = (rel) => {
+      const slash = rel.lastIndexOf("/");
+      const kind = byDir.get(slash === -1 ? "" : rel.slice(0, slash));
+      if (kind === undefined) throw new Error(`no kind for ${rel}`);
+      return { kind, key: rel.slice(slash + 1, -3) };
+    };
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  paths(): IterableIterator<string> {
+    return this.rows.keys();
+  }
+
+  has(rel: string): boolean {
+    return this.rows.has(rel);
+  }
+
+  /** True when the row for `rel` was made from a file with this mtime and size. */
+  isCurrent(rel: string, mtime: string, size: number): boolean {
+    const row = this.rows.get(rel);
+    return row !== undefined && row[1] === mtime && row[2] === size;
+  }
+
+  add(rel: string, entry: ParsedEntry): void {
+    this.rows.set(rel, encodeRow(rel, entry));
+    if (entry.meta) this.metas.set(rel, entry.meta);
+  }
+
+  /** Copy the row (and any decoded meta) of `rel` from another table. */
+  copyFrom(other: IndexTable, rel: string): void {
+    const row = other.rows.get(rel);
+    if (row === undefined) return;
+    this.rows.set(rel, row);
+    const meta = other.metas.get(rel);
+    if (meta) this.metas.set(rel, meta);
+  }
+
+  /** The card at `rel`, decoded on first use; undefined when there is none or it is broken. */
+  meta(rel: string): CardMeta | undefined {
+    const known = this.metas.get(rel);
+    if (known) return known;
+    const row = this.rows.get(rel);
+    if (row === undefined || row[3] === 1) return undefined;
+    const { kind, key } = this.owner(rel);
+    const meta = metaOfRow(row, rel, kind, key);
+    this.metas.set(rel, meta);
+    return meta;
+  }
+
+  broken(rel: string): BrokenCard | undefined {
+    const row = this.rows.get(rel);
+    if (row === undefined || row[3] !== 1) return undefined;
+    return { path: rel, ...this.owner(rel), error: String(row[4]) };
+  }
+
+  warnings(rel: string): string[] | undefined {
+    const row = this.rows.get(rel);
+    const w = row?.[3] === 0 ? row[14] : undefined;
+    return isList(w) ? w : undefined;
+  }
+
+  encode(kinds: string): string {
+    return JSON.stringify({ format: FORMAT, kinds, rows: [...this.rows.values()] });
+  }
+
+  /** Decode index.json text; null when it is corrupt, of another format or for another kind table. */
+  static decode(text: string, kinds: string, config: KindsConfig): IndexTable | null {
+    try {
+      const data = JSON.parse(text);
+      if (data?.format !== FORMAT || data.kinds !== kinds || !Array.isArray(data.rows)) return null;
+      const table = new IndexTable(config);
+      for (const row of data.rows as Row[]) {
+        if (!validRow(row)) return null;
+        table.owner(row[0] as string);
+        table.rows.set(row[0] as string, row);
+      }
+      return table;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** The shape every row must have; anything else means the file is damaged and gets rebuilt. */
+function validRow(row: unknown): row is Row {
+  if (!Array.isArray(row)) return false;
+  const [rel, mtime, size, status] = row;
+  if (typeof rel !== "string" || typeof mtime !== "string" || typeof size !== "number") return false;
+  if (status === 1) return true;
+  return status === 0 && typeof row[4] === "string" && isList(row[5]) && isList(row[6]) && isList(row[9]);
+}
+
+function encodeRow(rel: string, e: ParsedEntry): Row {
   if (!e.meta) return [rel, e.mtime, e.size, 1, e.broken?.error ?? "unreadable"];
   const m = e.meta;
   const s = m.secondary;
@@ -32,76 +139,25 @@ function encodeRow(rel: string, e: IndexEntry): Row {
   return row;
 }
 
-export function encodeIndex(kinds: string, entries: Record<string, IndexEntry>): string {
-  const rows = Object.entries(entries).map(([rel, e]) => encodeRow(rel, e));
-  return JSON.stringify({ format: FORMAT, kinds, rows });
-}
-
-function ownerOf(config: KindsConfig): (rel: string) => { kind: string; key: string } {
-  const byDir = new Map(config.kinds.map((k) => [k.dir, k.name]));
-  return (rel) => {
-    const slash = rel.lastIndexOf("/");
-    const kind = byDir.get(slash === -1 ? "" : rel.slice(0, slash));
-    if (kind === undefined) throw new Error(`no kind for ${rel}`);
-    return { kind, key: rel.slice(slash + 1, -3) };
-  };
-}
-
-const isList = (v: unknown): v is string[] => Array.isArray(v);
-
-function decodeRow(row: Row, owner: ReturnType<typeof ownerOf>): [string, IndexEntry] {
-  const [rel, mtime, size, status] = row;
-  if (typeof rel !== "string" || typeof mtime !== "string" || typeof size !== "number")
-    throw new Error("bad row");
-  const { kind, key } = owner(rel);
-  if (status === 1) return [rel, { mtime, size, broken: { path: rel, kind, key, error: String(row[4]) } }];
-  const [title, keywords, aliases, sec, scanDepth, refs, priority, flags, firstLine, publicChars, warnings] =
-    row.slice(4);
-  if (typeof title !== "string" || !isList(keywords) || !isList(aliases) || !isList(refs))
-    throw new Error("bad row");
-  const secondary = Array.isArray(sec)
-    ? { all: sec[0], any: sec[1], not: sec[2] }
-    : { all: [], any: [], not: [] };
-  const meta: CardMeta = {
+function metaOfRow(row: Row, rel: string, kind: string, key: string): CardMeta {
+  const sec = row[7];
+  const flags = Number(row[11]);
+  return {
     key,
     kind,
     path: rel,
-    title,
-    keywords,
-    aliases,
-    secondary,
-    scanDepth: typeof scanDepth === "number" ? scanDepth : null,
-    refs,
-    priority: Number(priority),
-    enabled: ((flags as number) & 1) !== 0,
-    inject: ((flags as number) & 2) !== 0,
-    mtime,
-    size,
-    firstLine: String(firstLine),
-    publicChars: Number(publicChars),
+    title: row[4] as string,
+    keywords: row[5] as string[],
+    aliases: row[6] as string[],
+    secondary: Array.isArray(sec) ? { all: sec[0], any: sec[1], not: sec[2] } : { all: [], any: [], not: [] },
+    scanDepth: typeof row[8] === "number" ? row[8] : null,
+    refs: row[9] as string[],
+    priority: Number(row[10]),
+    enabled: (flags & 1) !== 0,
+    inject: (flags & 2) !== 0,
+    mtime: row[1] as string,
+    size: row[2] as number,
+    firstLine: String(row[12]),
+    publicChars: Number(row[13]),
   };
-  const entry: IndexEntry = { mtime, size, meta };
-  if (isList(warnings)) entry.warnings = warnings;
-  return [rel, entry];
-}
-
-/** Decode index.json text; null when it is corrupt, of another format or for another kind table. */
-export function decodeIndex(
-  text: string,
-  kinds: string,
-  config: KindsConfig,
-): Record<string, IndexEntry> | null {
-  try {
-    const data = JSON.parse(text);
-    if (data?.format !== FORMAT || data.kinds !== kinds || !Array.isArray(data.rows)) return null;
-    const owner = ownerOf(config);
-    const entries: Record<string, IndexEntry> = {};
-    for (const row of data.rows as Row[]) {
-      const [rel, entry] = decodeRow(row, owner);
-      entries[rel] = entry;
-    }
-    return entries;
-  } catch {
-    return null;
-  }
 }

@@ -11,7 +11,7 @@ import path from "node:path";
 import { cardMeta, keyProblem, parseCard } from "../card/index.ts";
 import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
 import { atomicWrite } from "./_fs.ts";
-import { decodeIndex, encodeIndex, type IndexEntry } from "./_index-file.ts";
+import { IndexTable, type ParsedEntry } from "./_index-file.ts";
 import { kindDir, STATE_DIR, type Vault } from "./paths.ts";
 
 export interface VaultIndex {
@@ -25,8 +25,8 @@ export interface VaultIndex {
   stamp: string;
   /** How many files this load had to parse (0 on a warm, unchanged vault). */
   parsed: number;
-  /** The cache itself, keyed by relative path; hand the whole index back as `previous`. */
-  entries: Record<string, IndexEntry>;
+  /** The cache itself, by relative path (rows decoded on demand); hand the index back as `previous`. */
+  entries: IndexTable;
 }
 
 export interface LoadIndexOptions {
@@ -70,24 +70,24 @@ function kindsSignature(vault: Vault): string {
   return JSON.stringify(vault.kinds);
 }
 
-function readIndexFile(vault: Vault): Record<string, IndexEntry> | null {
+function readIndexFile(vault: Vault): IndexTable | null {
   let text: string;
   try {
     text = fs.readFileSync(indexPath(vault), "utf8");
   } catch {
     return null;
   }
-  return decodeIndex(text, kindsSignature(vault), vault.kinds);
+  return IndexTable.decode(text, kindsSignature(vault), vault.kinds);
 }
 
-function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): IndexEntry {
+function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): ParsedEntry {
   const base = { path: file.rel, kind: file.kind.name, key: file.key };
   try {
     const problem = keyProblem(file.key);
     if (problem !== null) throw new Error(`the file name is not a legal card name: ${problem}`);
     const text = fs.readFileSync(file.abs, "utf8");
     const card = parseCard(text, { ...base, kinds: vault.kinds, mtime, size });
-    const entry: IndexEntry = { mtime, size, meta: cardMeta(card) };
+    const entry: ParsedEntry = { mtime, size, meta: cardMeta(card) };
     if (card.warnings.length > 0) entry.warnings = card.warnings;
     return entry;
   } catch (err) {
@@ -95,10 +95,10 @@ function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): 
   }
 }
 
-function persist(vault: Vault, entries: Record<string, IndexEntry>): void {
+function persist(vault: Vault, entries: IndexTable): void {
   try {
     fs.mkdirSync(path.join(vault.root, STATE_DIR), { recursive: true });
-    atomicWrite(indexPath(vault), encodeIndex(kindsSignature(vault), entries));
+    atomicWrite(indexPath(vault), entries.encode(kindsSignature(vault)));
   } catch {
     // The index is a cache: a read-only vault still works, it just re-parses next time.
   }
@@ -107,40 +107,53 @@ function persist(vault: Vault, entries: Record<string, IndexEntry>): void {
 /** Load every card's metadata, re-parsing only what changed since the last load. */
 export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex {
   const cached = opts.previous?.entries ?? readIndexFile(vault);
-  const old = cached ?? {};
+  const old = cached ?? new IndexTable(vault.kinds);
   const present: string[] = [];
-  const fresh = new Map<string, IndexEntry>();
+  const fresh = new Map<string, ParsedEntry>();
   const stampParts: string[] = [kindsSignature(vault)];
   for (const file of listFiles(vault)) {
     const st = fs.statSync(file.abs, { bigint: true, throwIfNoEntry: false });
     if (st === undefined) continue; // deleted between the listing and the stat
     const mtime = st.mtimeNs.toString();
     const size = Number(st.size);
-    const entry = old[file.rel];
-    if (entry === undefined || entry.mtime !== mtime || entry.size !== size) {
-      fresh.set(file.rel, parseEntry(vault, file, mtime, size));
-    }
+    if (!old.isCurrent(file.rel, mtime, size)) fresh.set(file.rel, parseEntry(vault, file, mtime, size));
     present.push(file.rel);
     stampParts.push(file.rel, mtime, String(size));
   }
   const stamp = createHash("sha1").update(stampParts.join("\0")).digest("hex");
-  const unchanged = cached !== null && fresh.size === 0 && present.length === Object.keys(old).length;
-  // Warm path: nothing changed, so the previous result can be handed back as it is.
-  if (unchanged && opts.previous) return { ...opts.previous, stamp, parsed: 0 };
-  const entries: Record<string, IndexEntry> = {};
-  for (const rel of present) entries[rel] = fresh.get(rel) ?? old[rel]!;
-  if (!unchanged && opts.persist !== false) persist(vault, entries);
+  const unchanged = cached !== null && fresh.size === 0 && present.length === old.size;
+  // Warm path: nothing changed, so the previous table can be handed back as it is.
+  if (unchanged) return summarize(old, stamp, 0);
+  const entries = new IndexTable(vault.kinds);
+  for (const rel of present) {
+    const parsed = fresh.get(rel);
+    if (parsed) entries.add(rel, parsed);
+    else entries.copyFrom(old, rel);
+  }
+  if (opts.persist !== false) persist(vault, entries);
   return summarize(entries, stamp, fresh.size);
 }
 
-function summarize(entries: Record<string, IndexEntry>, stamp: string, parsed: number): VaultIndex {
-  const cards: CardMeta[] = [];
+/** `cards` is built on first access: a caller that looks up a few entries by path never pays for all. */
+function summarize(entries: IndexTable, stamp: string, parsed: number): VaultIndex {
   const broken: BrokenCard[] = [];
   const warnings: VaultIndex["warnings"] = [];
-  for (const [rel, e] of Object.entries(entries)) {
-    if (e.meta) cards.push(e.meta);
-    if (e.broken) broken.push(e.broken);
-    if (e.warnings) warnings.push({ path: rel, warnings: e.warnings });
+  for (const rel of entries.paths()) {
+    const b = entries.broken(rel);
+    if (b) broken.push(b);
+    const w = entries.warnings(rel);
+    if (w) warnings.push({ path: rel, warnings: w });
   }
-  return { cards, broken, warnings, stamp, parsed, entries };
+  let cards: CardMeta[] | undefined;
+  return {
+    get cards() {
+      cards ??= [...entries.paths()].flatMap((rel) => entries.meta(rel) ?? []);
+      return cards;
+    },
+    broken,
+    warnings,
+    stamp,
+    parsed,
+    entries,
+  };
 }

@@ -5,7 +5,7 @@
  * never parses card text itself (card/ does).
  */
 export { atomicWrite } from "./_fs.ts";
-export type { IndexEntry } from "./_index-file.ts";
+export type { IndexTable } from "./_index-file.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { createCard, findCard, readCard, updateCard, updateRecent, type WriteOptions } from "./cards.ts";
 export { indexPath, type LoadIndexOptions, loadIndex, type VaultIndex } from "./catalog.ts";

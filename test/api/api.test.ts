@@ -55,9 +55,11 @@ function call(method: string, url: string, body?: unknown, headers: Record<strin
       body:
         body === undefined
           ? undefined
-          : typeof body === "string" || body instanceof Uint8Array
+          : typeof body === "string"
             ? body
-            : JSON.stringify(body),
+            : body instanceof Uint8Array
+              ? (body as Uint8Array<ArrayBuffer>)
+              : JSON.stringify(body),
     }),
   );
 }

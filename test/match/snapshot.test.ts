@@ -17,7 +17,7 @@ const cards: MatchCard[] = ["Alice", "Bob", "the corner cafe", "猫", "小明", 
 describe("the matcher snapshot", () => {
   test("a saved matcher loaded back gives the same matches as a fresh build", async () => {
     const built = new Matcher(cards);
-    const bytes = saveSnapshot("stamp-1", built.table, built.automaton);
+    const bytes = saveSnapshot("stamp-1", { table: built.table, automaton: built.automaton, paths: ["a"] });
     const saved = loadSnapshot(bytes, "stamp-1");
     expect(saved).toBeDefined();
     const restored = new Matcher(cards, saved);
@@ -25,11 +25,12 @@ describe("the matcher snapshot", () => {
     const opts = { scanDepth: 1 };
     expect(await restored.match(messages, opts)).toEqual(await built.match(messages, opts));
     expect(restored.table.maxDepth).toBe(5);
+    expect(saved?.paths).toEqual(["a"]);
   });
 
   test("a snapshot still loads from an unaligned buffer", () => {
     const built = new Matcher(cards);
-    const bytes = saveSnapshot("s", built.table, built.automaton);
+    const bytes = saveSnapshot("s", { table: built.table, automaton: built.automaton, paths: [] });
     const shifted = new Uint8Array(bytes.length + 1).subarray(1);
     shifted.set(bytes);
     expect(loadSnapshot(shifted, "s")).toBeDefined();
@@ -42,6 +43,11 @@ describe("the matcher snapshot", () => {
     ["an empty file", () => new Uint8Array(0), "s"],
   ])("%s means rebuild, never an error", (_name, damage, stamp) => {
     const built = new Matcher(cards);
-    expect(loadSnapshot(damage(saveSnapshot("s", built.table, built.automaton)), stamp)).toBeUndefined();
+    expect(
+      loadSnapshot(
+        damage(saveSnapshot("s", { table: built.table, automaton: built.automaton, paths: [] })),
+        stamp,
+      ),
+    ).toBeUndefined();
   });
 });
