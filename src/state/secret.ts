@@ -4,10 +4,10 @@
  * hard-linked into place, so a second process either links first or reads a complete file.
  */
 
-import { randomBytes } from "node:crypto";
 import { chmodSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
+import { randomHex } from "../vault/index.ts";
 import { ensureStateDir } from "./_dir.ts";
 
 export function secretPath(vaultRoot: string): string {
@@ -20,8 +20,8 @@ export function markerSecret(vaultRoot: string): string {
   if (existing !== null) return existing;
   try {
     ensureStateDir(vaultRoot);
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    writeFileSync(tmp, `${randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
+    const tmp = `${file}.${process.pid}.${randomHex(4)}.tmp`;
+    writeFileSync(tmp, `${randomHex(24)}\n`, { mode: 0o600 });
     chmodSync(tmp, 0o600);
     try {
       linkSync(tmp, file);

@@ -5,7 +5,6 @@
  * corrupt or outdated index file is rebuilt. Known limit (spec): an edit that keeps both mtime and size
  * identical is not noticed.
  */
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { cardMeta, keyProblem, parseCard } from "../card/index.ts";
@@ -120,7 +119,7 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     present.push(file.rel);
     stampParts.push(file.rel, mtime, String(size));
   }
-  const stamp = createHash("sha1").update(stampParts.join("\0")).digest("hex");
+  const stamp = new Bun.CryptoHasher("sha1").update(stampParts.join("\0")).digest("hex");
   const unchanged = cached !== null && fresh.size === 0 && present.length === old.size;
   // Warm path: nothing changed, so the previous table can be handed back as it is.
   if (unchanged) return summarize(old, stamp, 0);
@@ -134,24 +133,30 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
   return summarize(entries, stamp, fresh.size);
 }
 
-/** `cards` is built on first access: a caller that looks up a few entries by path never pays for all. */
+/**
+ * The lists are built on first access: a caller that looks up a few entries by path (the hook, the
+ * gateway) never walks every row.
+ */
 function summarize(entries: IndexTable, stamp: string, parsed: number): VaultIndex {
-  const broken: BrokenCard[] = [];
-  const warnings: VaultIndex["warnings"] = [];
-  for (const rel of entries.paths()) {
-    const b = entries.broken(rel);
-    if (b) broken.push(b);
-    const w = entries.warnings(rel);
-    if (w) warnings.push({ path: rel, warnings: w });
-  }
   let cards: CardMeta[] | undefined;
+  let broken: BrokenCard[] | undefined;
+  let warnings: VaultIndex["warnings"] | undefined;
   return {
     get cards() {
       cards ??= [...entries.paths()].flatMap((rel) => entries.meta(rel) ?? []);
       return cards;
     },
-    broken,
-    warnings,
+    get broken() {
+      broken ??= [...entries.paths()].flatMap((rel) => entries.broken(rel) ?? []);
+      return broken;
+    },
+    get warnings() {
+      warnings ??= [...entries.paths()].flatMap((rel) => {
+        const w = entries.warnings(rel);
+        return w ? [{ path: rel, warnings: w }] : [];
+      });
+      return warnings;
+    },
     stamp,
     parsed,
     entries,

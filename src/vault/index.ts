@@ -4,7 +4,7 @@
  * re-parse only the cards that changed. It never matches, renders or injects (match/, recall/), and it
  * never parses card text itself (card/ does).
  */
-export { atomicWrite } from "./_fs.ts";
+export { atomicWrite, randomHex } from "./_fs.ts";
 export type { IndexTable } from "./_index-file.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { createCard, findCard, readCard, updateCard, updateRecent, type WriteOptions } from "./cards.ts";

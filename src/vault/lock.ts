@@ -5,7 +5,6 @@
  * stale lock happens under a second short-lived file (`lock.break`) and re-checks the content, so two
  * waiters can never both break it and delete a fresh lock taken in between.
  */
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
@@ -95,7 +94,7 @@ function tryCreate(file: string, token: string): boolean {
 export async function acquireLock(root: string, opts: LockOptions = {}): Promise<() => void> {
   const { timeoutMs, staleMs } = { ...DEFAULTS, ...opts };
   const file = lockPath(root);
-  const token = randomUUID();
+  const token = crypto.randomUUID();
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
   while (!tryCreate(file, token)) {
