@@ -2,6 +2,7 @@
  * What every command shares: the global `--vault` and `--json` flags, and how a command prints its
  * result. Only cli/ reads argv and the environment; everything below it takes plain options.
  */
+import { LoreError } from "../errors.ts";
 import { resolveVaultPath } from "../vault/index.ts";
 
 export const vaultArg = {
@@ -40,4 +41,22 @@ export function print(text: string): void {
  */
 export function tokenFrom(args: { token?: string }): string | undefined {
   return args.token || process.env.LORECARDS_TOKEN || undefined;
+}
+
+/** A flag that takes a whole number ≥ 0 (a budget, a depth, a turn count); undefined when absent. */
+export function wholeNumber(
+  value: string | undefined,
+  flag: string,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) > max) {
+    const what = max === 65535 ? "a port number (0–65535)" : "a whole number ≥ 0";
+    throw new LoreError("usage", `${flag} must be ${what}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+export function portNumber(value: string | undefined, flag = "--port"): number | undefined {
+  return wholeNumber(value, flag, 65535);
 }

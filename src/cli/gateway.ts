@@ -3,7 +3,7 @@
 import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
 import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
-import { isDefaultVault, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
+import { isDefaultVault, portNumber, tokenFrom, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
 
 export const gatewayCommand = defineCommand({
   meta: { name: "gateway", description: "the injecting proxy in front of an OpenAI/Anthropic API" },
@@ -47,11 +47,11 @@ export const gatewayCommand = defineCommand({
       vaultRoot: vaultPath(args),
       upstream: args.upstream,
       host: args.host,
-      port: count(args.port, "--port"),
+      port: portNumber(args.port),
       inject,
-      window: count(args.window, "--window"),
-      reinjectAfter: count(args["reinject-after"], "--reinject-after"),
-      budget: count(args.budget, "--budget"),
+      window: wholeNumber(args.window, "--window"),
+      reinjectAfter: wholeNumber(args["reinject-after"], "--reinject-after"),
+      budget: wholeNumber(args.budget, "--budget"),
       framing: args.framing === undefined ? undefined : unescapeFlag(args.framing),
       token: tokenFrom(args),
       log: args.log !== false,
@@ -66,13 +66,6 @@ export const gatewayCommand = defineCommand({
     });
   },
 });
-
-function count(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()))
-    throw new LoreError("usage", `${flag} must be a whole number, got ${value}`);
-  return Number(value);
-}
 
 /** `--framing 'Notes:\n\n'` means newlines: a shell does not turn `\n` into one. */
 function unescapeFlag(value: string): string {

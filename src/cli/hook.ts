@@ -2,8 +2,7 @@
 // `hookSpecificOutput.additionalContext` when cards match and nothing otherwise. It exits 0 whatever
 // happens (a message on stderr): in Claude Code, exit 2 from this hook would erase the user's prompt.
 import { defineCommand } from "citty";
-import { LoreError } from "../errors.ts";
-import { isDefaultVault, vaultArg, vaultPath } from "./_shared.ts";
+import { isDefaultVault, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
 
 export const hookCommand = defineCommand({
   meta: { name: "hook", description: "the Claude Code UserPromptSubmit hook (reads the hook JSON on stdin)" },
@@ -29,9 +28,9 @@ export const hookCommand = defineCommand({
       const result = await runHook(stdin, {
         vaultRoot: vaultPath(args),
         create: isDefaultVault(args),
-        reinjectAfter: count(args["reinject-after"], "--reinject-after"),
-        budget: count(args.budget, "--budget"),
-        scanDepth: count(args["scan-depth"], "--scan-depth"),
+        reinjectAfter: wholeNumber(args["reinject-after"], "--reinject-after"),
+        budget: wholeNumber(args.budget, "--budget"),
+        scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
         log: args.log !== false,
       });
       if (result.stdout) process.stdout.write(result.stdout);
@@ -41,10 +40,3 @@ export const hookCommand = defineCommand({
     return 0;
   },
 });
-
-function count(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()))
-    throw new LoreError("usage", `${flag} must be a whole number ≥ 0, got "${value}"`);
-  return Number(value);
-}

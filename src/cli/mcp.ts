@@ -4,7 +4,7 @@ import { defineCommand } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { LoreError } from "../errors.ts";
 import { openVault } from "../vault/index.ts";
-import { isDefaultVault, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
+import { isDefaultVault, portNumber, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
 
 export const mcpCommand = defineCommand({
   meta: { name: "mcp", description: "the MCP server for writing cards (stdio, or --http)" },
@@ -33,7 +33,7 @@ export const mcpCommand = defineCommand({
       vault,
       version: pkg.version,
       host: args.host,
-      port: port(args.port),
+      port: portNumber(args.port),
       token: tokenFrom(args),
     });
     process.stderr.write(`lorecards mcp: ${listener.url}${mcp.MCP_PATH} (vault ${vault.root})\n`);
@@ -45,11 +45,3 @@ export const mcpCommand = defineCommand({
     return 0;
   },
 });
-
-function port(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) {
-    throw new LoreError("usage", `--port must be a port number (0–65535), got "${value}"`);
-  }
-  return Number(value);
-}

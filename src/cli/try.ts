@@ -4,7 +4,7 @@ import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
 import { openEngine, type RecallResult, recallJson, type Turn } from "../recall/index.ts";
 import { appendHits } from "../state/index.ts";
-import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
 
 export const tryCommand = defineCommand({
   meta: { name: "try", description: "which cards a sentence fires, why, and what deserves a card" },
@@ -22,8 +22,8 @@ export const tryCommand = defineCommand({
     const turns = [...parseTurns(args.turns), { role: "user" as const, text: args.sentence }];
     const engine = await openEngine(vaultPath(args), { create: isDefaultVault(args) });
     const result = await engine.recall(turns, {
-      budget: parseCount(args.budget, "--budget"),
-      scanDepth: parseCount(args["scan-depth"], "--scan-depth"),
+      budget: wholeNumber(args.budget, "--budget"),
+      scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
     });
     if (args.log && result.injected.length > 0) {
       appendHits(engine.vault.root, [
@@ -83,11 +83,4 @@ export function parseTurns(raw: string | undefined): Turn[] {
     }
     return { role, text };
   });
-}
-
-export function parseCount(raw: string | undefined, flag: string): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw.trim()))
-    throw new LoreError("usage", `${flag} must be a whole number ≥ 0, got "${raw}"`);
-  return Number(raw);
 }

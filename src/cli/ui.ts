@@ -9,7 +9,7 @@ import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
 import { isLoopbackHost } from "../http/index.ts";
 import { openEngine } from "../recall/index.ts";
 import { uiRoutes } from "../ui/index.ts";
-import { isDefaultVault, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
+import { isDefaultVault, portNumber, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
 
 export const UI_DEFAULTS = { host: "127.0.0.1", port: 8766 } as const;
 
@@ -46,7 +46,7 @@ export const uiCommand = defineCommand({
   },
   async run({ args }) {
     const host = args.host ?? UI_DEFAULTS.host;
-    const port = count(args.port, "--port") ?? UI_DEFAULTS.port;
+    const port = portNumber(args.port) ?? UI_DEFAULTS.port;
     const token = tokenFrom(args);
     if (!isLoopbackHost(host) && !token) {
       throw new LoreError(
@@ -81,7 +81,7 @@ export const uiCommand = defineCommand({
           vaultRoot: engine.vault.root,
           upstream: args["gateway-upstream"],
           host,
-          port: count(args["gateway-port"], "--gateway-port"),
+          port: portNumber(args["gateway-port"], "--gateway-port"),
           token,
           log: args.log !== false,
         })
@@ -135,11 +135,4 @@ function announce(host: string, port: number, token: string | undefined, root: s
   process.stderr.write(`lorecards ui: editing ${root}\n`);
   for (const h of shown.length > 0 ? shown : ["127.0.0.1"])
     process.stderr.write(`  open http://${h}:${port}${query}\n`);
-}
-
-function count(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535)
-    throw new LoreError("usage", `${flag} must be a port number, got ${value}`);
-  return Number(value);
 }
