@@ -82,9 +82,14 @@ interface Sample {
   injected: boolean;
 }
 
-async function once(base: string, body: string, conversation: string): Promise<Sample> {
+async function once(
+  base: string,
+  body: string,
+  conversation: string,
+  path = "/v1/chat/completions",
+): Promise<Sample> {
   const t0 = performance.now();
-  const res = await fetch(`${base}/v1/chat/completions`, {
+  const res = await fetch(`${base}${path}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -143,12 +148,12 @@ async function latency(gateway: string): Promise<string[][]> {
   return rows;
 }
 
-async function throughput(base: string, label: string): Promise<number> {
+async function throughput(base: string, label: string, path?: string): Promise<number> {
   const deadline = performance.now() + SECONDS * 1000;
   let done = 0;
   const worker = async (w: number) => {
     for (let i = 0; performance.now() < deadline && i < 1_000_000; i++) {
-      await once(base, chatBody(w * 1000 + i, false), `tp-${label}-${w}-${i}`);
+      await once(base, chatBody(w * 1000 + i, false), `tp-${label}-${w}-${i}`, path);
       done++;
     }
   };
@@ -211,6 +216,8 @@ try {
     console.log(table(await latency(gw.url)));
     const direct = await throughput(upstream.url, "direct");
     const through = await throughput(gw.url, "gateway");
+    // The same bytes to a path the gateway only proxies: the cost of the hop itself, without recall.
+    const passthrough = await throughput(gw.url, "passthrough", "/v1/responses-passthrough");
     console.log(`\n2. throughput, ${CONCURRENCY} concurrent connections, ${SECONDS} s each`);
     const slowDirect = await throughput(slowUpstream.url, "slow-direct");
     const slowThrough = await throughput(slowGw.url, "slow-gateway");
@@ -218,6 +225,12 @@ try {
       table([
         ["upstream", "direct", "through", "ratio"],
         ["instant", `${direct.toFixed(0)} req/s`, `${through.toFixed(0)} req/s`, pct(through / direct)],
+        [
+          "instant, proxied path (no recall)",
+          `${direct.toFixed(0)} req/s`,
+          `${passthrough.toFixed(0)} req/s`,
+          pct(passthrough / direct),
+        ],
         [
           "50 ms",
           `${slowDirect.toFixed(0)} req/s`,

@@ -10,40 +10,22 @@ import { describeError, EXIT_CODES, isLoreError, LoreError } from "../errors.ts"
 
 type Loader = () => Promise<CommandDef<ArgsDef>>;
 
-/** Subcommands load lazily so the hook and `try` do not pay for the gateway or the MCP SDK. */
-const COMMANDS: Record<string, { description: string; load: Loader }> = {
-  init: {
-    description: "create a vault with one example card per kind",
-    load: () => lazy(import("./init.ts")),
-  },
-  list: { description: "every card with its keywords", load: () => lazy(import("./list.ts")) },
-  read: { description: "print one card", load: () => lazy(import("./read.ts")) },
-  try: {
-    description: "which cards a sentence fires, why, and what deserves a card",
-    load: () => lazy(import("./try.ts")),
-  },
-  check: {
-    description: "cards that can never fire, or fire far too often",
-    load: () => lazy(import("./check.ts")),
-  },
-  gateway: {
-    description: "the injecting proxy in front of an OpenAI/Anthropic API",
-    load: () => lazy(import("./gateway.ts")),
-  },
-  hook: { description: "the Claude Code UserPromptSubmit hook", load: () => lazy(import("./hook.ts")) },
-  mcp: {
-    description: "the MCP server for writing cards (stdio, or --http)",
-    load: () => lazy(import("./mcp.ts")),
-  },
-  ui: { description: "the web editor and HTTP API", load: () => lazy(import("./ui.ts")) },
-  import: {
-    description: "import a SillyTavern lorebook or a character card",
-    load: () => lazy(import("./import.ts")),
-  },
-  export: {
-    description: "export the vault as a lorebook or character card",
-    load: () => lazy(import("./export.ts")),
-  },
+/**
+ * Subcommands load lazily so the hook and `try` do not pay for the gateway or the MCP SDK. Each
+ * command's description lives in its own file (its citty `meta`), shown by `lorecards --help`.
+ */
+const COMMANDS: Record<string, Loader> = {
+  init: () => lazy(import("./init.ts")),
+  list: () => lazy(import("./list.ts")),
+  read: () => lazy(import("./read.ts")),
+  try: () => lazy(import("./try.ts")),
+  check: () => lazy(import("./check.ts")),
+  gateway: () => lazy(import("./gateway.ts")),
+  hook: () => lazy(import("./hook.ts")),
+  mcp: () => lazy(import("./mcp.ts")),
+  ui: () => lazy(import("./ui.ts")),
+  import: () => lazy(import("./import.ts")),
+  export: () => lazy(import("./export.ts")),
 };
 
 async function lazy(mod: Promise<Record<string, unknown>>): Promise<CommandDef<ArgsDef>> {
@@ -56,8 +38,6 @@ async function lazy(mod: Promise<Record<string, unknown>>): Promise<CommandDef<A
 const GLOBAL_FLAGS = new Set(["--vault", "--json"]);
 
 function rootCommand() {
-  const subCommands: Record<string, Loader> = {};
-  for (const [name, c] of Object.entries(COMMANDS)) subCommands[name] = c.load;
   return defineCommand({
     meta: {
       name: "lorecards",
@@ -71,7 +51,7 @@ function rootCommand() {
       },
       json: { type: "boolean", description: "print JSON" },
     },
-    subCommands,
+    subCommands: COMMANDS,
   });
 }
 
@@ -147,9 +127,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${await usage(root)}\n`);
       return name === undefined || args.includes("--help") || args.includes("-h") ? 0 : 2;
     }
-    const entry = COMMANDS[name];
-    if (!entry) throw new LoreError("usage", `unknown command "${name}" (try: lorecards --help)`);
-    const cmd = await entry.load();
+    const load = COMMANDS[name];
+    if (!load) throw new LoreError("usage", `unknown command "${name}" (try: lorecards --help)`);
+    const cmd = await load();
     const rest = args.slice(1);
     if (rest.includes("--help") || rest.includes("-h")) {
       process.stdout.write(`${await usage(cmd, root)}\n`);
