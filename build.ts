@@ -40,6 +40,8 @@ async function build(target: Target | "host"): Promise<string> {
   return outfile;
 }
 
+// Paths below are relative to the repository, wherever the script is started from.
+process.chdir(import.meta.dir);
 const all = process.argv.includes("--all");
 const unknown = process.argv.slice(2).filter((a) => a !== "--all");
 if (unknown.length > 0) {

@@ -1,6 +1,7 @@
 /**
  * Candidate keywords: words in a sentence that look like they deserve a card but that no card
- * covers. Latin script: capitalised words and runs of them (not the first word of a sentence),
+ * covers. Latin script: capitalised words and runs of them (at the start of a sentence only when
+ * the word is not one that commonly opens a sentence),
  * sorted into places (after "in/at/to/from/near…" or ending in a place word) and names. A word that
  * is the start of an existing card's title ("Ali" when "Alice" exists) is offered as an alias.
  * Chinese/Japanese: jieba's part-of-speech tags (nr/ns, and new words its HMM found).
@@ -14,7 +15,15 @@ const STOP = new Set(
     "i i'm i've i'd i'll im ok okay yes no hi hey hello thanks thank the a an and but or so then if " +
     "when what who why how where this that these those it it's my your our their his her we you they he she " +
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july " +
-    "august september october november december today tomorrow yesterday mr mrs ms dr oh well also just"
+    "august september october november december today tomorrow yesterday mr mrs ms dr oh well also just " +
+    // Words that often open a sentence: a capital there says nothing about being a name.
+    "after before because while since until although though anyway actually honestly apparently finally " +
+    "first last next maybe perhaps please sorry still now here there not never always sometimes often " +
+    "let let's look tell remember guess think know see say said went got had have has did do does done " +
+    "can could would should will shall might must is are was were be been being am any some all every " +
+    "each both either neither nothing something everything everyone someone anyone nobody good great nice " +
+    "morning evening night afternoon cool wow yeah nope sure right true fine lol haha which whose whom with " +
+    "without about above for from into onto over under in on at to by of as like than also even only"
   ).split(" "),
 );
 const PLACE_BEFORE = new Set(["in", "at", "to", "from", "near", "into", "around", "visit", "visited"]);
@@ -66,6 +75,7 @@ interface Run {
 /** Runs of capitalised words that do not open a sentence and are not common words. */
 function capitalisedRuns(sentence: string): Run[] {
   const runs: Run[] = [];
+  const lowerWords = new Set(sentence.match(/\b\p{Ll}[\p{L}'’-]*/gu) ?? []);
   let sentenceStart = true;
   let previous = "";
   let current: string[] = [];
@@ -83,7 +93,10 @@ function capitalisedRuns(sentence: string): Run[] {
     }
     const capital = /^[\p{Lu}\p{Lt}]/u.test(word);
     const common = STOP.has(word.toLowerCase().replace(/['’]s$/, ""));
-    if (capital && !common && !sentenceStart && word.length >= 2) {
+    // A capital that opens a sentence counts too, unless the word is one that commonly opens one
+    // (the list above) or the same word also appears in lower case in the text.
+    const lowerElsewhere = sentenceStart && lowerWords.has(word.toLowerCase());
+    if (capital && !common && !lowerElsewhere && word.length >= 2) {
       if (current.length === 0) currentAfterPlace = PLACE_BEFORE.has(previous.toLowerCase());
       current.push(word.replace(/['’]s$/, ""));
     } else {

@@ -1,0 +1,26 @@
+import { describe, expect, test } from "bun:test";
+import { findCandidates } from "../../src/match/candidates.ts";
+import { fold } from "../../src/match/fold.ts";
+
+const none = { covered: () => false, titles: [] as string[] };
+
+describe("candidate keywords", () => {
+  test.each([
+    ["a name that opens the sentence", "Seraphina talked about the forest.", ["Seraphina"], []],
+    ["a common opening word is not a name", "Went to the market with Bob.", ["Bob"], []],
+    ["a run of capitalised words is one name", "I met Margaret Thornton today.", ["Margaret Thornton"], []],
+    ["a place after a preposition", "We walked to Lantern Park.", [], ["Lantern Park"]],
+    ["a place word at the end", "The Copper Bridge is closed.", [], ["Copper Bridge"]],
+    ["weekdays and months are not names", "On Friday in March nothing happened.", [], []],
+    ["a word also written in lower case is not a name", "Rain again. The rain never stops.", [], []],
+  ])("%s", async (_name, sentence, names, places) => {
+    const c = await findCandidates(sentence, none);
+    expect(c.names).toEqual(names);
+    expect(c.places).toEqual(places);
+  });
+
+  test("a phrase some card covers is not offered", async () => {
+    const covered = (f: string) => f.includes(fold("Bob"));
+    expect((await findCandidates("Went to the market with Bob.", { ...none, covered })).names).toEqual([]);
+  });
+});
