@@ -230,6 +230,28 @@ describe("check", () => {
 });
 
 describe("the binary alone", () => {
+  test("segments Chinese with the jieba it carries, so a one-character term fires on a whole word", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lc-bin-"));
+    const v = tempVault({ "things/猫.md": cardText("keywords: [猫]", "## what\n家里的猫。\n") });
+    try {
+      copyFileSync(BINARY, join(dir, "lorecards"));
+      const run = async (sentence: string) => {
+        const proc = Bun.spawn([join(dir, "lorecards"), "try", sentence, "--json", "--vault", v.root], {
+          cwd: dir,
+          env: { HOME: home, PATH: "/usr/bin:/bin" },
+          stdout: "pipe",
+        });
+        expect(await proc.exited).toBe(0);
+        return JSON.parse(await new Response(proc.stdout).text()).injected;
+      };
+      expect(await run("我的猫很可爱")).toEqual(["猫"]);
+      expect(await run("我们去熊猫馆")).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      v.remove();
+    }
+  });
+
   test("runs from an empty directory with no node_modules", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lc-bin-"));
     try {
