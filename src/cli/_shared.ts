@@ -60,3 +60,25 @@ export function wholeNumber(
 export function portNumber(value: string | undefined, flag = "--port"): number | undefined {
   return wholeNumber(value, flag, 65535);
 }
+
+/**
+ * Resolves when the process is asked to stop (SIGINT/SIGTERM), after `close` has run. Server
+ * commands await this, so they return only on shutdown.
+ */
+export function untilShutdown(close: () => Promise<unknown> | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      Promise.resolve(close()).then(
+        () => resolve(),
+        () => resolve(),
+      );
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}
+
+/** One JSON object on one line: what a server command prints under --json once it is listening. */
+export function printJsonLine(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}

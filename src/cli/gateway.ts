@@ -3,7 +3,16 @@
 import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
 import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
-import { isDefaultVault, portNumber, tokenFrom, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
+import {
+  isDefaultVault,
+  portNumber,
+  printJsonLine,
+  tokenFrom,
+  untilShutdown,
+  vaultArg,
+  vaultPath,
+  wholeNumber,
+} from "./_shared.ts";
 
 export const gatewayCommand = defineCommand({
   meta: { name: "gateway", description: "the injecting proxy in front of an OpenAI/Anthropic API" },
@@ -36,6 +45,10 @@ export const gatewayCommand = defineCommand({
       negativeDescription: "do not write hits.jsonl",
     },
     ...vaultArg,
+    json: {
+      type: "boolean",
+      description: "print one JSON line {url, base_url, upstream, vault} once listening",
+    },
   },
   async run({ args }) {
     if (!args.upstream)
@@ -57,13 +70,19 @@ export const gatewayCommand = defineCommand({
       log: args.log !== false,
       engine: { create: isDefaultVault(args) },
     });
-    process.stderr.write(`lorecards gateway: ${gateway.url} → ${args.upstream}\n`);
-    process.stderr.write(`  base URL for your client: ${gateway.url}/v1\n`);
-    await new Promise<void>((resolve) => {
-      const stop = () => void gateway.close().then(resolve, resolve);
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
+    if (args.json) {
+      const ready = {
+        url: gateway.url,
+        base_url: `${gateway.url}/v1`,
+        upstream: args.upstream,
+        vault: vaultPath(args),
+      };
+      printJsonLine(ready);
+    } else {
+      process.stderr.write(`lorecards gateway: ${gateway.url} → ${args.upstream}\n`);
+      process.stderr.write(`  base URL for your client: ${gateway.url}/v1\n`);
+    }
+    await untilShutdown(() => gateway.close());
   },
 });
 

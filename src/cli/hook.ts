@@ -20,6 +20,9 @@ export const hookCommand = defineCommand({
       negativeDescription: "do not write hits.jsonl",
     },
     ...vaultArg,
+    // The hook's answer is JSON already (Claude Code's contract); the flag is accepted for scripts
+    // that pass --json to every command, and changes nothing.
+    json: { type: "boolean", description: "accepted for uniformity: the hook always answers in JSON" },
   },
   async run({ args }) {
     try {

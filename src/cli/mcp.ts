@@ -4,7 +4,15 @@ import { defineCommand } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { LoreError } from "../errors.ts";
 import { openVault } from "../vault/index.ts";
-import { isDefaultVault, portNumber, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
+import {
+  isDefaultVault,
+  portNumber,
+  printJsonLine,
+  tokenFrom,
+  untilShutdown,
+  vaultArg,
+  vaultPath,
+} from "./_shared.ts";
 
 export const mcpCommand = defineCommand({
   meta: { name: "mcp", description: "the MCP server for writing cards (stdio, or --http)" },
@@ -18,13 +26,14 @@ export const mcpCommand = defineCommand({
         "with --http: require this token (Authorization: Bearer or X-Lorecards-Token); mandatory off localhost",
     },
     ...vaultArg,
+    json: { type: "boolean", description: "with --http: print one JSON line {url, vault} once listening" },
   },
   async run({ args }) {
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     const mcp = await import("../mcp/index.ts");
     if (!args.http) {
-      if (args.host !== undefined || args.port !== undefined || args.token !== undefined) {
-        throw new LoreError("usage", "--host, --port and --token only apply with --http");
+      if (args.host !== undefined || args.port !== undefined || args.token !== undefined || args.json) {
+        throw new LoreError("usage", "--host, --port, --token and --json only apply with --http");
       }
       await mcp.serveStdio(vault, pkg.version);
       return 0;
@@ -36,12 +45,9 @@ export const mcpCommand = defineCommand({
       port: portNumber(args.port),
       token: tokenFrom(args),
     });
-    process.stderr.write(`lorecards mcp: ${listener.url}${mcp.MCP_PATH} (vault ${vault.root})\n`);
-    await new Promise<void>((resolve) => {
-      const stop = () => void listener.stop(true).then(resolve, resolve);
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
+    if (args.json) printJsonLine({ url: `${listener.url}${mcp.MCP_PATH}`, vault: vault.root });
+    else process.stderr.write(`lorecards mcp: ${listener.url}${mcp.MCP_PATH} (vault ${vault.root})\n`);
+    await untilShutdown(() => listener.stop(true));
     return 0;
   },
 });

@@ -9,7 +9,15 @@ import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
 import { isLoopbackHost } from "../http/index.ts";
 import { openEngine } from "../recall/index.ts";
 import { uiRoutes } from "../ui/index.ts";
-import { isDefaultVault, portNumber, tokenFrom, vaultArg, vaultPath } from "./_shared.ts";
+import {
+  isDefaultVault,
+  portNumber,
+  printJsonLine,
+  tokenFrom,
+  untilShutdown,
+  vaultArg,
+  vaultPath,
+} from "./_shared.ts";
 
 export const UI_DEFAULTS = { host: "127.0.0.1", port: 8766 } as const;
 
@@ -43,6 +51,7 @@ export const uiCommand = defineCommand({
     },
     "gateway-port": { type: "string", description: `the gateway's port (default ${GATEWAY_DEFAULTS.port})` },
     ...vaultArg,
+    json: { type: "boolean", description: "print one JSON line {url, vault, gateway?} once listening" },
   },
   async run({ args }) {
     const host = args.host ?? UI_DEFAULTS.host;
@@ -79,6 +88,7 @@ export const uiCommand = defineCommand({
     const gateway = args["gateway-upstream"]
       ? startGateway({
           vaultRoot: engine.vault.root,
+          sharedEngine: engine,
           upstream: args["gateway-upstream"],
           host,
           port: portNumber(args["gateway-port"], "--gateway-port"),
@@ -86,18 +96,16 @@ export const uiCommand = defineCommand({
           log: args.log !== false,
         })
       : undefined;
-    announce(host, realPort, token, engine.vault.root);
-    if (gateway) process.stderr.write(`  gateway: ${gateway.url}/v1 → ${args["gateway-upstream"]}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        engine.close();
-        void Promise.all([server.stop(true), gateway?.close()]).then(
-          () => resolve(),
-          () => resolve(),
-        );
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+    if (args.json) {
+      const url = `http://${host.includes(":") ? `[${host}]` : host}:${realPort}`;
+      printJsonLine({ url, vault: engine.vault.root, ...(gateway ? { gateway: `${gateway.url}/v1` } : {}) });
+    } else {
+      announce(host, realPort, token, engine.vault.root);
+      if (gateway) process.stderr.write(`  gateway: ${gateway.url}/v1 → ${args["gateway-upstream"]}\n`);
+    }
+    await untilShutdown(() => {
+      engine.close();
+      return Promise.all([server.stop(true), gateway?.close()]);
     });
   },
 });

@@ -17,6 +17,11 @@ export interface VaultDepsOptions {
   vaultRoot: string;
   /** Passed to the engine (watch is on by default: a gateway is long-running). */
   engine?: EngineOptions;
+  /**
+   * An engine someone else opened and owns (the editor, in one process with the gateway): its
+   * writes invalidate it at once, so a card saved in the editor is injected on the next request.
+   */
+  sharedEngine?: Engine;
   warn?: (line: string) => void;
   now?: () => number;
 }
@@ -28,7 +33,7 @@ export interface VaultDeps extends PipelineDeps {
 export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   const root = options.vaultRoot;
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
-  let engine: Promise<Engine> | undefined;
+  let engine: Promise<Engine> | undefined = options.sharedEngine && Promise.resolve(options.sharedEngine);
   let store: Store | undefined;
   let markers: Markers | undefined;
 
@@ -63,7 +68,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     close() {
       store?.close();
       store = undefined;
-      void engine?.then((e) => e.close()).catch(() => undefined);
+      if (!options.sharedEngine) void engine?.then((e) => e.close()).catch(() => undefined);
     },
   };
 }

@@ -9,7 +9,7 @@
 
 import { LoreError } from "../errors.ts";
 import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
-import type { EngineOptions } from "../recall/index.ts";
+import type { Engine, EngineOptions } from "../recall/index.ts";
 import { vaultDeps } from "./deps.ts";
 import { createHandler } from "./handler.ts";
 import type { InjectSettings } from "./pipeline.ts";
@@ -44,6 +44,8 @@ export interface GatewayOptions {
   /** Write hits.jsonl (default true; `--no-log` turns it off). */
   log?: boolean;
   engine?: EngineOptions;
+  /** Use this already-open engine instead of opening one (see VaultDepsOptions.sharedEngine). */
+  sharedEngine?: Engine;
   fetch?: typeof fetch;
   warn?: (line: string) => void;
 }
@@ -88,7 +90,12 @@ export function startGateway(options: GatewayOptions): Gateway {
     framing: o.framing,
     log: o.log,
   };
-  const deps = vaultDeps({ vaultRoot: o.vaultRoot, engine: o.engine, warn: o.warn });
+  const deps = vaultDeps({
+    vaultRoot: o.vaultRoot,
+    engine: o.engine,
+    sharedEngine: o.sharedEngine,
+    warn: o.warn,
+  });
   const handler = createHandler({ upstream, token: o.token, settings, deps, fetch: o.fetch });
   const listener = listen({ hostname: o.host, port: o.port, fetch: handler });
   return {
