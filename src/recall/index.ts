@@ -153,6 +153,7 @@ export class Engine {
         chosen.map((c) => c.text),
         opts.framing ?? DEFAULT_FRAMING,
       ),
+      broken: loaded.index.broken.map((b) => ({ path: b.path, error: b.error })),
       candidates:
         opts.candidates === false
           ? { names: [], places: [], aliases: [] }

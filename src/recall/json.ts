@@ -18,5 +18,6 @@ export function recallJson(result: RecallResult) {
     injected_chars: result.injectedChars,
     context: result.context,
     candidates: result.candidates,
+    broken: result.broken,
   };
 }

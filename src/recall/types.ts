@@ -69,4 +69,6 @@ export interface RecallResult {
   /** The exact text that would be injected: framing + card blocks; "" when nothing is injected. */
   context: string;
   candidates: Candidates;
+  /** Card files that could not be parsed and were skipped (they never stop the others). */
+  broken: { path: string; error: string }[];
 }

@@ -135,6 +135,7 @@ describe("try", () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(Object.keys(out).sort()).toEqual([
+      "broken",
       "candidates",
       "context",
       "fired",
@@ -223,6 +224,11 @@ describe("check", () => {
       expect(codes).toContain("unparseable people/Broken");
       expect(codes).toContain("generic_keyword people/Generic");
       expect(out.cards).toBe(2);
+      const tried = JSON.parse((await runBinary(["try", "Okay person", "--json", "--vault", v.root])).stdout);
+      expect(tried.injected).toEqual(["Ok"]);
+      expect(tried.broken).toEqual([
+        { path: "people/Broken.md", error: expect.stringContaining("Broken.md") },
+      ]);
     } finally {
       v.remove();
     }
