@@ -31,7 +31,7 @@ const COMMON = new Set(
   (
     "the and you that this with have for not are but was what all they your can just like know " +
     "one there out get about would make time good see how well back now then also some very " +
-    "people day love yes yeah okay thanks today work home thing things said say she him her his " +
+    "people day love yes yeah okay thanks today work home thing things said say she him her his a i o " +
     "的 了 是 我 你 他 她 们 在 有 和 就 不 人 都 一 这 也 吗 呢 吧 啊 の に は を た が で て と し"
   ).split(" "),
 );

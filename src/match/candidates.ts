@@ -67,6 +67,14 @@ export async function findCandidates(sentence: string, ctx: CandidateContext): P
   return out;
 }
 
+/**
+ * "J'ai", "L'homme", "Don't", "We're": an elided article or pronoun before the apostrophe, or a short
+ * ending after it. Names keep a capital after the apostrophe ("O'Brien", "D'Arcy").
+ */
+function isContraction(word: string): boolean {
+  return /^\p{L}['’]\p{Ll}/u.test(word) || /['’]\p{Ll}{1,2}$/u.test(word);
+}
+
 interface Run {
   phrase: string;
   afterPlaceWord: boolean;
@@ -96,7 +104,7 @@ function capitalisedRuns(sentence: string): Run[] {
     // A capital that opens a sentence counts too, unless the word is one that commonly opens one
     // (the list above) or the same word also appears in lower case in the text.
     const lowerElsewhere = sentenceStart && lowerWords.has(word.toLowerCase());
-    if (capital && !common && !lowerElsewhere && word.length >= 2) {
+    if (capital && !common && !lowerElsewhere && !isContraction(word) && word.length >= 2) {
       if (current.length === 0) currentAfterPlace = PLACE_BEFORE.has(previous.toLowerCase());
       current.push(word.replace(/['’]s$/, ""));
     } else {

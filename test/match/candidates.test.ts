@@ -13,6 +13,9 @@ describe("candidate keywords", () => {
     ["a place word at the end", "The Copper Bridge is closed.", [], ["Copper Bridge"]],
     ["weekdays and months are not names", "On Friday in March nothing happened.", [], []],
     ["a word also written in lower case is not a name", "Rain again. The rain never stops.", [], []],
+    ["an elided French opening is not a name", "J'ai vu la voisine.", [], []],
+    ["a contraction is not a name", "Don't tell Marguerite.", ["Marguerite"], []],
+    ["an apostrophe name keeps its capital", "We met O'Brien.", ["O'Brien"], []],
   ])("%s", async (_name, sentence, names, places) => {
     const c = await findCandidates(sentence, none);
     expect(c.names).toEqual(names);
