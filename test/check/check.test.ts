@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test";
+import type { CardMeta } from "../../src/card/types.ts";
+import { checkCards } from "../../src/check/index.ts";
+
+function meta(key: string, extra: Partial<CardMeta> = {}): CardMeta {
+  return {
+    key,
+    kind: "people",
+    path: `people/${key}.md`,
+    title: key,
+    keywords: [`${key} keyword`],
+    aliases: [],
+    secondary: { all: [], any: [], not: [] },
+    scanDepth: null,
+    refs: [],
+    priority: 0,
+    enabled: true,
+    inject: true,
+    mtime: "0",
+    size: 1,
+    firstLine: "",
+    publicChars: 0,
+    ...extra,
+  };
+}
+
+const codes = (cards: CardMeta[]) => checkCards(cards, []).map((f) => `${f.severity} ${f.code}`);
+
+describe("the health check", () => {
+  test.each([
+    ["a healthy card has no findings", meta("Alice"), []],
+    ["no keywords or aliases", meta("Alice", { keywords: [] }), ["warning no_keywords"]],
+    [
+      "a common word as a keyword",
+      meta("Alice", { keywords: ["love", "Alice"] }),
+      ["warning generic_keyword"],
+    ],
+    [
+      "a one-letter word as a keyword",
+      meta("Alice", { keywords: ["I", "Alice"] }),
+      ["warning generic_keyword"],
+    ],
+    [
+      "a two-letter Latin term matches inside words",
+      meta("Alice", { aliases: ["Al"] }),
+      ["warning generic_keyword"],
+    ],
+    [
+      "a title that differs from the file name",
+      meta("Alice", { title: "Alice B." }),
+      ["warning title_mismatch"],
+    ],
+    ["a ref to a card that does not exist", meta("Alice", { refs: ["Nobody"] }), ["warning dangling_ref"]],
+    [
+      "a word both required and forbidden can never fire",
+      meta("Alice", { secondary: { all: ["cafe"], any: [], not: ["Cafe"] } }),
+      ["error never_fires"],
+    ],
+    [
+      "terms without a letter or digit can never fire",
+      meta("…", { title: "…", keywords: ["!!"] }),
+      ["error never_fires"],
+    ],
+  ])("%s", (_name, card, expected) => {
+    expect(codes([card])).toEqual(expected);
+  });
+
+  test("an unparseable card is an error naming its path", () => {
+    const [f] = checkCards([], [{ path: "people/Bad.md", kind: "people", key: "Bad", error: "bad YAML" }]);
+    expect(f).toEqual({
+      severity: "error",
+      code: "unparseable",
+      card: "people/Bad",
+      path: "people/Bad.md",
+      detail: "bad YAML",
+    });
+  });
+
+  test("values that fell back to defaults are reported per card", () => {
+    const found = checkCards(
+      [meta("Alice")],
+      [],
+      [{ path: "people/Alice.md", warnings: ["priority fell back"] }],
+    );
+    expect(found.map((f) => f.detail)).toEqual(["priority fell back"]);
+  });
+
+  test("a ref may name a card by key, title or kind/key", () => {
+    const bob = meta("Bob", { title: "Robert" });
+    for (const ref of ["Bob", "robert", "people/Bob"]) {
+      // Bob's own title differs from his file name; the ref itself raises nothing.
+      expect(codes([meta("Alice", { refs: [ref] }), bob])).toEqual(["warning title_mismatch"]);
+    }
+  });
+});
