@@ -107,6 +107,19 @@ describe("the engine follows the vault", () => {
     expect(r.context).toContain("new text");
   });
 
+  test("a long-running engine (watch mode) sees a card added by another program", async () => {
+    vault = tempVault({ "people/Alice.md": cardText("keywords: [Alice]", "x\n") });
+    const engine = await openEngine(vault.root, { segmenter: false, watch: true, recheckMs: 60_000 });
+    try {
+      expect((await engine.recall([user("Bob")])).injected).toEqual([]);
+      vault.write("people/Bob.md", cardText("keywords: [Bob]", "y\n"));
+      await Bun.sleep(150);
+      expect((await engine.recall([user("Bob")])).injected).toEqual(["Bob"]);
+    } finally {
+      engine.close();
+    }
+  });
+
   test("a broken card is skipped and the others still fire", async () => {
     vault = tempVault({ "people/Alice.md": alice, "people/Bad.md": "---\nkeywords: [unclosed\n---\nbody" });
     const engine = await openEngine(vault.root, { segmenter: false });
