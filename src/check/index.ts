@@ -5,8 +5,7 @@
  * defaults. Pure: it reads the index entries it is given and reports; it never changes a card.
  */
 import type { BrokenCard, CardMeta } from "../card/types.ts";
-import { charCount, fold } from "../match/fold.ts";
-import { cardTerms } from "../match/matcher.ts";
+import { cardTerms, charCount, fold } from "../match/index.ts";
 
 export type Severity = "error" | "warning";
 

@@ -5,7 +5,7 @@
  */
 import type { CardMeta } from "../card/types.ts";
 import { Automaton, type AutomatonHit } from "./automaton.ts";
-import { charCount, fold, hasUnspaced, isWordCharAt, UNSPACED } from "./fold.ts";
+import { charCount, fold, isWordCharAt, UNSPACED } from "./fold.ts";
 import type { Segmenter } from "./segment.ts";
 
 /** The part of a card the matcher needs. */
@@ -221,7 +221,7 @@ async function boundaries(text: string, segmenter: () => Promise<Segmenter>): Pr
 }
 
 /** True when `word` (any case) occurs in already-folded `text` under the same rules as a term. */
-export async function occurs(
+async function occurs(
   text: string,
   word: string,
   msg: WindowMessage | undefined,
@@ -263,5 +263,3 @@ async function passesSecondary(
   }
   return true;
 }
-
-export { fold, hasUnspaced };

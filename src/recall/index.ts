@@ -8,11 +8,16 @@ import { type FSWatcher, readFileSync, watch } from "node:fs";
 import { join } from "node:path";
 import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
-import { findCandidates } from "../match/candidates.ts";
-import { fold } from "../match/fold.ts";
-import { type CardSource, Matcher } from "../match/matcher.ts";
-import { jiebaSegmenter, type Segmenter } from "../match/segment.ts";
-import { loadSnapshot, saveSnapshot } from "../match/snapshot.ts";
+import {
+  type CardSource,
+  findCandidates,
+  fold,
+  jiebaSegmenter,
+  loadSnapshot,
+  Matcher,
+  type Segmenter,
+  saveSnapshot,
+} from "../match/index.ts";
 import {
   ARCHIVE_DIR,
   atomicWrite,
