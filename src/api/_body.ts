@@ -36,7 +36,11 @@ function tooLarge(limit: number): LoreError {
 
 /** The body as a JSON object; anything else is `invalid_input`. */
 export async function readJsonObject(req: Request, limit: number): Promise<Record<string, unknown>> {
-  const bytes = await readBytes(req, limit);
+  return jsonObject(await readBytes(req, limit));
+}
+
+/** UTF-8 bytes holding one JSON object; anything else is `invalid_input`. */
+export function jsonObject(bytes: Uint8Array): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

@@ -21,7 +21,7 @@ import {
   updateCard,
   type Vault,
 } from "../vault/index.ts";
-import { readBytes, readJsonObject } from "./_body.ts";
+import { jsonObject, readBytes, readJsonObject } from "./_body.ts";
 import { bodyOf, cardJson, frontmatterOf, listItem } from "./_card-json.ts";
 
 export interface Context {
@@ -51,9 +51,14 @@ function truthy(value: string | null): boolean {
 export function listCards(ctx: Context, url: URL) {
   const kindParam = url.searchParams.get("kind");
   const kind = kindParam ? kindByName(ctx.vault.kinds, kindParam).name : undefined;
-  if (truthy(url.searchParams.get("archived"))) return { cards: archivedItems(ctx, kind) };
-  const { cards } = loadIndex(ctx.vault);
-  return { cards: cards.filter((c) => kind === undefined || c.kind === kind).map(listItem) };
+  if (truthy(url.searchParams.get("archived"))) return { cards: archivedItems(ctx, kind), broken: [] };
+  const { cards, broken } = loadIndex(ctx.vault);
+  const ofKind = (c: { kind: string }) => kind === undefined || c.kind === kind;
+  // Files that could not be parsed are listed too, so the editor can say which ones and why.
+  return {
+    cards: cards.filter(ofKind).map(listItem),
+    broken: broken.filter(ofKind).map((b) => ({ kind: b.kind, key: b.key, path: b.path, error: b.error })),
+  };
 }
 
 function archivedItems(ctx: Context, kind: string | undefined) {
@@ -254,14 +259,12 @@ interface ImportRequest {
 }
 
 function importOptionsFromJson(bytes: Uint8Array): ImportRequest {
-  let input: Record<string, unknown>;
-  try {
-    input = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch (err) {
-    throw new LoreError("invalid_input", `the request body is not valid JSON: ${(err as Error).message}`);
-  }
-  if (input === null || typeof input !== "object" || input.book === undefined) {
-    throw new LoreError("invalid_input", 'import needs {"book": <SillyTavern lorebook JSON>}');
+  const input = jsonObject(bytes);
+  if (input.book === undefined) {
+    throw new LoreError(
+      "invalid_input",
+      'import needs {"book": <lorebook or card JSON>}, or the file itself as application/octet-stream',
+    );
   }
   if (input.kind !== undefined && typeof input.kind !== "string")
     throw new LoreError("invalid_input", "kind must be a string");

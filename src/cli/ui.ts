@@ -96,6 +96,11 @@ export const uiCommand = defineCommand({
           log: args.log !== false,
         })
       : undefined;
+    // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
+    const stopped = untilShutdown(() => {
+      engine.close();
+      return Promise.all([server.stop(true), gateway?.close()]);
+    });
     if (args.json) {
       const url = `http://${host.includes(":") ? `[${host}]` : host}:${realPort}`;
       printJsonLine({ url, vault: engine.vault.root, ...(gateway ? { gateway: `${gateway.url}/v1` } : {}) });
@@ -103,10 +108,7 @@ export const uiCommand = defineCommand({
       announce(host, realPort, token, engine.vault.root);
       if (gateway) process.stderr.write(`  gateway: ${gateway.url}/v1 → ${args["gateway-upstream"]}\n`);
     }
-    await untilShutdown(() => {
-      engine.close();
-      return Promise.all([server.stop(true), gateway?.close()]);
-    });
+    await stopped;
   },
 });
 

@@ -20,13 +20,13 @@ export function adoptTokenFromUrl(): void {
   history.replaceState(history.state, "", `${url.pathname}${url.search}${url.hash}`);
 }
 
-function headers(write: boolean): Headers {
+function headers(write: boolean, type = "application/json"): Headers {
   const h = new Headers({ accept: "application/json" });
   const token = localStorage.getItem(TOKEN_KEY);
   if (token) h.set("authorization", `Bearer ${token}`);
   if (write) {
     h.set("x-lorecards", "1");
-    h.set("content-type", "application/json");
+    h.set("content-type", type);
   }
   return h;
 }
@@ -35,39 +35,39 @@ export function isApiError(err: unknown): err is ApiError {
   return typeof err === "object" && err !== null && "error" in err && "status" in err;
 }
 
-/** Call the API; a non-2xx answer is thrown as an ApiError carrying the whole JSON body. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const write = method !== "GET";
-  const res = await fetch(path, {
-    method,
-    headers: headers(write),
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (res.ok) return (await res.json()) as T;
+/** A non-2xx answer as an ApiError carrying the whole JSON body. */
+async function failure(res: Response): Promise<ApiError> {
   let data: Record<string, unknown> = {};
   try {
     data = await res.json();
   } catch {}
-  throw {
+  return {
     status: res.status,
     error: String(data.error ?? "error"),
     detail: String(data.detail ?? res.statusText),
     body: data,
-  } satisfies ApiError;
+  };
+}
+
+/**
+ * Call the API. A Blob body (a file the user picked) is sent as it is, as bytes, so a card PNG or a
+ * CHARX reaches the server untouched; anything else is sent as JSON. Non-2xx answers are thrown.
+ */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const raw = body instanceof Blob;
+  const res = await fetch(path, {
+    method,
+    headers: headers(method !== "GET", raw ? "application/octet-stream" : "application/json"),
+    body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
+  });
+  if (res.ok) return (await res.json()) as T;
+  throw await failure(res);
 }
 
 /** A download that needs the auth header (a plain link could not carry it). */
 export async function download(path: string): Promise<{ blob: Blob; filename: string }> {
   const res = await fetch(path, { headers: headers(false) });
-  if (!res.ok) {
-    const data = await res.json().catch(() => ({}));
-    throw {
-      status: res.status,
-      error: data.error ?? "error",
-      detail: data.detail ?? res.statusText,
-      body: data,
-    };
-  }
+  if (!res.ok) throw await failure(res);
   const disposition = res.headers.get("content-disposition") ?? "";
   const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? "lorebook.json";
   return { blob: await res.blob(), filename };

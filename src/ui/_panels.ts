@@ -23,7 +23,7 @@ export function renderTry(box: HTMLElement, text: string, result: TryResult, han
       el(
         "span",
         { class: "budget" },
-        f.in_budget ? `in budget · ${f.chars} chars` : `over budget · ${f.chars} chars`,
+        f.in_budget ? `in budget · ${f.chars} chars` : `left out, over budget · ${f.chars} chars`,
       ),
     ),
   );
@@ -64,8 +64,16 @@ export function renderTry(box: HTMLElement, text: string, result: TryResult, han
         : null,
     ),
   );
+  const broken = result.broken ?? [];
   const parts: (HTMLElement | null)[] = [
     el("p", { class: "summary" }, summary),
+    broken.length
+      ? el(
+          "p",
+          { class: "broken-note" },
+          `Skipped ${broken.length} card file(s) that cannot be read: ${broken.map((b) => b.path).join(", ")}.`,
+        )
+      : null,
     rows.length ? el("ol", { class: "fired-list" }, ...rows) : null,
     chips.length
       ? el(
@@ -143,65 +151,90 @@ export async function loadHealth(
   );
 }
 
+/** The export formats of `GET /api/export?format=` with the names the page shows. */
+const EXPORTS: [string, string][] = [
+  ["st", "SillyTavern lorebook (.json)"],
+  ["lorebook_v3", "Character Card V3 lorebook (.json)"],
+  ["card-json", "Character card (.json)"],
+  ["card-png", "Character card (.png)"],
+  ["charx", "Character card archive (.charx)"],
+];
+
 export function buildBooks(
   body: HTMLElement,
   kinds: Kinds,
   say: (msg: string, error?: boolean) => void,
   done: () => void,
 ) {
-  const file = el("input", { type: "file", accept: ".json,application/json", name: "book" });
+  const file = el("input", {
+    type: "file",
+    accept: ".json,.png,.charx,application/json,image/png",
+    name: "book",
+  });
   const kind = el(
     "select",
     { name: "import-kind" },
     ...kinds.kinds.map((k) => el("option", { value: k.name, selected: k.name === "entry" }, k.name)),
   );
   const force = el("input", { type: "checkbox", name: "force" });
-  const form = el(
+  const importForm = el(
     "form",
-    { class: "books", "aria-label": "Import a SillyTavern lorebook" },
-    field("SillyTavern lorebook (.json)", file),
+    { class: "books", "aria-label": "Import a lorebook or character card" },
+    field("Lorebook or character card (.json, .png, .charx)", file),
     field("Import as kind", kind),
     el("label", { class: "check" }, force, " Overwrite cards that exist"),
-    el(
-      "div",
-      { class: "actions" },
-      el("button", { type: "submit" }, "Import"),
-      el("button", { type: "button", id: "export", onclick: () => void exportBook(say) }, "Export lorebook"),
-    ),
+    el("div", { class: "actions" }, el("button", { type: "submit" }, "Import")),
   );
-  form.addEventListener("submit", async (e) => {
+  importForm.addEventListener("submit", async (e) => {
     e.preventDefault();
     const chosen = file.files?.[0];
-    if (!chosen) return say("Choose a lorebook file first.", true);
+    if (!chosen) return say("Choose a lorebook or card file first.", true);
+    // The file goes as it is: the server recognises JSON, card PNGs and CHARX archives by their bytes.
+    const query = new URLSearchParams({
+      kind: kind.value,
+      force: String(force.checked),
+      filename: chosen.name,
+    });
     try {
-      const book = JSON.parse(await chosen.text());
       const r = await api<{ created: number; kept: number; overwritten: number; skipped: unknown[] }>(
         "POST",
-        "/api/import",
-        {
-          book,
-          kind: kind.value,
-          force: force.checked,
-          filename: chosen.name,
-        },
+        `/api/import?${query}`,
+        chosen,
       );
       say(
         `Imported ${chosen.name}: ${r.created} new, ${r.overwritten} overwritten, ${r.kept} kept, ${r.skipped.length} skipped.`,
       );
       done();
     } catch (err) {
-      say(
-        `Import failed: ${(err as { detail?: string; message?: string }).detail ?? (err as Error).message}`,
-        true,
-      );
+      say(`Import failed: ${errorText(err)}`, true);
     }
   });
-  body.replaceChildren(form);
+  const format = el(
+    "select",
+    { name: "export-format" },
+    ...EXPORTS.map(([value, label]) => el("option", { value }, label)),
+  );
+  const exportForm = el(
+    "form",
+    { class: "books", "aria-label": "Export the vault" },
+    field("Export as", format),
+    el("div", { class: "actions" }, el("button", { type: "submit" }, "Export")),
+  );
+  exportForm.addEventListener("submit", (e) => {
+    e.preventDefault();
+    void exportBook(format.value, say);
+  });
+  body.replaceChildren(importForm, exportForm);
 }
 
-async function exportBook(say: (msg: string, error?: boolean) => void): Promise<void> {
+function errorText(err: unknown): string {
+  const e = err as { detail?: string; message?: string };
+  return e.detail ?? e.message ?? String(err);
+}
+
+async function exportBook(format: string, say: (msg: string, error?: boolean) => void): Promise<void> {
   try {
-    const { blob, filename } = await download("/api/export");
+    const { blob, filename } = await download(`/api/export?format=${encodeURIComponent(format)}`);
     const url = URL.createObjectURL(blob);
     const a = el("a", { href: url, download: filename });
     document.body.append(a);
@@ -210,6 +243,6 @@ async function exportBook(say: (msg: string, error?: boolean) => void): Promise<
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
     say(`Exported ${filename}.`);
   } catch (err) {
-    say(`Export failed: ${(err as { detail?: string }).detail ?? String(err)}`, true);
+    say(`Export failed: ${errorText(err)}`, true);
   }
 }

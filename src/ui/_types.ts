@@ -25,6 +25,14 @@ export interface ListItem {
   original_key?: string;
 }
 
+/** A card file that could not be parsed (`broken` of `GET /api/cards`). */
+export interface BrokenItem {
+  kind: string;
+  key: string;
+  path: string;
+  error: string;
+}
+
 export interface CardData {
   key: string;
   kind: string;
@@ -60,4 +68,5 @@ export interface TryResult {
   truncated: number;
   injected_chars: number;
   candidates: { names: string[]; places: string[]; aliases: string[] };
+  broken?: { path: string; error: string }[];
 }

@@ -4,11 +4,12 @@ import { adoptTokenFromUrl, api, isApiError, path } from "./_client.ts";
 import { $, el } from "./_dom.ts";
 import { addKeyword, alertInForm, buildEditor, type EditorTarget } from "./_editor.ts";
 import { buildBooks, loadHealth, loadRecent, renderTry } from "./_panels.ts";
-import type { CardData, Kinds, ListItem, TryResult } from "./_types.ts";
+import type { BrokenItem, CardData, Kinds, ListItem, TryResult } from "./_types.ts";
 
 const state = {
   kinds: { kinds: [], private_sections: [] } as Kinds,
   cards: [] as ListItem[],
+  broken: [] as BrokenItem[],
   archived: false,
   target: null as EditorTarget | null,
   form: null as HTMLFormElement | null,
@@ -45,12 +46,18 @@ function kindInfo(name: string) {
 
 async function loadList(): Promise<void> {
   const q = state.archived ? "?archived=1" : "";
-  state.cards = (await api<{ cards: ListItem[] }>("GET", `/api/cards${q}`)).cards;
+  const list = await api<{ cards: ListItem[]; broken?: BrokenItem[] }>("GET", `/api/cards${q}`);
+  state.cards = list.cards;
+  state.broken = list.broken ?? [];
   renderList();
 }
 
+function isCurrent(kind: string | undefined, key: string | undefined): boolean {
+  const card = state.target?.card;
+  return card !== undefined && card.kind === kind && card.key === key;
+}
+
 function itemNode(c: ListItem): HTMLElement {
-  const current = state.target?.card?.kind === c.kind && state.target.card.key === c.key && !c.archived;
   if (c.archived) {
     return el(
       "li",
@@ -71,7 +78,9 @@ function itemNode(c: ListItem): HTMLElement {
       {
         type: "button",
         class: "open",
-        "aria-current": current ? "true" : null,
+        "data-kind": c.kind,
+        "data-key": c.key,
+        "aria-current": isCurrent(c.kind, c.key) ? "true" : null,
         onclick: () => void openCard(c.kind, c.key),
       },
       el("span", { class: "item-title" }, c.title),
@@ -90,13 +99,18 @@ function renderList(): void {
     .map((k) => ({ kind: k, items: shown.filter((c) => c.kind === k.name) }))
     .filter((g) => g.items.length > 0);
   const list = $("#card-list");
+  const broken = state.archived ? null : brokenGroup();
   if (groups.length === 0) {
     list.replaceChildren(
-      el("p", { class: "muted" }, state.archived ? "The archive is empty." : "No cards match."),
+      ...[
+        broken,
+        el("p", { class: "muted" }, state.archived ? "The archive is empty." : "No cards match."),
+      ].filter((n): n is HTMLElement => n !== null),
     );
     return;
   }
   list.replaceChildren(
+    ...(broken ? [broken] : []),
     ...groups.map((g) =>
       el(
         "section",
@@ -106,6 +120,41 @@ function renderList(): void {
       ),
     ),
   );
+}
+
+/** Card files that could not be parsed: skipped by every lookup until fixed, so they are shown first. */
+function brokenGroup(): HTMLElement | null {
+  if (state.broken.length === 0) return null;
+  return el(
+    "section",
+    { class: "group broken", "aria-label": "Cards that cannot be read" },
+    el("h2", {}, "cannot be read", el("span", { class: "count" }, String(state.broken.length))),
+    el(
+      "ul",
+      {},
+      ...state.broken.map((b) =>
+        el(
+          "li",
+          { class: "item" },
+          el(
+            "details",
+            {},
+            el("summary", {}, b.path),
+            el("p", { class: "broken-why" }, b.error, " Fix the file on disk; it is skipped until then."),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Mark the open card in the list without rebuilding it (a vault can hold thousands of cards). */
+function markCurrent(): void {
+  document.querySelector("#card-list .open[aria-current]")?.removeAttribute("aria-current");
+  const card = state.target?.card;
+  if (!card) return;
+  const selector = `#card-list .open[data-kind="${CSS.escape(card.kind)}"][data-key="${CSS.escape(card.key)}"]`;
+  document.querySelector(selector)?.setAttribute("aria-current", "true");
 }
 
 function leaveOk(): boolean {
@@ -129,7 +178,7 @@ function showEditor(target: EditorTarget, focus = true): void {
   state.form = form;
   $("#editor").replaceChildren(form);
   document.body.dataset.view = "edit";
-  renderList();
+  markCurrent();
   if (state.lastTry) rerenderTry();
   if (focus) (form.elements.namedItem("title") as HTMLInputElement).focus();
 }

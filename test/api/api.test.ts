@@ -94,6 +94,16 @@ describe("reading", () => {
     expect(alice.preview).toBe("The user's sister; lives in Lyon.");
   });
 
+  test("GET /api/cards names the card files that could not be parsed, with the reason", async () => {
+    fs.writeFileSync(path.join(root, "people", "Broken.md"), "---\ntitle: [unclosed\n---\nbody\n");
+    const body = await json(await call("GET", "/api/cards"));
+    expect(body.cards.map((c: { key: string }) => c.key)).not.toContain("Broken");
+    expect(body.broken).toEqual([
+      { kind: "people", key: "Broken", path: "people/Broken.md", error: expect.stringContaining("YAML") },
+    ]);
+    expect((await json(await call("GET", "/api/cards?kind=place"))).broken).toEqual([]);
+  });
+
   test("GET /api/cards?kind= filters by kind, and an unknown kind is a 400", async () => {
     const { cards } = await json(await call("GET", "/api/cards?kind=people"));
     expect(cards.map((c: { key: string }) => c.key).sort()).toEqual(["Alice", "Bob", "小林"]);

@@ -87,6 +87,20 @@ describe("the editor and the gateway in one process", () => {
     expect(upstream.received.at(-1)?.body).toContain("The new neighbour.");
   });
 
+  test("the editor stops cleanly on a SIGTERM sent the moment it says it is ready", async () => {
+    const bin = await ensureBinary();
+    // A supervisor may stop the service as soon as it reads the ready line; a few rounds catch the race.
+    for (let round = 0; round < 6; round++) {
+      const p = Bun.spawn([bin, "ui", "--port", "0", "--vault", vault.root, "--json"], {
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(JSON.parse(await firstLine(p.stdout)).url).toMatch(/^http:/);
+      p.kill("SIGTERM");
+      expect(await p.exited).toBe(0);
+    }
+  });
+
   test("the process stops cleanly on SIGTERM", async () => {
     const bin = await ensureBinary();
     const p = Bun.spawn(

@@ -20,6 +20,8 @@ let base = "";
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+/** What Chromium says when the page's Content-Security-Policy blocks something. */
+const violations: string[] = [];
 
 async function startServer(bin: string): Promise<string> {
   const proc = Bun.spawn([bin, "ui", "--vault", root, "--port", "0", "--token", TOKEN], {
@@ -130,6 +132,9 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
     });
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
     page = await context.newPage();
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
   });
 
   afterAll(async () => {
@@ -237,6 +242,31 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
     await seeValue(page.getByLabel("Keywords"), "Oskar Lindqvist");
   });
 
+  test("a keyword chip and a card row reached by Tab show a focus ring their clipping box does not hide", async () => {
+    await page.getByLabel("Try a sentence").fill("Alice met Henrietta Vasquez");
+    await page.keyboard.press("Enter");
+    await page.locator("#try-result .chip-main").first().waitFor();
+    const ring = async (selector: string) => {
+      await page.getByLabel("Try a sentence").focus();
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press("Tab");
+        const style = await page.evaluate((sel) => {
+          const a = document.activeElement as HTMLElement;
+          if (!a.matches(sel)) return null;
+          const cs = getComputedStyle(a);
+          return { style: cs.outlineStyle, offset: Number.parseFloat(cs.outlineOffset) };
+        }, selector);
+        if (style) return style;
+      }
+      throw new Error(`Tab never reached ${selector}`);
+    };
+    for (const selector of [".chip-main", ".item .open"]) {
+      const { style, offset } = await ring(selector);
+      expect(style).toBe("solid");
+      expect(offset).toBeLessThan(0);
+    }
+  });
+
   test("the recently surfaced and health check panels open", async () => {
     await page.locator("#health summary").click();
     await seeText(page.locator("#health .panel-body"), /cards look fine|\//);
@@ -249,7 +279,7 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
       entries: { "0": { uid: 0, key: ["Quill"], comment: "Quill", content: "The inn's cat.", order: 100 } },
     };
     await page.locator("#books summary").click();
-    await page.getByLabel("SillyTavern lorebook (.json)").setInputFiles({
+    await page.getByLabel("Lorebook or character card (.json, .png, .charx)").setInputFiles({
       name: "book.json",
       mimeType: "application/json",
       buffer: Buffer.from(JSON.stringify(book)),
@@ -262,13 +292,69 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
 
     const [download] = await Promise.all([
       page.waitForEvent("download"),
-      page.getByRole("button", { name: "Export lorebook" }).click(),
+      page.getByRole("button", { name: "Export", exact: true }).click(),
     ]);
     const out = JSON.parse(fs.readFileSync((await download.path())!, "utf8"));
     const titles = Object.values(out.entries as Record<string, { comment: string }>).map((e) => e.comment);
     expect(titles).toContain("Quill");
     expect(titles).toContain("Alice");
     expect(JSON.stringify(out)).not.toContain("Owes me a map");
+  });
+
+  test.each([
+    ["card-png", "png", [0x89, 0x50, 0x4e, 0x47], "place", "places"],
+    ["charx", "charx", [0x50, 0x4b, 0x03, 0x04], "slang", "slang"],
+    ["card-json", "json", [0x7b], "event", "events"],
+    ["lorebook_v3", "json", [0x7b], "entry", "."],
+  ])(
+    "the vault is exported as %s from the page, and that file imports back as it is",
+    async (format, ext, magic, kind, dir) => {
+      await page.getByLabel("Export as").selectOption(format);
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: "Export", exact: true }).click(),
+      ]);
+      const name = download.suggestedFilename();
+      expect(name.endsWith(`.${ext}`)).toBe(true);
+      const bytes = fs.readFileSync((await download.path())!);
+      expect([...bytes.subarray(0, magic.length)]).toEqual(magic);
+      expect(bytes.includes("Owes me a map")).toBe(false);
+
+      const before = new Set(fs.readdirSync(file(dir)));
+      // The page sends the picked file's bytes untouched; the server tells the formats apart.
+      await page.getByLabel("Lorebook or character card (.json, .png, .charx)").setInputFiles({
+        name,
+        mimeType: "application/octet-stream",
+        buffer: bytes,
+      });
+      await page.getByLabel("Import as kind").selectOption(kind);
+      await page.getByRole("button", { name: "Import", exact: true }).click();
+      await seeText(page.locator("#notice"), `Imported ${name}`);
+      expect(read(dir, "Quill.md")).toContain("The inn's cat.");
+      for (const added of fs.readdirSync(file(dir))) if (!before.has(added)) fs.rmSync(file(dir, added));
+    },
+  );
+
+  test("a card file that cannot be parsed is listed with the reason, and the try box says it was skipped", async () => {
+    fs.writeFileSync(file("people", "Broken.md"), "---\ntitle: [unclosed\n---\nAlice was here\n");
+    await page.reload();
+    const group = page.getByRole("region", { name: "Cards that cannot be read" });
+    await group.locator("summary", { hasText: "people/Broken.md" }).click();
+    await seeText(group, "not valid YAML");
+    await page.getByLabel("Try a sentence").fill("Alice again");
+    await page.keyboard.press("Enter");
+    await seeText(page.locator("#try-result"), "cannot be read: people/Broken.md");
+    fs.rmSync(file("people", "Broken.md"));
+  });
+
+  test("the page keeps to its Content-Security-Policy: nothing from elsewhere, nothing blocked", async () => {
+    const csp = await page.evaluate(
+      () =>
+        document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute("content") ?? "",
+    );
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(violations).toEqual([]);
   });
 
   test("on a phone in portrait the list and the editor take turns", async () => {
