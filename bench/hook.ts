@@ -2,6 +2,7 @@
  * Cold-start benchmark of `lorecards hook`, the compiled binary as Claude Code runs it: a fresh process
  * per prompt, hook JSON on stdin, a 3-turn JSONL transcript, on generated 1k and 10k-card vaults with a
  * warm index. English and Chinese prompts; p50/p99 wall time and peak RSS of the child process.
+ * A third row puts 3 MB of tool calls and results before the last reply, as in a busy coding session.
  * Targets (issue 4): p50 ≤ 25 ms on 1k cards without Chinese, ≤ 60 ms with Chinese, ≤ 100 ms on 10k;
  * RSS ≤ 60 MB on 1k cards.
  *
@@ -23,17 +24,44 @@ const bin = arg("--bin", "dist/lorecards");
 const sizes = arg("--sizes", "1000,10000").split(",").map(Number);
 const runs = Number(arg("--runs", "40"));
 
-/** A Claude Code transcript holding the window's earlier messages; the last message is the prompt. */
-function writeTranscript(file: string, messages: string[]): string {
-  const lines = messages
-    .slice(0, -1)
-    .map((text, i) =>
-      JSON.stringify(
-        i % 2 === 0
-          ? { type: "user", message: { role: "user", content: text } }
-          : { type: "assistant", message: { role: "assistant", content: [{ type: "text", text }] } },
-      ),
+/** Prompt language, and bytes of tool output between the earlier turns and the prompt. */
+const VARIANTS: [string, boolean, number][] = [
+  ["English", false, 0],
+  ["Chinese", true, 0],
+  ["English, 3 MB of tool output", false, 3 * 1024 * 1024],
+];
+
+/**
+ * A Claude Code transcript holding the window's earlier messages; the last message is the prompt. With
+ * `toolBytes`, the last reply is preceded by that much tool output (Read calls and their results), as in
+ * a busy coding session, so the earlier messages sit behind it.
+ */
+function writeTranscript(file: string, messages: string[], toolBytes = 0): string {
+  const entry = (value: Record<string, unknown>) =>
+    JSON.stringify({ sessionId: "bench", cwd: "/home/me/project", ...value });
+  const earlier = messages.slice(0, -1);
+  const lines = earlier.map((text, i) =>
+    entry(
+      i % 2 === 0
+        ? { type: "user", message: { role: "user", content: text } }
+        : { type: "assistant", message: { role: "assistant", content: [{ type: "text", text }] } },
+    ),
+  );
+  const output = "line of a source file\n".repeat(2000);
+  for (let i = 0; i * output.length * 2 < toolBytes; i++) {
+    const id = `toolu_${i}`;
+    const call = { type: "tool_use", id, name: "Read", input: { file_path: `/src/f${i}.ts` } };
+    lines.splice(
+      lines.length - 1,
+      0,
+      entry({ type: "assistant", message: { role: "assistant", content: [call] } }),
+      entry({
+        type: "user",
+        message: { role: "user", content: [{ tool_use_id: id, type: "tool_result", content: output }] },
+        toolUseResult: { file: { content: output } },
+      }),
     );
+  }
   writeFileSync(file, `${lines.join("\n")}\n`);
   return messages[messages.length - 1]!;
 }
@@ -59,9 +87,9 @@ for (const size of sizes) {
   try {
     writeVault(dir, size);
     const cards = generateCards(size);
-    for (const chinese of [false, true]) {
-      const transcript = join(dir, `t-${chinese ? "zh" : "en"}.jsonl`);
-      const prompt = writeTranscript(transcript, sampleWindow(cards, 7, chinese));
+    for (const [label, chinese, toolBytes] of VARIANTS) {
+      const transcript = join(dir, `t-${label}.jsonl`);
+      const prompt = writeTranscript(transcript, sampleWindow(cards, 7, chinese), toolBytes);
       const input = (session: string) =>
         JSON.stringify({
           hook_event_name: "UserPromptSubmit",
@@ -75,7 +103,8 @@ for (const size of sizes) {
       let rss = 0;
       let injected = 0;
       for (let i = 0; i < runs; i++) {
-        const r = runOnce(dir, input(`${size}-${chinese ? "zh" : "en"}-${i}`)); // a fresh session each time: the full path, cards injected
+        // A fresh session each time: the full path, cards injected.
+        const r = runOnce(dir, input(`${size}-${label}-${i}`));
         times.push(r.ms);
         rss = Math.max(rss, r.rssMB);
         if (i === 0)
@@ -85,7 +114,7 @@ for (const size of sizes) {
       }
       rows.push([
         size,
-        chinese ? "Chinese" : "English",
+        label,
         ms(percentile(times, 50)),
         ms(percentile(times, 99)),
         `${rss.toFixed(1)} MB`,

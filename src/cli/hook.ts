@@ -1,6 +1,7 @@
 // `lorecards hook`: the Claude Code UserPromptSubmit hook. Reads the hook JSON on stdin, prints
 // `hookSpecificOutput.additionalContext` when cards match and nothing otherwise. It exits 0 whatever
 // happens (a message on stderr): in Claude Code, exit 2 from this hook would erase the user's prompt.
+import { writeSync } from "node:fs";
 import { defineCommand } from "citty";
 import { isDefaultVault, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
 
@@ -36,10 +37,31 @@ export const hookCommand = defineCommand({
         scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
         log: args.log !== false,
       });
-      if (result.stdout) process.stdout.write(result.stdout);
+      if (result.stdout) answer(result.stdout);
     } catch (err) {
-      process.stderr.write(`lorecards hook: ${err instanceof Error ? err.message : String(err)}\n`);
+      complain(err);
     }
     return 0;
   },
 });
+
+/**
+ * One synchronous write to fd 1. process.stdout reports a reader that went away (EPIPE) or a full
+ * device as an asynchronous 'error' event, which would end the process with exit 1; a hook must exit 0.
+ */
+function answer(text: string): void {
+  const bytes = Buffer.from(text);
+  try {
+    for (let done = 0; done < bytes.length; ) done += writeSync(1, bytes, done);
+  } catch (err) {
+    complain(err);
+  }
+}
+
+function complain(err: unknown): void {
+  try {
+    writeSync(2, `lorecards hook: ${err instanceof Error ? err.message : String(err)}\n`);
+  } catch {
+    // stderr is gone too: nothing left to tell.
+  }
+}

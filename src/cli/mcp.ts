@@ -45,9 +45,11 @@ export const mcpCommand = defineCommand({
       port: portNumber(args.port),
       token: tokenFrom(args),
     });
+    // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
+    const stopped = untilShutdown(() => listener.stop(true));
     if (args.json) printJsonLine({ url: `${listener.url}${mcp.MCP_PATH}`, vault: vault.root });
     else process.stderr.write(`lorecards mcp: ${listener.url}${mcp.MCP_PATH} (vault ${vault.root})\n`);
-    await untilShutdown(() => listener.stop(true));
+    await stopped;
     return 0;
   },
 });

@@ -12,14 +12,27 @@ import type { Turn } from "../recall/types.ts";
 export interface TailOptions {
   /** How many messages (user + assistant) to return at most, newest last. */
   messages: number;
-  /** Stop reading after this many bytes from the end (default 1 MiB). */
+  /** Stop reading after this many bytes from the end (default 4 MiB). */
   maxBytes?: number;
+  /** Lines longer than this are skipped unread (default 1 MiB): no one types a message that long. */
+  maxLineBytes?: number;
   /** Text transform applied to every message (e.g. stripping our own injected blocks). */
   clean?: (text: string) => string;
 }
 
 const CHUNK = 64 * 1024;
 const NEWLINE = 0x0a;
+/** Lines that span chunks and are at least this long are checked for being tool output first. */
+const LONG_LINE = 16 * 1024;
+/** How far into a long line its content is looked for (past uuids, cwd, session id, version). */
+const PREFIX = 4096;
+/**
+ * How a tool-result entry begins its content, as Claude Code writes it (compact JSON). Inside a JSON
+ * string every quote is escaped, so these bytes only occur as structure, never in typed text.
+ */
+const TOOL_RESULT_STARTS = ['"content":[{"tool_use_id"', '"content":[{"type":"tool_result"'].map((s) =>
+  Buffer.from(s),
+);
 
 /** Wrappers Claude Code puts in user content that the user did not type. */
 const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
@@ -42,34 +55,60 @@ export function readTranscriptTail(file: string | undefined, opts: TailOptions):
   }
 }
 
+/**
+ * Walk the file backwards one chunk at a time, looking only for newlines. A line that lies inside the
+ * chunk is taken from it; a longer one is read again by its offsets, and only if it could be a message:
+ * tool output makes up most of a busy session's bytes, so a line that is too long, or a tool result, is
+ * passed over unread, and the messages before a large tool call are still reached. The size is taken
+ * once, so a line Claude Code is appending meanwhile is either unseen or torn (and a torn line is skipped).
+ */
 function readTail(fd: number, opts: TailOptions): Turn[] {
-  const maxBytes = opts.maxBytes ?? 1024 * 1024;
+  const maxBytes = opts.maxBytes ?? 4 * 1024 * 1024;
+  const maxLine = opts.maxLineBytes ?? 1024 * 1024;
   const size = fstatSync(fd).size;
   const newestFirst: Turn[] = [];
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  /** The line [start, end) of the file; `chunk` holds [pos, pos + len). True at a compaction boundary. */
+  const take = (start: number, end: number, pos: number, len: number): boolean => {
+    const inside = start >= pos && end <= pos + len;
+    const line = inside ? chunk.subarray(start - pos, end - pos) : readLine(fd, start, end, maxLine);
+    if (line === undefined) return false;
+    const entry = parseLine(line.toString("utf8"));
+    if (entry === "boundary") return true;
+    if (entry !== null) push(newestFirst, entry, opts.clean);
+    return false;
+  };
   let pos = size;
-  let carry: Buffer = Buffer.alloc(0);
+  let lineEnd = size;
   // One message more than asked for, so the oldest returned assistant message is complete after merging.
   while (pos > 0 && size - pos < maxBytes && newestFirst.length <= opts.messages) {
     const len = Math.min(CHUNK, pos);
     pos -= len;
-    const chunk = Buffer.alloc(len);
     readSync(fd, chunk, 0, len, pos);
-    const buf = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
-    // Until the start of the file the first line in the buffer may be cut: keep it for the next round.
-    const cut = pos === 0 ? 0 : buf.indexOf(NEWLINE) + 1;
-    if (cut === 0 && pos > 0) {
-      carry = buf;
-      continue;
+    for (
+      let i = chunk.lastIndexOf(NEWLINE, len - 1);
+      i >= 0;
+      i = i > 0 ? chunk.lastIndexOf(NEWLINE, i - 1) : -1
+    ) {
+      if (take(pos + i + 1, lineEnd, pos, len)) return finish(newestFirst, opts.messages);
+      lineEnd = pos + i;
     }
-    carry = buf.subarray(0, cut);
-    const lines = buf.subarray(cut).toString("utf8").split("\n");
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const entry = parseLine(lines[i]!);
-      if (entry === "boundary") return finish(newestFirst, opts.messages);
-      if (entry !== null) push(newestFirst, entry, opts.clean);
-    }
+    if (pos === 0) take(0, lineEnd, 0, len);
   }
   return finish(newestFirst, opts.messages);
+}
+
+/** Bytes [start, end) of the file, or undefined when the line is too long or a tool result. */
+function readLine(fd: number, start: number, end: number, maxLine: number): Buffer | undefined {
+  if (end - start > maxLine) return undefined;
+  if (end - start >= LONG_LINE) {
+    const head = Buffer.allocUnsafe(PREFIX);
+    readSync(fd, head, 0, PREFIX, start);
+    if (TOOL_RESULT_STARTS.some((s) => head.includes(s))) return undefined;
+  }
+  const line = Buffer.allocUnsafe(end - start);
+  readSync(fd, line, 0, line.length, start);
+  return line;
 }
 
 function finish(newestFirst: Turn[], limit: number): Turn[] {

@@ -1,15 +1,20 @@
 /**
- * Input schemas of the three tools, with descriptions written for the model that calls them. Limits
- * are part of the contract: a call over a limit is refused with a message naming the field, before
- * anything touches the vault.
+ * Input and output schemas of the three tools, with descriptions written for the model that calls them.
+ * The kinds, their sections, their recent section and the private sections come from the vault's own
+ * kind table (kinds.yaml included), so the model sees the real choices. Limits are part of the contract:
+ * a call over a limit is refused with a message naming the field, before anything touches the vault.
  */
 import * as z from "zod";
+import type { KindsConfig } from "../card/types.ts";
 
 /** Per section (and per `update_recent` text): generous for notes, small enough to never bloat a card. */
 export const MAX_SECTION_CHARS = 64 * 1024;
 export const MAX_NAME_CHARS = 200;
 export const MAX_TERMS = 100;
 export const MAX_SECTIONS = 50;
+/** list_cards pages: one page of a 10k-card vault must still fit comfortably in a model's context. */
+export const LIST_DEFAULT_LIMIT = 200;
+export const LIST_MAX_LIMIT = 1000;
 
 const HEADING_LINE = /^##[ \t]+\S/m;
 const noHeadings = (s: string) => !HEADING_LINE.test(s);
@@ -17,28 +22,52 @@ const NO_HEADINGS = "must not contain '## ' heading lines (they would start anot
 
 const term = z.string().trim().min(1, "must not be empty").max(MAX_NAME_CHARS);
 const sectionText = z.string().max(MAX_SECTION_CHARS, `is limited to ${MAX_SECTION_CHARS} characters`);
+const kindName = z.string().trim().min(1).max(64);
 
-/** `kinds` lists the vault's kind names, so the model sees the real choices (kinds.yaml may add some). */
-export function writeCardShape(kinds: string[]) {
+/** One line per kind: its usual sections and which one update_recent rewrites. */
+export function kindsGuide(config: KindsConfig): string {
+  return config.kinds
+    .map((k) => {
+      const sections = k.sections.length > 0 ? `sections ${k.sections.join(", ")}` : "free-form";
+      const recent = k.recent ? `; recent section "${k.recent}"` : "; no recent section";
+      return `${k.name} (${sections}${recent})`;
+    })
+    .join("; ");
+}
+
+/** The kinds whose cards update_recent can change. */
+export function recentKinds(config: KindsConfig): string[] {
+  return config.kinds.filter((k) => k.recent !== undefined).map((k) => k.name);
+}
+
+function privateNote(config: KindsConfig): string {
+  const names = config.privateSections.map((p) => `"${p}"`).join(", ");
+  return names === ""
+    ? "This vault has no private sections."
+    : `A section headed ${names} is private: stored and readable with read_card, never put in front of a model.`;
+}
+
+export function writeCardShape(config: KindsConfig) {
+  const kinds = config.kinds.map((k) => k.name);
+  const withRecent = recentKinds(config);
   return {
     mode: z
       .enum(["create", "update_recent"])
       .describe(
-        '"create": write a new card (needs kind and title; fails if a card with that name exists). ' +
-          '"update_recent": replace only the "recent" section of an existing card (needs name and text); ' +
-          "everything else in the file stays exactly as it was.",
+        '"create": write a new card (needs kind and title; fails if a card with that title or key exists). ' +
+          '"update_recent": replace the text of the recent section of an existing card (needs name and ' +
+          `text; only ${withRecent.join(", ") || "no"} cards have one); every other byte of the file stays.`,
       ),
-    kind: z
-      .string()
-      .trim()
-      .min(1)
-      .max(64)
+    kind: kindName
       .optional()
-      .describe(`Kind of card: one of ${kinds.join(", ")}. Required for create; optional for update_recent.`),
+      .describe(
+        `The kind of card, one of: ${kinds.join(", ")}. Required for create; for update_recent it only ` +
+          "narrows the search for the name.",
+      ),
     title: term
       .optional()
       .describe(
-        'create: the card\'s title, how the person, place or thing is usually called (e.g. "Alice").',
+        'create: what the person, place or thing is usually called, e.g. "Alice" or "the corner cafe".',
       ),
     key: term
       .optional()
@@ -51,16 +80,16 @@ export function writeCardShape(kinds: string[]) {
       .max(MAX_TERMS)
       .optional()
       .describe(
-        "create: words that should bring this card up when they appear in conversation (the title always " +
-          "counts). Prefer specific names and phrases over common words.",
+        "create: words that bring this card into the conversation when they appear (the title always counts; " +
+          "matching ignores case and finds a term inside longer words). Specific names and phrases work: " +
+          '["Alice", "Alice Martin", "payments team"]. Common words fire on everything: not ["she", "work", ' +
+          '"today"].',
       ),
     aliases: z
       .array(term)
       .max(MAX_TERMS)
       .optional()
-      .describe(
-        "create: other names for the same thing (nicknames, abbreviations); they also trigger the card.",
-      ),
+      .describe('create: other names for the same thing, which also bring the card up, e.g. ["Ally", "AM"].'),
     sections: z
       .array(
         z.object({
@@ -74,35 +103,52 @@ export function writeCardShape(kinds: string[]) {
       .max(MAX_SECTIONS)
       .optional()
       .describe(
-        "create: the card's body as ## sections, in order. Usual headings per kind: people who/stance/recent/" +
-          "impression; event when/who/what/stance/followup; place where/relation/recent; thing what/usage/recent; " +
-          "slang meaning/origin/usage. Other headings are kept. A section named correspondence is private: " +
-          "stored and readable, never injected.",
+        `create: the card's body as ## sections, in order. Usual sections per kind: ${kindsGuide(config)}. ` +
+          `Other headings are kept as written. ${privateNote(config)}`,
       ),
-    name: term.optional().describe('update_recent: the card to change: its title, its key, or "kind/key".'),
+    name: term
+      .optional()
+      .describe('update_recent: the card to change: its title, its key (file name), or "kind/key".'),
     text: sectionText
       .refine(noHeadings, NO_HEADINGS)
       .optional()
-      .describe("update_recent: the new text of the recent section (replaces the old text entirely)."),
+      .describe("update_recent: the new text of the recent section; it replaces the old text entirely."),
   };
 }
 
-export function readCardShape() {
+export function readCardShape(config: KindsConfig) {
   return {
-    name: term.describe('The card: its title, its key (file name without .md), or "kind/key".'),
-    kind: z.string().trim().min(1).max(64).optional().describe("Only look in this kind."),
-  };
-}
-
-export function listCardsShape(kinds: string[]) {
-  return {
-    kind: z
-      .string()
-      .trim()
-      .min(1)
-      .max(64)
+    name: term.describe(
+      'The card: its title, its key (file name without .md), or "kind/key" like "people/Alice".',
+    ),
+    kind: kindName
       .optional()
-      .describe(`Only cards of this kind (${kinds.join(", ")}); omit for all cards.`),
+      .describe(`Only look among cards of this kind (${config.kinds.map((k) => k.name).join(", ")}).`),
+  };
+}
+
+export function listCardsShape(config: KindsConfig) {
+  return {
+    kind: kindName
+      .optional()
+      .describe(
+        `Only cards of this kind (${config.kinds.map((k) => k.name).join(", ")}); omit for every kind.`,
+      ),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Skip this many cards (for the next page). Default 0."),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIST_MAX_LIMIT)
+      .optional()
+      .describe(
+        `At most this many cards per answer (default ${LIST_DEFAULT_LIMIT}, at most ${LIST_MAX_LIMIT}).`,
+      ),
   };
 }
 
@@ -110,3 +156,44 @@ type Shape<T extends Record<string, z.ZodType>> = z.infer<z.ZodObject<T>>;
 export type WriteCardArgs = Shape<ReturnType<typeof writeCardShape>>;
 export type ReadCardArgs = Shape<ReturnType<typeof readCardShape>>;
 export type ListCardsArgs = Shape<ReturnType<typeof listCardsShape>>;
+
+// Output schemas (MCP "structured content"): clients that understand them get the same data as the text.
+
+export const writeResultShape = {
+  status: z.enum(["created", "updated"]),
+  kind: z.string(),
+  key: z.string(),
+  path: z.string().describe("Relative to the vault root."),
+  title: z.string(),
+};
+
+export const readResultShape = {
+  kind: z.string(),
+  key: z.string(),
+  path: z.string(),
+  title: z.string(),
+  frontmatter: z.record(z.string(), z.unknown()).describe("Every frontmatter key as written."),
+  preamble: z.string().describe("Text before the first ## heading."),
+  sections: z.array(z.object({ heading: z.string(), text: z.string(), private: z.boolean() })),
+  recent_section: z.string().nullable().describe("The section update_recent rewrites, or null."),
+  private_note: z.string(),
+};
+
+export const listResultShape = {
+  total: z.number().int().describe("Cards that match, over every page."),
+  offset: z.number().int(),
+  count: z.number().int().describe("Cards in this answer."),
+  next_offset: z.number().int().nullable().describe("Offset of the next page, or null on the last page."),
+  cards: z.array(
+    z.object({
+      kind: z.string(),
+      key: z.string(),
+      title: z.string(),
+      keywords: z.array(z.string()),
+      aliases: z.array(z.string()).optional(),
+      enabled: z.literal(false).optional().describe("Present only when the card is switched off."),
+      inject: z.literal(false).optional().describe("Present only when the card is never injected."),
+    }),
+  ),
+  unreadable: z.array(z.object({ path: z.string(), error: z.string() })),
+};

@@ -5,9 +5,18 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { KindsConfig } from "../card/types.ts";
 import { describeError, isLoreError } from "../errors.ts";
 import type { Vault } from "../vault/index.ts";
-import { listCardsShape, readCardShape, writeCardShape } from "./schemas.ts";
+import {
+  listCardsShape,
+  listResultShape,
+  readCardShape,
+  readResultShape,
+  recentKinds,
+  writeCardShape,
+  writeResultShape,
+} from "./schemas.ts";
 import { listCardsData, readCardData, writeCard } from "./tools.ts";
 
 export interface ServerOptions {
@@ -15,17 +24,29 @@ export interface ServerOptions {
   version: string;
 }
 
-const INSTRUCTIONS =
-  "A card book: one Markdown card per person, event, place, thing or in-joke the user mentions. Cards " +
-  "surface in the conversation by themselves when their keywords come up, so there is no search tool. " +
-  "Write a card when you learn something worth remembering; refresh a card's recent section when it changes.";
+function instructions(config: KindsConfig): string {
+  return (
+    `A card book: one Markdown card for each person, place, event or thing worth remembering, in the ` +
+    `kinds ${config.kinds.map((k) => k.name).join(", ")}. ` +
+    "Cards surface in the conversation by themselves when their keywords come up, so there is no search " +
+    "tool. Write a card when you learn something worth remembering; refresh a card's recent section when " +
+    "it changes."
+  );
+}
+
+// Tool annotations (MCP spec, "Tool annotations"): hints for the client. write_card can replace the text
+// of a recent section, so it is destructive; it is idempotent, since repeating a call changes nothing
+// more (a second create of the same name fails, a second update writes the same text). Nothing here
+// reaches beyond the vault, so no tool is open-world.
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
 export function createMcpServer(vault: Vault, options: ServerOptions): McpServer {
+  const config = vault.kinds;
   const server = new McpServer(
     { name: "lorecards", version: options.version },
-    { instructions: INSTRUCTIONS },
+    { instructions: instructions(config) },
   );
-  const kinds = vault.kinds.kinds.map((k) => k.name);
+  const withRecent = recentKinds(config);
 
   server.registerTool(
     "write_card",
@@ -34,15 +55,11 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
       description:
         "Write down something worth remembering about a person, event, place, thing or phrase the user " +
         'mentioned. mode "create" makes a new card; mode "update_recent" replaces only the recent section ' +
-        "of an existing card (people, place and thing cards have one). Never overwrites a card by accident: " +
-        "creating a name that exists fails. Read the card first (read_card) if unsure.",
-      inputSchema: writeCardShape(kinds),
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: false,
-      },
+        `of an existing card (${withRecent.join(", ") || "no"} cards have one). Never overwrites a card by ` +
+        "accident: creating a name that exists fails. Check with list_cards or read_card first if unsure.",
+      inputSchema: writeCardShape(config),
+      outputSchema: writeResultShape,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     (args) => respond(async () => writeCard(vault, args)),
   );
@@ -54,8 +71,9 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
       description:
         "Everything in one card: every frontmatter field and every section, including private sections " +
         "(marked private: true; those are never injected into conversations).",
-      inputSchema: readCardShape(),
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      inputSchema: readCardShape(config),
+      outputSchema: readResultShape,
+      annotations: READ_ONLY,
     },
     (args) => respond(async () => readCardData(vault, args)),
   );
@@ -65,20 +83,26 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
     {
       title: "List cards",
       description:
-        "Every card (or every card of one kind) with its title, key, keywords and aliases, to see what is " +
-        "already written down before creating a card.",
-      inputSchema: listCardsShape(kinds),
-      annotations: { readOnlyHint: true, openWorldHint: false },
+        "The cards already written (all, or one kind), sorted by kind and title, with their keys, titles, " +
+        "keywords and aliases: check here before creating a card. Large vaults come in pages: pass " +
+        "next_offset as offset to get the next one.",
+      inputSchema: listCardsShape(config),
+      outputSchema: listResultShape,
+      annotations: READ_ONLY,
     },
     (args) => respond(async () => listCardsData(vault, args)),
   );
   return server;
 }
 
-async function respond(fn: () => Promise<unknown>): Promise<CallToolResult> {
+/**
+ * Structured content for clients that read it, and the same JSON as text for those that do not (MCP spec,
+ * "Structured Content": a tool that returns structured content should also return it serialized).
+ */
+async function respond(fn: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
   try {
     const data = await fn();
-    return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }] };
+    return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
   } catch (err) {
     const code = isLoreError(err) ? err.code : "internal";
     return { content: [{ type: "text", text: `${code}: ${describeError(err)}` }], isError: true };

@@ -7,18 +7,24 @@ import { keyProblem, kindByName } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import { createCard, findCard, loadIndex, readCard, updateRecent, type Vault } from "../vault/index.ts";
-import type { ListCardsArgs, ReadCardArgs, WriteCardArgs } from "./schemas.ts";
+import {
+  LIST_DEFAULT_LIMIT,
+  type ListCardsArgs,
+  type ReadCardArgs,
+  recentKinds,
+  type WriteCardArgs,
+} from "./schemas.ts";
 
 const CREATE_FIELDS = ["kind", "title", "key", "keywords", "aliases", "sections"] as const;
 const RECENT_FIELDS = ["name", "kind", "text"] as const;
 
-export interface WriteResult {
+export type WriteResult = {
   status: "created" | "updated";
   kind: string;
   key: string;
   path: string;
   title: string;
-}
+};
 
 export async function writeCard(vault: Vault, args: WriteCardArgs): Promise<WriteResult> {
   const allowed: readonly string[] = args.mode === "create" ? CREATE_FIELDS : RECENT_FIELDS;
@@ -88,6 +94,14 @@ async function recent(vault: Vault, args: WriteCardArgs): Promise<Card> {
   if (args.text === undefined)
     throw new LoreError("invalid_input", 'mode "update_recent" needs the new text');
   const card = locate(vault, args.name, args.kind);
+  if (kindByName(vault.kinds, card.kind).recent === undefined) {
+    const some = recentKinds(vault.kinds);
+    throw new LoreError(
+      "invalid_input",
+      `${card.kind} cards have no recent section, so "${card.title}" cannot be updated this way` +
+        (some.length > 0 ? ` (cards with one: ${some.join(", ")})` : ""),
+    );
+  }
   return updateRecent(vault, card.kind, card.key, args.text);
 }
 
@@ -125,22 +139,32 @@ export function readCardData(vault: Vault, args: ReadCardArgs) {
   };
 }
 
+/**
+ * One page of cards, sorted by kind then title. Entries are compact (aliases only when there are some,
+ * `enabled`/`inject` only when switched off), so a page of a large vault stays small.
+ */
 export function listCardsData(vault: Vault, args: ListCardsArgs) {
   const kind = args.kind === undefined ? undefined : kindByName(vault.kinds, args.kind).name;
+  const offset = args.offset ?? 0;
+  const limit = args.limit ?? LIST_DEFAULT_LIMIT;
   const { cards, broken } = loadIndex(vault);
   const shown = cards
     .filter((c) => kind === undefined || c.kind === kind)
     .sort((a, b) => (a.kind === b.kind ? a.title.localeCompare(b.title) : a.kind.localeCompare(b.kind)));
+  const page = shown.slice(offset, offset + limit);
   return {
-    count: shown.length,
-    cards: shown.map((c) => ({
+    total: shown.length,
+    offset,
+    count: page.length,
+    next_offset: offset + page.length < shown.length ? offset + page.length : null,
+    cards: page.map((c) => ({
       kind: c.kind,
       key: c.key,
       title: c.title,
       keywords: c.keywords,
-      aliases: c.aliases,
-      enabled: c.enabled,
-      inject: c.inject,
+      ...(c.aliases.length > 0 ? { aliases: c.aliases } : {}),
+      ...(c.enabled ? {} : { enabled: false as const }),
+      ...(c.inject ? {} : { inject: false as const }),
     })),
     unreadable: broken
       .filter((b) => kind === undefined || b.kind === kind)

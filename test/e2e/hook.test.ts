@@ -115,4 +115,41 @@ describe("lorecards hook (compiled binary)", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(message);
   });
+
+  test.each([
+    ["--vault before the command", ["--vault", "VAULT", "hook", "--bogus"]],
+    ["--vault=… and --json", ["--vault=VAULT", "--json", "hook", "--bogus"]],
+    ["an unknown flag after the command", ["hook", "--vault", "VAULT", "--vualt", "x", "--json"]],
+  ])("a usage error (%s) still exits 0 with nothing on stdout", async (_, args) => {
+    const argv = args.map((a) => a.replace("VAULT", vault));
+    const proc = Bun.spawn([bin, ...argv], {
+      stdin: new Blob([payload("e2e-u", "friday deploy")]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout as ReadableStream).text(),
+      new Response(proc.stderr as ReadableStream).text(),
+      proc.exited,
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("unknown flag");
+  });
+
+  test.each([
+    ["closed by a reader that went away (EPIPE)", "| { exec 0<&-; }"],
+    ["a full device (ENOSPC)", "> /dev/full"],
+  ])("stdout %s: still exit 0, the reason on stderr", async (_, redirect) => {
+    if (redirect.includes("/dev/full") && !fs.existsSync("/dev/full")) return;
+    const input = path.join(vault, "stdin.json");
+    fs.writeFileSync(input, payload("e2e-9", "friday deploy", { transcript_path: undefined }));
+    // The reader side closes at once; the hook needs milliseconds to start, so its write finds no reader.
+    const script = `( "$0" hook --vault "$1" --reinject-after 0 --no-log < "$2"; echo "exit=$?" >&2 ) ${redirect}`;
+    const proc = Bun.spawn(["sh", "-c", script, bin, vault, input], { stdout: "ignore", stderr: "pipe" });
+    const stderr = await new Response(proc.stderr as ReadableStream).text();
+    await proc.exited;
+    expect(stderr).toContain("exit=0");
+    expect(stderr).toMatch(/EPIPE|ENOSPC/);
+  });
 });

@@ -6,6 +6,17 @@ import { removeDir, tempDir } from "../support/vault.ts";
 
 const FIXTURE = path.join(import.meta.dir, "fixtures", "transcript.jsonl");
 const dir = tempDir();
+
+function line(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
+/** One user or assistant message as Claude Code writes it. */
+function entry(role: "user" | "assistant", text: string): string {
+  return role === "user"
+    ? line({ type: "user", message: { role: "user", content: text } })
+    : line({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text }] } });
+}
 afterAll(() => removeDir(dir));
 
 describe("the transcript tail", () => {
@@ -76,6 +87,58 @@ describe("the transcript tail", () => {
     const tail = readTranscriptTail(file, { messages: 5000, maxBytes: 64 * 1024 });
     expect(tail.length).toBeLessThan(100);
     expect(tail.some((t) => t.text === "oldest")).toBe(false);
+  });
+
+  test("the prompt before a long run of tool calls is still found: tool output is passed over unread", () => {
+    const file = path.join(dir, "tools.jsonl");
+    const output = "y ".repeat(30_000);
+    const lines = [entry("user", "let's meet at the corner cafe")];
+    for (let i = 0; i < 20; i++) {
+      lines.push(
+        line({
+          type: "assistant",
+          message: { content: [{ type: "tool_use", id: `t${i}`, name: "Read", input: { file_path: "/a" } }] },
+        }),
+        line({
+          type: "user",
+          message: {
+            role: "user",
+            content: [{ tool_use_id: `t${i}`, type: "tool_result", content: output }],
+          },
+          toolUseResult: { stdout: output },
+        }),
+      );
+    }
+    lines.push(entry("assistant", "Done."));
+    fs.writeFileSync(file, lines.join(""));
+    expect(fs.statSync(file).size).toBeGreaterThan(2_000_000);
+    expect(readTranscriptTail(file, { messages: 6 })).toEqual([
+      { role: "user", text: "let's meet at the corner cafe" },
+      { role: "assistant", text: "Done." },
+    ]);
+  });
+
+  test("a line longer than maxLineBytes is skipped, and the lines before it are still read", () => {
+    const file = path.join(dir, "long-line.jsonl");
+    fs.writeFileSync(
+      file,
+      entry("user", "first") + entry("assistant", "z".repeat(300_000)) + entry("user", "third"),
+    );
+    expect(readTranscriptTail(file, { messages: 6, maxLineBytes: 200_000 })).toEqual([
+      { role: "user", text: "first" },
+      { role: "user", text: "third" },
+    ]);
+    expect(readTranscriptTail(file, { messages: 6 }).map((t) => t.text.length)).toEqual([5, 300_000, 5]);
+  });
+
+  test("a line still being appended (no newline yet, cut mid-JSON) is skipped, the rest is kept", () => {
+    const file = path.join(dir, "torn.jsonl");
+    const torn = entry("assistant", "half of a reply about the corner cafe").slice(0, 60);
+    fs.writeFileSync(file, entry("user", "hello") + entry("assistant", "hi there") + torn);
+    expect(readTranscriptTail(file, { messages: 6 })).toEqual([
+      { role: "user", text: "hello" },
+      { role: "assistant", text: "hi there" },
+    ]);
   });
 
   test("a cleaning function is applied to every message, and messages it empties are dropped", () => {
