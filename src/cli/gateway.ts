@@ -70,6 +70,8 @@ export const gatewayCommand = defineCommand({
       log: args.log !== false,
       engine: { create: isDefaultVault(args) },
     });
+    // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
+    const stopped = untilShutdown(() => gateway.close());
     if (args.json) {
       const ready = {
         url: gateway.url,
@@ -82,7 +84,7 @@ export const gatewayCommand = defineCommand({
       process.stderr.write(`lorecards gateway: ${gateway.url} → ${args.upstream}\n`);
       process.stderr.write(`  base URL for your client: ${gateway.url}/v1\n`);
     }
-    await untilShutdown(() => gateway.close());
+    await stopped;
   },
 });
 

@@ -140,11 +140,25 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const { result } = await runCommand(cmd, { rawArgs: rest });
     return typeof result === "number" ? result : 0;
   } catch (err) {
-    const code = reportError(err, json);
-    // Claude Code treats exit 2 from a UserPromptSubmit hook as "block this prompt and erase it".
-    // The hook must never block a prompt, so even a mistyped flag is only a message on stderr.
-    return argv.includes("hook") && argv.find((a) => !a.startsWith("-")) === "hook" ? 0 : code;
+    // Claude Code treats exit 2 from a UserPromptSubmit hook as "block this prompt and erase it",
+    // and reads its stdout as the answer. The hook must never block a prompt, so even a mistyped
+    // flag is only a message on stderr, with nothing on stdout and exit 0.
+    if (commandName(argv) === "hook") {
+      reportError(err, false);
+      return 0;
+    }
+    return reportError(err, json);
   }
+}
+
+/** The subcommand named in argv (after any global flags and their values), without validating. */
+export function commandName(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--vault") i++;
+    else if (!a.startsWith("-")) return a;
+  }
+  return undefined;
 }
 
 function reportError(err: unknown, json: boolean): number {
