@@ -148,12 +148,26 @@ async function latency(gateway: string): Promise<string[][]> {
   return rows;
 }
 
-async function throughput(base: string, label: string, path?: string): Promise<number> {
+/** A chat that names no card: nothing to inject and, for a new conversation, nothing to store. */
+const quietBody = JSON.stringify({
+  model: "m",
+  messages: [
+    { role: "system", content: "You are a friend." },
+    { role: "user", content: "good morning, how are you today?" },
+  ],
+});
+
+async function throughput(
+  base: string,
+  label: string,
+  path?: string,
+  body: (seed: number) => string = (seed) => chatBody(seed, false),
+): Promise<number> {
   const deadline = performance.now() + SECONDS * 1000;
   let done = 0;
   const worker = async (w: number) => {
     for (let i = 0; performance.now() < deadline && i < 1_000_000; i++) {
-      await once(base, chatBody(w * 1000 + i, false), `tp-${label}-${w}-${i}`, path);
+      await once(base, body(w * 1000 + i), `tp-${label}-${w}-${i}`, path);
       done++;
     }
   };
@@ -218,6 +232,7 @@ try {
     const through = await throughput(gw.url, "gateway");
     // The same bytes to a path the gateway only proxies: the cost of the hop itself, without recall.
     const passthrough = await throughput(gw.url, "passthrough", "/v1/responses-passthrough");
+    const quiet = await throughput(gw.url, "quiet", undefined, () => quietBody);
     console.log(`\n2. throughput, ${CONCURRENCY} concurrent connections, ${SECONDS} s each`);
     const slowDirect = await throughput(slowUpstream.url, "slow-direct");
     const slowThrough = await throughput(slowGw.url, "slow-gateway");
@@ -225,6 +240,12 @@ try {
       table([
         ["upstream", "direct", "through", "ratio"],
         ["instant", `${direct.toFixed(0)} req/s`, `${through.toFixed(0)} req/s`, pct(through / direct)],
+        [
+          "instant, chat path, no card named",
+          `${direct.toFixed(0)} req/s`,
+          `${quiet.toFixed(0)} req/s`,
+          pct(quiet / direct),
+        ],
         [
           "instant, proxied path (no recall)",
           `${direct.toFixed(0)} req/s`,

@@ -1,6 +1,7 @@
 /**
  * Anthropic Messages (`POST /v1/messages`). The system prompt is the top-level `system` field, a string
- * or an array of text blocks. `--inject user` puts the block in front of the user message (after any
+ * or an array of text blocks. A user message made only of `tool_result` blocks is seen as a tool
+ * message, as in OpenAI, so a tool round trip neither counts as a turn nor receives cards. `--inject user` puts the block in front of the user message (after any
  * leading `tool_result` blocks, which the API requires to come first); `--inject system` appends it to
  * `system`. That field precedes every message, so a new card there changes the request before the
  * whole conversation: the provider's prompt cache misses from the system prompt on, on every turn
@@ -36,7 +37,7 @@ export const anthropicAdapter: Adapter = {
       const text = contentText(m.content);
       if (text === null) return null;
       raw.push(m);
-      messages.push({ role: m.role, text });
+      messages.push({ role: isToolResults(m) ? "tool" : m.role, text });
     }
     return makeView(system, raw, messages);
   },
@@ -55,6 +56,19 @@ export const anthropicAdapter: Adapter = {
     return { ...body, system: extendSystem(body.system, toSystem), messages };
   },
 };
+
+/**
+ * A user message that only carries tool results is the API's way of sending a tool's answer (OpenAI's
+ * `tool` role): not something the user said, so it is not a turn and never receives cards.
+ */
+function isToolResults(msg: JsonObject): boolean {
+  return (
+    msg.role === "user" &&
+    Array.isArray(msg.content) &&
+    msg.content.length > 0 &&
+    leadingToolResults(msg) === msg.content.length
+  );
+}
 
 function leadingToolResults(msg: JsonObject): number {
   if (!Array.isArray(msg.content)) return 0;

@@ -9,8 +9,8 @@ import { errorResponse, tokenMatches } from "../http/index.ts";
 import type { Adapter } from "./_chat.ts";
 import { anthropicAdapter } from "./anthropic.ts";
 import { openaiAdapter } from "./openai.ts";
-import { type InjectSettings, type PipelineDeps, runPipeline } from "./pipeline.ts";
-import { forward, upstreamUrl } from "./proxy.ts";
+import { CONVERSATION_HEADER, type InjectSettings, type PipelineDeps, runPipeline } from "./pipeline.ts";
+import { type ForwardInput, forward, upstreamUrl } from "./proxy.ts";
 
 export const TOKEN_HEADER = "x-lorecards-token";
 
@@ -34,13 +34,16 @@ export function adapterFor(method: string, pathname: string): Adapter | undefine
 export function createHandler(options: HandlerOptions): (req: Request) => Promise<Response> {
   const doFetch = options.fetch ?? fetch;
   return async (req) => {
+    const url = new URL(req.url);
+    const target = upstreamUrl(options.upstream, url);
+    // A browser sends its CORS preflight without custom headers, so it can never carry the token. It
+    // has no body and reaches no card; it goes to the upstream, which decides about CORS.
+    if (isPreflight(req)) return withOurHeadersAllowed(await forward(plain(target, req, doFetch)));
     if (!tokenMatches(req, TOKEN_HEADER, options.token)) {
       return errorResponse(401, "unauthorized", "missing or wrong X-Lorecards-Token header");
     }
-    const url = new URL(req.url);
-    const target = upstreamUrl(options.upstream, url);
     const adapter = adapterFor(req.method, url.pathname);
-    if (!adapter) return forward({ url: target, req, bodyReplaced: false, injected: [], fetch: doFetch });
+    if (!adapter) return forward(plain(target, req, doFetch));
 
     let raw: ArrayBuffer;
     try {
@@ -61,6 +64,23 @@ export function createHandler(options: HandlerOptions): (req: Request) => Promis
       fetch: doFetch,
     });
   };
+}
+
+function plain(url: string, req: Request, doFetch: typeof fetch): ForwardInput {
+  return { url, req, bodyReplaced: false, injected: [], fetch: doFetch };
+}
+
+function isPreflight(req: Request): boolean {
+  return req.method === "OPTIONS" && req.headers.has("access-control-request-method");
+}
+
+/** The upstream knows nothing of our headers: a browser may send them only if the preflight lists them. */
+function withOurHeadersAllowed(res: Response): Response {
+  const allowed = res.headers.get("access-control-allow-headers");
+  if (allowed === null || allowed.trim() === "*") return res;
+  const ours = [TOKEN_HEADER, CONVERSATION_HEADER].filter((h) => !allowed.toLowerCase().includes(h));
+  if (ours.length > 0) res.headers.set("access-control-allow-headers", [allowed, ...ours].join(", "));
+  return res;
 }
 
 async function tryPipeline(

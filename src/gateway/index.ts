@@ -97,7 +97,14 @@ export function startGateway(options: GatewayOptions): Gateway {
     warn: o.warn,
   });
   const handler = createHandler({ upstream, token: o.token, settings, deps, fetch: o.fetch });
-  const listener = listen({ hostname: o.host, port: o.port, fetch: handler });
+  // No cap of our own on request bodies: Bun's default (128 MiB) would refuse uploads the upstream
+  // takes (OpenAI's /v1/files accepts 512 MB), and a proxy must pass them through.
+  const listener = listen({
+    hostname: o.host,
+    port: o.port,
+    fetch: handler,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  });
   return {
     ...listener,
     close: async () => {

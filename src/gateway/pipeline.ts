@@ -79,12 +79,17 @@ export async function runPipeline(
       if (settings.log) logSafely(deps, hitEntry(result, now));
     }
   }
-  store.commit(conversation, {
-    turn: plan.turn,
-    now,
-    injections: record?.cards.map((c) => ({ ...c, turn: plan.turn })),
-    replay: record ?? undefined,
-  });
+  // A conversation never seen that gets nothing has nothing to remember: its turn clock alone would
+  // change no later decision, yet the commit is most of a request's CPU and the row would take one of
+  // the 500 slots from a conversation that has cards in context.
+  if (record !== null || state.turn !== 0) {
+    store.commit(conversation, {
+      turn: plan.turn,
+      now,
+      injections: record?.cards.map((c) => ({ ...c, turn: plan.turn })),
+      replay: record ?? undefined,
+    });
+  }
 
   const edits: Edit[] = [...plan.edits];
   if (record) edits.push({ anchor: record.anchor, place: record.place, text: record.text });

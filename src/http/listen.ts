@@ -13,6 +13,8 @@ export interface ListenOptions {
   fetch: (req: Request, server: Server<undefined>) => Response | Promise<Response>;
   /** Seconds of silence before a connection is closed; 0 = never (default). */
   idleTimeout?: number;
+  /** Largest request body accepted, in bytes; Bun's default (128 MiB) when absent. */
+  maxRequestBodySize?: number;
 }
 
 export interface Listener {
@@ -29,6 +31,7 @@ export function listen(options: ListenOptions): Listener {
     hostname: options.hostname,
     port: options.port,
     idleTimeout: options.idleTimeout ?? 0,
+    maxRequestBodySize: options.maxRequestBodySize,
     fetch: options.fetch,
   });
   const port = server.port ?? options.port;

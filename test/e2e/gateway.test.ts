@@ -12,6 +12,7 @@ import OpenAI from "openai";
 import { markersFromSecret } from "../../src/inject/index.ts";
 import { markerSecret, readRecentHits } from "../../src/state/index.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
+import { messagesPrefix } from "../support/protocols.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
@@ -138,6 +139,70 @@ describe("the compiled gateway with the official clients", () => {
     expect(readRecentHits(vault, 50).some((h) => h.source === "gateway" && h.keys.includes("Alice"))).toBe(
       true,
     );
+  });
+});
+
+describe("the compiled gateway across tool calls and restarts", () => {
+  test("anthropic: a tool round trip, cache hints and system blocks keep the request append-only", async () => {
+    const base = await startBinary(["--no-log"]);
+    const client = new Anthropic({ apiKey: "sk-ant-e2e", baseURL: base, maxRetries: 0 });
+    const system = [
+      { type: "text" as const, text: "be kind", cache_control: { type: "ephemeral" as const } },
+    ];
+    const ask: Anthropic.MessageParam = {
+      role: "user",
+      content: [
+        { type: "text", text: "ask Alice about the blue notebook", cache_control: { type: "ephemeral" } },
+      ],
+    };
+    await client.messages.create({ model: "m", max_tokens: 8, system, messages: [ask] });
+    const first = last().body;
+    const tools: Anthropic.MessageParam[] = [
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_1", name: "look", input: { q: "Alice" } }],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "Alice is in Lyon" }],
+      },
+    ];
+    const { response } = await client.messages
+      .create({ model: "m", max_tokens: 8, system, messages: [ask, ...tools], stream: true })
+      .withResponse();
+    await response.text();
+    expect(last().body.startsWith(messagesPrefix(first))).toBe(true);
+    const sent = JSON.parse(last().body) as { system: unknown; messages: unknown[] };
+    expect(sent.system).toEqual(system);
+    expect(sent.messages.slice(1)).toEqual(tools);
+  });
+
+  test("openai: a conversation keeps its replay and dedupe across a gateway restart", async () => {
+    const headers = { "x-lorecards-conversation": "restart" };
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: "developer", content: "be brief" },
+      { role: "user", content: "the friday deploy?" },
+    ];
+    const bodies: string[] = [];
+    const injected: (string | null)[] = [];
+    for (const next of ["and the deploy after that?", "the blue notebook"]) {
+      const base = await startBinary([]);
+      const client = new OpenAI({ apiKey: "sk-e2e", baseURL: `${base}/v1`, defaultHeaders: headers });
+      const { data, response } = await client.chat.completions
+        .create({ model: "m", messages })
+        .withResponse();
+      injected.push(response.headers.get("x-lorecards-injected"));
+      bodies.push(last().body);
+      messages.push(
+        { role: "assistant", content: data.choices[0]!.message.content },
+        { role: "user", content: next },
+      );
+      const gateway = gateways.pop()!;
+      gateway.kill();
+      await gateway.exited;
+    }
+    expect(injected).toEqual(["the Friday deploy", null]);
+    expect(bodies[1]!.startsWith(messagesPrefix(bodies[0]!))).toBe(true);
   });
 });
 

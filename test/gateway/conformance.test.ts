@@ -5,7 +5,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { markersFromSecret, wrapBlock } from "../../src/inject/index.ts";
-import { markerSecret, readRecentHits } from "../../src/state/index.ts";
+import { markerSecret, openSqliteStore, readRecentHits } from "../../src/state/index.ts";
 import { type Msg, PIXEL } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { type Harness, harness } from "../support/gateway.ts";
@@ -141,6 +141,39 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
       messages.push(a("Noted."));
     }
     expect(got).toEqual(expected);
+  });
+
+  test("a tool round trip is not a new turn: the cards stay where they went and the tool result is untouched", async () => {
+    const { h } = setup({ reinjectAfter: 1 });
+    const turn = { messages: [u("what does alice think of the friday deploy?")] };
+    const r1 = await h.send(p.path, p.build(turn));
+    const first = JSON.stringify(p.userMessages(last().body)[0]);
+    const r2 = await h.send(p.path, p.toolTurn(turn, "the corner cafe is closed"));
+    const sent = JSON.parse(last().body) as { messages: Record<string, unknown>[] };
+    expect(JSON.stringify(sent.messages[0])).toBe(first);
+    expect(JSON.stringify(sent.messages.slice(1))).toBe(
+      JSON.stringify((p.toolTurn(turn, "the corner cafe is closed").messages as unknown[]).slice(1)),
+    );
+    expect(r2.headers.get("x-lorecards-injected")).toBe(r1.headers.get("x-lorecards-injected"));
+  });
+
+  test("a conversation is stored from its first card on, and a request that brings none before that writes nothing", async () => {
+    const { h, vault } = setup();
+    const headers = { "x-lorecards-conversation": "quiet" };
+    const messages: Msg[] = [u("hello there")];
+    await h.send(p.path, p.build({ messages }), headers);
+    const store = openSqliteStore(vault, { warn: () => {} });
+    try {
+      expect(store.load("quiet").turn).toBe(0);
+      messages.push(a("hi"), u("and Alice?"));
+      await h.send(p.path, p.build({ messages }), headers);
+      expect(store.load("quiet")).toMatchObject({ turn: 2, injections: [{ id: "people/Alice", turn: 2 }] });
+      messages.push(a("fine"), u("nothing new"));
+      await h.send(p.path, p.build({ messages }), headers);
+      expect(store.load("quiet").turn).toBe(3);
+    } finally {
+      store.close();
+    }
   });
 
   test("a regenerate of the same turn gets the same cards, byte for byte", async () => {

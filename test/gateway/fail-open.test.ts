@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { statePath } from "../../src/state/index.ts";
 import { anthropicBody, openaiBody } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
@@ -65,7 +66,6 @@ describe("fail open", () => {
       "/v1/messages",
       '{"system":{"a":1},"messages":[{"role":"user","content":"deploy"}]}',
     ],
-    ["a body that is not UTF-8", "/v1/chat/completions", "\uFFFF"],
   ])("an odd body (%s) is forwarded byte for byte", async (_name, route, raw) => {
     const vault = makeVault();
     const { res, warnings } = await throughGateway(vault, raw, route);
@@ -106,14 +106,34 @@ describe("fail open", () => {
     removeDir(vault);
   });
 
-  test("a request body sent compressed is forwarded as it came", async () => {
-    const vault = makeVault();
-    const h = harness(vault, upstream);
-    const res = await h.sendRaw("/v1/chat/completions", chat, { "content-encoding": "identity" });
-    expect(res.status).toBe(200);
-    expect(last().body).toBe(chat);
-    expect(last().headers["content-encoding"]).toBe("identity");
-    h.close();
-    removeDir(vault);
-  });
+  test.each([
+    ["gzip-compressed", gzipSync(chat), { "content-encoding": "gzip" }],
+    [
+      "not UTF-8 (a Latin-1 byte)",
+      Buffer.concat(
+        chat
+          .split("friday")
+          .map(Buffer.from)
+          .flatMap((b, i) => (i ? [Buffer.of(0xe9), b] : [b])),
+      ),
+      {} as Record<string, string>,
+    ],
+  ])(
+    "a request body that is %s is forwarded byte for byte, headers included",
+    async (_name, bytes, headers) => {
+      const vault = makeVault();
+      const h = harness(vault, upstream);
+      try {
+        const res = await h.sendRaw("/v1/chat/completions", bytes, headers);
+        expect(res.status).toBe(200);
+        expect(res.headers.get("x-lorecards-injected")).toBeNull();
+        expect(last().body).toBe(new TextDecoder().decode(bytes));
+        expect(last().headers["content-encoding"]).toBe(headers["content-encoding"]);
+        expect(h.warnings).toHaveLength(1);
+      } finally {
+        h.close();
+        removeDir(vault);
+      }
+    },
+  );
 });

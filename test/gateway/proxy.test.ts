@@ -123,6 +123,93 @@ describe("proxy", () => {
     }
   });
 
+  test.each(["HEAD", "OPTIONS"])(
+    "a %s request is passed through with the upstream's headers",
+    async (method) => {
+      const res = await handler(new Request(`${BASE}/v1/models`, { method }));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-upstream")).toBe("yes");
+      expect(last()).toMatchObject({ method, path: "/v1/models" });
+    },
+  );
+
+  test.each([
+    ["/v1/chat/completions", 429, false],
+    ["/v1/messages", 529, false],
+    ["/v1/chat/completions", 500, true],
+    ["/v1/messages", 400, true],
+  ])(
+    "an upstream error on %s (%d, stream: %p) reaches the client untouched",
+    async (route, status, stream) => {
+      const res = await handler(
+        new Request(BASE + route, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            model: `status-${status}`,
+            max_tokens: 8,
+            stream,
+            messages: [{ role: "user", content: "the friday deploy" }],
+          }),
+        }),
+      );
+      expect(res.status).toBe(status);
+      expect(res.headers.get("retry-after")).toBe("7");
+      expect(res.headers.get("x-request-id")).toBe("req_fake");
+      expect(await res.text()).toBe(
+        JSON.stringify({
+          type: "error",
+          error: { type: "upstream_error", message: `failing with ${status} as asked` },
+        }),
+      );
+    },
+  );
+
+  test("an upload over Bun's default body limit (128 MiB) still reaches the upstream whole", async () => {
+    const gw = startGateway({
+      vaultRoot: vault,
+      upstream: upstream.url,
+      port: 0,
+      log: false,
+      warn: () => {},
+    });
+    try {
+      const size = 130 * 1024 * 1024;
+      const res = await fetch(`${gw.url}/count`, { method: "PUT", body: new Uint8Array(size) });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(`${size} bytes`);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test("with a token, a browser's CORS preflight (sent without it) reaches the upstream, which may allow our headers", async () => {
+    const d = vaultDeps({ vaultRoot: vault, engine: { watch: false }, warn: () => {} });
+    deps.push(d);
+    const guarded = createHandler({
+      upstream: new URL(upstream.url),
+      token: "s3cret",
+      settings: { inject: "user", window: 3, reinjectAfter: 6, budget: 800, log: false },
+      deps: d,
+    });
+    const preflight = await guarded(
+      new Request(`${BASE}/v1/chat/completions`, {
+        method: "OPTIONS",
+        headers: {
+          origin: "https://pwa.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization, content-type, x-lorecards-token",
+        },
+      }),
+    );
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-headers")).toBe(
+      "authorization, content-type, x-lorecards-token, x-lorecards-conversation",
+    );
+    const notPreflight = await guarded(new Request(`${BASE}/v1/chat/completions`, { method: "OPTIONS" }));
+    expect(notPreflight.status).toBe(401);
+  });
+
   test("an unreachable upstream answers 502 with the error envelope", async () => {
     const dead = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const url = `http://127.0.0.1:${dead.port}`;

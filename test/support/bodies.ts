@@ -54,6 +54,26 @@ function anthropicContent(content: Msg["content"]): unknown {
   );
 }
 
+/** The body after the model called a tool (`look`) and got `result` back: the same turn, continued. */
+export function openaiToolTurn(c: Conversation, result: string): Record<string, unknown> {
+  const body = openaiBody(c);
+  const call = { id: "call_1", type: "function", function: { name: "look", arguments: "{}" } };
+  (body.messages as unknown[]).push(
+    { role: "assistant", content: null, tool_calls: [call] },
+    { role: "tool", tool_call_id: "call_1", content: result },
+  );
+  return body;
+}
+
+export function anthropicToolTurn(c: Conversation, result: string): Record<string, unknown> {
+  const body = anthropicBody(c);
+  (body.messages as unknown[]).push(
+    { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "look", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: result }] },
+  );
+  return body;
+}
+
 /** The messages of an upstream body as the conformance suite compares them. */
 export function messagesOf(body: string): Record<string, unknown>[] {
   return (JSON.parse(body) as { messages: Record<string, unknown>[] }).messages;

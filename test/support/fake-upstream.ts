@@ -2,7 +2,8 @@
  * A fake OpenAI + Anthropic upstream on 127.0.0.1:0 that records exactly what it received (method,
  * path, headers, body bytes as text) and answers in each protocol's shape, streaming (SSE) when the
  * body asks for it. A few extra paths exercise the proxy: a gzip body, a redirect, a slow stream, a
- * stream that breaks, and one that hangs until the client goes away.
+ * stream that breaks, one that hangs until the client goes away, a byte counter for huge uploads and
+ * a CORS preflight answer. A chat body with `"model": "status-429"` (any status) gets that error.
  */
 
 import { gzipSync } from "node:zlib";
@@ -42,9 +43,11 @@ export function startFakeUpstream(options: FakeUpstreamOptions = {}): FakeUpstre
     hostname: "127.0.0.1",
     port: 0,
     idleTimeout: 0,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     async fetch(req) {
       const url = new URL(req.url);
-      const body = await req.text();
+      // `/count` only counts what arrives, so a test can send hundreds of megabytes without keeping them.
+      const body = url.pathname === "/count" ? `${await byteCount(req)} bytes` : await req.text();
       received.push({
         method: req.method,
         path: url.pathname,
@@ -55,6 +58,8 @@ export function startFakeUpstream(options: FakeUpstreamOptions = {}): FakeUpstre
       const index = received.length - 1;
       if (options.delayMs && req.method === "POST") await Bun.sleep(options.delayMs);
       const route = req.method === "POST" ? url.pathname : `${req.method} ${url.pathname}`;
+      const failure = failureFor(body);
+      if (failure && req.method === "POST") return failure;
       switch (route) {
         case "/v1/chat/completions":
           return openaiReply(body, reply(options, body, index));
@@ -72,6 +77,17 @@ export function startFakeUpstream(options: FakeUpstreamOptions = {}): FakeUpstre
           return brokenStream();
         case "GET /hang":
           return hang(req, hangAbortedResolve);
+        case "OPTIONS /v1/chat/completions":
+          return new Response(null, {
+            status: 204,
+            headers: {
+              "access-control-allow-origin": "*",
+              "access-control-allow-methods": "POST",
+              "access-control-allow-headers": "authorization, content-type",
+            },
+          });
+        case "PUT /count":
+          return new Response(body);
         default:
           return Response.json(
             { method: req.method, path: url.pathname, search: url.search, body },
@@ -88,6 +104,22 @@ export function startFakeUpstream(options: FakeUpstreamOptions = {}): FakeUpstre
       await server.stop(true);
     },
   };
+}
+
+/** A chat body whose model is `status-NNN` gets that status and an error body, as a real API answers. */
+function failureFor(body: string): Response | null {
+  const status = /"model":\s*"status-(\d{3})"/.exec(body)?.[1];
+  if (!status) return null;
+  return Response.json(
+    { type: "error", error: { type: "upstream_error", message: `failing with ${status} as asked` } },
+    { status: Number(status), headers: { "retry-after": "7", "x-request-id": "req_fake" } },
+  );
+}
+
+async function byteCount(req: Request): Promise<number> {
+  let n = 0;
+  for await (const chunk of req.body ?? []) n += chunk.byteLength;
+  return n;
 }
 
 function reply(options: FakeUpstreamOptions, body: string, index: number): string {

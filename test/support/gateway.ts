@@ -10,7 +10,11 @@ import type { FakeUpstream } from "./fake-upstream.ts";
 export interface Harness {
   warnings: string[];
   send(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
-  sendRaw(path: string, body: string, headers?: Record<string, string>): Promise<Response>;
+  sendRaw(
+    path: string,
+    body: string | Uint8Array<ArrayBuffer>,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
   close(): void;
 }
 
@@ -34,7 +38,11 @@ export function harness(
     settings: { inject: "user", window: 3, reinjectAfter: 6, budget: 800, log: true, ...settings },
     deps,
   });
-  const sendRaw = (path: string, body: string, headers: Record<string, string> = {}) =>
+  const sendRaw = (
+    path: string,
+    body: string | Uint8Array<ArrayBuffer>,
+    headers: Record<string, string> = {},
+  ) =>
     handler(
       new Request(BASE + path, {
         method: "POST",

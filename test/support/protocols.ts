@@ -3,7 +3,7 @@
  * neutral conversation, and where to look for injected text in what the upstream received.
  */
 
-import { anthropicBody, type Conversation, openaiBody } from "./bodies.ts";
+import { anthropicBody, anthropicToolTurn, type Conversation, openaiBody, openaiToolTurn } from "./bodies.ts";
 
 type Body = Record<string, unknown> & { messages: Record<string, unknown>[] };
 
@@ -11,6 +11,8 @@ export interface Protocol {
   name: "openai" | "anthropic";
   path: string;
   build(c: Conversation): Record<string, unknown>;
+  /** `c` followed by a tool call of the model and the tool's `result`. */
+  toolTurn(c: Conversation, result: string): Record<string, unknown>;
   /** The user messages of an upstream body, in order. */
   userMessages(raw: string): Record<string, unknown>[];
   /** Text the gateway placed in system position (`--inject system`). */
@@ -24,6 +26,7 @@ export const PROTOCOLS: Protocol[] = [
     name: "openai",
     path: "/v1/chat/completions",
     build: openaiBody,
+    toolTurn: openaiToolTurn,
     userMessages: (raw) => parse(raw).messages.filter((m) => m.role === "user"),
     systemInjected(raw, originalSystem) {
       const systems = parse(raw)
@@ -36,6 +39,7 @@ export const PROTOCOLS: Protocol[] = [
     name: "anthropic",
     path: "/v1/messages",
     build: anthropicBody,
+    toolTurn: anthropicToolTurn,
     userMessages: (raw) => parse(raw).messages.filter((m) => m.role === "user"),
     systemInjected(raw, originalSystem) {
       const system = String(parse(raw).system ?? "");
