@@ -41,8 +41,13 @@ export const exportCommand = defineCommand({
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     const file = await exportBook(vault, format, { base });
     atomicWrite(args.out, file.bytes);
-    if (args.json) printJson({ out: args.out, format, cards: file.cards, bytes: file.bytes.length });
-    else print(`exported ${file.cards} cards to ${args.out} (${format})`);
+    const { cards, skipped } = file;
+    if (args.json) printJson({ out: args.out, format, cards, bytes: file.bytes.length, skipped });
+    else {
+      const lines = [`exported ${cards} cards to ${args.out} (${format})`];
+      for (const s of skipped) lines.push(`  skipped ${s.title}: ${s.reason}`);
+      print(lines.join("\n"));
+    }
     return 0;
   },
 });

@@ -10,12 +10,14 @@ import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "
 const MAX_INPUT_BYTES = 512 * 1024 * 1024;
 
 export function readInput(file: string): Uint8Array {
-  let size: number;
+  let stat: fs.Stats;
   try {
-    size = fs.statSync(file).size;
+    stat = fs.statSync(file);
   } catch (err) {
     throw new LoreError("not_found", `${file}: no such file`, { cause: err });
   }
+  if (stat.isDirectory()) throw new LoreError("usage", `${file}: is a directory, not a file`);
+  const size = stat.size;
   if (size > MAX_INPUT_BYTES)
     throw new LoreError("too_large", `${file}: ${size} bytes is more than any lorebook`);
   try {
@@ -25,8 +27,11 @@ export function readInput(file: string): Uint8Array {
   }
 }
 
-/** A one-line bar on stderr, redrawn only when the percentage moves. */
-function progressBar(stream: NodeJS.WriteStream): { update(done: number, total: number): void; end(): void } {
+/** A one-line bar (on stderr), redrawn in place only when the percentage moves. */
+export function progressBar(stream: { write(text: string): unknown }): {
+  update(done: number, total: number): void;
+  end(): void;
+} {
   let shown = -1;
   return {
     update(done, total) {

@@ -136,30 +136,57 @@ export interface BookSource extends Mapped {
   card: Raw;
 }
 
-/** V3 entries (spec 6.4 LorebookEntry); `writeV2Entries` derives the backfill from these. */
+/** A kept entry id a card came with (spec 8.2.11: integer, or in V3 a string). */
+function keptId(card: BookSource): number | string | undefined {
+  const id = card.card.id;
+  return (typeof id === "number" && Number.isInteger(id)) || typeof id === "string" ? id : undefined;
+}
+
+/**
+ * V3 entries (spec 6.4 LorebookEntry); `toV2Entry` derives the backfill from these. Cards that came
+ * from a book go back in the order of their ids, so a book comes back in its own order; ids stay unique
+ * (a repeat, say from two imported books, gets the next free number, as a new card does).
+ */
 export function writeLorebookEntries(cards: BookSource[]): Raw[] {
-  return cards.map((card, index) => {
-    const defaults: Raw = {
-      id: index,
-      extensions: {},
-      use_regex: false,
-      constant: false,
-      position: "before_char",
-    };
-    const out = joinEntry(BOOK_RULES, card, { ...defaults, ...card.card });
-    const { logic } = secondaryLogic(card);
-    const ext = isRecord(out.extensions) ? out.extensions : {};
-    // 2 and 3 both read as `not`: a kept 3 stays 3 while the card still says `not`.
-    const kept = typeof ext.selectiveLogic === "number" ? ext.selectiveLogic : 0;
-    if (bucket(kept) !== bucket(logic)) out.extensions = { ...ext, selectiveLogic: logic };
-    const decorators = stringList(out.decorators);
-    delete out.decorators;
-    if (decorators.length > 0) {
-      const body = String(out.content ?? "");
-      out.content = body === "" ? decorators.join("\n") : `${decorators.join("\n")}\n${body}`;
+  const ordered = cards
+    .map((card, index) => ({ card, index, id: keptId(card) }))
+    .sort((a, b) => idRank(a.id) - idRank(b.id) || a.index - b.index);
+  const used = new Set(ordered.map((o) => o.id).filter((id) => id !== undefined));
+  const taken = new Set<number | string>();
+  let next = 0;
+  return ordered.map(({ card, id }) => {
+    if (id === undefined || taken.has(id)) {
+      while (used.has(next) || taken.has(next)) next++;
+      id = next;
     }
-    return out;
+    taken.add(id);
+    return writeEntry(card, id);
   });
+}
+
+/** Integer ids first, by value; string ids and new cards after, in vault order. */
+function idRank(id: number | string | undefined): number {
+  return typeof id === "number" ? id : Number.POSITIVE_INFINITY;
+}
+
+function writeEntry(card: BookSource, id: number | string): Raw {
+  const defaults: Raw = { extensions: {}, use_regex: false, constant: false, position: "before_char" };
+  const out = joinEntry(BOOK_RULES, card, { ...defaults, ...card.card, id });
+  const { logic } = secondaryLogic(card);
+  const ext = isRecord(out.extensions) ? out.extensions : {};
+  // 2 and 3 both read as `not`: a kept 3 stays 3 while the card still says `not`.
+  const kept = typeof ext.selectiveLogic === "number" ? ext.selectiveLogic : 0;
+  if (bucket(kept) !== bucket(logic)) out.extensions = { ...ext, selectiveLogic: logic };
+  // The decorator lines exactly as they were: repeats are meaningful (spec 9.6.1 accumulates them).
+  const decorators = Array.isArray(out.decorators)
+    ? out.decorators.filter((d): d is string => typeof d === "string")
+    : [];
+  delete out.decorators;
+  if (decorators.length > 0) {
+    const body = String(out.content ?? "");
+    out.content = body === "" ? decorators.join("\n") : `${decorators.join("\n")}\n${body}`;
+  }
+  return out;
 }
 
 /** Spec 13.4: a V2 entry drops decorators and use_regex, and its id must be an integer. */

@@ -1,23 +1,21 @@
 /**
- * The only part of interop that touches a vault. An import is all or nothing: under the vault lock,
- * every card file is first written into a staging folder under `.lorecards/`, then moved into place
- * (files it replaces are moved aside first); if any step fails, the moves are undone and the vault is
- * left exactly as it was.
+ * The only part of interop that touches a vault. An import is all or nothing, even across a crash:
+ * under the vault lock, its card files are staged and then moved into place by `_stage.ts`, and
+ * whatever a killed import left behind is settled by the next import or export. An export reads each
+ * card file once.
  */
 
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import fsp from "node:fs/promises";
 import path from "node:path";
-import { kindByName, serializeCard } from "../card/index.ts";
-import type { CardDraft } from "../card/types.ts";
-import { LoreError } from "../errors.ts";
-import { cardPath, loadIndex, readCard, STATE_DIR, type Vault, withLock } from "../vault/index.ts";
+import { keyProblem, kindByName, parseCard, serializeCard } from "../card/index.ts";
+import type { Card } from "../card/types.ts";
+import { cardPath, type Vault, withLock } from "../vault/index.ts";
 import type { ZipLimits } from "./_charx.ts";
-import { cardToExport, type ExportCard, entriesToDrafts } from "./_draft.ts";
+import { cardToExport, entriesToDrafts } from "./_draft.ts";
 import { type BaseCardFile, type ExportFile, type ExportFormat, renderBook } from "./_export.ts";
 import { parseBook, type SourceFormat } from "./_parse.ts";
 import type { SkippedEntry } from "./_st.ts";
+import { hasLeftovers, type Placement, placeAll, recoverImports } from "./_stage.ts";
 
 export interface ImportOptions {
   /** The kind every imported card gets (default `entry`). */
@@ -41,23 +39,15 @@ export interface ImportResult {
   warnings: string[];
 }
 
-interface Planned {
-  draft: CardDraft;
-  target: string;
-  replaces: boolean;
-}
-
-/** Existing card files of one directory, by case-folded key (macOS and Windows fold case). */
-function existingKeys(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
+/** The card file names of one kind's directory (without `.md`), in code-unit order. */
+function cardKeys(vault: Vault, kind: string): { dir: string; keys: string[] } {
+  const dir = path.dirname(cardPath(vault, kind, "probe"));
   let names: fs.Dirent[] = [];
   try {
     names = fs.readdirSync(dir, { withFileTypes: true });
   } catch {}
-  for (const d of names) {
-    if (d.isFile() && d.name.endsWith(".md")) out.set(d.name.slice(0, -3).toLowerCase(), d.name.slice(0, -3));
-  }
-  return out;
+  const md = names.filter((d) => d.isFile() && d.name.endsWith(".md") && !d.name.startsWith("."));
+  return { dir, keys: md.map((d) => d.name.slice(0, -3)).sort() };
 }
 
 export async function importBook(
@@ -78,9 +68,10 @@ export async function importBook(
     warnings: book.warnings,
   };
   await withLock(vault, async () => {
-    const dir = path.dirname(cardPath(vault, kind, "probe"));
-    const existing = existingKeys(dir);
-    const plan: Planned[] = [];
+    recoverImports(vault);
+    // By case-folded key: macOS and Windows fold case.
+    const existing = new Map(cardKeys(vault, kind).keys.map((k) => [k.toLowerCase(), k]));
+    const plan: Placement[] = [];
     for (const draft of drafts) {
       const found = existing.get(draft.key.toLowerCase());
       if (found !== undefined && !opts.force) {
@@ -89,118 +80,16 @@ export async function importBook(
       }
       const key = found ?? draft.key;
       plan.push({
-        draft: { ...draft, key },
+        text: serializeCard(draft),
         target: cardPath(vault, kind, key),
         replaces: found !== undefined,
       });
       if (found !== undefined) result.overwritten++;
       else result.created++;
     }
-    if (plan.length > 0) await applyPlan(vault, dir, plan, opts.onProgress);
+    if (plan.length > 0) await placeAll(vault, plan, opts.onProgress);
   });
   return result;
-}
-
-/** Staged files are written this many at a time: file creation and fsync dominate a large import. */
-const WRITE_CONCURRENCY = 32;
-
-async function stageAll(
-  stage: string,
-  plan: Planned[],
-  onProgress?: ImportOptions["onProgress"],
-): Promise<void> {
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < plan.length) {
-      const i = next++;
-      await writeDurably(path.join(stage, `${i}.md`), serializeCard(plan[i]!.draft));
-      onProgress?.(++done, plan.length * 2);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, plan.length) }, worker));
-}
-
-async function applyPlan(
-  vault: Vault,
-  dir: string,
-  plan: Planned[],
-  onProgress?: ImportOptions["onProgress"],
-) {
-  const stateDir = path.join(vault.root, STATE_DIR);
-  const stage = path.join(stateDir, `import-${process.pid}-${randomBytes(4).toString("hex")}`);
-  const madeDirs = [stateDir, dir].filter((d) => !fs.existsSync(d));
-  const moved: { staged: string; target: string; backup?: string }[] = [];
-  try {
-    fs.mkdirSync(path.join(stage, "old"), { recursive: true });
-    await stageAll(stage, plan, onProgress);
-    fs.mkdirSync(dir, { recursive: true });
-    plan.forEach((p, i) => {
-      const staged = path.join(stage, `${i}.md`);
-      const step: (typeof moved)[number] = { staged, target: p.target };
-      if (p.replaces) {
-        step.backup = path.join(stage, "old", `${i}.md`);
-        fs.renameSync(p.target, step.backup);
-      }
-      moved.push(step);
-      fs.renameSync(staged, p.target);
-      onProgress?.(plan.length + i + 1, plan.length * 2);
-    });
-    fsyncDir(dir);
-  } catch (err) {
-    // The staging folder holds the last copy of anything that could not be put back: keep it then.
-    if (undo(moved)) fs.rmSync(stage, { recursive: true, force: true });
-    for (const d of madeDirs.reverse()) fs.rmSync(d, { recursive: true, force: true });
-    const where = moved.at(-1)?.target ?? stage;
-    throw new LoreError(
-      "io_error",
-      `import failed at ${where}, nothing was changed: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
-  }
-  fs.rmSync(stage, { recursive: true, force: true });
-}
-
-/** Puts every moved file back where it was, newest first; a replaced card gets its old file back. */
-function undo(moved: { staged: string; target: string; backup?: string }[]): boolean {
-  let clean = true;
-  for (const step of [...moved].reverse()) {
-    try {
-      if (fs.existsSync(step.staged)) {
-        if (step.backup && fs.existsSync(step.backup)) fs.renameSync(step.backup, step.target);
-        continue;
-      }
-      fs.renameSync(step.target, step.staged);
-      if (step.backup) fs.renameSync(step.backup, step.target);
-    } catch {
-      clean = false;
-    }
-  }
-  return clean;
-}
-
-async function writeDurably(file: string, text: string): Promise<void> {
-  const handle = await fsp.open(file, "wx");
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** fsync a directory so the renames into it survive a crash (a no-op where directories cannot be opened). */
-function fsyncDir(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, "r");
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {}
 }
 
 export interface ExportOptions {
@@ -208,13 +97,38 @@ export interface ExportOptions {
   bookName?: string;
 }
 
-/** Every live card of the vault (all kinds, in path order), as the given format. */
+/**
+ * Every card of the vault (kinds in table order, then file names, as the index lists them), each file
+ * read and parsed once. A file that does not parse is reported in `skipped`, not exported.
+ */
 export async function exportBook(
   vault: Vault,
   format: ExportFormat,
   opts: ExportOptions = {},
 ): Promise<ExportFile> {
-  const { cards } = loadIndex(vault);
-  const sources: ExportCard[] = cards.map((meta) => cardToExport(readCard(vault, meta.kind, meta.key)));
-  return renderBook(sources, format, opts);
+  if (hasLeftovers(vault)) await withLock(vault, () => recoverImports(vault));
+  const cards: Card[] = [];
+  const skipped: SkippedEntry[] = [];
+  for (const kind of vault.kinds.kinds) {
+    const { dir, keys } = cardKeys(vault, kind.name);
+    const prefix = kind.dir === "" ? "" : `${kind.dir}/`;
+    for (const key of keys) {
+      const rel = `${prefix}${key}.md`;
+      try {
+        const problem = keyProblem(key);
+        if (problem !== null) throw new Error(`the file name is not a legal card name: ${problem}`);
+        const text = fs.readFileSync(path.join(dir, `${key}.md`), "utf8");
+        cards.push(parseCard(text, { kind: kind.name, key, path: rel, kinds: vault.kinds }));
+      } catch (err) {
+        // The parser names the file itself and may point at the line below: one line is enough here.
+        const first = (err as Error).message.split("\n")[0]!;
+        skipped.push({
+          title: rel,
+          reason: first.startsWith(`${rel}: `) ? first.slice(rel.length + 2) : first,
+        });
+      }
+    }
+  }
+  const file = await renderBook(cards.map(cardToExport), format, opts);
+  return { ...file, skipped };
 }

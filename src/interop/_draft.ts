@@ -69,7 +69,8 @@ export interface ExportCard extends Mapped {
 
 /**
  * A parsed card as export input. Its keywords and aliases both become keys (they are both match terms
- * here); the body is the public text only.
+ * here); the body is the public text only. A card with `inject: false` is kept out of automatic recall
+ * here, and a lorebook only has automatic recall, so it goes out disabled.
  */
 export function cardToExport(card: Card): ExportCard {
   const hasPrivate = card.sections.some((s) => s.private);
@@ -84,7 +85,7 @@ export function cardToExport(card: Card): ExportCard {
     secondary: card.secondary,
     scanDepth: card.scanDepth,
     priority: card.priority,
-    enabled: card.enabled,
+    enabled: card.enabled && card.inject,
     body: bookBody(text),
     st: isRecord(card.frontmatter.st) ? card.frontmatter.st : {},
     card: isRecord(card.frontmatter.card) ? card.frontmatter.card : {},

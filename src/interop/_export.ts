@@ -10,7 +10,7 @@ import { type CharxContents, isZip, readCharx, writeCharx } from "./_charx.ts";
 import type { ExportCard } from "./_draft.ts";
 import { badFile, isRecord, type Raw } from "./_model.ts";
 import { cardTextFromPng, embedCard, isPng, tinyPng } from "./_png.ts";
-import { writeWorldInfo } from "./_st.ts";
+import { type SkippedEntry, writeWorldInfo } from "./_st.ts";
 
 export const EXPORT_FORMATS = ["st", "lorebook_v3", "card-json", "card-png", "charx"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -34,13 +34,15 @@ export interface ExportFile {
   filename: string;
   /** How many cards the book holds. */
   cards: number;
+  /** Card files left out because they could not be read, with the reason. */
+  skipped: SkippedEntry[];
 }
 
 const encoder = new TextEncoder();
 
 function jsonFile(value: unknown, filename: string, cards: number): ExportFile {
   const bytes = encoder.encode(`${JSON.stringify(value, null, 2)}\n`);
-  return { bytes, contentType: "application/json", filename, cards };
+  return { bytes, contentType: "application/json", filename, cards, skipped: [] };
 }
 
 interface BaseCard {
@@ -81,13 +83,9 @@ export async function renderBook(
 ): Promise<ExportFile> {
   const bookName = opts.bookName ?? "lorecards";
   if (format === "st") {
-    return jsonFile(
-      writeWorldInfo(cards.map((c) => ({ ...c, st: c.st }))),
-      "lorecards-worldinfo.json",
-      cards.length,
-    );
+    return jsonFile(writeWorldInfo(cards), "lorecards-worldinfo.json", cards.length);
   }
-  const entries = writeLorebookEntries(cards.map((c) => ({ ...c, card: c.card })));
+  const entries = writeLorebookEntries(cards);
   if (format === "lorebook_v3") {
     return jsonFile(
       { spec: "lorebook_v3", data: { name: bookName, extensions: {}, entries } },
@@ -102,8 +100,20 @@ export async function renderBook(
     const image = base.png ?? tinyPng();
     const texts = { ccv3: JSON.stringify(card), chara: JSON.stringify(toV2Backfill(card)) };
     const bytes = embedCard(image, texts, opts.base?.filename ?? "base image");
-    return { bytes, contentType: "image/png", filename: "lorecards-card.png", cards: cards.length };
+    return {
+      bytes,
+      contentType: "image/png",
+      filename: "lorecards-card.png",
+      cards: cards.length,
+      skipped: [],
+    };
   }
   const bytes = await writeCharx(JSON.stringify(card, null, 2), base.others ?? []);
-  return { bytes, contentType: "application/zip", filename: "lorecards-card.charx", cards: cards.length };
+  return {
+    bytes,
+    contentType: "application/zip",
+    filename: "lorecards-card.charx",
+    cards: cards.length,
+    skipped: [],
+  };
 }

@@ -78,24 +78,18 @@ export function joinEntry(rules: FieldRule[], mapped: Mapped, foreign: Raw): Raw
   const owned = new Set(rules.flatMap((r) => r.fields));
   const out: Raw = {};
   for (const [name, value] of Object.entries(foreign)) if (!owned.has(name)) out[name] = value;
-  const fresh: Raw = {};
-  for (const rule of rules) Object.assign(fresh, rule.write(mapped));
-  for (const rule of rules) {
+  const written = rules.map((rule) => rule.write(mapped));
+  const fresh: Raw = Object.assign({}, ...written);
+  rules.forEach((rule, i) => {
+    Object.assign(out, written[i]);
     const kept = rule.fields.filter((f) => f in foreign);
-    const written = rule.write(mapped);
-    if (kept.length > 0) {
-      const candidate: Raw = { ...foreign, ...fresh };
-      for (const f of kept) candidate[f] = foreign[f];
-      const again = rule.read(candidate);
-      const still = (Object.keys(again) as (keyof Mapped)[]).every((k) => sameValue(again[k], mapped[k]));
-      if (still) {
-        Object.assign(out, written);
-        for (const f of kept) out[f] = foreign[f];
-        continue;
-      }
-    }
-    Object.assign(out, written);
-  }
+    if (kept.length === 0) return;
+    const candidate: Raw = { ...foreign, ...fresh };
+    for (const f of kept) candidate[f] = foreign[f];
+    const again = rule.read(candidate);
+    const still = (Object.keys(again) as (keyof Mapped)[]).every((k) => sameValue(again[k], mapped[k]));
+    if (still) for (const f of kept) out[f] = foreign[f];
+  });
   return out;
 }
 

@@ -189,6 +189,45 @@ describe("card → character book entry", () => {
   });
 });
 
+describe("a whole book out", () => {
+  async function exportAll(cards: ExportCard[]): Promise<Raw[]> {
+    const out = json((await renderBook(cards, "lorebook_v3")).bytes) as { data: { entries: Raw[] } };
+    return out.data.entries;
+  }
+
+  test("entries go back in the order of their ids, whatever order the vault lists them in", async () => {
+    const cards = [2, 0, 1].map((id) => card({ title: `e${id}`, card: { id } }));
+    const entries = await exportAll([card({ title: "new" }), ...cards]);
+    expect(entries.map((e) => [e.id, e.comment])).toEqual([
+      [0, "e0"],
+      [1, "e1"],
+      [2, "e2"],
+      [3, "new"],
+    ]);
+  });
+
+  test("a repeated id (two imported books) gets the next free number, and ids stay unique", async () => {
+    const cards = [card({ title: "a0", card: { id: 0 } }), card({ title: "b0", card: { id: 0 } })];
+    const entries = await exportAll([
+      ...cards,
+      card({ title: "s", card: { id: "x1" } }),
+      card({ title: "n" }),
+    ]);
+    expect(entries.map((e) => [e.id, e.comment])).toEqual([
+      [0, "a0"],
+      [1, "b0"],
+      ["x1", "s"],
+      [2, "n"],
+    ]);
+  });
+
+  test("repeated and CRLF decorator lines come back exactly", async () => {
+    const content = "@@additional_keys a\r\n@@additional_keys a\r\n@@depth 2\r\nBody\r\n";
+    const { card: c } = await importEntry({ content });
+    expect((await exportEntry(c)).content).toBe(content);
+  });
+});
+
 describe("card files", () => {
   test("a lorebook_v3 export is read", async () => {
     const book = await parseBook(

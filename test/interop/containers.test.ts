@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import fs from "node:fs";
 import zlib from "node:zlib";
-import { type ExportCard, parseBook, renderBook } from "../../src/interop/index.ts";
+import { type ExportCard, exportBook, importBook, parseBook, renderBook } from "../../src/interop/index.ts";
+import { openVault } from "../../src/vault/index.ts";
 import { CARD, png, zip } from "../fixtures/interop/make.ts";
-import { bad, HAVE_REAL, real } from "./_support.ts";
+import { bad, HAVE_REAL, real, tempDir } from "./_support.ts";
 
 type Raw = Record<string, unknown>;
 
@@ -20,20 +22,40 @@ function textChunk(keyword: string, value: string): Uint8Array {
   return Buffer.concat([len, type, data, crc]);
 }
 
-/** Chunk types and tEXt keywords of a PNG, in order. */
+/**
+ * Chunk types and tEXt keywords of a PNG, in order, read by a parser of its own that checks what a
+ * strict reader would (PNG spec 5 and 11.3.4.3): signature, every CRC, IHDR first, IEND last with
+ * nothing after it, tEXt keywords of 1–79 printable Latin-1 characters followed by exactly one NUL,
+ * and card payloads in strict base64.
+ */
 function chunkList(bytes: Uint8Array): { type: string; keyword?: string; text?: string }[] {
   const out: { type: string; keyword?: string; text?: string }[] = [];
   const buf = Buffer.from(bytes);
-  for (let pos = 8; pos < buf.length; ) {
+  expect(buf.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+  let pos = 8;
+  while (pos < buf.length) {
     const len = buf.readUInt32BE(pos);
     const type = buf.toString("latin1", pos + 4, pos + 8);
     const data = buf.subarray(pos + 8, pos + 8 + len);
+    expect([type, buf.readUInt32BE(pos + 8 + len)]).toEqual([
+      type,
+      zlib.crc32(buf.subarray(pos + 4, pos + 8 + len)),
+    ]);
     if (type === "tEXt") {
       const nul = data.indexOf(0);
-      out.push({ type, keyword: data.toString("latin1", 0, nul), text: data.toString("latin1", nul + 1) });
+      const keyword = data.toString("latin1", 0, nul);
+      const text = data.toString("latin1", nul + 1);
+      expect(keyword).toMatch(/^[\x20-\x7e\xa1-\xff]{1,79}$/);
+      expect(text.includes("\0")).toBe(false);
+      if (["chara", "ccv3"].includes(keyword.toLowerCase())) {
+        expect(text).toMatch(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/);
+      }
+      out.push({ type, keyword, text });
     } else out.push({ type });
     pos += 12 + len;
   }
+  expect(pos).toBe(buf.length);
+  expect([out[0]?.type, out.at(-1)?.type]).toEqual(["IHDR", "IEND"]);
   return out;
 }
 
@@ -130,6 +152,30 @@ describe("PNG cards", () => {
       expect(book).toMatchObject({ name: "Eldoria", entries: [{ title: "harbor" }] });
     },
   );
+});
+
+describe("the real Seraphina card through a vault and back", () => {
+  test.skipIf(!HAVE_REAL)("its ccv3 card comes back field for field, its book in its own order", async () => {
+    const dir = tempDir();
+    try {
+      // An empty folder is a vault with no cards, so the book holds only what was imported.
+      const vault = openVault(dir);
+      const base = { bytes: real("st-card-Seraphina.png"), filename: "st-card-Seraphina.png" };
+      await importBook(vault, base.bytes, { filename: base.filename, kind: "people" });
+      const out = await exportBook(vault, "card-png", { base });
+      const after = chunkList(out.bytes);
+      const original = decodeText(chunkList(base.bytes).find((c) => c.keyword === "ccv3")?.text);
+      const back = decodeText(after.find((c) => c.keyword === "ccv3")?.text) as {
+        data: { character_book: Raw };
+      };
+      // The one addition: a book's `extensions`, which spec 6.4 requires.
+      expect(back.data.character_book.extensions).toEqual({});
+      delete back.data.character_book.extensions;
+      expect(back as Raw).toEqual(original);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("CHARX", () => {

@@ -171,6 +171,20 @@ describe("card → SillyTavern World Info", () => {
     expect(await exportEntry(throughFile(draft))).toMatchObject({ key: ["Alice", "Al"], comment: "Alice" });
   });
 
+  test.each([
+    ["inject: false (kept out of automatic recall)", true, { inject: false }],
+    ["enabled: false", true, { enabled: false }],
+    ["neither", false, {}],
+  ])("a card with %s exports with disable %p", async (_name, disable, fields) => {
+    const draft = {
+      kind: "entry",
+      key: "Alice",
+      frontmatter: { keywords: ["Alice"], ...fields },
+      body: "A.",
+    };
+    expect(await exportEntry(throughFile(draft))).toMatchObject({ disable });
+  });
+
   test("a card that never came from SillyTavern gets the fields SillyTavern expects", async () => {
     const entry = await exportEntry(card({}));
     for (const field of [

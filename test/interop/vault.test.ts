@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { progressBar } from "../../src/cli/import.ts";
 import { exportBook, importBook } from "../../src/interop/index.ts";
 import { initVault, openVault, readCard, type Vault } from "../../src/vault/index.ts";
 import { bad, HAVE_REAL, json, real, tempDir } from "./_support.ts";
@@ -217,6 +218,56 @@ describe("the import and export commands", () => {
     expect(run.code).toBe(5);
     expect(run.err).toMatch(/bad-crc\.png: PNG chunk tEXt .* bad CRC/);
   });
+
+  test("a directory given as the file is a usage error naming it", () => {
+    const vault = newVault();
+    const run = cli(["import", path.dirname(vault.root), "--vault", vault.root]);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(`${path.dirname(vault.root)}: is a directory, not a file`);
+  });
+
+  test("export names each card file it could not read, and exports the rest", async () => {
+    const vault = newVault();
+    fs.writeFileSync(path.join(vault.root, "places", "broken.md"), "---\nkeywords: [unclosed\n---\nx\n");
+    const out = path.join(path.dirname(vault.root), "out.json");
+    const run = cli(["export", out, "--vault", vault.root]);
+    expect(run.code).toBe(0);
+    expect(run.out).toContain("exported 6 cards");
+    expect(run.out).toMatch(/ {2}skipped places\/broken\.md: frontmatter is not valid YAML: .*\n?$/);
+    const asJson = JSON.parse(cli(["export", out, "--vault", vault.root, "--json"]).out);
+    expect(asJson.skipped).toEqual([{ title: "places/broken.md", reason: expect.stringContaining("YAML") }]);
+  });
+
+  test("the progress bar redraws in place only when the percentage moves, and ends its line", () => {
+    let text = "";
+    const bar = progressBar({ write: (s: string) => (text += s) });
+    for (let done = 0; done <= 400; done++) bar.update(done, 400);
+    bar.end();
+    const frames = text.split("\r").filter(Boolean);
+    expect(frames).toHaveLength(101);
+    expect(frames[0]).toBe(`[${".".repeat(30)}] 0%`);
+    expect(frames[50]).toBe(`[${"#".repeat(15)}${".".repeat(15)}] 50%`);
+    expect(frames[100]).toBe(`[${"#".repeat(30)}] 100%\n`);
+  });
+
+  test.skipIf(!Bun.which("script"))(
+    "on a terminal the import shows the bar, piped only the summary line",
+    () => {
+      const vault = newVault();
+      const book = path.join(path.dirname(vault.root), "book.json");
+      fs.writeFileSync(book, JSON.stringify(BOOK));
+      const command = [bun, main, "import", book, "--vault", vault.root].map((a) => `'${a}'`).join(" ");
+      const tty = Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" });
+      const seen = tty.stdout.toString();
+      expect(seen).toContain("] 100%");
+      expect(seen).toContain("3 created");
+      const piped = cli(["import", book, "--vault", vault.root, "--force"]);
+      expect(piped.err).toBe("");
+      expect(piped.out).toBe(
+        `imported ${book} (st) into entry: 0 created, 0 kept, 3 overwritten, 0 skipped\n`,
+      );
+    },
+  );
 
   test("export writes the file in the format its extension names", async () => {
     const vault = newVault();
