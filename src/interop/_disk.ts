@@ -1,6 +1,6 @@
 /**
  * The only part of interop that touches a vault. An import is all or nothing, even across a crash:
- * under the vault lock, its card files are staged and then moved into place by `_stage.ts`, and
+ * under the vault lock, its card files are staged and then moved into place by the vault's batch placement (`vault/_batch.ts`), and
  * whatever a killed import left behind is settled by the next import or export. An export reads each
  * card file once.
  */
@@ -9,13 +9,20 @@ import fs from "node:fs";
 import path from "node:path";
 import { keyProblem, kindByName, parseCard, serializeCard } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
-import { cardPath, type Vault, withLock } from "../vault/index.ts";
+import {
+  cardPath,
+  hasLeftovers,
+  type Placement,
+  placeAll,
+  recoverImports,
+  type Vault,
+  withLock,
+} from "../vault/index.ts";
 import type { ZipLimits } from "./_charx.ts";
 import { cardToExport, entriesToDrafts } from "./_draft.ts";
 import { type BaseCardFile, type ExportFile, type ExportFormat, renderBook } from "./_export.ts";
 import { parseBook, type SourceFormat } from "./_parse.ts";
 import type { SkippedEntry } from "./_st.ts";
-import { hasLeftovers, type Placement, placeAll, recoverImports } from "./_stage.ts";
 
 export interface ImportOptions {
   /** The kind every imported card gets (default `entry`). */

@@ -27,4 +27,3 @@ export {
 export type { BookEntry, Mapped } from "./_model.ts";
 export { type ParsedBook, type ParseOptions, parseBook, type SourceFormat } from "./_parse.ts";
 export type { SkippedEntry } from "./_st.ts";
-export { recoverImports } from "./_stage.ts";

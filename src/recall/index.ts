@@ -9,7 +9,17 @@ import { join } from "node:path";
 import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
 import { findCandidates, fold, jiebaSegmenter, type Segmenter } from "../match/index.ts";
-import { ARCHIVE_DIR, loadIndex, openVault, STATE_DIR, type Vault, type VaultIndex } from "../vault/index.ts";
+import {
+  ARCHIVE_DIR,
+  hasLeftovers,
+  loadIndex,
+  openVault,
+  recoverImports,
+  STATE_DIR,
+  type Vault,
+  type VaultIndex,
+  withLock,
+} from "../vault/index.ts";
 import { compile, type Loaded, resolveRef } from "./_compiled.ts";
 import { DEFAULT_FRAMING, renderCard, renderContext } from "./render.ts";
 import type { Candidates, FiredCard, RecallOptions, RecallResult, Turn } from "./types.ts";
@@ -79,6 +89,7 @@ export class Engine {
     if (this.loaded && this.watcher && !this.dirty && now - this.lastCheck < recheck) return this.loaded;
     this.dirty = false;
     this.lastCheck = now;
+    if (hasLeftovers(this.vault)) await settleImports(this.vault);
     const index = loadIndex(this.vault, { previous: this.lastIndex });
     this.lastIndex = index;
     if (this.loaded && this.loaded.stamp === index.stamp) return this.loaded;
@@ -160,6 +171,19 @@ export class Engine {
     if (this.rendered.size > 5000) this.rendered.clear();
     this.rendered.set(cacheKey, text);
     return text;
+  }
+}
+
+/**
+ * An import killed part way leaves its staging folder behind: finish or undo it before reading, so
+ * the cards never show a half-imported book. A live import holds the lock; then there is nothing
+ * to settle, and we do not wait for it.
+ */
+async function settleImports(vault: Vault): Promise<void> {
+  try {
+    await withLock(vault, () => recoverImports(vault), { timeoutMs: 0 });
+  } catch {
+    // locked by the import that owns the folder, or not ours to fix (read-only vault): read as is
   }
 }
 

@@ -4,6 +4,8 @@
  * re-parse only the cards that changed. It never matches, renders or injects (match/, recall/), and it
  * never parses card text itself (card/ does).
  */
+
+export { hasLeftovers, type Placement, type Progress, placeAll, recoverImports } from "./_batch.ts";
 export { atomicWrite, randomHex } from "./_fs.ts";
 export type { IndexTable } from "./_index-file.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { exportBook, importBook } from "../../src/interop/index.ts";
+import { openEngine } from "../../src/recall/index.ts";
 import { initVault, openVault, STATE_DIR, type Vault } from "../../src/vault/index.ts";
 import { tempDir } from "./_support.ts";
 
@@ -75,4 +76,16 @@ describe("an import killed with SIGKILL", () => {
     },
     30_000,
   );
+});
+
+describe("after an import killed while moving cards", () => {
+  test("the next lookup settles it before reading, so no half-imported book is ever matched", async () => {
+    const { vault, book, things } = setup();
+    await killWhen(["import", book, "--kind", "thing", "--vault", vault.root], () => gadgets(things) > 0);
+    const engine = await openEngine(vault.root, { segmenter: false });
+    const result = await engine.recall([{ role: "user", text: "where is gadget 1999?" }]);
+    expect([0, ENTRIES]).toContain(gadgets(things));
+    expect(stagingFolders(vault)).toEqual([]);
+    expect(result.injected.includes("gadget 1999")).toBe(gadgets(things) === ENTRIES);
+  }, 30_000);
 });

@@ -10,12 +10,12 @@
  * An error inside a live process undoes its moves at once instead. Callers hold the vault lock.
  */
 
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
-import { atomicWrite, STATE_DIR, type Vault } from "../vault/index.ts";
+import { atomicWrite, randomHex } from "./_fs.ts";
+import { STATE_DIR, type Vault } from "./paths.ts";
 
 /** One file to put in place. */
 export interface Placement {
@@ -48,7 +48,7 @@ interface Moved {
 /** Writes every file, then moves them all into place; all or nothing (see the module comment). */
 export async function placeAll(vault: Vault, files: Placement[], onProgress?: Progress): Promise<void> {
   const stateDir = path.join(vault.root, STATE_DIR);
-  const stage = path.join(stateDir, `${PREFIX}${process.pid}-${randomBytes(4).toString("hex")}`);
+  const stage = path.join(stateDir, `${PREFIX}${process.pid}-${randomHex(4)}`);
   const dirs = [...new Set(files.map((f) => path.dirname(f.target)))];
   const madeDirs = [stateDir, ...dirs].filter((d) => !fs.existsSync(d));
   const moved: Moved[] = [];
