@@ -8,6 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ensureBinary } from "../support/binary.ts";
+import { vaultFiles } from "../support/card-vault.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 let bin = "";
@@ -156,11 +157,11 @@ function toolSuite(connect: (vault: string) => Promise<Client>) {
       "does not take keywords",
     ],
   ])("write_card refuses %s with a tool error and changes nothing", async (_, args, needle) => {
-    const snapshot = listFiles(vault);
+    const snapshot = vaultFiles(vault);
     const res = await call(client, "write_card", args);
     expect(res.isError).toBe(true);
     expect(res.text).toContain(needle);
-    expect(listFiles(vault)).toEqual(snapshot);
+    expect(vaultFiles(vault)).toEqual(snapshot);
   });
 
   test.each([
@@ -172,21 +173,6 @@ function toolSuite(connect: (vault: string) => Promise<Client>) {
     expect(res.isError).toBe(true);
     expect(res.text).toContain(needle);
   });
-}
-
-/** Every file under the vault except our own state directory, with its content. */
-function listFiles(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== ".lorecards") walk(p);
-      } else out[path.relative(root, p)] = fs.readFileSync(p, "utf8");
-    }
-  };
-  walk(root);
-  return out;
 }
 
 describe("over stdio", () => {

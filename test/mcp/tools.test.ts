@@ -8,6 +8,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createMcpServer } from "../../src/mcp/index.ts";
 import { openVault } from "../../src/vault/index.ts";
+import { vaultFiles } from "../support/card-vault.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 interface Connection {
@@ -37,21 +38,6 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   // biome-ignore lint/suspicious/noExplicitAny: the shape is what each test asserts, field by field.
   const data = result.structuredContent as Record<string, any>;
   return { isError: result.isError === true, text, data };
-}
-
-/** Every file under the vault except our own state directory, with its bytes. */
-function snapshot(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== ".lorecards") walk(p);
-      } else out[path.relative(root, p)] = fs.readFileSync(p, "latin1");
-    }
-  };
-  walk(root);
-  return out;
 }
 
 describe("the tools as a model sees them", () => {
@@ -180,7 +166,7 @@ describe("calling the tools", () => {
   });
 
   test("update_recent on a kind without a recent section says which kinds have one and writes nothing", async () => {
-    const before = snapshot(root);
+    const before = vaultFiles(root);
     const res = await call(conn.client, "write_card", {
       mode: "update_recent",
       name: "the Friday deploy",
@@ -189,7 +175,7 @@ describe("calling the tools", () => {
     expect(res.isError).toBe(true);
     expect(res.text).toContain("event cards have no recent section");
     expect(res.text).toContain("people, place, thing");
-    expect(snapshot(root)).toEqual(before);
+    expect(vaultFiles(root)).toEqual(before);
   });
 
   test("create writes a private section into the file, and read_card marks it private", async () => {
@@ -261,11 +247,11 @@ describe("calling the tools", () => {
   ])(
     "write_card refuses %s with a tool error naming the problem, and changes nothing",
     async (_, args, needle) => {
-      const before = snapshot(root);
+      const before = vaultFiles(root);
       const res = await call(conn.client, "write_card", args);
       expect(res.isError).toBe(true);
       expect(res.text).toContain(needle);
-      expect(snapshot(root)).toEqual(before);
+      expect(vaultFiles(root)).toEqual(before);
     },
   );
 

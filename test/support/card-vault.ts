@@ -1,7 +1,7 @@
 // A temporary vault on disk with cards written as real files, for tests of anything that reads one.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 
 export interface TempVault {
   root: string;
@@ -32,4 +32,22 @@ export function tempVault(files: Record<string, string> = {}): TempVault {
 /** A card file from frontmatter lines and a body. */
 export function cardText(frontmatter: string, body: string): string {
   return `---\n${frontmatter.trim()}\n---\n${body}`;
+}
+
+/**
+ * Every file under a vault except our own state directory (`.lorecards/`), with its bytes as latin1
+ * text: two snapshots are equal exactly when no card file was created, changed or removed.
+ */
+export function vaultFiles(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== ".lorecards") walk(p);
+      } else out[relative(root, p)] = readFileSync(p, "latin1");
+    }
+  };
+  walk(root);
+  return out;
 }
