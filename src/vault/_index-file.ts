@@ -106,9 +106,10 @@ export class IndexTable {
       const data = JSON.parse(text);
       if (data?.format !== FORMAT || data.kinds !== kinds || !Array.isArray(data.rows)) return null;
       const table = new IndexTable(config);
+      // A row whose path no longer names a card file is harmless: loadIndex keeps only the rows of
+      // files it finds on disk, so such a row never reaches a caller.
       for (const row of data.rows as Row[]) {
         if (!validRow(row)) return null;
-        table.owner(row[0] as string);
         table.rows.set(row[0] as string, row);
       }
       return table;

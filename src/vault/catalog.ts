@@ -46,23 +46,15 @@ export function indexPath(vault: Vault): string {
   return path.join(vault.root, STATE_DIR, "index.json");
 }
 
-function listFiles(vault: Vault): CardFile[] {
-  const files: CardFile[] = [];
-  for (const kind of vault.kinds.kinds) {
-    const dir = kindDir(vault, kind);
-    let names: fs.Dirent[];
-    try {
-      names = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    const prefix = kind.dir === "" ? "" : `${kind.dir}/`;
-    const md = names.filter((d) => d.isFile() && d.name.endsWith(".md") && !d.name.startsWith("."));
-    for (const name of md.map((d) => d.name).sort()) {
-      files.push({ rel: prefix + name, abs: dir + path.sep + name, kind, key: name.slice(0, -3) });
-    }
+/** The `*.md` names in a kind directory (no dotfiles), sorted by code unit; none if it is missing. */
+function cardFileNames(dir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
   }
-  return files;
+  return names.filter((n) => n.endsWith(".md") && n.charCodeAt(0) !== 46).sort();
 }
 
 function kindsSignature(vault: Vault): string {
@@ -110,14 +102,23 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
   const present: string[] = [];
   const fresh = new Map<string, ParsedEntry>();
   const stampParts: string[] = [kindsSignature(vault)];
-  for (const file of listFiles(vault)) {
-    const st = fs.statSync(file.abs, { bigint: true, throwIfNoEntry: false });
-    if (st === undefined) continue; // deleted between the listing and the stat
-    const mtime = st.mtimeNs.toString();
-    const size = Number(st.size);
-    if (!old.isCurrent(file.rel, mtime, size)) fresh.set(file.rel, parseEntry(vault, file, mtime, size));
-    present.push(file.rel);
-    stampParts.push(file.rel, mtime, String(size));
+  // The hot loop of every cold start (one pass per card file, run by a cold engine): kept lean.
+  for (const kind of vault.kinds.kinds) {
+    const dir = kindDir(vault, kind) + path.sep;
+    const prefix = kind.dir === "" ? "" : `${kind.dir}/`;
+    for (const name of cardFileNames(dir)) {
+      const st = fs.statSync(dir + name, { bigint: true, throwIfNoEntry: false });
+      if (st === undefined || !st.isFile()) continue; // gone since the listing, or a folder named *.md
+      const rel = prefix + name;
+      const mtime = `${st.mtimeNs}`;
+      const size = Number(st.size);
+      if (!old.isCurrent(rel, mtime, size)) {
+        const file = { rel, abs: dir + name, kind, key: name.slice(0, -3) };
+        fresh.set(rel, parseEntry(vault, file, mtime, size));
+      }
+      present.push(rel);
+      stampParts.push(`${rel}\0${mtime}\0${size}`);
+    }
   }
   const stamp = new Bun.CryptoHasher("sha1").update(stampParts.join("\0")).digest("hex");
   const unchanged = cached !== null && fresh.size === 0 && present.length === old.size;
