@@ -39,8 +39,20 @@ export function requestHeaders(source: Headers, bodyReplaced: boolean): Headers 
 
 export function responseHeaders(source: Headers, injected: readonly string[]): Headers {
   const out = withoutHopByHop(source);
-  if (injected.length > 0) out.set(INJECTED_HEADER, injected.map(encodeKey).join(","));
+  if (injected.length > 0) {
+    out.set(INJECTED_HEADER, injected.map(encodeKey).join(","));
+    // A browser client may read only the response headers CORS exposes (Fetch standard, "CORS-safelisted
+    // response-header name"): when the upstream answers cross-origin requests, expose ours too.
+    if (out.has("access-control-allow-origin")) exposeHeader(out, INJECTED_HEADER);
+  }
   return out;
+}
+
+function exposeHeader(headers: Headers, name: string): void {
+  const listed = headers.get("access-control-expose-headers");
+  const names = (listed ?? "").split(",").map((s) => s.trim().toLowerCase());
+  if (names.includes("*") || names.includes(name)) return;
+  headers.set("access-control-expose-headers", listed ? `${listed}, ${name}` : name);
 }
 
 /** Header values are ASCII: percent-encode anything else (a Chinese card name), and `%` and `,`. */
