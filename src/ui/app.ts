@@ -3,6 +3,7 @@
 import { adoptTokenFromUrl, api, isApiError, path } from "./_client.ts";
 import { $, el } from "./_dom.ts";
 import { addKeyword, alertInForm, buildEditor, type EditorTarget } from "./_editor.ts";
+import { type CardRef, listKeys, markCurrent, renderCardList } from "./_list.ts";
 import { buildBooks, loadHealth, loadRecent, renderTry } from "./_panels.ts";
 import type { BrokenItem, CardData, Kinds, ListItem, TryResult } from "./_types.ts";
 
@@ -52,109 +53,21 @@ async function loadList(): Promise<void> {
   renderList();
 }
 
-function isCurrent(kind: string | undefined, key: string | undefined): boolean {
+function currentRef(): CardRef | undefined {
   const card = state.target?.card;
-  return card !== undefined && card.kind === kind && card.key === key;
-}
-
-function itemNode(c: ListItem): HTMLElement {
-  if (c.archived) {
-    return el(
-      "li",
-      { class: "item archived" },
-      el("span", { class: "item-title" }, c.title),
-      el(
-        "button",
-        { type: "button", class: "small", onclick: () => void restore(c) },
-        `Restore ${c.original_key ?? c.key}`,
-      ),
-    );
-  }
-  return el(
-    "li",
-    { class: c.enabled === false ? "item off" : "item" },
-    el(
-      "button",
-      {
-        type: "button",
-        class: "open",
-        "data-kind": c.kind,
-        "data-key": c.key,
-        "aria-current": isCurrent(c.kind, c.key) ? "true" : null,
-        onclick: () => void openCard(c.kind, c.key),
-      },
-      el("span", { class: "item-title" }, c.title),
-      el("span", { class: "item-preview" }, c.preview || (c.keywords ?? []).join(", ")),
-    ),
-  );
+  return card && { kind: card.kind, key: card.key };
 }
 
 function renderList(): void {
-  const q = ($("#filter") as HTMLInputElement).value.trim().toLowerCase();
-  const shown = state.cards.filter(
-    (c) =>
-      !q || c.title.toLowerCase().includes(q) || (c.keywords ?? []).some((k) => k.toLowerCase().includes(q)),
-  );
-  const groups = state.kinds.kinds
-    .map((k) => ({ kind: k, items: shown.filter((c) => c.kind === k.name) }))
-    .filter((g) => g.items.length > 0);
-  const list = $("#card-list");
-  const broken = state.archived ? null : brokenGroup();
-  if (groups.length === 0) {
-    list.replaceChildren(
-      ...[
-        broken,
-        el("p", { class: "muted" }, state.archived ? "The archive is empty." : "No cards match."),
-      ].filter((n): n is HTMLElement => n !== null),
-    );
-    return;
-  }
-  list.replaceChildren(
-    ...(broken ? [broken] : []),
-    ...groups.map((g) =>
-      el(
-        "section",
-        { class: "group", "aria-label": g.kind.name },
-        el("h2", {}, g.kind.name, el("span", { class: "count" }, String(g.items.length))),
-        el("ul", {}, ...g.items.map(itemNode)),
-      ),
-    ),
-  );
-}
-
-/** Card files that could not be parsed: skipped by every lookup until fixed, so they are shown first. */
-function brokenGroup(): HTMLElement | null {
-  if (state.broken.length === 0) return null;
-  return el(
-    "section",
-    { class: "group broken", "aria-label": "Cards that cannot be read" },
-    el("h2", {}, "cannot be read", el("span", { class: "count" }, String(state.broken.length))),
-    el(
-      "ul",
-      {},
-      ...state.broken.map((b) =>
-        el(
-          "li",
-          { class: "item" },
-          el(
-            "details",
-            {},
-            el("summary", {}, b.path),
-            el("p", { class: "broken-why" }, b.error, " Fix the file on disk; it is skipped until then."),
-          ),
-        ),
-      ),
-    ),
-  );
-}
-
-/** Mark the open card in the list without rebuilding it (a vault can hold thousands of cards). */
-function markCurrent(): void {
-  document.querySelector("#card-list .open[aria-current]")?.removeAttribute("aria-current");
-  const card = state.target?.card;
-  if (!card) return;
-  const selector = `#card-list .open[data-kind="${CSS.escape(card.kind)}"][data-key="${CSS.escape(card.key)}"]`;
-  document.querySelector(selector)?.setAttribute("aria-current", "true");
+  renderCardList($("#card-list"), {
+    kinds: state.kinds.kinds,
+    cards: state.cards,
+    broken: state.broken,
+    archived: state.archived,
+    filter: ($("#filter") as HTMLInputElement).value,
+    current: currentRef(),
+    pick: (c) => void (c.archived ? restore(c) : openCard(c.kind, c.key)),
+  });
 }
 
 function leaveOk(): boolean {
@@ -178,7 +91,7 @@ function showEditor(target: EditorTarget, focus = true): void {
   state.form = form;
   $("#editor").replaceChildren(form);
   document.body.dataset.view = "edit";
-  markCurrent();
+  markCurrent($("#card-list"), currentRef());
   if (state.lastTry) rerenderTry();
   if (focus) (form.elements.namedItem("title") as HTMLInputElement).focus();
 }
@@ -341,7 +254,8 @@ function linkAppAssets(): void {
   document.head.append(
     el("link", { rel: "manifest", href: "/manifest.webmanifest" }),
     el("link", { rel: "icon", href: "/icon.svg", type: "image/svg+xml" }),
-    el("link", { rel: "apple-touch-icon", href: "/icon.svg" }),
+    // iOS ignores an SVG here.
+    el("link", { rel: "apple-touch-icon", href: "/icon-180.png", sizes: "180x180" }),
   );
 }
 
@@ -353,6 +267,7 @@ async function start(): Promise<void> {
     newCard(state.target?.kind.name ?? state.kinds.kinds[0]?.name ?? "entry"),
   );
   $("#filter").addEventListener("input", renderList);
+  listKeys($("#card-list"));
   $("#show-archived").addEventListener("change", (e) => {
     state.archived = (e.target as HTMLInputElement).checked;
     loadList().catch(fail);

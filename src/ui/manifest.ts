@@ -1,5 +1,10 @@
 // The web manifest (W3C "Web Application Manifest") and the icon it points to: enough for a phone's
 // "add to home screen" to give the editor its own window and icon.
+import { iconPngBase64 } from "./_icon-png.ts" with { type: "macro" };
+
+/** iOS takes only a bitmap for the home screen, at 180 × 180; drawn when the binary is bundled. */
+export const ICON_PNG_PATH = "/icon-180.png";
+export const ICON_PNG = Buffer.from(iconPngBase64(180), "base64");
 
 /** A card with a folded corner on the accent colour; scales to any size. */
 export const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512">
@@ -26,6 +31,7 @@ export function manifest() {
     icons: [
       { src: "/icon.svg", sizes: "any", type: "image/svg+xml", purpose: "any" },
       { src: "/icon.svg", sizes: "any", type: "image/svg+xml", purpose: "maskable" },
+      { src: ICON_PNG_PATH, sizes: "180x180", type: "image/png", purpose: "any" },
     ],
   };
 }

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { ensureBinary } from "../support/binary.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
@@ -216,7 +217,7 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
     expect(fs.existsSync(file("people", "Mira.md"))).toBe(false);
     expect(fs.existsSync(file("_archive", "people", "Mira.md"))).toBe(true);
     await page.getByLabel("Archived").check();
-    await page.getByRole("button", { name: "Restore Mira" }).click();
+    await page.getByRole("option", { name: "Restore Mira" }).click();
     await seeText(page.locator(".editor-head h2"), "Mira");
     expect(fs.existsSync(file("people", "Mira.md"))).toBe(true);
   });
@@ -355,6 +356,155 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("connect-src 'self'");
     expect(violations).toEqual([]);
+  });
+
+  test("the card list is one Tab stop: arrows, Home/End and the page keys move across kinds, Enter and Space open", async () => {
+    // Enough rows that the end of the list is off screen, where rows are not rendered until reached.
+    const made: string[] = [];
+    for (const dir of ["people", "places"])
+      for (let i = 0; i < 80; i++) {
+        const rel = path.join(dir, `Row ${dir} ${String(i).padStart(2, "0")}.md`);
+        fs.writeFileSync(file(rel), `---\nkeywords: [row${dir}${i}]\n---\n## note\nrow ${i}\n`);
+        made.push(rel);
+      }
+    try {
+      await page.goto(`${base}/?token=${TOKEN}`);
+      const list = page.getByRole("listbox", { name: "Cards" });
+      await list.getByRole("option", { name: /Row places 79/ }).waitFor({ state: "attached" });
+      const titles = () =>
+        page.evaluate(() =>
+          [...document.querySelectorAll('#card-list [role="option"]')].map(
+            (o) => o.querySelector(".item-title")?.textContent ?? "",
+          ),
+        );
+      const all = await titles();
+      const focused = () =>
+        page.evaluate(() => {
+          const a = document.activeElement as HTMLElement;
+          return a.getAttribute("role") === "option"
+            ? (a.querySelector(".item-title")?.textContent ?? "")
+            : "";
+        });
+      const tabStops = () =>
+        page.evaluate(() => document.querySelectorAll('#card-list [tabindex="0"]').length);
+
+      await page.getByLabel("Archived").focus();
+      await page.keyboard.press("Tab");
+      expect(await focused()).toBe(all[0]!);
+      await page.keyboard.press("Tab");
+      expect(await focused()).toBe("");
+      expect(await page.evaluate(() => document.activeElement?.closest("#card-list") ?? null)).toBeNull();
+      await page.keyboard.press("Shift+Tab");
+      expect(await focused()).toBe(all[0]!);
+
+      // End reaches a row that was not rendered, renders it and scrolls it into view.
+      const last = list.getByRole("option").last();
+      const shown = () =>
+        last.evaluate((o) => {
+          const r = o.getBoundingClientRect();
+          const box = document.querySelector(".side")!.getBoundingClientRect();
+          return (
+            o.checkVisibility({ contentVisibilityAuto: true }) && r.top >= box.top && r.bottom <= box.bottom
+          );
+        });
+      expect(await shown()).toBe(false);
+      await page.keyboard.press("End");
+      expect(await focused()).toBe(all.at(-1)!);
+      await until(
+        async () => String(await shown()),
+        (v) => v === "true",
+        "the last row is in view",
+      );
+      await page.keyboard.press("Home");
+      expect(await focused()).toBe(all[0]!);
+      await page.keyboard.press("PageDown");
+      const paged = all.indexOf(await focused());
+      expect(paged).toBeGreaterThan(3);
+      await page.keyboard.press("PageUp");
+      expect(await focused()).toBe(all[0]!);
+
+      // ArrowDown crosses from the last card of one kind to the first of the next, ArrowUp goes back.
+      const groups = await page.evaluate(() =>
+        [...document.querySelectorAll('#card-list [role="group"]')].map((g) => ({
+          size: g.querySelectorAll('[role="option"]').length,
+        })),
+      );
+      expect(groups.length).toBeGreaterThan(1);
+      for (let i = 0; i < groups[0]!.size; i++) await page.keyboard.press("ArrowDown");
+      expect(await focused()).toBe(all[groups[0]!.size]!);
+      await page.keyboard.press("ArrowUp");
+      expect(await focused()).toBe(all[groups[0]!.size - 1]!);
+      expect(
+        await page
+          .getByRole("group", { name: /^place\b/ })
+          .getByRole("option")
+          .count(),
+      ).toBeGreaterThan(79);
+
+      // Enter opens the focused card; the list's one Tab stop follows it and it is the selected option.
+      const target = all.indexOf("Row people 05");
+      await page.keyboard.press("Home");
+      for (let i = 0; i < target; i++) await page.keyboard.press("ArrowDown");
+      await page.keyboard.press("Enter");
+      await seeText(page.locator(".editor-head h2"), "Row people 05");
+      expect(await list.locator('[aria-selected="true"]').count()).toBe(1);
+      expect(await list.getByRole("option", { selected: true }).textContent()).toContain("Row people 05");
+      expect(await tabStops()).toBe(1);
+      await page.getByLabel("Archived").focus();
+      await page.keyboard.press("Tab");
+      expect(await focused()).toBe("Row people 05");
+      await page.keyboard.press("ArrowDown");
+      await page.keyboard.press(" ");
+      await seeText(page.locator(".editor-head h2"), "Row people 06");
+      expect(await tabStops()).toBe(1);
+    } finally {
+      for (const rel of made) fs.rmSync(file(rel));
+    }
+  });
+
+  test("the home-screen icon is a 180×180 PNG, listed in the manifest and linked as the apple-touch-icon", async () => {
+    const manifest = (await (await fetch(`${base}/manifest.webmanifest`)).json()) as {
+      icons: { src: string; sizes: string; type: string }[];
+    };
+    expect(manifest.icons.some((i) => i.type === "image/svg+xml")).toBe(true);
+    const icon = manifest.icons.find((i) => i.type === "image/png");
+    expect(icon?.sizes).toBe("180x180");
+    const res = await fetch(new URL(icon!.src, base));
+    expect(res.headers.get("content-type")).toBe("image/png");
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    // Every chunk's CRC is right, and IHDR says 180 × 180.
+    const view = new DataView(bytes.buffer, bytes.byteOffset);
+    const types: string[] = [];
+    for (let at = 8; at < bytes.length; ) {
+      const length = view.getUint32(at);
+      types.push(new TextDecoder().decode(bytes.subarray(at + 4, at + 8)));
+      expect(view.getUint32(at + 8 + length)).toBe(zlib.crc32(bytes.subarray(at + 4, at + 8 + length)));
+      at += 12 + length;
+    }
+    expect(types[0]).toBe("IHDR");
+    expect(types.at(-1)).toBe("IEND");
+    expect([view.getUint32(16), view.getUint32(20)]).toEqual([180, 180]);
+
+    const link = await page.evaluate(() => {
+      const l = document.querySelector('link[rel="apple-touch-icon"]');
+      return { href: l?.getAttribute("href"), sizes: l?.getAttribute("sizes") };
+    });
+    expect(link).toEqual({ href: icon!.src, sizes: "180x180" });
+    // Chromium decodes it; iOS fills transparency with black, so the corners are the theme colour.
+    const seen = await page.evaluate(async (src) => {
+      const img = new Image();
+      img.src = src;
+      await img.decode();
+      const canvas = document.createElement("canvas");
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const g = canvas.getContext("2d")!;
+      g.drawImage(img, 0, 0);
+      const at = (x: number, y: number) => [...g.getImageData(x, y, 1, 1).data];
+      return { w: img.naturalWidth, h: img.naturalHeight, corner: at(0, 0), card: at(90, 140) };
+    }, icon!.src);
+    expect(seen).toEqual({ w: 180, h: 180, corner: [0x2f, 0x5d, 0x50, 255], card: [0xf7, 0xf3, 0xe8, 255] });
   });
 
   test("on a phone in portrait the list and the editor take turns", async () => {
