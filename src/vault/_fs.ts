@@ -85,6 +85,18 @@ export function atomicCreate(file: string, data: string | Uint8Array): boolean {
 }
 
 /** A bigint-exact stat, or null when the file is gone. */
+/**
+ * Make sure a rewritten file's mtime moved. File times are coarse on some systems (a few ms), so a
+ * rewrite right after a read can keep the old mtime; an editor's optimistic lock and the index cache
+ * would then miss the change. When that happens, the new mtime is set 1 ms past the old one.
+ */
+export function advanceMtime(file: string, before: string): void {
+  const after = statExact(file);
+  if (after === null || after.mtime !== before) return;
+  const seconds = (Number(BigInt(before) / 1000n) + 1000) / 1e6;
+  fs.utimesSync(file, new Date(), seconds);
+}
+
 export function statExact(file: string): { mtime: string; size: number } | null {
   try {
     const st = fs.statSync(file, { bigint: true });

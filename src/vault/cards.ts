@@ -16,7 +16,7 @@ import {
 } from "../card/index.ts";
 import type { Card, CardDraft } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
-import { atomicWrite } from "./_fs.ts";
+import { advanceMtime, atomicWrite } from "./_fs.ts";
 import { loadIndex } from "./catalog.ts";
 import { type LockOptions, withLock } from "./lock.ts";
 import { cardPath, relPath, type Vault } from "./paths.ts";
@@ -128,6 +128,7 @@ async function rewrite(
       const next = change(text, card);
       if (next === text) return card;
       atomicWrite(file, next);
+      advanceMtime(file, card.mtime);
       return readCard(vault, kind, key);
     },
     opts,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Card } from "../../src/card/index.ts";
+import { advanceMtime, statExact } from "../../src/vault/_fs.ts";
 import {
   archiveCard,
   cardPath,
@@ -242,5 +243,27 @@ describe("archive and restore", () => {
   ])("%s is not_found", async (_name, run) => {
     vault = tempVault();
     await rejectsWith("not_found", () => run(vault));
+  });
+});
+
+describe("versions", () => {
+  // File times are coarse (a clock tick of a few ms): a rewrite right after a write can land on the
+  // same mtime. The vault moves it on, so conflict checks and the index cache always see the change.
+  test("a rewrite that kept the old mtime gets a newer one", () => {
+    vault = tempVault();
+    const file = path.join(vault.root, "people", "Zed.md");
+    fs.writeFileSync(file, "x");
+    const before = statExact(file)!.mtime;
+    advanceMtime(file, before);
+    expect(BigInt(statExact(file)!.mtime)).toBeGreaterThan(BigInt(before));
+  });
+
+  test("a rewrite whose mtime already moved is left alone", () => {
+    vault = tempVault();
+    const file = path.join(vault.root, "people", "Zed.md");
+    fs.writeFileSync(file, "x");
+    const now = statExact(file)!.mtime;
+    advanceMtime(file, "12345");
+    expect(statExact(file)!.mtime).toBe(now);
   });
 });
