@@ -6,24 +6,17 @@
  */
 import type { Document, Node } from "yaml";
 import { yamlLib } from "./_lazy.ts";
+import type { CardMeta, Secondary } from "./types.ts";
 
 const isMap = (n: unknown) => yamlLib().isMap(n);
 const isScalar = (n: unknown) => yamlLib().isScalar(n);
 const isSeq = (n: unknown) => yamlLib().isSeq(n);
 
-import type { Secondary } from "./types.ts";
-
-export interface CardFields {
-  title: string;
-  keywords: string[];
-  aliases: string[];
-  secondary: Secondary;
-  scanDepth: number | null;
-  refs: string[];
-  priority: number;
-  enabled: boolean;
-  inject: boolean;
-}
+/** The frontmatter fields of a card, as read (the rest of CardMeta comes from the file and body). */
+export type CardFields = Pick<
+  CardMeta,
+  "title" | "keywords" | "aliases" | "secondary" | "scanDepth" | "refs" | "priority" | "enabled" | "inject"
+>;
 
 /** The frontmatter keys this module understands; every other key is kept verbatim. */
 export const KNOWN_FIELDS = [
