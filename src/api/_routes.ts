@@ -222,13 +222,16 @@ export function recent(ctx: Context, url: URL) {
 }
 
 export function checkup(ctx: Context) {
+  // The same shape as `lorecards check --json`, plus the count of unparseable files.
   const index = loadIndex(ctx.vault);
-  const warnings = new Map(index.warnings.map((w) => [w.path, w.warnings]));
-  const cards = index.cards.map((c) => ({ ...c, warnings: warnings.get(c.path) }));
+  const findings = checkCards(index.cards, index.broken, index.warnings);
+  const errors = findings.filter((f) => f.severity === "error").length;
   return {
     cards: index.cards.length,
+    errors,
+    warnings: findings.length - errors,
     broken: index.broken.length,
-    findings: checkCards(cards, index.broken),
+    findings,
   };
 }
 

@@ -18,6 +18,7 @@ export interface Finding {
     | "generic_keyword"
     | "title_mismatch"
     | "dangling_ref"
+    | "duplicate_name"
     | "bad_value";
   /** `kind/key` of the card, or its path when it could not be parsed. */
   card: string;
@@ -58,6 +59,35 @@ export function checkCards(
     names.add(fold(`${c.kind}/${c.key}`));
   }
   for (const card of cards) out.push(...checkCard({ ...card, warnings: byPath.get(card.path) }, names));
+  out.push(...duplicateNames(cards));
+  return out;
+}
+
+/**
+ * Two cards with the same title (in different kinds: a kind cannot hold two files of one name) both
+ * fire on that title, compete for the budget, and make `read NAME` and refs ambiguous.
+ */
+function duplicateNames(cards: readonly CardMeta[]): Finding[] {
+  const byTitle = new Map<string, CardMeta[]>();
+  for (const c of cards) {
+    const t = fold(c.title);
+    byTitle.set(t, [...(byTitle.get(t) ?? []), c]);
+  }
+  const out: Finding[] = [];
+  for (const same of byTitle.values()) {
+    if (same.length < 2) continue;
+    const ids = same.map((c) => `${c.kind}/${c.key}`);
+    for (const c of same) {
+      const others = ids.filter((id) => id !== `${c.kind}/${c.key}`).join(", ");
+      out.push({
+        severity: "warning",
+        code: "duplicate_name",
+        card: `${c.kind}/${c.key}`,
+        path: c.path,
+        detail: `another card has the title "${c.title}" (${others}): both fire on it and compete for the budget`,
+      });
+    }
+  }
   return out;
 }
 

@@ -1,7 +1,6 @@
 // `lorecards list [--kind K]`: every card with its keywords, grouped by kind.
 import { defineCommand } from "citty";
 import { kindByName } from "../card/index.ts";
-import { LoreError } from "../errors.ts";
 import { loadIndex, openVault } from "../vault/index.ts";
 import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
 
@@ -14,13 +13,11 @@ export const listCommand = defineCommand({
   },
   async run({ args }) {
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
-    if (args.kind !== undefined && !kindByName(vault.kinds, args.kind)) {
-      const known = vault.kinds.kinds.map((k) => k.name).join(", ");
-      throw new LoreError("unknown_kind", `unknown kind "${args.kind}" (known: ${known})`);
-    }
+    // A kind may be named as a kind (`event`) or by its directory (`events`); anything else is an error.
+    const kind = args.kind === undefined ? undefined : kindByName(vault.kinds, args.kind).name;
     const { cards, broken } = loadIndex(vault);
     const shown = cards
-      .filter((c) => args.kind === undefined || c.kind === args.kind)
+      .filter((c) => kind === undefined || c.kind === kind)
       .sort((a, b) => (a.kind === b.kind ? a.title.localeCompare(b.title) : a.kind.localeCompare(b.kind)));
     if (args.json) {
       printJson({
@@ -39,11 +36,11 @@ export const listCommand = defineCommand({
       return 0;
     }
     const lines: string[] = [];
-    let kind = "";
+    let group = "";
     for (const c of shown) {
-      if (c.kind !== kind) {
-        kind = c.kind;
-        lines.push(`${lines.length ? "\n" : ""}${kind}:`);
+      if (c.kind !== group) {
+        group = c.kind;
+        lines.push(`${lines.length ? "\n" : ""}${group}:`);
       }
       const flags = [!c.enabled && "disabled", !c.inject && "not injected"].filter(Boolean).join(", ");
       const terms = [...c.keywords, ...c.aliases].join(", ");

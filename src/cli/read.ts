@@ -25,6 +25,7 @@ export const readCommand = defineCommand({
         frontmatter: card.frontmatter,
         sections: card.sections.map((s) => ({ heading: s.heading, text: s.text, private: s.private })),
         preamble: card.preamble,
+        warnings: card.warnings,
         mtime: card.mtime,
       });
     } else {

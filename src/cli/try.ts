@@ -46,7 +46,10 @@ function describe(result: RecallResult, showContext: boolean): string {
   const lines: string[] = [];
   if (result.fired.length === 0) lines.push("No card fires.");
   else {
-    lines.push(`${result.fired.length} card(s) fire; ${result.injectedChars} characters would be injected:`);
+    const total = [...result.context].length;
+    lines.push(
+      `${result.fired.length} card(s) fire; ${result.injectedChars} characters of cards would be injected (${total} with the framing line):`,
+    );
     result.fired.forEach((f, i) => {
       const status = f.inBudget ? "in budget" : "over budget (truncated)";
       lines.push(
@@ -63,6 +66,7 @@ function describe(result: RecallResult, showContext: boolean): string {
   }
   if (showContext && result.context)
     lines.push("", "--- context ---", result.context.trimEnd(), "--- end ---");
+  for (const b of result.broken) lines.push(`skipped ${b.path}: ${b.error} (see: lorecards check)`);
   return lines.join("\n");
 }
 

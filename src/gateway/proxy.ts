@@ -64,10 +64,15 @@ export function encodeKey(key: string): string {
   );
 }
 
-/** `--upstream` joined with the request's path and query. The upstream may carry a base path. */
+/**
+ * `--upstream` joined with the request's path and query. The upstream may carry a base path. Many
+ * providers publish their base URL with `/v1` (`https://api.openai.com/v1`) while clients already
+ * send `/v1/…`: given both, the `/v1` is not doubled.
+ */
 export function upstreamUrl(upstream: URL, req: URL): string {
   const base = upstream.pathname.replace(/\/+$/, "");
-  return `${upstream.origin}${base}${req.pathname}${req.search}`;
+  const path = base.endsWith("/v1") && req.pathname.startsWith("/v1/") ? req.pathname.slice(3) : req.pathname;
+  return `${upstream.origin}${base}${path}${req.search}`;
 }
 
 export interface ForwardInput {

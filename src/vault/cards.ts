@@ -70,7 +70,9 @@ export function readCard(vault: Vault, kind: string, key: string): Card {
  * A card by name in any kind: `kind/key`, then an exact key (kinds in table order), then a key or
  * title compared case-insensitively.
  */
-export function findCard(vault: Vault, name: string): Card {
+export function findCard(vault: Vault, given: string): Card {
+  // A file name works too (`Alice.md`, `people/Alice.md`): people copy them from `ls`.
+  const name = given.endsWith(".md") ? given.slice(0, -3) : given;
   const slash = name.indexOf("/");
   if (slash > 0) {
     const kind = vault.kinds.kinds.find(
@@ -87,7 +89,13 @@ export function findCard(vault: Vault, name: string): Card {
   const { cards } = loadIndex(vault);
   const hit =
     cards.find((c) => c.key.toLowerCase() === wanted) ?? cards.find((c) => c.title.toLowerCase() === wanted);
-  if (!hit) throw new LoreError("not_found", `no card named "${name}"`);
+  if (!hit) {
+    const prefix = slash > 0 ? name.slice(0, slash) : "";
+    const inKind = vault.kinds.kinds.some((k) => k.name === prefix || (k.dir !== "" && k.dir === prefix));
+    const problem = keyProblem(inKind ? name.slice(slash + 1) : name);
+    if (problem !== null) throw new LoreError("invalid_key", `"${given}" cannot be a card name: ${problem}`);
+    throw new LoreError("not_found", `no card named "${given}"`);
+  }
   return readCard(vault, hit.kind, hit.key);
 }
 

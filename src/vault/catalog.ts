@@ -82,7 +82,10 @@ function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): 
     if (card.warnings.length > 0) entry.warnings = card.warnings;
     return entry;
   } catch (err) {
-    return { mtime, size, broken: { ...base, error: err instanceof Error ? err.message : String(err) } };
+    // The path is reported beside the error; do not repeat it inside the message.
+    const message = err instanceof Error ? err.message : String(err);
+    const error = message.startsWith(`${file.rel}: `) ? message.slice(file.rel.length + 2) : message;
+    return { mtime, size, broken: { ...base, error } };
   }
 }
 

@@ -93,3 +93,12 @@ describe("the health check", () => {
     }
   });
 });
+
+describe("duplicate names", () => {
+  test("two cards with one title in different kinds are both reported", () => {
+    const a = meta("Eldoria", { kind: "people", path: "people/Eldoria.md" });
+    const b = meta("Eldoria", { kind: "entry", path: "Eldoria.md" });
+    const found = checkCards([a, b], []).filter((f) => f.code === "duplicate_name");
+    expect(found.map((f) => f.card)).toEqual(["people/Eldoria", "entry/Eldoria"]);
+  });
+});

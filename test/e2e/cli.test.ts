@@ -117,6 +117,22 @@ describe("list and read", () => {
     });
   });
 
+  test("list --kind takes a kind's directory name too", async () => {
+    const r = await runBinary(["list", "--kind", "places", "--json", "--vault", vault.root]);
+    expect(JSON.parse(r.stdout).cards.map((c: { key: string }) => c.key)).toEqual(["the corner cafe"]);
+  });
+
+  test.each(["Alice.md", "people/Alice.md", "people/Alice"])("read finds a card named %p", async (name) => {
+    const r = await runBinary(["read", name, "--json", "--vault", vault.root]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).key).toBe("Alice");
+  });
+
+  test("reading a name that could escape the vault is bad input (exit 5)", async () => {
+    const r = await runBinary(["read", "../etc/passwd", "--vault", vault.root]);
+    expect(r.code).toBe(5);
+  });
+
   test("reading a card that does not exist exits 3", async () => {
     const r = await runBinary(["read", "Nobody", "--vault", vault.root]);
     expect(r.code).toBe(3);
@@ -226,9 +242,9 @@ describe("check", () => {
       expect(out.cards).toBe(2);
       const tried = JSON.parse((await runBinary(["try", "Okay person", "--json", "--vault", v.root])).stdout);
       expect(tried.injected).toEqual(["Ok"]);
-      expect(tried.broken).toEqual([
-        { path: "people/Broken.md", error: expect.stringContaining("Broken.md") },
-      ]);
+      // The path is given once, beside the error, not repeated inside it.
+      expect(tried.broken).toEqual([{ path: "people/Broken.md", error: expect.stringContaining("YAML") }]);
+      expect(tried.broken[0].error).not.toContain("Broken.md");
     } finally {
       v.remove();
     }

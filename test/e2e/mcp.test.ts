@@ -166,7 +166,7 @@ function toolSuite(connect: (vault: string) => Promise<Client>) {
 
   test.each([
     ["read_card of a missing card", "read_card", { name: "Nobody" }, "not_found"],
-    ["read_card with a name escaping the vault", "read_card", { name: "../../etc/passwd" }, "not_found"],
+    ["read_card with a name escaping the vault", "read_card", { name: "../../etc/passwd" }, "invalid_key"],
     ["list_cards of an unknown kind", "list_cards", { kind: "planet" }, "unknown_kind"],
   ])("%s is a tool error naming the problem", async (_, tool, args, needle) => {
     const res = await call(client, tool, args);

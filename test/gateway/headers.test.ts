@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { responseHeaders } from "../../src/gateway/proxy.ts";
+import { responseHeaders, upstreamUrl } from "../../src/gateway/proxy.ts";
 
 describe("response headers", () => {
   test.each([
@@ -36,5 +36,18 @@ describe("response headers", () => {
       [],
     );
     expect([...out.keys()].sort()).toEqual(["x-kept"]);
+  });
+});
+
+describe("the upstream address", () => {
+  test.each([
+    ["https://api.openai.com", "/v1/chat/completions", "https://api.openai.com/v1/chat/completions"],
+    ["https://api.openai.com/v1", "/v1/chat/completions", "https://api.openai.com/v1/chat/completions"],
+    ["https://api.openai.com/v1/", "/v1/models?x=1", "https://api.openai.com/v1/models?x=1"],
+    ["https://host/api/v1", "/v1/messages", "https://host/api/v1/messages"],
+    ["https://host/base", "/v1/messages", "https://host/base/v1/messages"],
+    ["https://host/v1", "/chat/completions", "https://host/v1/chat/completions"],
+  ])("%s + %s → %s", (upstream, path, expected) => {
+    expect(upstreamUrl(new URL(upstream), new URL(`http://127.0.0.1:8765${path}`))).toBe(expected);
   });
 });
