@@ -131,7 +131,11 @@ function open(file: string): Connection {
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
-    db.exec(SCHEMA);
+    // The schema (and its user_version stamp, a write) only once per file: every hook run opens this.
+    const { user_version } = db.query<{ user_version: number }, []>("PRAGMA user_version").get() ?? {
+      user_version: 0,
+    };
+    if (user_version < 1) db.exec(SCHEMA);
     return { db, q: prepare(db) };
   } catch (err) {
     db.close();
