@@ -35,10 +35,9 @@ function str(v: unknown): string {
 }
 
 /** Spec 13.2: a V1 card's six fields under `data`, with the V2 additions empty. */
-function v1ToV2(obj: Raw): Raw {
-  const data: Raw = {};
-  for (const f of V1_FIELDS) data[f] = str(obj[f]);
-  Object.assign(data, {
+/** The V2 fields a card gets when the source has none (spec section 5: all required, may be empty). */
+function v2Defaults(): Raw {
+  return {
     creator_notes: "",
     system_prompt: "",
     post_history_instructions: "",
@@ -47,7 +46,13 @@ function v1ToV2(obj: Raw): Raw {
     creator: "",
     character_version: "",
     extensions: {},
-  });
+  };
+}
+
+function v1ToV2(obj: Raw): Raw {
+  const data: Raw = {};
+  for (const f of V1_FIELDS) data[f] = str(obj[f]);
+  Object.assign(data, v2Defaults());
   return { spec: "chara_card_v2", spec_version: "2.0", data };
 }
 
@@ -72,18 +77,7 @@ export function toV3(obj: Raw): Raw {
 export function minimalCard(name: string): Raw {
   const data: Raw = {};
   for (const f of V1_FIELDS) data[f] = "";
-  Object.assign(data, {
-    name,
-    creator_notes: "",
-    system_prompt: "",
-    post_history_instructions: "",
-    alternate_greetings: [],
-    tags: [],
-    creator: "",
-    character_version: "",
-    extensions: {},
-    group_only_greetings: [],
-  });
+  Object.assign(data, v2Defaults(), { name, group_only_greetings: [] });
   return { spec: "chara_card_v3", spec_version: "3.0", data };
 }
 
