@@ -1,8 +1,14 @@
 /**
- * What both adapters share: the neutral view of a chat body (one entry per message, same indices as
+ * What the adapters share: the neutral view of a chat body (one entry per message, same indices as
  * the body), the edits the gateway makes to it, and the helpers that read text out of content that is
- * either a string or an array of parts. Only `text` parts are read; images, tool calls and tool
- * results are never looked at or changed.
+ * either a string or an array of parts. Only text parts (`text`, and the Responses API's `input_text`
+ * and `output_text`) are read; images, tool calls and tool results are never looked at or changed.
+ *
+ * Clients reshape messages between requests without changing what the model reads: Claude Code sends
+ * its newest prompt as a one-part array with a cache hint and the same prompt as a plain string on the
+ * next request. Hashes are therefore taken over a canonical form (a string is one text part, text-like
+ * part types are one type, cache hints are dropped), and a block always goes into the first text of
+ * the message, so the bytes the model reads are the same whichever shape the client chose.
  */
 
 import type { Placement } from "../state/index.ts";
@@ -20,6 +26,8 @@ export interface ChatView {
   /** The system prompt as text (OpenAI system/developer messages, Anthropic `system`). */
   system: string;
   messages: ChatMessage[];
+  /** A conversation id the client put in the body, named by its source (`claude-code:<uuid>`). */
+  session?: string;
   /** A hash of message `i` as the client sent it (role and content, cache hints ignored). */
   hash(i: number): string;
 }
@@ -32,7 +40,7 @@ export interface Edit {
 }
 
 export interface Adapter {
-  name: "openai" | "anthropic";
+  name: "openai" | "anthropic" | "responses";
   /** Request paths this adapter injects into (POST only). */
   paths: readonly string[];
   /** Where `--inject system` puts cards for this protocol. */
@@ -61,23 +69,33 @@ export function contentText(content: unknown): string | null {
   const texts: string[] = [];
   for (const part of content) {
     if (!isObject(part)) return null;
-    if (part.type === "text" && typeof part.text === "string") texts.push(part.text);
+    if (isTextPart(part)) texts.push(part.text);
   }
   return texts.join("\n");
 }
 
-/** Cache hints move between messages from one request to the next; they are not content. */
-function withoutCacheHints(content: unknown): unknown {
-  if (!Array.isArray(content)) return content;
+const TEXT_TYPES = new Set(["text", "input_text", "output_text"]);
+
+function isTextPart(part: JsonObject): part is JsonObject & { text: string } {
+  return typeof part.type === "string" && TEXT_TYPES.has(part.type) && typeof part.text === "string";
+}
+
+/**
+ * Content as the model reads it: a list of parts, a string being one text part, every text-like part
+ * one `text` type, and no cache hints (they move from message to message between requests).
+ */
+function canonicalContent(content: unknown): unknown {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (!Array.isArray(content)) return content ?? null;
   return content.map((part) => {
-    if (!isObject(part) || !("cache_control" in part)) return part;
+    if (!isObject(part)) return part;
     const { cache_control: _, ...rest } = part;
-    return rest;
+    return isTextPart(part) ? { ...rest, type: "text" } : rest;
   });
 }
 
 export function hashMessage(role: string, content: unknown): string {
-  const canonical = JSON.stringify([role, withoutCacheHints(content) ?? null]);
+  const canonical = JSON.stringify([role, canonicalContent(content)]);
   return new Bun.CryptoHasher("sha256").update(canonical).digest("hex").slice(0, 32);
 }
 
@@ -99,14 +117,20 @@ export function makeView(system: string, raw: readonly JsonObject[], messages: C
   };
 }
 
-/** Content with `block` in front: a string stays a string; an array gets a new text part at `at`. */
-export function prefixContent(content: Json | undefined, block: string, at = 0): Json {
+/**
+ * Content with `block` in front of its first text at or after part `at`: a string stays a string, and
+ * in an array the block joins that text part (its cache hint and every other part stay as they are).
+ * A string and a one-part array therefore read the same after the edit, which is what lets replay
+ * survive a client that switches between the two. Without a text part, the block becomes a new part
+ * of `textType` at `at`.
+ */
+export function prefixContent(content: Json | undefined, block: string, at = 0, textType = "text"): Json {
   if (typeof content === "string") return block + GAP + content;
-  if (Array.isArray(content)) {
-    const part: JsonObject = { type: "text", text: block + GAP };
-    return [...content.slice(0, at), part, ...content.slice(at)];
-  }
-  return block;
+  if (!Array.isArray(content)) return block;
+  const i = content.findIndex((part, n) => n >= at && isObject(part) && isTextPart(part));
+  if (i === -1) return [...content.slice(0, at), { type: textType, text: block }, ...content.slice(at)];
+  const part = content[i] as JsonObject & { text: string };
+  return content.map((p, n) => (n === i ? { ...part, text: block + GAP + part.text } : p));
 }
 
 /** Groups edits by anchor, keeping their order. */

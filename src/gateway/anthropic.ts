@@ -39,7 +39,7 @@ export const anthropicAdapter: Adapter = {
       raw.push(m);
       messages.push({ role: isToolResults(m) ? "tool" : m.role, text });
     }
-    return makeView(system, raw, messages);
+    return { ...makeView(system, raw, messages), session: sessionOf(body.metadata) };
   },
   apply(body, edits) {
     const grouped = byAnchor(edits);
@@ -56,6 +56,23 @@ export const anthropicAdapter: Adapter = {
     return { ...body, system: extendSystem(body.system, toSystem), messages };
   },
 };
+
+/**
+ * Claude Code puts `{"device_id":…,"session_id":…}` as a JSON string in `metadata.user_id`; the session
+ * stays the same across `--continue` while its system prompt does not. Any other `user_id` names a
+ * person, not a conversation, and is not used.
+ */
+function sessionOf(metadata: Json | undefined): string | undefined {
+  const userId = isObject(metadata) ? metadata.user_id : undefined;
+  if (typeof userId !== "string" || !userId.startsWith("{")) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(userId);
+    const id = isObject(parsed) ? parsed.session_id : undefined;
+    return typeof id === "string" && id !== "" ? `claude-code:${id}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A user message that only carries tool results is the API's way of sending a tool's answer (OpenAI's

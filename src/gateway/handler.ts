@@ -11,6 +11,7 @@ import { anthropicAdapter } from "./anthropic.ts";
 import { openaiAdapter } from "./openai.ts";
 import { CONVERSATION_HEADER, type InjectSettings, type PipelineDeps, runPipeline } from "./pipeline.ts";
 import { type ForwardInput, forward, upstreamUrl } from "./proxy.ts";
+import { responsesAdapter } from "./responses.ts";
 
 export const TOKEN_HEADER = "x-lorecards-token";
 
@@ -24,7 +25,7 @@ export interface HandlerOptions {
   fetch?: typeof fetch;
 }
 
-const ADAPTERS: readonly Adapter[] = [openaiAdapter, anthropicAdapter];
+const ADAPTERS: readonly Adapter[] = [openaiAdapter, anthropicAdapter, responsesAdapter];
 
 export function adapterFor(method: string, pathname: string): Adapter | undefined {
   if (method !== "POST") return undefined;

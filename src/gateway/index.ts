@@ -21,7 +21,8 @@ export { adapterFor, createHandler, type HandlerOptions, TOKEN_HEADER } from "./
 export { openaiAdapter } from "./openai.ts";
 export {
   CONVERSATION_HEADER,
-  conversationId,
+  clientConversation,
+  findConversation,
   type InjectSettings,
   type Outcome,
   type PipelineDeps,
@@ -29,6 +30,7 @@ export {
 } from "./pipeline.ts";
 export { encodeKey, INJECTED_HEADER } from "./proxy.ts";
 export { planReplay, type ReplayPlan } from "./replay.ts";
+export { responsesAdapter } from "./responses.ts";
 
 export interface GatewayOptions {
   vaultRoot: string;

@@ -6,7 +6,8 @@
  */
 
 import type { Markers } from "../inject/index.ts";
-import { stripBlocks, wrapBlock } from "../inject/index.ts";
+import { findBlocks, stripBlocks, wrapBlock } from "../inject/index.ts";
+import { typedText } from "../recall/typed-text.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/types.ts";
 import type { HitEntry, ReplayRecord, Store } from "../state/index.ts";
 import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
@@ -53,8 +54,8 @@ export async function runPipeline(
   const view = adapter.read(body);
   if (view === null) throw new Error(`${adapter.name} body has a shape we do not recognise`);
   const markers = deps.markers();
-  const conversation = conversationId(view, headers.get(CONVERSATION_HEADER), markers);
   const store = deps.store();
+  const { conversation, opening } = findConversation(view, headers, markers, store);
   const state = store.load(conversation);
   const plan =
     settings.replay === false
@@ -70,6 +71,7 @@ export async function runPipeline(
       scanDepth: settings.window,
       framing: settings.framing,
       inContext: plan.inContext,
+      present: blocksInRequest(view, markers),
       candidates: false,
     });
     if (result.context !== "") {
@@ -88,6 +90,7 @@ export async function runPipeline(
       now,
       injections: record?.cards.map((c) => ({ ...c, turn: plan.turn })),
       replay: record ?? undefined,
+      opening,
     });
   }
 
@@ -103,23 +106,85 @@ export async function runPipeline(
   };
 }
 
-/** The client's header, else sha256(system prompt + first user message)[:16] (spec: Dedupe). */
-export function conversationId(view: ChatView, header: string | null, markers: Markers): string {
-  const given = header?.trim();
+/**
+ * Headers by which clients name their own conversation, in order of preference after ours. Claude
+ * Code's stays the same across `--continue` (its system prompt does not); Codex sends `thread-id` and
+ * `session-id`, both the same across `codex exec resume`.
+ */
+const CLIENT_SESSION_HEADERS = [
+  ["x-claude-code-session-id", "claude-code"],
+  ["thread-id", "codex"],
+  ["session-id", "codex"],
+] as const;
+
+/** A conversation id the client gave: ours, a client's session header, or a session id in the body. */
+export function clientConversation(view: ChatView, headers: Headers): string | undefined {
+  const given = headers.get(CONVERSATION_HEADER)?.trim();
   if (given) return given.slice(0, 200);
-  const first = view.messages.find((m) => m.role === "user")?.text ?? "";
-  const seed = stripBlocks(view.system, markers) + stripBlocks(first, markers);
-  return new Bun.CryptoHasher("sha256").update(seed).digest("hex").slice(0, 16);
+  for (const [name, client] of CLIENT_SESSION_HEADERS) {
+    const id = headers.get(name)?.trim();
+    if (id) return `${client}:${id.slice(0, 200)}`;
+  }
+  return view.session?.slice(0, 240);
 }
 
-/** User and assistant text up to the target, with our own blocks stripped so they never re-trigger. */
+/**
+ * The conversation a request belongs to. Without an id from the client, the fingerprint of the spec's
+ * Dedupe section: sha256(system prompt + first user message)[:16]. Some clients change their system
+ * prompt part way (Claude Code between `-p` and `-p --continue`): a request that already has earlier
+ * turns but an unknown fingerprint continues the latest conversation that opened the same way.
+ */
+export function findConversation(
+  view: ChatView,
+  headers: Headers,
+  markers: Markers,
+  store: Pick<Store, "findByOpening" | "load">,
+): { conversation: string; opening?: string } {
+  const given = clientConversation(view, headers);
+  if (given) return { conversation: given };
+  const firstUser = view.messages.findIndex((m) => m.role === "user");
+  const first = firstUser === -1 ? "" : view.messages[firstUser]!.text;
+  const conversation = sha256(stripBlocks(view.system, markers) + stripBlocks(first, markers)).slice(0, 16);
+  const opening = sha256(
+    view.messages
+      .slice(0, firstUser + 1)
+      .filter((m) => m.role === "user" || m.role === "assistant")
+      .map((m) => `${m.role}\n${stripBlocks(m.text, markers)}`)
+      .join("\n"),
+  ).slice(0, 32);
+  const continues = view.messages.slice(firstUser + 1).some((m) => m.role === "assistant");
+  if (continues && store.load(conversation).turn === 0) {
+    const earlier = store.findByOpening(opening);
+    if (earlier !== null) return { conversation: earlier, opening };
+  }
+  return { conversation, opening };
+}
+
+function sha256(text: string): string {
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+}
+
+/**
+ * What the model reads of each turn up to the target, with our own blocks stripped so they never
+ * re-trigger and user messages reduced to what the person typed. Messages with no text left (an
+ * assistant turn that only calls tools, a wrapped reminder) are not turns: they would push the
+ * person's words out of the window. The target itself always counts, as the current message.
+ */
 function turnsOf(view: ChatView, target: number, markers: Markers): Turn[] {
   const turns: Turn[] = [];
-  for (const m of view.messages.slice(0, target + 1)) {
-    if (m.role === "user" || m.role === "assistant")
-      turns.push({ role: m.role, text: stripBlocks(m.text, markers) });
-  }
+  view.messages.slice(0, target + 1).forEach((m, i) => {
+    if (m.role !== "user" && m.role !== "assistant") return;
+    const stripped = stripBlocks(m.text, markers);
+    const text = m.role === "user" ? typedText(stripped) : stripped.trim();
+    if (text !== "" || i === target) turns.push({ role: m.role, text });
+  });
   return turns;
+}
+
+/** Blocks of ours the client sent (the hook's, in a Claude Code session that also uses the gateway). */
+function blocksInRequest(view: ChatView, markers: Markers): string[] {
+  const texts = [view.system, ...view.messages.map((m) => m.text)];
+  return texts.flatMap((t) => (t.includes(markers.open) ? findBlocks(t, markers) : []));
 }
 
 function hitEntry(result: RecallResult, now: number): HitEntry {

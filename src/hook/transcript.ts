@@ -7,6 +7,7 @@
  * A missing or unreadable transcript is no history, never an error.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { typedText } from "../recall/typed-text.ts";
 import type { Turn } from "../recall/types.ts";
 
 export interface TailOptions {
@@ -33,10 +34,6 @@ const PREFIX = 4096;
 const TOOL_RESULT_STARTS = ['"content":[{"tool_use_id"', '"content":[{"type":"tool_result"'].map((s) =>
   Buffer.from(s),
 );
-
-/** Wrappers Claude Code puts in user content that the user did not type. */
-const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
-const HARNESS_TEXT = /^\s*<(command-name|command-message|local-command-stdout|local-command-caveat)>/;
 
 export function readTranscriptTail(file: string | undefined, opts: TailOptions): Turn[] {
   if (file === undefined || opts.messages <= 0) return [];
@@ -148,8 +145,8 @@ export function parseLine(line: string): Turn | null | "boundary" {
   const text = contentText(message?.content);
   if (text === "") return null;
   if (entry.type === "user") {
-    const typed = text.replace(REMINDER, "").trim();
-    return typed === "" || HARNESS_TEXT.test(typed) ? null : { role: "user", text: typed };
+    const typed = typedText(text);
+    return typed === "" ? null : { role: "user", text: typed };
   }
   return { role: "assistant", text };
 }

@@ -16,6 +16,20 @@ export function hasBlock(text: string, markers: Markers): boolean {
   return start !== -1 && text.indexOf(markers.close, start + markers.open.length) !== -1;
 }
 
+/** Every well-formed block of ours in a text, markers included, in order. */
+export function findBlocks(text: string, markers: Markers): string[] {
+  const found: string[] = [];
+  let from = 0;
+  for (;;) {
+    const start = text.indexOf(markers.open, from);
+    if (start === -1) return found;
+    const end = text.indexOf(markers.close, start + markers.open.length);
+    if (end === -1) return found;
+    from = end + markers.close.length;
+    found.push(text.slice(start, from));
+  }
+}
+
 /**
  * Removes every well-formed block of ours (an open marker followed later by our close marker) with the
  * blank lines that separated it from the text. An unclosed marker, someone else's marker, or a marker

@@ -6,5 +6,5 @@
  * decides which cards go in, and never touches anything that is not a well-formed block of ours.
  */
 
-export { hasBlock, stripBlocks, wrapBlock } from "./block.ts";
+export { findBlocks, hasBlock, stripBlocks, wrapBlock } from "./block.ts";
 export { type Markers, markersFromSecret } from "./markers.ts";

@@ -21,11 +21,12 @@ import {
   withLock,
 } from "../vault/index.ts";
 import { compile, type Loaded, resolveRef } from "./_compiled.ts";
-import { DEFAULT_FRAMING, renderCard, renderContext } from "./render.ts";
+import { cardHeading, DEFAULT_FRAMING, renderCard, renderContext } from "./render.ts";
 import type { Candidates, FiredCard, RecallOptions, RecallResult, Turn } from "./types.ts";
 
 export { recallJson } from "./json.ts";
 export { DEFAULT_FRAMING, firstLine, renderCard, renderContext } from "./render.ts";
+export { typedText } from "./typed-text.ts";
 export * from "./types.ts";
 
 export const DEFAULT_BUDGET = 800;
@@ -141,7 +142,7 @@ export class Engine {
         text,
         chars: [...text].length,
         inBudget: false,
-        inContext: opts.inContext?.has(id) ?? false,
+        inContext: (opts.inContext?.has(id) ?? false) || isPresent(card, opts.present),
         trigger: messages[messages.length - 1 - m.trigger] ?? "",
         version: `${card.mtime}:${card.size}`,
       };
@@ -191,6 +192,13 @@ async function settleImports(vault: Vault): Promise<void> {
 export async function openEngine(root: string, options: EngineOptions = {}): Promise<Engine> {
   const vault = openVault(root, { create: options.create ?? false });
   return new Engine(vault, options);
+}
+
+/** The card's heading line, whole, inside one of the blocks already in the request. */
+function isPresent(card: CardMeta, present: readonly string[] | undefined): boolean {
+  if (!present || present.length === 0) return false;
+  const line = `\n${cardHeading(card.title, card.kind)}\n`;
+  return present.some((block) => `\n${block}\n`.includes(line));
 }
 
 export function idOf(card: Pick<CardMeta, "kind" | "key">): string {

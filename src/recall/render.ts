@@ -15,9 +15,14 @@ export interface RenderInput {
   seeAlso: { key: string; firstLine: string }[];
 }
 
+/** The line a card's block opens with; also how a card already in a request is recognised. */
+export function cardHeading(title: string, kind: string): string {
+  return `### ${title} [${kind}]`;
+}
+
 /** One card's block: a `###` title line with the kind, the public text, then one line per ref. */
 export function renderCard(input: RenderInput): string {
-  const lines = [`### ${input.title} [${input.kind}]`];
+  const lines = [cardHeading(input.title, input.kind)];
   const body = input.text.replace(/\r\n?/g, "\n").trim();
   if (body.length > 0) lines.push(body);
   for (const ref of input.seeAlso) {

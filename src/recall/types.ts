@@ -23,6 +23,12 @@ export interface RecallOptions {
    * before the budget is applied, and never injected again.
    */
   inContext?: ReadonlySet<string>;
+  /**
+   * Blocks of ours already in the request (another surface's, such as the hook's in a Claude Code
+   * session that also goes through the gateway). A card whose rendered heading is in one of them is in
+   * context too.
+   */
+  present?: readonly string[];
   /** Compute candidate keywords (costs a little; the gateway does not need them). Default true. */
   candidates?: boolean;
 }

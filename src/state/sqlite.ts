@@ -30,8 +30,9 @@ export interface SqliteStoreOptions {
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS conversations (
-  id TEXT PRIMARY KEY, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL);
+  id TEXT PRIMARY KEY, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL, opening TEXT);
 CREATE INDEX IF NOT EXISTS conversations_seen ON conversations (last_seen);
+CREATE INDEX IF NOT EXISTS conversations_opening ON conversations (opening, last_seen);
 CREATE TABLE IF NOT EXISTS injections (
   conversation TEXT NOT NULL, card TEXT NOT NULL, turn INTEGER NOT NULL, version TEXT NOT NULL,
   PRIMARY KEY (conversation, card)) WITHOUT ROWID;
@@ -39,8 +40,16 @@ CREATE TABLE IF NOT EXISTS replays (
   conversation TEXT NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL, place TEXT NOT NULL,
   text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL,
   PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 `;
+
+/** Each step takes a database from version `i + 1` to `i + 2`. */
+const MIGRATIONS = [
+  `ALTER TABLE conversations ADD COLUMN opening TEXT;
+   CREATE INDEX IF NOT EXISTS conversations_opening ON conversations (opening, last_seen);
+   PRAGMA user_version = 2;`,
+];
+const VERSION = MIGRATIONS.length + 1;
 
 type Limits = { [K in keyof typeof LIMITS]: number };
 
@@ -81,12 +90,13 @@ export function openSqliteStore(vaultRoot: string, options: SqliteStoreOptions =
         c.db
           .transaction(() => {
             const turn = (c.q.turn.get(id)?.turn ?? 0) + 1;
-            c.q.upsertConversation.run(id, turn, now);
+            c.q.upsertConversation.run(id, turn, now, null);
             capConversations(c, limits.conversations);
             return turn;
           })
           .immediate(),
       ),
+    findByOpening: (opening) => guarded((c) => c.q.byOpening.get(opening)?.id ?? null),
     close: () => conn.db.close(),
   };
 }
@@ -96,7 +106,8 @@ interface Queries {
   turn: Statement<{ turn: number }, [string]>;
   injections: Statement<{ card: string; turn: number; version: string }, [string]>;
   replays: Statement<ReplayRow, [string]>;
-  upsertConversation: Statement<unknown, [string, number, number]>;
+  byOpening: Statement<{ id: string }, [string]>;
+  upsertConversation: Statement<unknown, [string, number, number, string | null]>;
   upsertInjection: Statement<unknown, [string, string, number, string]>;
   insertReplay: Statement<unknown, [string, number, string, string, string, number, string]>;
 }
@@ -132,15 +143,23 @@ function open(file: string): Connection {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     // The schema (and its user_version stamp, a write) only once per file: every hook run opens this.
-    const { user_version } = db.query<{ user_version: number }, []>("PRAGMA user_version").get() ?? {
-      user_version: 0,
-    };
-    if (user_version < 1) db.exec(SCHEMA);
+    if (version(db) < VERSION) db.transaction(() => migrate(db)).immediate();
     return { db, q: prepare(db) };
   } catch (err) {
     db.close();
     throw err;
   }
+}
+
+function version(db: Database): number {
+  return db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+}
+
+/** Read again inside the write lock: another process may have migrated the file meanwhile. */
+function migrate(db: Database): void {
+  const from = version(db);
+  if (from === 0) db.exec(SCHEMA);
+  else for (const step of MIGRATIONS.slice(from - 1)) db.exec(step);
 }
 
 function rebuild(file: string, warn: (line: string) => void, cause: unknown): Connection {
@@ -164,9 +183,10 @@ function prepare(db: Database): Queries {
     replays: db.query(
       "SELECT anchor, hash, place, text, turn, cards FROM replays WHERE conversation = ? ORDER BY anchor, turn",
     ),
+    byOpening: db.query("SELECT id FROM conversations WHERE opening = ? ORDER BY last_seen DESC, id LIMIT 1"),
     upsertConversation: db.query(
-      "INSERT INTO conversations (id, turn, last_seen) VALUES (?1, ?2, ?3) " +
-        "ON CONFLICT (id) DO UPDATE SET turn = ?2, last_seen = max(last_seen, ?3)",
+      "INSERT INTO conversations (id, turn, last_seen, opening) VALUES (?1, ?2, ?3, ?4) " +
+        "ON CONFLICT (id) DO UPDATE SET turn = ?2, last_seen = max(last_seen, ?3), opening = coalesce(opening, ?4)",
     ),
     upsertInjection: db.query(
       "INSERT INTO injections (conversation, card, turn, version) VALUES (?1, ?2, ?3, ?4) " +
@@ -208,7 +228,7 @@ function commit(c: Connection, id: string, change: ConversationChange, limits: L
     run(c.db, "DELETE FROM injections WHERE conversation = ? AND turn > ?", id, change.turn);
     run(c.db, "DELETE FROM replays WHERE conversation = ? AND turn > ?", id, change.turn);
   }
-  c.q.upsertConversation.run(id, change.turn, change.now);
+  c.q.upsertConversation.run(id, change.turn, change.now, change.opening ?? null);
   for (const inj of change.injections ?? []) c.q.upsertInjection.run(id, inj.id, inj.turn, inj.version);
   const r = change.replay;
   if (r) c.q.insertReplay.run(id, r.anchor, r.hash, r.place, r.text, r.turn, JSON.stringify(r.cards));

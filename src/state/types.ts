@@ -56,6 +56,11 @@ export interface ConversationChange {
   injections?: Injection[];
   /** Kept only if no record exists yet for the same anchor and hash (the first writer wins). */
   replay?: ReplayRecord;
+  /**
+   * A hash of how the conversation opened (its first user message and what precedes it, without the
+   * system prompt); kept from the first commit that gives one.
+   */
+  opening?: string;
 }
 
 export interface Store {
@@ -67,5 +72,7 @@ export interface Store {
   commit(conversation: string, change: ConversationChange): void;
   /** Increments and returns the conversation's turn clock (for callers with no request to count). */
   advance(conversation: string, now: number): number;
+  /** The most recently seen conversation that opened with `opening`, or null. */
+  findByOpening(opening: string): string | null;
   close(): void;
 }

@@ -1,6 +1,7 @@
 /**
- * One suite, both adapters: what is scanned, where cards go in each inject mode, markers, replay,
- * dedupe and headers must behave the same for OpenAI Chat Completions and Anthropic Messages.
+ * One suite, every adapter: what is scanned, where cards go in each inject mode, markers, replay,
+ * dedupe and headers must behave the same for OpenAI Chat Completions, Anthropic Messages and OpenAI
+ * Responses.
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
@@ -67,7 +68,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
     expect(JSON.stringify(JSON.parse(last().body))).toContain("be kind");
   });
 
-  test("non-text parts come through untouched and the block is a text part of its own", async () => {
+  test("non-text parts come through untouched and the block goes in front of the first text", async () => {
     const { h, markers } = setup();
     const body = p.build({
       messages: [
@@ -78,11 +79,25 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
       ],
     });
     await h.send(p.path, body);
-    const sent = (body.messages as { content: unknown[] }[])[0]!.content;
+    const sent = (body[p.list] as { content: unknown[] }[])[0]!.content;
     const got = p.userMessages(last().body)[0]!.content as Record<string, unknown>[];
-    expect(got).toHaveLength(3);
-    expect(String(got[0]!.text).startsWith(markers.open)).toBe(true);
-    expect(got.slice(1)).toEqual(sent as Record<string, unknown>[]);
+    expect(got).toHaveLength(2);
+    expect(got[0]).toEqual(sent[0] as Record<string, unknown>);
+    const text = String(got[1]!.text);
+    expect(text.startsWith(markers.open)).toBe(true);
+    expect(text.endsWith(`${markers.close}\n\nlook at the blue notebook`)).toBe(true);
+  });
+
+  test("a prompt sent as one cached text part, then resent as a plain string, keeps its block in place", async () => {
+    const { h } = setup();
+    const cached = [{ type: "text", text: "how is Alice?", cache_control: { type: "ephemeral" } }];
+    await h.send(p.path, p.build({ messages: [u(cached as Msg["content"])] }));
+    const first = p.userMessages(last().body)[0]!.content as Record<string, unknown>[];
+    const res = await h.send(p.path, p.build({ messages: [u("how is Alice?"), a("fine"), u("and then?")] }));
+    expect(res.headers.get("x-lorecards-injected")).toBeNull();
+    const [again, newest] = p.userMessages(last().body);
+    expect(again!.content).toBe(String(first[0]!.text));
+    expect(newest!.content).toBe("and then?");
   });
 
   test("earlier turns inside the window are scanned; older turns and the system prompt are not", async () => {
@@ -149,10 +164,10 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
     const r1 = await h.send(p.path, p.build(turn));
     const first = JSON.stringify(p.userMessages(last().body)[0]);
     const r2 = await h.send(p.path, p.toolTurn(turn, "the corner cafe is closed"));
-    const sent = JSON.parse(last().body) as { messages: Record<string, unknown>[] };
-    expect(JSON.stringify(sent.messages[0])).toBe(first);
-    expect(JSON.stringify(sent.messages.slice(1))).toBe(
-      JSON.stringify((p.toolTurn(turn, "the corner cafe is closed").messages as unknown[]).slice(1)),
+    const sent = JSON.parse(last().body)[p.list] as Record<string, unknown>[];
+    expect(JSON.stringify(sent[0])).toBe(first);
+    expect(JSON.stringify(sent.slice(1))).toBe(
+      JSON.stringify((p.toolTurn(turn, "the corner cafe is closed")[p.list] as unknown[]).slice(1)),
     );
     expect(r2.headers.get("x-lorecards-injected")).toBe(r1.headers.get("x-lorecards-injected"));
   });
@@ -205,11 +220,22 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
     expect((await h.send(p.path, turn2)).headers.get("x-lorecards-injected")).toBeNull();
     const other = await h.send(p.path, turn2, { "X-Lorecards-Conversation": "another" });
     expect(other.headers.get("x-lorecards-injected")).toBe("the corner cafe");
-    const otherSystem = await h.send(
-      p.path,
-      p.build({ system: "t", messages: [u("cafe"), a("ok"), u("cafe")] }),
-    );
+    const otherSystem = await h.send(p.path, p.build({ system: "t", messages: [u("a cafe?")] }));
     expect(otherSystem.headers.get("x-lorecards-injected")).toBe("the corner cafe");
+    const otherOpening = await h.send(
+      p.path,
+      p.build({ system: "s", messages: [u("hello"), a("ok"), u("the cafe")] }),
+    );
+    expect(otherOpening.headers.get("x-lorecards-injected")).toBe("the corner cafe");
+  });
+
+  test("a system prompt that changes part way does not start a new conversation", async () => {
+    const { h } = setup();
+    await h.send(p.path, p.build({ system: "model A, 1M context", messages: [u("the cafe")] }));
+    const later = p.build({ system: "model A", messages: [u("the cafe"), a("ok"), u("the corner cafe?")] });
+    const res = await h.send(p.path, later);
+    expect(res.headers.get("x-lorecards-injected")).toBeNull();
+    expect(p.userMessages(last().body)[0]!.content).toContain("### the corner cafe [place]");
   });
 
   test("a card named outside ASCII is percent-encoded in X-Lorecards-Injected", async () => {

@@ -60,7 +60,7 @@ describe.each(MODES)("replay, $label", ({ p, mode }) => {
       }
       expect(injectedTurns).toBeGreaterThanOrEqual(8);
       for (let i = 1; i < bodies.length; i++) {
-        expect(bodies[i]!.startsWith(messagesPrefix(bodies[i - 1]!))).toBe(true);
+        expect(bodies[i]!.startsWith(messagesPrefix(bodies[i - 1]!, p.list))).toBe(true);
       }
     } finally {
       h.close();
@@ -72,5 +72,6 @@ describe.each(MODES)("replay, $label", ({ p, mode }) => {
 function replyText(reply: Record<string, unknown>): string {
   const choices = reply.choices as { message: { content: string } }[] | undefined;
   if (choices) return choices[0]!.message.content;
+  if (typeof reply.output_text === "string") return reply.output_text;
   return (reply.content as { text: string }[])[0]!.text;
 }

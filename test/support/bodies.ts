@@ -38,6 +38,26 @@ export function anthropicBody(c: Conversation): Record<string, unknown> {
   };
 }
 
+/** OpenAI Responses: the system prompt is `instructions`, the messages are `input` items. */
+export function responsesBody(c: Conversation): Record<string, unknown> {
+  const input = c.messages.map((m) => ({ role: m.role, content: responsesContent(m.content) }));
+  return {
+    model: "gpt-test",
+    ...(c.system !== undefined ? { instructions: c.system } : {}),
+    input,
+    ...(c.stream ? { stream: true } : {}),
+  };
+}
+
+function responsesContent(content: Msg["content"]): unknown {
+  if (typeof content === "string") return content;
+  return content.map((p) =>
+    p.type === "text"
+      ? { type: "input_text", text: p.text }
+      : { type: "input_image", image_url: `data:image/png;base64,${p.data}` },
+  );
+}
+
 function openaiContent(content: Msg["content"]): unknown {
   if (typeof content === "string") return content;
   return content.map((p) =>
@@ -70,6 +90,15 @@ export function anthropicToolTurn(c: Conversation, result: string): Record<strin
   (body.messages as unknown[]).push(
     { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "look", input: {} }] },
     { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: result }] },
+  );
+  return body;
+}
+
+export function responsesToolTurn(c: Conversation, result: string): Record<string, unknown> {
+  const body = responsesBody(c);
+  (body.input as unknown[]).push(
+    { type: "function_call", call_id: "call_1", name: "look", arguments: "{}" },
+    { type: "function_call_output", call_id: "call_1", output: result },
   );
   return body;
 }

@@ -65,6 +65,8 @@ export function startFakeUpstream(options: FakeUpstreamOptions = {}): FakeUpstre
           return openaiReply(body, reply(options, body, index));
         case "/v1/messages":
           return anthropicReply(body, reply(options, body, index));
+        case "/v1/responses":
+          return responsesReply(body, reply(options, body, index));
         case "GET /gzip":
           return new Response(gzipSync(encoder.encode("compressed hello")), {
             headers: { "content-encoding": "gzip", "content-type": "text/plain" },
@@ -198,6 +200,50 @@ function anthropicReply(body: string, text: string): Response {
     start(c) {
       for (const [name, data] of events)
         c.enqueue(encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`));
+      c.close();
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+}
+
+/** The Responses API's answer: a response object, or its event stream (named events, typed data). */
+function responsesReply(body: string, text: string): Response {
+  const part = { type: "output_text", text, annotations: [] };
+  const item = { id: "msg_fake", type: "message", role: "assistant", status: "completed", content: [part] };
+  const response = {
+    id: "resp_fake",
+    object: "response",
+    created_at: 1,
+    status: "completed",
+    model: "fake-model",
+    output: [item],
+    output_text: text,
+    usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+  };
+  if (!wantsStream(body)) return Response.json(response);
+  const started = { ...response, status: "in_progress", output: [], output_text: "" };
+  const events: object[] = [
+    { type: "response.created", response: started },
+    { type: "response.output_item.added", output_index: 0, item: { ...item, content: [] } },
+    ...pieces(text).map((delta) => ({
+      type: "response.output_text.delta",
+      item_id: "msg_fake",
+      output_index: 0,
+      content_index: 0,
+      delta,
+    })),
+    { type: "response.output_text.done", item_id: "msg_fake", output_index: 0, content_index: 0, text },
+    { type: "response.output_item.done", output_index: 0, item },
+    { type: "response.completed", response },
+  ];
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      events.forEach((data, n) => {
+        const type = (data as { type: string }).type;
+        c.enqueue(
+          encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ ...data, sequence_number: n })}\n\n`),
+        );
+      });
       c.close();
     },
   });

@@ -3,13 +3,24 @@
  * neutral conversation, and where to look for injected text in what the upstream received.
  */
 
-import { anthropicBody, anthropicToolTurn, type Conversation, openaiBody, openaiToolTurn } from "./bodies.ts";
+import {
+  anthropicBody,
+  anthropicToolTurn,
+  type Conversation,
+  openaiBody,
+  openaiToolTurn,
+  responsesBody,
+  responsesToolTurn,
+} from "./bodies.ts";
 
 type Body = Record<string, unknown> & { messages: Record<string, unknown>[] };
+type Item = Record<string, unknown>;
 
 export interface Protocol {
-  name: "openai" | "anthropic";
+  name: "openai" | "anthropic" | "responses";
   path: string;
+  /** The key of the body's message list. */
+  list: "messages" | "input";
   build(c: Conversation): Record<string, unknown>;
   /** `c` followed by a tool call of the model and the tool's `result`. */
   toolTurn(c: Conversation, result: string): Record<string, unknown>;
@@ -25,6 +36,7 @@ export const PROTOCOLS: Protocol[] = [
   {
     name: "openai",
     path: "/v1/chat/completions",
+    list: "messages",
     build: openaiBody,
     toolTurn: openaiToolTurn,
     userMessages: (raw) => parse(raw).messages.filter((m) => m.role === "user"),
@@ -38,6 +50,7 @@ export const PROTOCOLS: Protocol[] = [
   {
     name: "anthropic",
     path: "/v1/messages",
+    list: "messages",
     build: anthropicBody,
     toolTurn: anthropicToolTurn,
     userMessages: (raw) => parse(raw).messages.filter((m) => m.role === "user"),
@@ -48,14 +61,33 @@ export const PROTOCOLS: Protocol[] = [
         : system;
     },
   },
+  {
+    name: "responses",
+    path: "/v1/responses",
+    list: "input",
+    build: responsesBody,
+    toolTurn: responsesToolTurn,
+    userMessages: (raw) => (JSON.parse(raw) as { input: Item[] }).input.filter((m) => m.role === "user"),
+    systemInjected(raw) {
+      const items = (JSON.parse(raw) as { input: Item[] }).input;
+      return items
+        .filter((m) => m.role === "system")
+        .map((m) => String(m.content))
+        .join("\n\n");
+    },
+  },
 ];
 
-/** The end of the messages array in a body serialised without whitespace (before its closing `]`). */
-export function messagesPrefix(raw: string): string {
-  const body = parse(raw);
-  const at = raw.indexOf('"messages":');
-  const end = at + '"messages":'.length + JSON.stringify(body.messages).length - 1;
-  if (at === -1 || raw.slice(at + '"messages":'.length, end + 1) !== JSON.stringify(body.messages)) {
+/**
+ * The body up to the end of its message list (`messages`, or a Responses `input` list), before the
+ * list's closing `]`, for a body serialised without whitespace.
+ */
+export function messagesPrefix(raw: string, list: "messages" | "input" = "messages"): string {
+  const body = parse(raw) as Record<string, unknown>;
+  const key = `"${list}":`;
+  const at = raw.indexOf(key);
+  const end = at + key.length + JSON.stringify(body[list]).length - 1;
+  if (at === -1 || raw.slice(at + key.length, end + 1) !== JSON.stringify(body[list])) {
     throw new Error("body is not in compact JSON form");
   }
   return raw.slice(0, end);

@@ -1,0 +1,106 @@
+/**
+ * OpenAI Responses (`POST /v1/responses`), the only API Codex CLI speaks. `input` is a string (one user
+ * message) or a list of items: messages (`{role, content}`, with or without `type: "message"`, content
+ * a string or `input_text`/`output_text` parts) and other items (function calls and their outputs,
+ * reasoning, item references), which are never turns and never receive cards. The system prompt is
+ * `instructions` plus any `system`/`developer` messages (Codex sends no `instructions`).
+ * `--inject user` puts the block in front of the user message's first text; `--inject system` adds a
+ * system message right after it, which keeps everything before it byte-identical (`instructions`
+ * precedes all input, so a card there would break the provider's prompt cache on every new card).
+ * A request that continues server-side state (`previous_response_id`, `conversation`) carries only
+ * its new input: cards are chosen from that alone.
+ * https://platform.openai.com/docs/api-reference/responses/create
+ */
+
+import {
+  type Adapter,
+  byAnchor,
+  type ChatMessage,
+  contentText,
+  type Edit,
+  isObject,
+  type Json,
+  type JsonObject,
+  makeView,
+  prefixContent,
+} from "./_chat.ts";
+
+const SYSTEM_ROLES = new Set(["system", "developer"]);
+
+export const responsesAdapter: Adapter = {
+  name: "responses",
+  paths: ["/v1/responses", "/responses"],
+  systemPlace: "after",
+  read(body) {
+    if (!isObject(body)) return null;
+    const instructions = body.instructions ?? "";
+    if (typeof instructions !== "string") return null;
+    const items = inputItems(body.input);
+    if (items === null) return null;
+    const raw: JsonObject[] = [];
+    const messages: ChatMessage[] = [];
+    const system = instructions === "" ? [] : [instructions];
+    for (const item of items) {
+      if (!isObject(item)) return null;
+      raw.push(item);
+      if (!isMessage(item)) {
+        messages.push({ role: String(item.type ?? "item"), text: "" });
+        continue;
+      }
+      const text = contentText(item.content);
+      if (text === null) return null;
+      messages.push({ role: item.role as string, text });
+      if (SYSTEM_ROLES.has(item.role as string)) system.push(text);
+    }
+    return { ...makeView(system.join("\n"), raw, messages), session: conversationOf(body) };
+  },
+  apply(body, edits) {
+    if (typeof body.input === "string") return applyToString(body, body.input, edits);
+    const grouped = byAnchor(edits);
+    const out: Json[] = [];
+    (body.input as Json[]).forEach((item, i) => {
+      const here = grouped.get(i) ?? [];
+      let msg = item as JsonObject;
+      for (const e of here) {
+        if (e.place === "prefix")
+          msg = { ...msg, content: prefixContent(msg.content, e.text, 0, "input_text") };
+      }
+      out.push(msg);
+      for (const e of here) if (e.place !== "prefix") out.push(systemItem(e));
+    });
+    return { ...body, input: out };
+  },
+};
+
+/** A string input is one user message; a list is taken as it is; anything else is not ours to read. */
+function inputItems(input: Json | undefined): Json[] | null {
+  if (typeof input === "string") return [{ role: "user", content: input }];
+  return Array.isArray(input) ? input : null;
+}
+
+function isMessage(item: JsonObject): boolean {
+  return typeof item.role === "string" && (item.type === undefined || item.type === "message");
+}
+
+/** A string input stays a string when the block goes in front; a system message needs the list form. */
+function applyToString(body: JsonObject, input: string, edits: readonly Edit[]): JsonObject {
+  let text = input;
+  const after: Json[] = [];
+  for (const e of edits) {
+    if (e.place === "prefix") text = prefixContent(text, e.text) as string;
+    else after.push(systemItem(e));
+  }
+  if (after.length === 0) return { ...body, input: text };
+  return { ...body, input: [{ role: "user", content: text }, ...after] };
+}
+
+function systemItem(e: Edit): JsonObject {
+  return { role: "system", content: e.text };
+}
+
+/** A server-side conversation (`conversation: "conv_…"` or `{id}`) is the client's own conversation id. */
+function conversationOf(body: JsonObject): string | undefined {
+  const c = body.conversation;
+  const id = isObject(c) ? c.id : c;
+  return typeof id === "string" && id !== "" ? `conversation:${id}` : undefined;
+}
