@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
@@ -156,5 +157,38 @@ describe("sqlite store", () => {
     dirs.push(path.dirname(root));
     expect(() => openSqliteStore(root, { warn: quiet })).toThrow();
     expect(fs.existsSync(root)).toBe(false);
+  });
+});
+
+describe("sqlite store: how conversations opened", () => {
+  test("the latest conversation that opened a given way is found; the first opening given is kept", () => {
+    const { store } = fresh();
+    store.commit("older", { turn: 1, now: 10, opening: "o1" });
+    store.commit("newer", { turn: 1, now: 20, opening: "o1" });
+    store.commit("newer", { turn: 2, now: 30, opening: "o2" });
+    expect(store.findByOpening("o1")).toBe("newer");
+    expect(store.findByOpening("o2")).toBeNull();
+  });
+
+  test("a version 1 state file is migrated in place and keeps its conversations", () => {
+    const root = tempDir();
+    dirs.push(root);
+    const file = statePath(root);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const v1 = new Database(file, { create: true });
+    v1.exec(`CREATE TABLE conversations (id TEXT PRIMARY KEY, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL);
+      CREATE TABLE injections (conversation TEXT NOT NULL, card TEXT NOT NULL, turn INTEGER NOT NULL,
+        version TEXT NOT NULL, PRIMARY KEY (conversation, card)) WITHOUT ROWID;
+      CREATE TABLE replays (conversation TEXT NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL,
+        place TEXT NOT NULL, text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL,
+        PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
+      INSERT INTO conversations VALUES ('old', 3, 5);
+      PRAGMA user_version = 1;`);
+    v1.close();
+    const store = openSqliteStore(root, { warn: quiet });
+    stores.push(store);
+    expect(store.load("old")).toMatchObject({ turn: 3, lastSeen: 5 });
+    store.commit("old", { turn: 4, now: 6, opening: "o" });
+    expect(store.findByOpening("o")).toBe("old");
   });
 });
