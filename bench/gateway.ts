@@ -61,7 +61,7 @@ async function spawnGateway(target: string): Promise<{ url: string; stop: () => 
   const reader = proc.stderr.getReader();
   let text = "";
   for (;;) {
-    const m = /base URL for your client: (\S+)\/v1/.exec(text);
+    const m = /OpenAI clients' base URL[^:]*: (\S+)\/v1/.exec(text);
     if (m) {
       reader.releaseLock();
       const stop = async () => {

@@ -4,7 +4,7 @@
  * `X-Lorecards: 1` (a header no cross-site form can add without a preflight, which is never answered),
  * and with a token, `Authorization: Bearer <token>` is compared in constant time.
  */
-import { errorResponse, safeEqual } from "../http/index.ts";
+import { errorResponse, safeEqual, splitHost } from "../http/index.ts";
 
 export interface GuardOptions {
   /** Host names (no port) this server answers to, lower case. */
@@ -15,16 +15,6 @@ export interface GuardOptions {
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
-
-/** `example.org:8766` / `[::1]:8766` → hostname and port (undefined when absent). */
-export function splitHost(value: string): { name: string; port?: number } | null {
-  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(value.trim());
-  if (!m) return null;
-  return {
-    name: m[1]!.toLowerCase().replace(/\.$/, ""),
-    port: m[2] === undefined ? undefined : Number(m[2]),
-  };
-}
 
 function hostAllowed(req: Request, opts: GuardOptions): boolean {
   const header = req.headers.get("host");

@@ -11,8 +11,6 @@ import type { Engine } from "../recall/index.ts";
 import { type GuardOptions, guard } from "./_guard.ts";
 import * as routes from "./_routes.ts";
 
-export { splitHost } from "./_guard.ts";
-
 export interface ApiOptions {
   /** The engine over the vault (recall for /api/try; its vault is the one edited). */
   engine: Engine;

@@ -82,3 +82,11 @@ export function untilShutdown(close: () => Promise<unknown> | undefined): Promis
 export function printJsonLine(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
+
+/** `--allow-host a.example,b.lan` → the names, lower case. */
+export function hostList(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+}

@@ -2,8 +2,9 @@
 // command resolves only when the gateway shuts down (SIGINT/SIGTERM).
 import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
-import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
+import { baseUrls, GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
 import {
+  hostList,
   isDefaultVault,
   portNumber,
   printJsonLine,
@@ -38,6 +39,11 @@ export const gatewayCommand = defineCommand({
       type: "string",
       description: "require X-Lorecards-Token on every request; mandatory off localhost",
     },
+    "allow-host": {
+      type: "string",
+      description: "extra host names clients may reach the gateway by on loopback (comma-separated)",
+      valueHint: "NAMES",
+    },
     log: {
       type: "boolean",
       default: true,
@@ -47,7 +53,8 @@ export const gatewayCommand = defineCommand({
     ...vaultArg,
     json: {
       type: "boolean",
-      description: "print one JSON line {url, base_url, upstream, vault} once listening",
+      description:
+        "print one JSON line {url, base_url, openai_base_url, anthropic_base_url, upstream, vault} once listening",
     },
   },
   async run({ args }) {
@@ -67,22 +74,31 @@ export const gatewayCommand = defineCommand({
       budget: wholeNumber(args.budget, "--budget"),
       framing: args.framing === undefined ? undefined : unescapeFlag(args.framing),
       token: tokenFrom(args),
+      allowHosts: hostList(args["allow-host"]),
       log: args.log !== false,
       engine: { create: isDefaultVault(args) },
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     const stopped = untilShutdown(() => gateway.close());
+    const urls = baseUrls(gateway.url);
     if (args.json) {
       const ready = {
         url: gateway.url,
-        base_url: `${gateway.url}/v1`,
+        base_url: urls.openai,
+        openai_base_url: urls.openai,
+        anthropic_base_url: urls.anthropic,
         upstream: args.upstream,
         vault: vaultPath(args),
       };
       printJsonLine(ready);
     } else {
       process.stderr.write(`lorecards gateway: ${gateway.url} → ${args.upstream}\n`);
-      process.stderr.write(`  base URL for your client: ${gateway.url}/v1\n`);
+      process.stderr.write(
+        `  OpenAI clients' base URL (openai SDK, Codex, opencode, SillyTavern): ${urls.openai}\n`,
+      );
+      process.stderr.write(
+        `  Anthropic clients' base URL (Claude Code, Anthropic SDK):            ${urls.anthropic}\n`,
+      );
     }
     await stopped;
   },

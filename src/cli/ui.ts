@@ -5,11 +5,12 @@ import os from "node:os";
 import { defineCommand } from "citty";
 import { createApi } from "../api/index.ts";
 import { LoreError } from "../errors.ts";
-import { GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
+import { baseUrls, GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
 import { isLoopbackHost } from "../http/index.ts";
 import { openEngine } from "../recall/index.ts";
 import { uiRoutes } from "../ui/index.ts";
 import {
+  hostList,
   isDefaultVault,
   portNumber,
   printJsonLine,
@@ -64,10 +65,7 @@ export const uiCommand = defineCommand({
       );
     }
     const engine = await openEngine(vaultPath(args), { watch: true, create: isDefaultVault(args) });
-    const extra = (args["allow-host"] ?? "")
-      .split(",")
-      .map((h) => h.trim())
-      .filter(Boolean);
+    const extra = hostList(args["allow-host"]);
     let api: ((req: Request) => Promise<Response>) | undefined;
     const server = Bun.serve({
       hostname: host,
@@ -93,6 +91,7 @@ export const uiCommand = defineCommand({
           host,
           port: portNumber(args["gateway-port"], "--gateway-port"),
           token,
+          allowHosts: extra,
           log: args.log !== false,
         })
       : undefined;
@@ -103,10 +102,20 @@ export const uiCommand = defineCommand({
     });
     if (args.json) {
       const url = `http://${host.includes(":") ? `[${host}]` : host}:${realPort}`;
-      printJsonLine({ url, vault: engine.vault.root, ...(gateway ? { gateway: `${gateway.url}/v1` } : {}) });
+      const urls = gateway && baseUrls(gateway.url);
+      printJsonLine({
+        url,
+        vault: engine.vault.root,
+        ...(urls ? { gateway: urls.openai, gateway_anthropic: urls.anthropic } : {}),
+      });
     } else {
       announce(host, realPort, token, engine.vault.root);
-      if (gateway) process.stderr.write(`  gateway: ${gateway.url}/v1 → ${args["gateway-upstream"]}\n`);
+      if (gateway) {
+        const urls = baseUrls(gateway.url);
+        process.stderr.write(`  gateway → ${args["gateway-upstream"]}\n`);
+        process.stderr.write(`    OpenAI clients' base URL:    ${urls.openai}\n`);
+        process.stderr.write(`    Anthropic clients' base URL: ${urls.anthropic}\n`);
+      }
     }
     await stopped;
   },

@@ -8,6 +8,7 @@
 import { errorResponse, tokenMatches } from "../http/index.ts";
 import type { Adapter } from "./_chat.ts";
 import { anthropicAdapter } from "./anthropic.ts";
+import { type GuardOptions, refuseBrowserAbuse } from "./guard.ts";
 import { openaiAdapter } from "./openai.ts";
 import { CONVERSATION_HEADER, type InjectSettings, type PipelineDeps, runPipeline } from "./pipeline.ts";
 import { type ForwardInput, forward, upstreamUrl } from "./proxy.ts";
@@ -23,6 +24,8 @@ export interface HandlerOptions {
   deps: PipelineDeps;
   /** The upstream fetch (tests and benchmarks may pass their own). */
   fetch?: typeof fetch;
+  /** Host and cross-site checks, for a gateway on loopback (off loopback the token protects it). */
+  guard?: GuardOptions;
 }
 
 const ADAPTERS: readonly Adapter[] = [openaiAdapter, anthropicAdapter, responsesAdapter];
@@ -34,7 +37,10 @@ export function adapterFor(method: string, pathname: string): Adapter | undefine
 
 export function createHandler(options: HandlerOptions): (req: Request) => Promise<Response> {
   const doFetch = options.fetch ?? fetch;
+  const warnedPaths = new Set<string>();
   return async (req) => {
+    const refused = options.guard && refuseBrowserAbuse(req, options.guard);
+    if (refused) return refused;
     const url = new URL(req.url);
     const target = upstreamUrl(options.upstream, url);
     // A browser sends its CORS preflight without custom headers, so it can never carry the token. It
@@ -44,7 +50,19 @@ export function createHandler(options: HandlerOptions): (req: Request) => Promis
       return errorResponse(401, "unauthorized", "missing or wrong X-Lorecards-Token header");
     }
     const adapter = adapterFor(req.method, url.pathname);
-    if (!adapter) return forward(plain(target, req, doFetch));
+    if (!adapter) {
+      if (req.method === "POST" && looksLikeChat(url.pathname) && !warnedPaths.has(url.pathname)) {
+        warnedPaths.add(url.pathname);
+        options.deps.warn(
+          `lorecards gateway: POST ${url.pathname} passed through without cards: it looks like a chat API, ` +
+            `but the gateway injects only into ${ADAPTERS.flatMap((a) => a.paths.slice(0, 1)).join(", ")}` +
+            (url.pathname.includes("/v1/v1/")
+              ? " (a doubled /v1: give this client the base URL without /v1)"
+              : ""),
+        );
+      }
+      return forward(plain(target, req, doFetch));
+    }
 
     let raw: ArrayBuffer;
     try {
@@ -65,6 +83,11 @@ export function createHandler(options: HandlerOptions): (req: Request) => Promis
       fetch: doFetch,
     });
   };
+}
+
+/** A path a chat client would call: worth a word when it is not one we inject into. */
+function looksLikeChat(pathname: string): boolean {
+  return pathname.includes("/v1/v1/") || /\/(messages|completions|responses)\/?$/.test(pathname);
 }
 
 function plain(url: string, req: Request, doFetch: typeof fetch): ForwardInput {

@@ -17,6 +17,7 @@ import type { InjectSettings } from "./pipeline.ts";
 export type { Adapter, ChatView, Edit } from "./_chat.ts";
 export { anthropicAdapter } from "./anthropic.ts";
 export { type VaultDeps, type VaultDepsOptions, vaultDeps } from "./deps.ts";
+export type { GuardOptions } from "./guard.ts";
 export { adapterFor, createHandler, type HandlerOptions, TOKEN_HEADER } from "./handler.ts";
 export { openaiAdapter } from "./openai.ts";
 export {
@@ -43,6 +44,8 @@ export interface GatewayOptions {
   budget?: number;
   framing?: string;
   token?: string;
+  /** Host names besides loopback ones a gateway on loopback answers to (`--allow-host`). */
+  allowHosts?: readonly string[];
   /** Write hits.jsonl (default true; `--no-log` turns it off). */
   log?: boolean;
   engine?: EngineOptions;
@@ -64,6 +67,15 @@ export const GATEWAY_DEFAULTS = {
 
 export interface Gateway extends Listener {
   close(): Promise<void>;
+}
+
+/**
+ * What each client family is told to use. OpenAI SDKs, Codex, opencode and SillyTavern take a base URL
+ * that ends in `/v1` and add `/chat/completions` or `/responses`; Claude Code (`ANTHROPIC_BASE_URL`) and
+ * the Anthropic SDKs add `/v1/messages` themselves, so theirs is the bare origin.
+ */
+export function baseUrls(url: string): { openai: string; anthropic: string } {
+  return { openai: `${url}/v1`, anthropic: url };
 }
 
 /** Validates the options, then listens. Off loopback, a token is mandatory. */
@@ -98,7 +110,11 @@ export function startGateway(options: GatewayOptions): Gateway {
     sharedEngine: o.sharedEngine,
     warn: o.warn,
   });
-  const handler = createHandler({ upstream, token: o.token, settings, deps, fetch: o.fetch });
+  // Off loopback the token is what keeps strangers out; on loopback, browsers are the danger.
+  const guard = isLoopbackHost(o.host)
+    ? { allowHosts: (o.allowHosts ?? []).map((h) => h.toLowerCase()) }
+    : undefined;
+  const handler = createHandler({ upstream, token: o.token, settings, deps, fetch: o.fetch, guard });
   // No cap of our own on request bodies: Bun's default (128 MiB) would refuse uploads the upstream
   // takes (OpenAI's /v1/files accepts 512 MB), and a proxy must pass them through.
   const listener = listen({

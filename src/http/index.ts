@@ -5,5 +5,6 @@
  */
 
 export { errorEnvelope, errorResponse, loreErrorResponse } from "./envelope.ts";
+export { isLoopbackHost, splitHost } from "./host.ts";
 export { type Listener, type ListenOptions, listen } from "./listen.ts";
-export { isLoopbackHost, safeEqual, tokenMatches } from "./token.ts";
+export { safeEqual, tokenMatches } from "./token.ts";

@@ -20,13 +20,3 @@ export function tokenMatches(req: Request, header: string, expected: string | un
   const given = req.headers.get(header);
   return given !== null && safeEqual(given, expected);
 }
-
-/** Hosts that only this machine can reach. Anything else needs a token. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, "");
-  if (h === "localhost" || h === "::1" || h.endsWith(".localhost")) return true;
-  return /^127(?:\.\d{1,3}){3}$/.test(h) || h === "::ffff:127.0.0.1";
-}

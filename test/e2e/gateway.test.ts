@@ -37,7 +37,7 @@ async function startBinary(args: string[]): Promise<string> {
   const reader = proc.stderr.getReader();
   let text = "";
   for (;;) {
-    const match = /base URL for your client: (http:\/\/\S+)\/v1/.exec(text);
+    const match = /OpenAI clients' base URL[^:]*: (http:\/\/\S+)\/v1/.exec(text);
     if (match) {
       reader.releaseLock();
       return match[1]!;
@@ -203,6 +203,38 @@ describe("the compiled gateway across tool calls and restarts", () => {
     }
     expect(injected).toEqual(["the Friday deploy", null]);
     expect(bodies[1]!.startsWith(messagesPrefix(bodies[0]!))).toBe(true);
+  });
+});
+
+describe("the compiled gateway on loopback and the browser", () => {
+  test("a rebound host name and a simple cross-site POST are refused; the SDKs' requests are not", async () => {
+    const base = await startBinary(["--no-log"]);
+    const chat = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${base}/v1/chat/completions`, { method: "POST", headers, body: chat });
+    expect((await post({ host: "evil.example", "content-type": "application/json" })).status).toBe(403);
+    const simple = await post({ origin: "https://a.site", "content-type": "text/plain" });
+    expect(simple.status).toBe(403);
+    expect((await post({ "content-type": "application/json" })).status).toBe(200);
+  });
+
+  test("the banner gives each client family its own base URL", async () => {
+    const proc = Bun.spawn([BIN, "gateway", "--vault", vault, "--upstream", upstream.url, "--port", "0"], {
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    gateways.push(proc);
+    const reader = proc.stderr.getReader();
+    let text = "";
+    while (!text.includes("Anthropic clients")) text += new TextDecoder().decode((await reader.read()).value);
+    reader.releaseLock();
+    const origin = /lorecards gateway: (http:\/\/\S+)/.exec(text)![1]!;
+    expect(text).toContain(
+      `OpenAI clients' base URL (openai SDK, Codex, opencode, SillyTavern): ${origin}/v1\n`,
+    );
+    expect(text).toMatch(
+      new RegExp(`Anthropic clients' base URL \\(Claude Code, Anthropic SDK\\): +${origin}\\n`),
+    );
   });
 });
 

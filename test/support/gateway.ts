@@ -3,7 +3,7 @@
  * Captures the stderr lines the gateway would print.
  */
 
-import { createHandler, type InjectSettings, vaultDeps } from "../../src/gateway/index.ts";
+import { createHandler, type GuardOptions, type InjectSettings, vaultDeps } from "../../src/gateway/index.ts";
 import type { EngineOptions } from "../../src/recall/index.ts";
 import type { FakeUpstream } from "./fake-upstream.ts";
 
@@ -24,7 +24,7 @@ export function harness(
   vaultRoot: string,
   upstream: FakeUpstream,
   settings: Partial<InjectSettings> = {},
-  extra: { token?: string; engine?: EngineOptions } = {},
+  extra: { token?: string; engine?: EngineOptions; guard?: GuardOptions } = {},
 ): Harness {
   const warnings: string[] = [];
   const deps = vaultDeps({
@@ -35,6 +35,7 @@ export function harness(
   const handler = createHandler({
     upstream: new URL(upstream.url),
     token: extra.token,
+    guard: extra.guard,
     settings: { inject: "user", window: 3, reinjectAfter: 6, budget: 800, log: true, ...settings },
     deps,
   });

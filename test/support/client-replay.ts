@@ -1,0 +1,157 @@
+/**
+ * Replaying a recorded client session (shared/fixtures/real/clients/, see its README) through the
+ * compiled gateway: a fresh vault with the given cards, `lorecards gateway --json` as a subprocess in
+ * front of the client fake upstream, and every recorded request sent in order with its own method,
+ * path, headers and body. Collects, per request, what the client sent, what the upstream received and
+ * what came back to the client; the checks on them live in `client-checks.ts`.
+ */
+
+import fs from "node:fs";
+import path from "node:path";
+import { type Markers, markersFromSecret } from "../../src/inject/index.ts";
+import { markerSecret } from "../../src/state/index.ts";
+import { ensureBinary } from "./binary.ts";
+import { type ClientUpstream, type Received, startClientUpstream } from "./client-upstream.ts";
+import { type CardFile, makeVault, removeDir, tempDir } from "./vault.ts";
+
+export type Body = Record<string, unknown>;
+
+/** One request as the README's file format records it. */
+export interface Recorded {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Body;
+}
+
+export interface Exchange {
+  sent: Recorded;
+  /** What the upstream received for this request (undefined if nothing reached it). */
+  upstream: Received | undefined;
+  /** The response as the client read it. */
+  status: number;
+  contentType: string | null;
+  injected: string | null;
+  text: string;
+}
+
+export interface Replay {
+  exchanges: Exchange[];
+  markers: Markers;
+  /** What the gateway wrote to stderr (fail-open warnings explain an uninjected request). */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+// The README: these were dropped from the recordings; fetch sets its own host and content-length.
+const DROPPED_HEADERS = [
+  "authorization",
+  "x-api-key",
+  "host",
+  "content-length",
+  "connection",
+  "accept-encoding",
+];
+
+/** The session's requests in the order the client sent them (`001.json`, `002.json`, …). */
+export function loadSession(dir: string): Recorded[] {
+  return fs
+    .readdirSync(dir)
+    .filter((name) => /^\d+\.json$/.test(name))
+    .sort()
+    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")) as Recorded);
+}
+
+export async function replaySession(
+  requests: readonly Recorded[],
+  cards: readonly CardFile[],
+): Promise<Replay> {
+  const bin = process.env.LORECARDS_BIN ?? (await ensureBinary());
+  const vault = makeVault(cards);
+  const home = tempDir();
+  const upstream = startClientUpstream();
+  const gateway = await startGateway(bin, vault, upstream, home);
+  try {
+    const exchanges: Exchange[] = [];
+    for (const sent of requests) exchanges.push(await send(gateway.url, sent, upstream));
+    return {
+      exchanges,
+      markers: markersFromSecret(markerSecret(vault)),
+      stderr: gateway.stderr,
+      close: async () => {
+        await gateway.stop();
+        await upstream.close();
+        removeDir(vault);
+        removeDir(home);
+      },
+    };
+  } catch (err) {
+    await gateway.stop();
+    await upstream.close();
+    removeDir(vault);
+    removeDir(home);
+    throw err;
+  }
+}
+
+async function send(base: string, sent: Recorded, upstream: ClientUpstream): Promise<Exchange> {
+  const before = upstream.received.length;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(sent.headers))
+    if (!DROPPED_HEADERS.includes(name.toLowerCase())) headers.set(name, value);
+  const res = await fetch(base + sent.path, {
+    method: sent.method,
+    headers,
+    body: JSON.stringify(sent.body),
+    decompress: false,
+  } as RequestInit);
+  const text = await res.text();
+  return {
+    sent,
+    upstream: upstream.received.length === before + 1 ? upstream.received[before] : undefined,
+    status: res.status,
+    contentType: res.headers.get("content-type"),
+    injected: res.headers.get("x-lorecards-injected"),
+    text,
+  };
+}
+
+interface GatewayProcess {
+  url: string;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** `gateway --json` prints one JSON line `{url, base_url, …}` on stdout once it listens. */
+async function startGateway(
+  bin: string,
+  vault: string,
+  upstream: ClientUpstream,
+  home: string,
+): Promise<GatewayProcess> {
+  const proc = Bun.spawn(
+    [bin, "gateway", "--vault", vault, "--upstream", upstream.url, "--port", "0", "--json"],
+    { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", HOME: home } },
+  );
+  let errText = "";
+  void (async () => {
+    for await (const chunk of proc.stderr) errText += new TextDecoder().decode(chunk);
+  })();
+  const stop = async () => {
+    proc.kill();
+    await proc.exited;
+  };
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) {
+      await stop();
+      throw new Error(`the gateway exited before listening: ${out}${errText}`);
+    }
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const ready = JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string };
+  return { url: ready.url, stderr: () => errText, stop };
+}
