@@ -135,6 +135,35 @@ describe("the compiled gateway with the official clients", () => {
     },
   );
 
+  test.each([false, true])(
+    "openai responses.create (stream: %p) gets the card in front of the user input",
+    async (stream) => {
+      const client = new OpenAI({ apiKey: "sk-e2e", baseURL: `${base}/v1` });
+      const input = `what about the blue notebook? (${stream})`;
+      let text = "";
+      let injected: string | null;
+      if (stream) {
+        const { data, response } = await client.responses
+          .create({ model: "m", input, instructions: "be brief", stream: true })
+          .withResponse();
+        for await (const event of data) if (event.type === "response.output_text.delta") text += event.delta;
+        injected = response.headers.get("x-lorecards-injected");
+      } else {
+        const { data, response } = await client.responses
+          .create({ model: "m", input, instructions: "be brief" })
+          .withResponse();
+        text = data.output_text;
+        injected = response.headers.get("x-lorecards-injected");
+      }
+      expect(text).toBe("Glad to hear it.");
+      expect(injected).toBe("the blue notebook");
+      const sent = JSON.parse(last().body) as { input: string; instructions: string };
+      expect(sent.instructions).toBe("be brief");
+      expect(sent.input.startsWith(markersFromSecret(markerSecret(vault)).open)).toBe(true);
+      expect(sent.input.endsWith(`\n\n${input}`)).toBe(true);
+    },
+  );
+
   test("what surfaced is in hits.jsonl", () => {
     expect(readRecentHits(vault, 50).some((h) => h.source === "gateway" && h.keys.includes("Alice"))).toBe(
       true,
