@@ -21,28 +21,11 @@ import {
   otherChanges,
 } from "../support/client-checks.ts";
 import { loadSession, type Replay, replaySession } from "../support/client-replay.ts";
-import type { CardFile } from "../support/vault.ts";
+import { CLIENT_CARDS } from "../support/client-upstream.ts";
 
 const CLIENTS = path.resolve(import.meta.dir, "../../../shared/fixtures/real/clients");
 const HAVE_FIXTURES = fs.existsSync(path.join(CLIENTS, "README.md"));
 if (!HAVE_FIXTURES) console.warn(`client-traffic: skipped, no recorded sessions at ${CLIENTS}`);
-
-// The README's vault: one card per keyword the sessions use.
-const CARDS: CardFile[] = [
-  { dir: "people", key: "Zorblax", keywords: ["Zorblax"], body: "## who\nA trader who leaves notes.\n" },
-  {
-    dir: "places",
-    key: "Vellmoor",
-    keywords: ["Vellmoor"],
-    body: "## where\nA harbour town in the north.\n",
-  },
-  {
-    dir: "places",
-    key: "Lantern Harbour",
-    keywords: ["harbourmaster"],
-    body: "## where\nThe harbour of Vellmoor; its harbourmaster is Ilse.\n",
-  },
-];
 
 /**
  * Requests that continue an earlier request's turn (a tool result): no new card goes in, and the
@@ -102,7 +85,7 @@ describe.skipIf(!HAVE_FIXTURES)("real client sessions replayed through the compi
     };
 
     beforeAll(async () => {
-      replay = await replaySession(loadSession(path.join(CLIENTS, session)), CARDS);
+      replay = await replaySession(loadSession(path.join(CLIENTS, session)), CLIENT_CARDS);
     }, 180_000);
     afterAll(async () => {
       await replay?.close();

@@ -12,6 +12,7 @@ import { type Markers, markersFromSecret } from "../../src/inject/index.ts";
 import { markerSecret } from "../../src/state/index.ts";
 import { ensureBinary } from "./binary.ts";
 import { type ClientUpstream, type Received, startClientUpstream } from "./client-upstream.ts";
+import { startGatewayBinary } from "./gateway-binary.ts";
 import { type CardFile, makeVault, removeDir, tempDir } from "./vault.ts";
 
 export type Body = Record<string, unknown>;
@@ -70,7 +71,7 @@ export async function replaySession(
   const vault = makeVault(cards);
   const home = tempDir();
   const upstream = startClientUpstream();
-  const gateway = await startGateway(bin, vault, upstream, home);
+  const gateway = await startGatewayBinary(bin, vault, upstream.url, home);
   try {
     const exchanges: Exchange[] = [];
     for (const sent of requests) exchanges.push(await send(gateway.url, sent, upstream));
@@ -114,44 +115,4 @@ async function send(base: string, sent: Recorded, upstream: ClientUpstream): Pro
     injected: res.headers.get("x-lorecards-injected"),
     text,
   };
-}
-
-interface GatewayProcess {
-  url: string;
-  stderr(): string;
-  stop(): Promise<void>;
-}
-
-/** `gateway --json` prints one JSON line `{url, base_url, …}` on stdout once it listens. */
-async function startGateway(
-  bin: string,
-  vault: string,
-  upstream: ClientUpstream,
-  home: string,
-): Promise<GatewayProcess> {
-  const proc = Bun.spawn(
-    [bin, "gateway", "--vault", vault, "--upstream", upstream.url, "--port", "0", "--json"],
-    { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", HOME: home } },
-  );
-  let errText = "";
-  void (async () => {
-    for await (const chunk of proc.stderr) errText += new TextDecoder().decode(chunk);
-  })();
-  const stop = async () => {
-    proc.kill();
-    await proc.exited;
-  };
-  const reader = proc.stdout.getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) {
-      await stop();
-      throw new Error(`the gateway exited before listening: ${out}${errText}`);
-    }
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  const ready = JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string };
-  return { url: ready.url, stderr: () => errText, stop };
 }

@@ -15,6 +15,7 @@ import {
   responseEvents,
   responseObject,
 } from "./_client-answers.ts";
+import type { CardFile } from "./vault.ts";
 
 export interface Received {
   method: string;
@@ -165,3 +166,20 @@ function responsesReply(body: Obj, raw: string): Reply {
     body,
   };
 }
+
+/** The vault the client sessions are replayed against: one card per keyword their prompts use. */
+export const CLIENT_CARDS: CardFile[] = [
+  { dir: "people", key: "Zorblax", keywords: ["Zorblax"], body: "## who\nA trader who leaves notes.\n" },
+  {
+    dir: "places",
+    key: "Vellmoor",
+    keywords: ["Vellmoor"],
+    body: "## where\nA harbour town in the north.\n",
+  },
+  {
+    dir: "places",
+    key: "Lantern Harbour",
+    keywords: ["harbourmaster"],
+    body: "## where\nThe harbour of Vellmoor; its harbourmaster is Ilse.\n",
+  },
+];
