@@ -1,5 +1,6 @@
 /**
- * Anthropic Messages (`POST /v1/messages`). The system prompt is the top-level `system` field, a string
+ * Anthropic Messages (`POST /v1/messages`; `/messages` for clients whose base URL ends in `/v1`, such as
+ * the AI SDK's provider in opencode). The system prompt is the top-level `system` field, a string
  * or an array of text blocks. A user message made only of `tool_result` blocks is seen as a tool
  * message, as in OpenAI, so a tool round trip neither counts as a turn nor receives cards. `--inject user` puts the block in front of the user message (after any
  * leading `tool_result` blocks, which the API requires to come first); `--inject system` appends it to
@@ -24,7 +25,7 @@ import {
 
 export const anthropicAdapter: Adapter = {
   name: "anthropic",
-  paths: ["/v1/messages"],
+  paths: ["/v1/messages", "/messages"],
   systemPlace: "system",
   read(body) {
     if (!isObject(body) || !Array.isArray(body.messages)) return null;

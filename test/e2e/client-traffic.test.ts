@@ -25,6 +25,8 @@ import { CLIENT_CARDS } from "../support/client-upstream.ts";
 
 const CLIENTS = path.resolve(import.meta.dir, "../../../shared/fixtures/real/clients");
 const HAVE_FIXTURES = fs.existsSync(path.join(CLIENTS, "README.md"));
+// In CI the recorded sessions are part of the checkout's surroundings: their absence is a failure.
+if (!HAVE_FIXTURES && process.env.CI) throw new Error(`client-traffic: no recorded sessions at ${CLIENTS}`);
 if (!HAVE_FIXTURES) console.warn(`client-traffic: skipped, no recorded sessions at ${CLIENTS}`);
 
 /**

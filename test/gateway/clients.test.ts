@@ -93,6 +93,12 @@ describe.each(PROTOCOLS)("$name adapter with real clients' habits", (p) => {
     expect(injected(await h.send(p.path, body))).toBe("Alice");
   });
 
+  test("a client whose base URL already ends in /v1 calls the path without it, and is injected too", async () => {
+    const { h } = setup();
+    const res = await h.send(p.path.replace(/^\/v1/, ""), p.build({ messages: [u("how is alice?")] }));
+    expect(injected(res)).toBe("Alice");
+  });
+
   test("a client's session header names the conversation: the same one continues it, another starts anew", async () => {
     const { h } = setup();
     const session = (id: string) => ({ "x-claude-code-session-id": id });
