@@ -2,20 +2,40 @@
  * The pipeline's dependencies backed by a vault on disk: the recall engine, the state store, the
  * marker secret and the hit log. Each is opened on first use; an open that fails is retried on the
  * next request, so a gateway started before its vault is readable begins injecting once it is.
+ *
+ * A running gateway never creates its vault. Before each chat request it checks that the folder is
+ * there; while it is not (moved away, deleted, never created), requests pass through unchanged, one
+ * line on stderr says so, and everything opened on the old folder is let go, so nothing writes into a
+ * folder that moved and nothing re-creates the path. When the folder is back, one more line, and cards
+ * are injected again. The one vault made on purpose is the default one (`engine.create`): it is
+ * created when the gateway starts, never later.
  */
 
+import { existsSync, statSync } from "node:fs";
 import type { Markers } from "../inject/index.ts";
 import { markersFromSecret } from "../inject/index.ts";
 import { type EngineOptions, openEngine } from "../recall/index.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/types.ts";
-import { appendHits, type HitEntry, markerSecret, openSqliteStore, type Store } from "../state/index.ts";
+import {
+  appendHits,
+  type HitEntry,
+  markerSecret,
+  openSqliteStore,
+  type Store,
+  secretPath,
+} from "../state/index.ts";
+import { openVault } from "../vault/index.ts";
 import type { PipelineDeps } from "./pipeline.ts";
 
 type Engine = Awaited<ReturnType<typeof openEngine>>;
 
 export interface VaultDepsOptions {
   vaultRoot: string;
-  /** Passed to the engine (watch is on by default: a gateway is long-running). */
+  /**
+   * Passed to the engine (watch is on by default: a gateway is long-running). `create` makes a
+   * missing vault, with its example cards, once, here at start; a vault that goes away later is
+   * never made again.
+   */
   engine?: EngineOptions;
   /**
    * An engine someone else opened and owns (the editor, in one process with the gateway): its
@@ -33,13 +53,34 @@ export interface VaultDeps extends PipelineDeps {
 export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   const root = options.vaultRoot;
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const engineOptions: EngineOptions = { watch: true, ...options.engine, create: false };
   let engine: Promise<Engine> | undefined = options.sharedEngine && Promise.resolve(options.sharedEngine);
   let store: Store | undefined;
   let markers: Markers | undefined;
 
+  if (options.engine?.create && !isFolder(root)) {
+    try {
+      openVault(root, { create: true });
+      warn(`lorecards gateway: created the vault ${root}, with an example card of each kind`);
+    } catch (err) {
+      warn(
+        `lorecards gateway: could not create the vault ${root}: ${err instanceof Error ? err.message : err}`,
+      );
+    }
+  }
+  let present = isFolder(root);
+  if (!present) warnMissing();
+
+  function warnMissing(): void {
+    warn(
+      `lorecards gateway: no vault at ${root}: chat requests pass through unchanged until it is there ` +
+        "(the gateway does not create it)",
+    );
+  }
+
   const openedEngine = (): Promise<Engine> => {
     if (!engine) {
-      const opening = openEngine(root, { watch: true, ...options.engine });
+      const opening = openEngine(root, engineOptions);
       engine = opening;
       opening.catch(() => {
         if (engine === opening) engine = undefined;
@@ -48,7 +89,36 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     return engine;
   };
 
+  /** Lets go of everything opened on the vault folder; what is needed again is reopened on use. */
+  const release = () => {
+    store?.close();
+    store = undefined;
+    markers = undefined;
+    if (!options.sharedEngine) {
+      void engine?.then((e) => e.close()).catch(() => undefined);
+      engine = undefined;
+    }
+  };
+
   return {
+    ready() {
+      const now = isFolder(root);
+      if (now !== present) {
+        present = now;
+        if (now) warn(`lorecards gateway: the vault ${root} is there now: injecting cards`);
+        else {
+          release();
+          warnMissing();
+        }
+      }
+      return now;
+    },
+    async reach(window: number): Promise<number> {
+      // The matcher reads the current message and two turns (user + assistant) per level of depth
+      // before it, the depth being the window or the largest scan_depth a card asks for (match/).
+      const loaded = await (await openedEngine()).index();
+      return 1 + 2 * Math.max(window, loaded.matcher.table.maxDepth);
+    },
     async recall(turns: Turn[], opts: RecallOptions): Promise<RecallResult> {
       return (await openedEngine()).recall(turns, opts);
     },
@@ -57,7 +127,10 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       return store;
     },
     markers() {
-      markers ??= markersFromSecret(markerSecret(root));
+      // The secret goes with the state folder: deleted with it, a new one is made (or the one a hook
+      // made meanwhile is read), so the gateway and the hook keep recognising each other's blocks.
+      if (markers === undefined || !existsSync(secretPath(root)))
+        markers = markersFromSecret(markerSecret(root));
       return markers;
     },
     logHits(entries: HitEntry[]) {
@@ -71,4 +144,12 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       if (!options.sharedEngine) void engine?.then((e) => e.close()).catch(() => undefined);
     },
   };
+}
+
+function isFolder(root: string): boolean {
+  try {
+    return statSync(root).isDirectory();
+  } catch {
+    return false;
+  }
 }

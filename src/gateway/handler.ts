@@ -1,11 +1,14 @@
 /**
  * The gateway as a `fetch(req) → Response` function. Chat requests the adapters recognise go through
  * the pipeline; every other path and method is passed through untouched. Whatever fails on our side
- * (vault, state, segmentation, a body we do not understand) costs one line on stderr and the request
- * goes upstream exactly as it came in: the proxy never stands between a user and their model.
+ * (vault, state, segmentation, a body we do not understand, one too large or too deeply nested to
+ * take on) costs one line on stderr and the request goes upstream exactly as it came in: the proxy
+ * never stands between a user and their model. While the vault is away, chat requests pass through
+ * too, and the deps have said so once.
  */
 
 import { errorResponse, tokenMatches } from "../http/index.ts";
+import { BODY_LIMITS, letOthersRun, nestsDeeperThan, readBounded } from "./_body.ts";
 import type { Adapter } from "./_chat.ts";
 import { anthropicAdapter } from "./anthropic.ts";
 import { type GuardOptions, refuseBrowserAbuse } from "./guard.ts";
@@ -64,12 +67,22 @@ export function createHandler(options: HandlerOptions): (req: Request) => Promis
       return forward(plain(target, req, doFetch));
     }
 
-    let raw: ArrayBuffer;
+    if (!options.deps.ready()) return forward(plain(target, req, doFetch));
+    let read: Awaited<ReturnType<typeof readBounded>>;
     try {
-      raw = await req.arrayBuffer();
+      read = await readBounded(req, BODY_LIMITS.maxBytes);
     } catch (err) {
       return errorResponse(400, "invalid_input", `could not read the request body: ${message(err)}`);
     }
+    if (read.tooLarge) {
+      const mib = BODY_LIMITS.maxBytes / 1024 / 1024;
+      options.deps.warn(
+        `lorecards gateway: forwarding ${url.pathname} unchanged: the body is larger than ${mib} MiB, ` +
+          "more than the gateway reads; it is passed on as it came",
+      );
+      return forward({ ...plain(target, req, doFetch), body: read.body ?? undefined });
+    }
+    const raw = read.bytes;
     const outcome = await tryPipeline(adapter, req, raw, options);
     if (outcome === null) {
       return forward({ url: target, req, body: raw, bodyReplaced: false, injected: [], fetch: doFetch });
@@ -110,13 +123,19 @@ function withOurHeadersAllowed(res: Response): Response {
 async function tryPipeline(
   adapter: Adapter,
   req: Request,
-  raw: ArrayBuffer,
+  raw: Uint8Array,
   options: HandlerOptions,
 ): Promise<{ body: string; injected: string[] } | null> {
   const { deps } = options;
   try {
     if (req.headers.get("content-encoding")) throw new Error("the request body is content-encoded");
-    const body: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
+    if (nestsDeeperThan(raw, BODY_LIMITS.maxDepth)) {
+      throw new Error(`the body is nested deeper than ${BODY_LIMITS.maxDepth} levels`);
+    }
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
+    await letOthersRun();
+    const body: unknown = JSON.parse(text);
+    await letOthersRun();
     const outcome = await runPipeline(adapter, body, req.headers, options.settings, deps);
     return outcome.changed ? outcome : null;
   } catch (err) {

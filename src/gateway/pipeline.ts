@@ -10,6 +10,7 @@ import { findBlocks, stripBlocks, wrapBlock } from "../inject/index.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/types.ts";
 import type { HitEntry, ReplayRecord, Store } from "../state/index.ts";
+import { letOthersRun } from "./_body.ts";
 import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
 import { keyOfId, planReplay, planWithoutReplay, recordFor } from "./replay.ts";
 
@@ -30,6 +31,13 @@ export interface InjectSettings {
 
 /** What the pipeline needs from the outside world; each may throw, and a throw means "fail open". */
 export interface PipelineDeps {
+  /**
+   * False while the vault is away (moved, deleted, not created yet): requests then pass through
+   * unchanged, nothing is created on disk, and this has said so once on stderr, not per request.
+   */
+  ready(): boolean;
+  /** How many turns, newest first, recall reads for a window of `window` (a card may ask for more). */
+  reach(window: number): Promise<number>;
   recall(turns: Turn[], opts: RecallOptions): Promise<RecallResult>;
   store(): Store;
   markers(): Markers;
@@ -53,6 +61,9 @@ export async function runPipeline(
 ): Promise<Outcome> {
   const view = adapter.read(body);
   if (view === null) throw new Error(`${adapter.name} body has a shape we do not recognise`);
+  // Other requests get a turn here and before the new body is serialised, never between loading this
+  // conversation's state and committing it, so requests of one conversation keep their order there.
+  await letOthersRun();
   const markers = deps.markers();
   const store = deps.store();
   const { conversation, opening } = findConversation(view, headers, markers, store);
@@ -66,7 +77,8 @@ export async function runPipeline(
 
   let record: ReplayRecord | null = null;
   if (plan.repeat === null) {
-    const result = await deps.recall(turnsOf(view, plan.target, markers), {
+    const reach = await deps.reach(settings.window);
+    const result = await deps.recall(turnsOf(view, plan.target, markers, reach), {
       budget: settings.budget,
       scanDepth: settings.window,
       framing: settings.framing,
@@ -98,6 +110,7 @@ export async function runPipeline(
   if (record) edits.push({ anchor: record.anchor, place: record.place, text: record.text });
   if (edits.length === 0) return { changed: false, reason: "nothing to inject" };
   const current = record ?? plan.repeat;
+  await letOthersRun(); // serialising a large body is a phase of its own
   return {
     changed: true,
     body: JSON.stringify(adapter.apply(body as JsonObject, edits)),
@@ -165,20 +178,23 @@ function sha256(text: string): string {
 }
 
 /**
- * What the model reads of each turn up to the target, with our own blocks stripped so they never
- * re-trigger and user messages reduced to what the person typed. Messages with no text left (an
- * assistant turn that only calls tools, a wrapped reminder) are not turns: they would push the
- * person's words out of the window. The target itself always counts, as the current message.
+ * What the model reads of the last `reach` turns up to the target, with our own blocks stripped so
+ * they never re-trigger and user messages reduced to what the person typed. Messages with no text
+ * left (an assistant turn that only calls tools, a wrapped reminder) are not turns: they would push
+ * the person's words out of the window. The target itself always counts, as the current message.
+ * Walking back from the target and stopping at `reach` keeps the work to the scan window, however
+ * long the history: a message recall would never read is never cleaned.
  */
-function turnsOf(view: ChatView, target: number, markers: Markers): Turn[] {
+function turnsOf(view: ChatView, target: number, markers: Markers, reach: number): Turn[] {
   const turns: Turn[] = [];
-  view.messages.slice(0, target + 1).forEach((m, i) => {
-    if (m.role !== "user" && m.role !== "assistant") return;
+  for (let i = target; i >= 0 && turns.length < reach; i--) {
+    const m = view.messages[i]!;
+    if (m.role !== "user" && m.role !== "assistant") continue;
     const stripped = stripBlocks(m.text, markers);
     const text = m.role === "user" ? typedText(stripped) : stripped.trim();
     if (text !== "" || i === target) turns.push({ role: m.role, text });
-  });
-  return turns;
+  }
+  return turns.reverse();
 }
 
 /** Blocks of ours the client sent (the hook's, in a Claude Code session that also uses the gateway). */

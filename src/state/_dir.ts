@@ -1,4 +1,8 @@
-/** The `.lorecards` folder inside an existing vault. A missing vault is an error, never created here. */
+/**
+ * The `.lorecards` folder inside an existing vault. A missing vault is an error, never created here:
+ * the folder is made without `recursive`, so a vault that disappears between the check and the
+ * mkdir is an error too, not a new empty vault.
+ */
 
 import { mkdirSync, statSync } from "node:fs";
 import path from "node:path";
@@ -13,6 +17,12 @@ export function ensureStateDir(vaultRoot: string): string {
   }
   if (!isDir) throw new LoreError("io_error", `the vault ${vaultRoot} is not a directory`);
   const dir = path.join(vaultRoot, ".lorecards");
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+      throw new LoreError("io_error", `cannot create ${dir}`, { cause: err });
+    }
+  }
   return dir;
 }

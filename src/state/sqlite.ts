@@ -3,10 +3,17 @@
  * sets none, and concurrent processes would otherwise fail with SQLITE_BUSY). Every write is an
  * immediate transaction, so the read-modify-write of one process cannot interleave with another's.
  * A file that is not a database, or turns out corrupt, is renamed aside and rebuilt empty.
+ *
+ * The store follows the path, not the open file: a long-lived process (the gateway) whose state.db is
+ * deleted or replaced under it would otherwise keep writing to a file no one else can see. Before each
+ * operation it compares the file at the path with the one it opened (device and inode, one stat of a
+ * few microseconds); when they differ it closes the old connection (SQLite then neither checkpoints
+ * into nor deletes anything of a moved database), opens the file now there, creating it when missing,
+ * and says so in one line. A state folder is only ever made inside a vault that exists.
  */
 
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
-import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
 import { ensureStateDir } from "./_dir.ts";
@@ -60,18 +67,34 @@ export function statePath(vaultRoot: string): string {
 }
 
 export function openSqliteStore(vaultRoot: string, options: SqliteStoreOptions = {}): Store {
-  if (options.file === undefined) ensureStateDir(vaultRoot);
   const file = options.file ?? statePath(vaultRoot);
   const limits: Limits = { ...LIMITS, ...options.limits };
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
-  let conn = connect(file, warn);
+  const connectHere = (): Connection => {
+    if (options.file === undefined) ensureStateDir(vaultRoot);
+    else mkdirSync(path.dirname(file), { recursive: true });
+    return connect(file, warn);
+  };
+  let conn: Connection | undefined = connectHere();
+
+  /** The connection to the file now at the path; one deleted or replaced under us is opened anew. */
+  const current = (): Connection => {
+    if (conn !== undefined && isSameFile(file, conn.file)) return conn;
+    if (conn !== undefined) {
+      conn.db.close();
+      conn = undefined;
+      warn(`lorecards: state ${file} was deleted or replaced while in use; opened the file now at that path`);
+    }
+    conn = connectHere();
+    return conn;
+  };
 
   // One retry after a rebuild: a database that went bad under us costs its contents, never the request.
   const guarded = <T>(op: (c: Connection) => T): T => {
     try {
-      return op(conn);
+      return op(current());
     } catch (err) {
-      if (!isCorrupt(err)) throw wrap(err, file);
+      if (!isCorrupt(err) || conn === undefined) throw wrap(err, file);
       conn.db.close();
       conn = rebuild(file, warn, err);
       try {
@@ -97,7 +120,7 @@ export function openSqliteStore(vaultRoot: string, options: SqliteStoreOptions =
           .immediate(),
       ),
     findByOpening: (opening) => guarded((c) => c.q.byOpening.get(opening)?.id ?? null),
-    close: () => conn.db.close(),
+    close: () => conn?.db.close(),
   };
 }
 
@@ -124,6 +147,23 @@ interface ReplayRow {
 interface Connection {
   db: Database;
   q: Queries;
+  /** Which file was opened, to notice when the path names another one. */
+  file: FileId;
+}
+
+interface FileId {
+  dev: bigint;
+  ino: bigint;
+}
+
+function fileId(file: string): FileId | undefined {
+  const s = statSync(file, { bigint: true, throwIfNoEntry: false });
+  return s && { dev: s.dev, ino: s.ino };
+}
+
+function isSameFile(file: string, opened: FileId): boolean {
+  const now = fileId(file);
+  return now !== undefined && now.dev === opened.dev && now.ino === opened.ino;
 }
 
 function connect(file: string, warn: (line: string) => void): Connection {
@@ -136,15 +176,16 @@ function connect(file: string, warn: (line: string) => void): Connection {
 }
 
 function open(file: string): Connection {
-  mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file, { create: true, strict: true });
   try {
+    const id = fileId(file);
+    if (id === undefined) throw new Error(`${file} disappeared while being opened`);
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     // The schema (and its user_version stamp, a write) only once per file: every hook run opens this.
     if (version(db) < VERSION) db.transaction(() => migrate(db)).immediate();
-    return { db, q: prepare(db) };
+    return { db, q: prepare(db), file: id };
   } catch (err) {
     db.close();
     throw err;

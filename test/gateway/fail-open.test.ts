@@ -52,7 +52,7 @@ describe("fail open", () => {
     expect(res.headers.get("x-lorecards-injected")).toBeNull();
     expect(last().body).toBe(chat);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain("forwarding /v1/chat/completions unchanged");
+    expect(warnings[0]).toContain(`no vault at ${vault}: chat requests pass through unchanged`);
     removeDir(path.dirname(vault));
   });
 

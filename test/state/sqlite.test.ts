@@ -192,3 +192,48 @@ describe("sqlite store: how conversations opened", () => {
     expect(store.findByOpening("o")).toBe("old");
   });
 });
+
+describe("sqlite store: the file under it", () => {
+  test.each([
+    ["state.db alone", [""]],
+    ["state.db, -wal and -shm", ["", "-wal", "-shm"]],
+  ])(
+    "a state file deleted while the store is open (%s) is opened anew, with one line on stderr",
+    (_name, suffixes) => {
+      const root = tempDir();
+      dirs.push(root);
+      const warnings: string[] = [];
+      const store = openSqliteStore(root, { warn: (l) => warnings.push(l) });
+      stores.push(store);
+      store.commit("before", { turn: 1, now: 1 });
+      for (const s of suffixes) fs.rmSync(statePath(root) + s, { force: true });
+      store.commit("after", { turn: 2, now: 2, replay: record(1, 2, ["people/alice"]) });
+      store.commit("after", { turn: 3, now: 3 });
+      expect(store.load("before").turn).toBe(0);
+      const other = openSqliteStore(root, { warn: quiet });
+      stores.push(other);
+      expect(other.load("after")).toMatchObject({ turn: 3, replays: [record(1, 2, ["people/alice"])] });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain("deleted or replaced");
+    },
+  );
+
+  test("a state file replaced by another (moved aside and rebuilt elsewhere) is followed", () => {
+    const { root, store } = fresh();
+    store.commit("old", { turn: 1, now: 1 });
+    fs.renameSync(statePath(root), `${statePath(root)}.aside`);
+    const other = openSqliteStore(root, { warn: quiet });
+    stores.push(other);
+    other.commit("new", { turn: 4, now: 4 });
+    expect(store.load("new").turn).toBe(4);
+    expect(store.load("old").turn).toBe(0);
+  });
+
+  test("a store whose vault is gone re-creates neither the vault nor its state folder", () => {
+    const { root, store } = fresh();
+    store.commit("c", { turn: 1, now: 1 });
+    removeDir(root);
+    expect(() => store.commit("c", { turn: 2, now: 2 })).toThrow(/vault/);
+    expect(fs.existsSync(root)).toBe(false);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * How much of a chat body the gateway takes on. Decoding, parsing, rewriting and serialising a body
+ * all run on the one thread every other request also needs, so past these bounds the body goes
+ * upstream exactly as it came (fail open) rather than hold everyone up:
+ * - more than `maxBytes`: streamed through without being buffered. The Anthropic Messages API
+ *   refuses more than 32 MB anyway (https://docs.anthropic.com/en/api/overview#request-size-limits);
+ *   a 20 MB chat of images and history is still read and injected, in a few hundred milliseconds.
+ * - nested more than `maxDepth` levels: JSON.parse copes, but JSON.stringify overflows the stack,
+ *   and only after some 2 s of work. A linear scan of the brackets outside strings finds it first.
+ * Between the phases of a request the gateway also lets others run (`letOthersRun`), so a large body
+ * within bounds costs another request one phase at most, never the whole request.
+ */
+
+export const BODY_LIMITS = { maxBytes: 32 * 1024 * 1024, maxDepth: 1000 } as const;
+
+export type BodyRead =
+  | { tooLarge: false; bytes: Uint8Array<ArrayBuffer> }
+  /** `body` is what is left to pass on: the untouched request stream, or what was read plus the rest. */
+  | { tooLarge: true; body: ReadableStream<Uint8Array> | null };
+
+/**
+ * The body in memory when it is at most `maxBytes`. A declared Content-Length says so before anything
+ * is read; a body sent in chunks is read until it passes the limit and is then stitched back together.
+ */
+export async function readBounded(req: Request, maxBytes: number): Promise<BodyRead> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null) {
+    if (Number(declared) > maxBytes) return { tooLarge: true, body: req.body };
+    return { tooLarge: false, bytes: await req.bytes() };
+  }
+  if (req.body === null) return { tooLarge: false, bytes: new Uint8Array(0) };
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { tooLarge: false, bytes: concat(chunks, size) };
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > maxBytes) return { tooLarge: true, body: rejoin(chunks, reader) };
+  }
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** The chunks already read, then whatever the client still sends. */
+function rejoin(
+  chunks: Uint8Array[],
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const c of chunks.splice(0)) controller.enqueue(c);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * Whether JSON text nests arrays and objects more than `limit` deep. Brackets inside strings do not
+ * count; strings are skipped with a native search for their closing quote, so a megabyte of base64
+ * costs next to nothing. Bytes of multi-byte UTF-8 characters are never ASCII, so bytes suffice.
+ */
+export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === QUOTE) i = closingQuote(bytes, i);
+    else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+      if (++depth > limit) return true;
+    } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) depth--;
+  }
+  return false;
+}
+
+/** Index of the quote that ends the string opened at `start`; the end of the text when none does. */
+function closingQuote(bytes: Uint8Array, start: number): number {
+  let i = start;
+  for (;;) {
+    i = bytes.indexOf(QUOTE, i + 1);
+    if (i === -1) return bytes.length;
+    let slashes = 0;
+    while (bytes[i - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return i;
+  }
+}
+
+/** Lets requests that are waiting (a small GET, another chat) run before the next phase of this one. */
+export function letOthersRun(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
