@@ -4,7 +4,7 @@
  * `mtime` as a string because nanoseconds do not survive a JSON number in a browser), and the reverse
  * mapping from a request body to the frontmatter and body a write needs.
  */
-import { KNOWN_FIELDS } from "../card/index.ts";
+import { assertCardLimits, KNOWN_FIELDS } from "../card/index.ts";
 import type { Card, CardMeta, KindDef, KindsConfig } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 
@@ -113,7 +113,8 @@ function flag(value: unknown, name: string): boolean | undefined {
 
 /**
  * The frontmatter a write stores: known fields written sparsely (a default is simply left out, so the
- * file stays as short as the user's own), then the unknown keys from `extra` and the top level.
+ * file stays as short as the user's own), then the unknown keys from `extra` and the top level. A
+ * title, term or list over the card limits (card/limits.ts) is refused, naming the field.
  */
 export function frontmatterOf(input: Record<string, unknown>, kind: KindDef, key: string) {
   const fm: Record<string, unknown> = {};
@@ -138,6 +139,13 @@ export function frontmatterOf(input: Record<string, unknown>, kind: KindDef, key
   }
   const secondary = secondaryOf(input.secondary);
   if (secondary) known.secondary = secondary;
+  assertCardLimits({
+    title,
+    keywords: known.keywords as string[] | undefined,
+    aliases: known.aliases as string[] | undefined,
+    refs: known.refs as string[] | undefined,
+    secondary,
+  });
   const depth = integer(input.scan_depth, "scan_depth");
   if (depth !== undefined) {
     if (depth < 0) throw bad("scan_depth must be 0 or more");

@@ -2,10 +2,12 @@
  * Forgiving frontmatter (spec "Card format"): `keywords: Alice, Bob` works like a list, a malformed
  * value falls back to its default and leaves a warning, and keywords stay the strings the user typed
  * (`[yes, no, 2024]` → "yes", "no", "2024": we read the scalar's source, not its YAML type). Boolean
- * fields alone accept the YAML 1.1 spellings people type (yes/no/on/off).
+ * fields alone accept the YAML 1.1 spellings people type (yes/no/on/off). A list keeps its first 1,000
+ * words, and a list cut short or a title or term over its length limit (limits.ts) leaves a warning.
  */
 import type { Document, Node } from "yaml";
 import { yamlLib } from "./_lazy.ts";
+import { formatCount, lengthProblem, MAX_LIST_WORDS, MAX_TERM_CHARS, MAX_TITLE_CHARS } from "./limits.ts";
 import type { CardMeta, Secondary } from "./types.ts";
 
 const isMap = (n: unknown) => yamlLib().isMap(n);
@@ -52,13 +54,17 @@ function scalarText(node: Node): string | null {
   return node.source ?? String(node.value);
 }
 
-/** A string list from a node: a YAML list, or one comma-separated string. Null when malformed. */
-function stringList(node: Node | undefined): string[] | null {
-  if (node === undefined || (isScalar(node) && node.value === null)) return [];
-  const out: string[] = [];
+/**
+ * A string list from a node: a YAML list, or one comma-separated string, without empties or repeats.
+ * Null when malformed. Every word is counted (for the warning) but only the first MAX_LIST_WORDS
+ * are kept.
+ */
+function stringList(node: Node | undefined): { words: string[]; total: number } | null {
+  if (node === undefined || (isScalar(node) && node.value === null)) return { words: [], total: 0 };
+  const seen = new Set<string>();
   const push = (s: string) => {
     const t = s.trim();
-    if (t !== "" && !out.includes(t)) out.push(t);
+    if (t !== "") seen.add(t);
   };
   if (isSeq(node)) {
     for (const item of node.items) {
@@ -66,12 +72,30 @@ function stringList(node: Node | undefined): string[] | null {
       const text = scalarText(item);
       if (text !== null) push(text);
     }
-    return out;
+  } else {
+    const text = scalarText(node);
+    if (text === null) return null;
+    for (const part of text.split(LIST_SEPARATORS)) push(part);
   }
-  const text = scalarText(node);
-  if (text === null) return null;
-  for (const part of text.split(LIST_SEPARATORS)) push(part);
-  return out;
+  const words = [...seen];
+  return { words: words.length > MAX_LIST_WORDS ? words.slice(0, MAX_LIST_WORDS) : words, total: seen.size };
+}
+
+/** The list as kept, with a warning when it was cut or holds a word longer than `max` characters. */
+function keptList(
+  name: string,
+  got: { words: string[]; total: number },
+  max: number,
+  warn: (m: string) => void,
+) {
+  if (got.total > MAX_LIST_WORDS) {
+    warn(
+      `${name} has ${formatCount(got.total)} words; only the first ${formatCount(MAX_LIST_WORDS)} are used`,
+    );
+  }
+  const long = got.words.findIndex((w) => lengthProblem(name, w, max) !== null);
+  if (long !== -1) warn(lengthProblem(`${name}[${long}]`, got.words[long]!, max)!);
+  return got.words;
 }
 
 function readBool(value: unknown): boolean | null {
@@ -104,7 +128,7 @@ function readSecondary(node: Node | undefined, warn: (m: string) => void): Secon
     }
     const list = stringList((pair.value ?? undefined) as Node | undefined);
     if (list === null) warn(`secondary.${name} must be a word or a list of words; ignored`);
-    else out[name] = list;
+    else out[name] = keptList(`secondary.${name}`, list, MAX_TERM_CHARS, warn);
   }
   return out;
 }
@@ -118,17 +142,21 @@ export function readFields(
   const warnings: string[] = [];
   const warn = (m: string) => warnings.push(m);
   const root = doc?.contents ?? null;
-  const list = (name: string): string[] => {
+  const list = (name: string, max: number): string[] => {
     const got = stringList(nodeOf(root, name));
-    if (got === null) warn(`${name} must be a word, a comma-separated line or a list of words; ignored`);
-    return got ?? [];
+    if (got !== null) return keptList(name, got, max, warn);
+    warn(`${name} must be a word, a comma-separated line or a list of words; ignored`);
+    return [];
   };
   const titleNode = nodeOf(root, "title");
   let title = key;
   if (titleNode !== undefined) {
     const text = scalarText(titleNode);
-    if (text !== null && text.trim() !== "") title = text.trim();
-    else if (!(isScalar(titleNode) && (titleNode.value === null || titleNode.value === ""))) {
+    if (text !== null && text.trim() !== "") {
+      title = text.trim();
+      const long = lengthProblem("title", title, MAX_TITLE_CHARS);
+      if (long !== null) warn(long);
+    } else if (!(isScalar(titleNode) && (titleNode.value === null || titleNode.value === ""))) {
       warn("title must be text; the file name is used");
     }
   }
@@ -148,11 +176,12 @@ export function readFields(
   };
   const fields: CardFields = {
     title,
-    keywords: list("keywords"),
-    aliases: list("aliases"),
+    keywords: list("keywords", MAX_TERM_CHARS),
+    aliases: list("aliases", MAX_TERM_CHARS),
     secondary: readSecondary(nodeOf(root, "secondary"), warn),
     scanDepth,
-    refs: list("refs"),
+    // A ref names a card by its key or title, so it may be as long as a title.
+    refs: list("refs", MAX_TITLE_CHARS),
     priority,
     enabled: flag("enabled"),
     inject: flag("inject"),

@@ -7,7 +7,7 @@
 
 export { KNOWN_FIELDS } from "./_fields.ts";
 export { locateFrontmatter, normalizeText } from "./_frontmatter.ts";
-export { keyFromTitle, keyProblem, validateKey } from "./key.ts";
+export { keyFromTitle, keyProblem, numberedKey, validateKey } from "./key.ts";
 export {
   defaultKinds,
   findKind,
@@ -19,6 +19,15 @@ export {
   parseKindsConfig,
   RESERVED_DIRS,
 } from "./kinds.ts";
+export {
+  assertCardLimits,
+  charLength,
+  cutChars,
+  formatCount,
+  MAX_LIST_WORDS,
+  MAX_TERM_CHARS,
+  MAX_TITLE_CHARS,
+} from "./limits.ts";
 export { cardMeta, type ParseOptions, parseCard, publicText, publicTextOf } from "./parse.ts";
 export { type CardEdit, replaceSection, serializeCard, updateCardText } from "./serialize.ts";
 export type {

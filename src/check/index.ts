@@ -1,9 +1,11 @@
 /**
  * The health check behind `lorecards check` and `GET /api/checkup`: cards that cannot be parsed,
  * cards that can never fire, keywords so generic they fire on ordinary text, titles that do not
- * match the file name, refs to cards that do not exist, and frontmatter values that fell back to
- * defaults. Pure: it reads the index entries it is given and reports; it never changes a card.
+ * match the file name, refs to cards that do not exist, frontmatter values that fell back to
+ * defaults, and symbolic links in the vault (never followed, so what they point to is not a card).
+ * Pure: it reads the index entries it is given and reports; it never changes a card.
  */
+import { formatCount } from "../card/index.ts";
 import type { BrokenCard, CardMeta } from "../card/types.ts";
 import { cardTerms, charCount, fold } from "../match/index.ts";
 
@@ -19,7 +21,8 @@ export interface Finding {
     | "title_mismatch"
     | "dangling_ref"
     | "duplicate_name"
-    | "bad_value";
+    | "bad_value"
+    | "symlink";
   /** `kind/key` of the card, or its path when it could not be parsed. */
   card: string;
   path: string;
@@ -38,11 +41,15 @@ const COMMON = new Set(
 
 export type CheckCard = CardMeta & { warnings?: string[] };
 
-/** `warnings` lists, per card path, frontmatter values that fell back to their defaults. */
+/**
+ * `warnings` lists, per card path, frontmatter values that fell back to their defaults; `links` the
+ * symbolic links where cards live (vault `findLinks`).
+ */
 export function checkCards(
   cards: readonly CardMeta[],
   broken: readonly BrokenCard[],
   warnings: readonly { path: string; warnings: string[] }[] = [],
+  links: readonly { path: string; target: string }[] = [],
 ): Finding[] {
   const byPath = new Map(warnings.map((w) => [w.path, w.warnings]));
   const out: Finding[] = broken.map((b) => ({
@@ -60,6 +67,10 @@ export function checkCards(
   }
   for (const card of cards) out.push(...checkCard({ ...card, warnings: byPath.get(card.path) }, names));
   out.push(...duplicateNames(cards));
+  for (const l of links) {
+    const detail = `is a symbolic link to ${l.target}; lorecards never follows links inside the vault`;
+    out.push({ severity: "error", code: "symlink", card: l.path, path: l.path, detail });
+  }
   return out;
 }
 
@@ -71,14 +82,16 @@ function duplicateNames(cards: readonly CardMeta[]): Finding[] {
   const byTitle = new Map<string, CardMeta[]>();
   for (const c of cards) {
     const t = fold(c.title);
-    byTitle.set(t, [...(byTitle.get(t) ?? []), c]);
+    const same = byTitle.get(t);
+    if (same) same.push(c);
+    else byTitle.set(t, [c]);
   }
   const out: Finding[] = [];
   for (const same of byTitle.values()) {
     if (same.length < 2) continue;
     const ids = same.map((c) => `${c.kind}/${c.key}`);
-    for (const c of same) {
-      const others = ids.filter((id) => id !== `${c.kind}/${c.key}`).join(", ");
+    for (const [i, c] of same.entries()) {
+      const others = namedOthers(ids, i);
       out.push({
         severity: "warning",
         code: "duplicate_name",
@@ -91,6 +104,18 @@ function duplicateNames(cards: readonly CardMeta[]): Finding[] {
   return out;
 }
 
+/**
+ * The other ids than `ids[self]`, at most SHOWN of them and a count of the rest: one finding per card
+ * naming every other card would make n cards sharing a title an n² report.
+ */
+function namedOthers(ids: readonly string[], self: number): string {
+  const SHOWN = 3;
+  const named: string[] = [];
+  for (let i = 0; i < ids.length && named.length < SHOWN; i++) if (i !== self) named.push(ids[i]!);
+  const rest = ids.length - 1 - named.length;
+  return rest > 0 ? `${named.join(", ")} and ${formatCount(rest)} more` : named.join(", ");
+}
+
 function checkCard(card: CheckCard, names: Set<string>): Finding[] {
   const found: Finding[] = [];
   const add = (severity: Severity, code: Finding["code"], detail: string) =>
@@ -99,7 +124,8 @@ function checkCard(card: CheckCard, names: Set<string>): Finding[] {
   if (terms.every((t) => !/[\p{L}\p{N}]/u.test(t))) {
     add("error", "never_fires", "it has no term with a letter or digit in it, so nothing can match it");
   }
-  const vetoed = card.secondary.all.filter((w) => card.secondary.not.some((n) => fold(n) === fold(w)));
+  const forbidden = new Set(card.secondary.not.map(fold));
+  const vetoed = card.secondary.all.filter((w) => forbidden.has(fold(w)));
   if (vetoed.length > 0) {
     add("error", "never_fires", `"${vetoed[0]}" is required by secondary.all and forbidden by secondary.not`);
   }

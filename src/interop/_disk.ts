@@ -12,8 +12,10 @@ import type { Card } from "../card/types.ts";
 import {
   cardPath,
   hasLeftovers,
+  linkBelow,
   type Placement,
   placeAll,
+  readNoFollow,
   recoverImports,
   type Vault,
   withLock,
@@ -21,6 +23,7 @@ import {
 import type { ZipLimits } from "./_charx.ts";
 import { cardToExport, entriesToDrafts } from "./_draft.ts";
 import { type BaseCardFile, type ExportFile, type ExportFormat, renderBook } from "./_export.ts";
+import { cutWarnings } from "./_fit.ts";
 import { parseBook, type SourceFormat } from "./_parse.ts";
 import type { SkippedEntry } from "./_st.ts";
 
@@ -46,9 +49,13 @@ export interface ImportResult {
   warnings: string[];
 }
 
-/** The card file names of one kind's directory (without `.md`), in code-unit order. */
+/**
+ * The card file names of one kind's directory (without `.md`), in code-unit order. Links are not card
+ * files, and a kind directory that is a link has none (the vault never follows links).
+ */
 function cardKeys(vault: Vault, kind: string): { dir: string; keys: string[] } {
   const dir = path.dirname(cardPath(vault, kind, "probe"));
+  if (linkBelow(vault, dir) !== null) return { dir, keys: [] };
   let names: fs.Dirent[] = [];
   try {
     names = fs.readdirSync(dir, { withFileTypes: true });
@@ -72,7 +79,7 @@ export async function importBook(
     kept: 0,
     overwritten: 0,
     skipped: [...book.skipped],
-    warnings: book.warnings,
+    warnings: [...book.warnings, ...cutWarnings(book.entries)],
   };
   await withLock(vault, async () => {
     recoverImports(vault);
@@ -124,7 +131,7 @@ export async function exportBook(
       try {
         const problem = keyProblem(key);
         if (problem !== null) throw new Error(`the file name is not a legal card name: ${problem}`);
-        const text = fs.readFileSync(path.join(dir, `${key}.md`), "utf8");
+        const text = readNoFollow(vault, path.join(dir, `${key}.md`), false);
         cards.push(parseCard(text, { kind: kind.name, key, path: rel, kinds: vault.kinds }));
       } catch (err) {
         // The parser names the file itself and may point at the line below: one line is enough here.

@@ -4,7 +4,7 @@
  * text, its `st:` or `card:` fields) as the mapping's input. Private sections never leave here.
  */
 
-import { keyFromTitle, publicText } from "../card/index.ts";
+import { keyFromTitle, numberedKey, publicText } from "../card/index.ts";
 import type { Card, CardDraft, Secondary } from "../card/types.ts";
 import { type BookEntry, isRecord, type Mapped, type Raw } from "./_model.ts";
 
@@ -16,11 +16,21 @@ export interface DraftOptions {
   taken?: Set<string>;
 }
 
-/** A key from the title; a repeat (ignoring case, as macOS and Windows do) gets " 2", " 3", … */
-export function uniqueKey(title: string, taken: Set<string>): string {
+/**
+ * A key from the title; a repeat (ignoring case, as macOS and Windows do) gets " 2", " 3", … The
+ * numbering goes on from the last number given to that name (`next`), so a book of one title repeated
+ * n times costs n steps, not n².
+ */
+export function uniqueKey(title: string, taken: Set<string>, next = new Map<string, number>()): string {
   const base = keyFromTitle(title);
+  const folded = base.toLowerCase();
   let key = base;
-  for (let n = 2; taken.has(key.toLowerCase()); n++) key = `${base} ${n}`;
+  let n = next.get(folded) ?? 2;
+  if (taken.has(folded)) {
+    do key = numberedKey(base, n++);
+    while (taken.has(key.toLowerCase()));
+    next.set(folded, n);
+  }
   taken.add(key.toLowerCase());
   return key;
 }
@@ -56,7 +66,8 @@ export function entryToDraft(entry: BookEntry, key: string, opts: DraftOptions):
 
 export function entriesToDrafts(entries: BookEntry[], opts: DraftOptions): CardDraft[] {
   const taken = opts.taken ?? new Set<string>();
-  return entries.map((entry) => entryToDraft(entry, uniqueKey(entry.title, taken), opts));
+  const next = new Map<string, number>();
+  return entries.map((entry) => entryToDraft(entry, uniqueKey(entry.title, taken, next), opts));
 }
 
 /** What the mapping needs of a card for export. */

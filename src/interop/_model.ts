@@ -7,6 +7,7 @@
 
 import type { Secondary } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
+import { fitToCard } from "./_fit.ts";
 
 /** What lorecards understands of one lorebook entry; everything else rides along in `foreign`. */
 export interface Mapped {
@@ -24,6 +25,8 @@ export interface Mapped {
 /** One imported entry: what we understand plus every other field of the source, verbatim. */
 export interface BookEntry extends Mapped {
   foreign: Record<string, unknown>;
+  /** What was cut to fit the card limits ("title cut to 200 characters"); absent when nothing was. */
+  cut?: string[];
 }
 
 /** A loosely typed source object (one ST entry, one character book entry). */
@@ -50,13 +53,19 @@ export function readAll(rules: FieldRule[], entry: Raw): Mapped {
   return out as Mapped;
 }
 
+/** One rule's reading, cut to the card limits: what a card made from it will say. */
+function readFitted(rule: FieldRule, entry: Raw): Partial<Mapped> {
+  return fitToCard(rule.read(entry), () => {});
+}
+
 /**
  * Import: the mapped values plus the foreign fields (every field no rule owns, and the originals of
  * any rule whose export would not reproduce them). Fields absent from the source are not compared,
  * so an export may add a default the source left out, but never changes a value it had.
  */
 export function splitEntry(rules: FieldRule[], entry: Raw): BookEntry {
-  const mapped = readAll(rules, entry);
+  const cut: string[] = [];
+  const mapped = fitToCard(readAll(rules, entry), (what) => cut.push(what));
   const owned = new Set(rules.flatMap((r) => r.fields));
   const foreign: Raw = {};
   for (const [name, value] of Object.entries(entry)) if (!owned.has(name)) foreign[name] = value;
@@ -67,7 +76,7 @@ export function splitEntry(rules: FieldRule[], entry: Raw): BookEntry {
       for (const f of present) foreign[f] = entry[f];
     }
   }
-  return { ...mapped, foreign };
+  return cut.length > 0 ? { ...mapped, foreign, cut } : { ...mapped, foreign };
 }
 
 /**
@@ -86,7 +95,7 @@ export function joinEntry(rules: FieldRule[], mapped: Mapped, foreign: Raw): Raw
     if (kept.length === 0) return;
     const candidate: Raw = { ...foreign, ...fresh };
     for (const f of kept) candidate[f] = foreign[f];
-    const again = rule.read(candidate);
+    const again = readFitted(rule, candidate);
     const still = (Object.keys(again) as (keyof Mapped)[]).every((k) => sameValue(again[k], mapped[k]));
     if (still) for (const f of kept) out[f] = foreign[f];
   });
@@ -115,12 +124,12 @@ export function sameValue(a: unknown, b: unknown): boolean {
  */
 export function stringList(value: unknown): string[] {
   const items = typeof value === "string" ? value.split(",") : Array.isArray(value) ? value : [];
-  const out: string[] = [];
+  const seen = new Set<string>();
   for (const item of items) {
     const word = typeof item === "string" || typeof item === "number" ? String(item).trim() : "";
-    if (word !== "" && !out.includes(word)) out.push(word);
+    if (word !== "") seen.add(word);
   }
-  return out;
+  return [...seen];
 }
 
 export function isRecord(value: unknown): value is Raw {

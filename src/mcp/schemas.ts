@@ -5,6 +5,7 @@
  * a call over a limit is refused with a message naming the field, before anything touches the vault.
  */
 import * as z from "zod";
+import { charLength, formatCount, MAX_TERM_CHARS, MAX_TITLE_CHARS } from "../card/index.ts";
 import type { KindsConfig } from "../card/types.ts";
 
 /** Per section (and per `update_recent` text): generous for notes, small enough to never bloat a card. */
@@ -20,7 +21,17 @@ const HEADING_LINE = /^##[ \t]+\S/m;
 const noHeadings = (s: string) => !HEADING_LINE.test(s);
 const NO_HEADINGS = "must not contain '## ' heading lines (they would start another section)";
 
-const term = z.string().trim().min(1, "must not be empty").max(MAX_NAME_CHARS);
+/** A string of at most `max` characters; the refusal names its length and the limit. */
+function bounded(max: number) {
+  const error = (iss: { input?: unknown }) =>
+    `is ${formatCount(charLength(String(iss.input)))} characters long; the limit is ${formatCount(max)}`;
+  return z.string().trim().min(1, "must not be empty").max(max, { error });
+}
+
+const term = bounded(MAX_NAME_CHARS);
+/** Titles and match terms share the card limits of every writer (card/limits.ts). */
+const titleText = bounded(MAX_TITLE_CHARS);
+const matchTerm = bounded(MAX_TERM_CHARS);
 const sectionText = z.string().max(MAX_SECTION_CHARS, `is limited to ${MAX_SECTION_CHARS} characters`);
 const kindName = z.string().trim().min(1).max(64);
 
@@ -64,7 +75,7 @@ export function writeCardShape(config: KindsConfig) {
         `The kind of card, one of: ${kinds.join(", ")}. Required for create; for update_recent it only ` +
           "narrows the search for the name.",
       ),
-    title: term
+    title: titleText
       .optional()
       .describe(
         'create: what the person, place or thing is usually called, e.g. "Alice" or "the corner cafe".',
@@ -73,10 +84,11 @@ export function writeCardShape(config: KindsConfig) {
       .optional()
       .describe(
         "create: the file name without .md; defaults to the title. Give one only when the title contains " +
-          'characters a file name cannot have (/ \\ < > : " | ? *).',
+          'characters a file name cannot have (/ \\ < > : " | ? *, control characters) or is a Windows ' +
+          "device name such as CON or aux.txt.",
       ),
     keywords: z
-      .array(term)
+      .array(matchTerm)
       .max(MAX_TERMS)
       .optional()
       .describe(
@@ -86,7 +98,7 @@ export function writeCardShape(config: KindsConfig) {
           '"today"].',
       ),
     aliases: z
-      .array(term)
+      .array(matchTerm)
       .max(MAX_TERMS)
       .optional()
       .describe('create: other names for the same thing, which also bring the card up, e.g. ["Ally", "AM"].'),

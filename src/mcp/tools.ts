@@ -3,7 +3,7 @@
  * returns plain data, or throws a LoreError naming the problem. Every write goes through vault/
  * (locked, atomic), so an MCP write and a UI or CLI write at the same moment lose nothing.
  */
-import { keyProblem, kindByName } from "../card/index.ts";
+import { keyFromTitle, keyProblem, kindByName } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import { createCard, findCard, loadIndex, readCard, updateRecent, type Vault } from "../vault/index.ts";
@@ -54,8 +54,13 @@ async function create(vault: Vault, args: WriteCardArgs): Promise<Card> {
   const key = args.key ?? args.title;
   const problem = keyProblem(key);
   if (problem !== null) {
-    const hint = args.key === undefined ? "; pass a key (the file name) without those characters" : "";
-    throw new LoreError("invalid_key", `${problem}: ${JSON.stringify(key)}${hint}`);
+    // Say what to change: a legal file name made from what was given.
+    const instead = JSON.stringify(keyFromTitle(key));
+    const hint =
+      args.key === undefined
+        ? `pass a key (the file name) instead, for example ${instead}`
+        : `choose another key, for example ${instead}`;
+    throw new LoreError("invalid_key", `${problem}: ${JSON.stringify(key)}; ${hint}`);
   }
   refuseTakenName(vault, [key, args.title]);
   const headings = new Set<string>();

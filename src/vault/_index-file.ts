@@ -10,7 +10,8 @@
  */
 import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
 
-export const FORMAT = 2;
+/** 3: word lists capped at load and stricter names, so rows cached by format 2 are parsed again. */
+export const FORMAT = 3;
 
 type Row = unknown[];
 

@@ -39,6 +39,9 @@ describe("validateKey", () => {
     ["a pipe", "a|b"],
     ["over 200 bytes", "a".repeat(201)],
     ["over 200 bytes of CJK", "明".repeat(67)],
+    ["a device name with spaces before its extension", "aux .txt"],
+    ["a C1 control character", "a\u0085b"],
+    ["an unpaired surrogate", "a\ud800b"],
   ])("refuses %s", (_name, key) => {
     expect(() => validateKey(key)).toThrow(LoreError);
     try {
@@ -82,5 +85,54 @@ describe("keyFromTitle", () => {
     const key = keyFromTitle("明".repeat(100));
     expect(Buffer.byteLength(key)).toBeLessThanOrEqual(200);
     expect(validateKey(key)).toBe("明".repeat(66));
+  });
+});
+
+/** Unicode's Bidi_Control characters (UAX #9): they reorder how a name is shown, not what it is. */
+const BIDI_CONTROLS = [
+  0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069,
+].map((cp) => [cp.toString(16).toUpperCase().padStart(4, "0"), String.fromCodePoint(cp)] as const);
+
+describe("bidirectional controls in card names", () => {
+  test.each(BIDI_CONTROLS)("a name with U+%s is refused as a control character", (_cp, control) => {
+    const key = `invoice${control}txt.exe`;
+    expect(() => validateKey(key)).toThrow(/control characters/);
+  });
+
+  test.each(BIDI_CONTROLS)("a title with U+%s becomes a name without it", (_cp, control) => {
+    expect(keyFromTitle(`invoice${control}txt.exe`)).toBe("invoicetxt.exe");
+  });
+});
+
+describe("Windows device names in titles", () => {
+  test.each([
+    ["aux.txt", "aux_.txt"],
+    ["CON", "CON_"],
+    ["nul.tar.gz", "nul_.tar.gz"],
+    ["Com1.md", "Com1_.md"],
+    ["lpt¹.log", "lpt¹_.log"],
+    ["aux .txt", "aux_ .txt"],
+    ["PRN...", "PRN_"],
+    [`aux.${"x".repeat(300)}`, `aux_.${"x".repeat(195)}`],
+  ])("%p becomes the legal name %p", (title, key) => {
+    expect(keyFromTitle(title)).toBe(key);
+    expect(validateKey(key)).toBe(key);
+  });
+});
+
+describe("long titles", () => {
+  test.each([
+    ["ASCII", "a"],
+    ["CJK", "明"],
+    ["words", "lore "],
+    ["dots and spaces", "x. "],
+    ["emoji", "😀"],
+  ])("a 50,000-character %s title becomes a legal name in well under a second", (_name, unit) => {
+    const title = unit.repeat(Math.ceil(50_000 / unit.length));
+    const started = performance.now();
+    const key = keyFromTitle(title);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(validateKey(key)).toBe(key);
+    expect(Buffer.byteLength(key)).toBeGreaterThan(190);
   });
 });

@@ -279,3 +279,39 @@ describe("sections", () => {
     expect(c.sections[0]!.text).toBe("A\n### detail\nB\n");
   });
 });
+
+describe("outsized frontmatter", () => {
+  const many = Array.from({ length: 50_000 }, (_, i) => `word${i}`);
+  test.each([
+    ["keywords as a YAML list", `keywords: [${many.join(", ")}]`, "keywords"],
+    ["keywords on one comma-separated line", `keywords: ${many.join(", ")}`, "keywords"],
+    ["aliases", `aliases: [${many.join(", ")}]`, "aliases"],
+    ["secondary.any", `secondary:\n  any: [${many.join(", ")}]`, "secondary.any"],
+    ["refs", `refs: [${many.join(", ")}]`, "refs"],
+  ])("50,000 %s parse in seconds, the first 1,000 kept and the rest reported", (_name, line, field) => {
+    const started = performance.now();
+    const c = card(`title: Big\n${line}`);
+    expect(performance.now() - started).toBeLessThan(3000);
+    const kept = field === "secondary.any" ? c.secondary.any : c[field as "keywords" | "aliases" | "refs"];
+    expect(kept).toEqual(many.slice(0, 1000));
+    expect(c.warnings).toContain(`${field} has 50,000 words; only the first 1,000 are used`);
+  });
+
+  test("repeated words count once toward the 1,000", () => {
+    const words = Array.from({ length: 3000 }, (_, i) => `w${i % 1000}`);
+    const c = card(`keywords: [${words.join(", ")}]`);
+    expect(c.keywords.length).toBe(1000);
+    expect(c.warnings).toEqual([]);
+  });
+
+  test.each([
+    ["title", `title: ${"t".repeat(201)}`, "title is 201 characters long; the limit is 200"],
+    [
+      "keywords",
+      `keywords: [ok, ${"k".repeat(101)}]`,
+      "keywords[1] is 101 characters long; the limit is 100",
+    ],
+  ])("an over-long %s still works and is reported", (_name, line, warning) => {
+    expect(card(line).warnings).toContain(warning);
+  });
+});

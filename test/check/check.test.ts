@@ -1,6 +1,10 @@
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
 import type { CardMeta } from "../../src/card/types.ts";
 import { checkCards } from "../../src/check/index.ts";
+import { loadIndex, openVault } from "../../src/vault/index.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
 
 function meta(key: string, extra: Partial<CardMeta> = {}): CardMeta {
   return {
@@ -100,5 +104,60 @@ describe("duplicate names", () => {
     const b = meta("Eldoria", { kind: "entry", path: "Eldoria.md" });
     const found = checkCards([a, b], []).filter((f) => f.code === "duplicate_name");
     expect(found.map((f) => f.card)).toEqual(["people/Eldoria", "entry/Eldoria"]);
+  });
+});
+
+const words = (n: number, prefix = "word") => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+describe("large cards and large vaults", () => {
+  test.each([
+    [
+      "a card with 5,000 words both required and forbidden",
+      [meta("A", { secondary: { all: words(5000), any: [], not: words(5000) } })],
+    ],
+    [
+      "3,000 cards with one title",
+      Array.from({ length: 3000 }, (_, i) => meta(`k${i}`, { title: "Same", keywords: ["same"] })),
+    ],
+    ["a card with 100,000 keywords", [meta("A", { keywords: words(100_000) })]],
+    ["a card with 100,000 refs", [meta("A", { refs: words(100_000) })]],
+  ])("checking %s takes well under a second", (_name, cards) => {
+    const started = performance.now();
+    checkCards(cards, []);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  test("a duplicate title shared by 3,000 cards names a few of the others, not all of them", () => {
+    const cards = Array.from({ length: 3000 }, (_, i) => meta(`k${i}`, { title: "Same" }));
+    const found = checkCards(cards, []).filter((f) => f.code === "duplicate_name");
+    expect(found.length).toBe(3000);
+    expect(found[0]!.detail).toContain("people/k1, people/k2, people/k3 and 2,996 more");
+    expect(Math.max(...found.map((f) => f.detail.length))).toBeLessThan(300);
+  });
+
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) removeDir(d);
+  });
+
+  test("a card file with 100,000 keywords loads in seconds with 1,000 of them, and check names it", () => {
+    const root = makeVault([]);
+    dirs.push(root);
+    const list = words(100_000, "kw");
+    fs.writeFileSync(
+      path.join(root, "Big.md"),
+      `---\ntitle: Big\nkeywords: [${list.join(", ")}]\n---\nbody\n`,
+    );
+    const started = performance.now();
+    const index = loadIndex(openVault(root));
+    const found = checkCards(index.cards, index.broken, index.warnings);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(index.cards.find((c) => c.key === "Big")!.keywords).toEqual(list.slice(0, 1000));
+    expect(found).toContainEqual(
+      expect.objectContaining({
+        card: "entry/Big",
+        detail: "keywords has 100,000 words; only the first 1,000 are used",
+      }),
+    );
   });
 });

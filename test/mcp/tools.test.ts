@@ -198,6 +198,22 @@ describe("calling the tools", () => {
     ["a title that is a path", { mode: "create", kind: "people", title: "../../escape" }, "invalid_key"],
     ["a key that is a path", { mode: "create", kind: "people", title: "X", key: "a/b" }, "invalid_key"],
     ["a Windows device name", { mode: "create", kind: "people", title: "CON" }, "invalid_key"],
+    [
+      "a device-name title, suggesting a key to pass",
+      { mode: "create", kind: "people", title: "aux.txt" },
+      'pass a key (the file name) instead, for example "aux_.txt"',
+    ],
+    [
+      "a title with a right-to-left override",
+      { mode: "create", kind: "people", title: "invoice\u202etxt.exe" },
+      "control characters",
+    ],
+    ["a 201-character title", { mode: "create", kind: "people", title: "t".repeat(201) }, "200"],
+    [
+      "a 101-character keyword",
+      { mode: "create", kind: "people", title: "K", keywords: ["k".repeat(101)] },
+      "101 characters long; the limit is 100",
+    ],
     ["a title already taken in another kind", { mode: "create", kind: "thing", title: "ALICE" }, "conflict"],
     ["a key already taken", { mode: "create", kind: "people", title: "Al", key: "alice" }, "conflict"],
     [
