@@ -2,9 +2,11 @@
  * The guards in front of every `/api/*` request (spec "Web UI"): the `Host` header must name this
  * server (a rebound DNS name cannot reach it), a cross-site `Origin` is refused, writes carry
  * `X-Lorecards: 1` (a header no cross-site form can add without a preflight, which is never answered),
- * and with a token, `Authorization: Bearer <token>` is compared in constant time.
+ * and with a token, `Authorization: Bearer <token>` is compared in constant time. An address that sent
+ * too many wrong tokens is answered 429 for a while (http/ `createThrottle`); a request with no token
+ * at all (the page opened without its `?token=` link) is not counted, so it cannot lock its user out.
  */
-import { errorResponse, safeEqual, splitHost } from "../http/index.ts";
+import { errorResponse, safeEqual, splitHost, type Throttle } from "../http/index.ts";
 
 export interface GuardOptions {
   /** Host names (no port) this server answers to, lower case. */
@@ -12,6 +14,8 @@ export interface GuardOptions {
   /** The port the server listens on; a Host header naming another port is refused. */
   port?: number;
   token?: string;
+  /** Counts wrong tokens per address; only used with a token. */
+  throttle?: Throttle;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
@@ -47,8 +51,8 @@ function bearer(req: Request): string | null {
   return m ? m[1]! : null;
 }
 
-/** A refusal, or null when the request may proceed. */
-export function guard(req: Request, opts: GuardOptions): Response | null {
+/** A refusal, or null when the request may proceed. `address` is the client's, for the throttle. */
+export function guard(req: Request, opts: GuardOptions, address = "unknown"): Response | null {
   if (req.method === "OPTIONS") {
     return errorResponse(
       405,
@@ -65,8 +69,11 @@ export function guard(req: Request, opts: GuardOptions): Response | null {
   }
   if (!originAllowed(req)) return errorResponse(403, "forbidden", "requests from another site are refused");
   if (opts.token !== undefined && opts.token !== "") {
+    const slowed = opts.throttle?.refuse(address);
+    if (slowed) return slowed;
     const given = bearer(req);
     if (given === null || !safeEqual(given, opts.token)) {
+      if (given !== null) opts.throttle?.fail(address);
       return errorResponse(401, "unauthorized", "missing or wrong Authorization: Bearer token", {
         "www-authenticate": 'Bearer realm="lorecards"',
       });

@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { keyFromTitle, kindByName, parseCard } from "../card/index.ts";
+import { keyFromTitle, keyProblem, kindByName, parseCard } from "../card/index.ts";
 import { checkCards } from "../check/index.ts";
 import { LoreError } from "../errors.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
@@ -14,6 +14,7 @@ import { appendHits, readRecentHits } from "../state/index.ts";
 import {
   archiveCard,
   createCard,
+  findLinks,
   listArchived,
   loadIndex,
   readCard,
@@ -103,13 +104,11 @@ export async function postCard(ctx: Context, req: Request) {
   if (typeof input.kind !== "string") throw new LoreError("invalid_input", "kind is required");
   const kind = kindByName(ctx.vault.kinds, input.kind);
   const title = typeof input.title === "string" ? input.title.trim() : "";
-  const key =
-    typeof input.key === "string" && input.key.trim() !== ""
-      ? input.key.trim()
-      : title
-        ? keyFromTitle(title)
-        : "";
+  const given = typeof input.key === "string" && input.key.trim() !== "" ? input.key.trim() : null;
+  // A title always gives a legal key; a key given as such is checked here to say what to change.
+  const key = given ?? (title ? keyFromTitle(title) : "");
   if (key === "") throw new LoreError("invalid_input", "a new card needs a key or a title");
+  if (given !== null) refuseIllegalKey(given);
   const card = await createCard(ctx.vault, {
     kind: kind.name,
     key,
@@ -118,6 +117,16 @@ export async function postCard(ctx: Context, req: Request) {
   });
   ctx.engine.invalidate();
   return Response.json(cardJson(card, kind), { status: 201 });
+}
+
+function refuseIllegalKey(key: string): void {
+  const problem = keyProblem(key);
+  if (problem === null) return;
+  throw new LoreError(
+    "invalid_key",
+    `${problem}: ${JSON.stringify(key)}; choose another key, for example ${JSON.stringify(keyFromTitle(key))}, ` +
+      "or leave the key out to make one from the title",
+  );
 }
 
 export async function putCard(ctx: Context, req: Request, kindName: string, key: string) {
@@ -224,7 +233,7 @@ export function recent(ctx: Context, url: URL) {
 export function checkup(ctx: Context) {
   // The same shape as `lorecards check --json`, plus the count of unparseable files.
   const index = loadIndex(ctx.vault);
-  const findings = checkCards(index.cards, index.broken, index.warnings);
+  const findings = checkCards(index.cards, index.broken, index.warnings, findLinks(ctx.vault));
   const errors = findings.filter((f) => f.severity === "error").length;
   return {
     cards: index.cards.length,

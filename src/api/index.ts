@@ -1,12 +1,20 @@
 /**
  * api/ owns the HTTP API behind the web editor (spec "HTTP API"): a `fetch(req) → Response` function
- * over one vault, with its guards (Host, Origin, `X-Lorecards: 1` on writes, an optional bearer token,
- * body size limits). Every error is `{"error": code, "detail": message}` with the status of its
- * LoreError code. It never listens on a socket (cli/ does), serves no page (ui/ does) and never
+ * over one vault, with its guards (Host, Origin, `X-Lorecards: 1` on writes, an optional bearer token
+ * with a throttle on wrong ones, body size limits). Every error is `{"error": code, "detail": message}`
+ * with the status of its LoreError code. It never listens on a socket (cli/ does), serves no page (ui/ does) and never
  * parses cards or matches text itself: vault/, recall/, check/, state/ and interop/ do.
  */
 import { LoreError } from "../errors.ts";
-import { errorResponse, loreErrorResponse } from "../http/index.ts";
+import {
+  clientAddress,
+  createThrottle,
+  errorResponse,
+  loreErrorResponse,
+  type Peer,
+  refuseHostless,
+  type ThrottleOptions,
+} from "../http/index.ts";
 import type { Engine } from "../recall/index.ts";
 import { type GuardOptions, guard } from "./_guard.ts";
 import * as routes from "./_routes.ts";
@@ -20,6 +28,8 @@ export interface ApiOptions {
   port?: number;
   /** When set, every API request needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** How wrong tokens are slowed down (http/ THROTTLE_DEFAULTS: 5 a minute, then 429 for a minute). */
+  throttle?: Partial<ThrottleOptions>;
   /** Never write hits.jsonl, whatever `?log=1` says. */
   noLog?: boolean;
   /** Body limits in bytes. */
@@ -74,8 +84,11 @@ function match(
   return { kind: "", key: "", allowed };
 }
 
-/** The API as a fetch handler; requests outside `/api/` are answered 404 (the page is served elsewhere). */
-export function createApi(options: ApiOptions): (req: Request) => Promise<Response> {
+/**
+ * The API as a fetch handler; requests outside `/api/` are answered 404 (the page is served elsewhere).
+ * `peer` is Bun.serve's server, which knows the client's address (for the throttle).
+ */
+export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => Promise<Response> {
   const ctx: routes.Context = {
     vault: options.engine.vault,
     engine: options.engine,
@@ -83,12 +96,19 @@ export function createApi(options: ApiOptions): (req: Request) => Promise<Respon
     limits: { ...API_DEFAULTS, ...options.limits },
     now: options.now ?? (() => new Date()),
   };
-  const guardOptions: GuardOptions = { hosts: options.hosts, port: options.port, token: options.token };
-  return async (req) => {
+  const guardOptions: GuardOptions = {
+    hosts: options.hosts,
+    port: options.port,
+    token: options.token,
+    throttle: options.token ? createThrottle(options.throttle) : undefined,
+  };
+  return async (req, peer) => {
+    const hostless = refuseHostless(req);
+    if (hostless) return hostless;
     const url = new URL(req.url);
     if (!url.pathname.startsWith("/api/"))
       return errorResponse(404, "not_found", `no such path: ${url.pathname}`);
-    const refused = guard(req, guardOptions);
+    const refused = guard(req, guardOptions, clientAddress(req, peer));
     if (refused) return withNoStore(refused);
     try {
       const found = match(req.method, url.pathname.slice(5).replace(/\/$/, "").split("/"));

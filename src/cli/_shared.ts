@@ -35,12 +35,24 @@ export function print(text: string): void {
   process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 }
 
+/** Shorter tokens are refused at start-up: 16 hex characters are 64 bits, beyond any guessing. */
+export const MIN_TOKEN_LENGTH = 16;
+
 /**
  * The access token: --token, else $LORECARDS_TOKEN. The variable keeps the token out of `ps` output
- * (a systemd unit can load it from an EnvironmentFile).
+ * (a systemd unit can load it from an EnvironmentFile). A short one is a usage error (exit 2), said
+ * before anything listens.
  */
 export function tokenFrom(args: { token?: string }): string | undefined {
-  return args.token || process.env.LORECARDS_TOKEN || undefined;
+  const token = args.token || process.env.LORECARDS_TOKEN || undefined;
+  if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+    throw new LoreError(
+      "usage",
+      `${args.token ? "--token" : "$LORECARDS_TOKEN"} is ${token.length} characters long; it needs at least ` +
+        `${MIN_TOKEN_LENGTH}. Make a good one with: openssl rand -hex 16`,
+    );
+  }
+  return token;
 }
 
 /** A flag that takes a whole number ≥ 0 (a budget, a depth, a turn count); undefined when absent. */

@@ -1,13 +1,14 @@
 // `lorecards ui`: the web editor and its HTTP API on one port (default 8766). Off loopback it refuses
-// to start without --token. With --gateway-upstream the gateway runs in the same process on its own
-// port, so one service on a home server does both.
+// to start without --token (of 16 characters or more). With --gateway-upstream the gateway runs in the
+// same process on its own port, so one service on a home server does both. Every response carries the
+// editor's security headers; a request without Host is answered 400 (http/ listen).
 import os from "node:os";
 import { defineCommand } from "citty";
 import { createApi } from "../api/index.ts";
 import { LoreError } from "../errors.ts";
 import { baseUrls, GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
-import { isLoopbackHost } from "../http/index.ts";
-import { openEngine } from "../recall/index.ts";
+import { isLoopbackHost, type Listener, listen, type ThrottleOptions } from "../http/index.ts";
+import { type Engine, openEngine } from "../recall/index.ts";
 import { uiRoutes } from "../ui/index.ts";
 import {
   hostList,
@@ -66,23 +67,15 @@ export const uiCommand = defineCommand({
     }
     const engine = await openEngine(vaultPath(args), { watch: true, create: isDefaultVault(args) });
     const extra = hostList(args["allow-host"]);
-    let api: ((req: Request) => Promise<Response>) | undefined;
-    const server = Bun.serve({
-      hostname: host,
-      port,
-      idleTimeout: 30,
-      development: false,
-      routes: uiRoutes(),
-      fetch: (req) => api!(req),
-    });
-    const realPort = server.port ?? port;
-    api = createApi({
+    const server = await serveEditor({
       engine,
-      hosts: [...servedHosts(host), ...extra],
-      port: realPort,
+      host,
+      port,
       token,
+      allowHosts: extra,
       noLog: args.log === false,
     });
+    const realPort = server.port;
     const gateway = args["gateway-upstream"]
       ? startGateway({
           vaultRoot: engine.vault.root,
@@ -120,6 +113,42 @@ export const uiCommand = defineCommand({
     await stopped;
   },
 });
+
+export interface EditorOptions {
+  engine: Engine;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  token?: string;
+  /** Extra names the page may be reached by (`--allow-host`). */
+  allowHosts?: readonly string[];
+  noLog?: boolean;
+  throttle?: Partial<ThrottleOptions>;
+}
+
+/** The page and the API on one port: static routes first, the API for everything else. */
+export async function serveEditor(options: EditorOptions): Promise<Listener> {
+  const ui = await uiRoutes();
+  let api: ReturnType<typeof createApi> | undefined;
+  const server = listen({
+    hostname: options.host,
+    port: options.port,
+    idleTimeout: 30,
+    routes: ui.routes,
+    headers: ui.headers,
+    fetch: (req, peer) => api!(req, peer),
+  });
+  // The API checks the Host's port, so it is made once the real port is known.
+  api = createApi({
+    engine: options.engine,
+    hosts: [...servedHosts(options.host), ...(options.allowHosts ?? [])],
+    port: server.port,
+    token: options.token,
+    noLog: options.noLog,
+    throttle: options.throttle,
+  });
+  return server;
+}
 
 function isWildcard(host: string): boolean {
   return host === "0.0.0.0" || host === "::" || host === "[::]";

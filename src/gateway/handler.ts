@@ -7,7 +7,14 @@
  * too, and the deps have said so once.
  */
 
-import { errorResponse, tokenMatches } from "../http/index.ts";
+import {
+  clientAddress,
+  createThrottle,
+  errorResponse,
+  type Peer,
+  type Throttle,
+  tokenMatches,
+} from "../http/index.ts";
 import { BODY_LIMITS, letOthersRun, nestsDeeperThan, readBounded } from "./_body.ts";
 import type { Adapter } from "./_chat.ts";
 import { anthropicAdapter } from "./anthropic.ts";
@@ -29,6 +36,8 @@ export interface HandlerOptions {
   fetch?: typeof fetch;
   /** Host and cross-site checks, for a gateway on loopback (off loopback the token protects it). */
   guard?: GuardOptions;
+  /** Slows down wrong tokens per address; with a token and none given, http/'s defaults. */
+  throttle?: Throttle;
 }
 
 const ADAPTERS: readonly Adapter[] = [openaiAdapter, anthropicAdapter, responsesAdapter];
@@ -38,10 +47,11 @@ export function adapterFor(method: string, pathname: string): Adapter | undefine
   return ADAPTERS.find((a) => a.paths.includes(pathname));
 }
 
-export function createHandler(options: HandlerOptions): (req: Request) => Promise<Response> {
+export function createHandler(options: HandlerOptions): (req: Request, peer?: Peer) => Promise<Response> {
   const doFetch = options.fetch ?? fetch;
   const warnedPaths = new Set<string>();
-  return async (req) => {
+  const throttle = options.token ? (options.throttle ?? createThrottle()) : undefined;
+  return async (req, peer) => {
     const refused = options.guard && refuseBrowserAbuse(req, options.guard);
     if (refused) return refused;
     const url = new URL(req.url);
@@ -49,7 +59,12 @@ export function createHandler(options: HandlerOptions): (req: Request) => Promis
     // A browser sends its CORS preflight without custom headers, so it can never carry the token. It
     // has no body and reaches no card; it goes to the upstream, which decides about CORS.
     if (isPreflight(req)) return withOurHeadersAllowed(await forward(plain(target, req, doFetch)));
+    const address = clientAddress(req, peer);
+    const slowed = throttle?.refuse(address);
+    if (slowed) return slowed;
     if (!tokenMatches(req, TOKEN_HEADER, options.token)) {
+      // Only a token that was given and wrong counts as a guess; a client that forgot it is not one.
+      if (req.headers.has(TOKEN_HEADER)) throttle?.fail(address);
       return errorResponse(401, "unauthorized", "missing or wrong X-Lorecards-Token header");
     }
     const adapter = adapterFor(req.method, url.pathname);

@@ -1,10 +1,21 @@
 /**
- * Small web helpers shared by every HTTP surface (the gateway, the web UI and its API): the
- * `{error, detail}` envelope, a timing-safe token check, loopback detection and `listen()` around
- * `Bun.serve`. Nothing here knows about cards, conversations or upstreams.
+ * Small web helpers shared by every HTTP surface (the gateway, the web UI and its API, MCP over HTTP):
+ * the `{error, detail}` envelope, a timing-safe token check, a throttle for bad tokens, loopback
+ * detection, the editor's security headers and `listen()` around `Bun.serve` (which refuses requests
+ * without a Host). Nothing here knows about cards, conversations or upstreams.
  */
 
 export { errorEnvelope, errorResponse, loreErrorResponse } from "./envelope.ts";
-export { isLoopbackHost, splitHost } from "./host.ts";
-export { type Listener, type ListenOptions, listen } from "./listen.ts";
+export { isLoopbackHost, refuseHostless, splitHost } from "./host.ts";
+export { type Handler, type Listener, type ListenOptions, listen } from "./listen.ts";
+export { securityHeaders, withHeaders } from "./security.ts";
+export {
+  addressKey,
+  clientAddress,
+  createThrottle,
+  type Peer,
+  THROTTLE_DEFAULTS,
+  type Throttle,
+  type ThrottleOptions,
+} from "./throttle.ts";
 export { safeEqual, tokenMatches } from "./token.ts";

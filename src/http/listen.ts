@@ -1,16 +1,26 @@
 /**
- * `listen()` wraps `Bun.serve` so a surface stays a plain `fetch(req) → Response` function. The idle
- * timeout is off by default: a slow server-sent-event stream must not be cut after 10 s of silence
- * (Bun's default).
+ * `listen()` wraps `Bun.serve` so a surface stays a plain `fetch(req) → Response` function (plus, for
+ * the editor, a table of exact paths). It answers 400 to a request without a usable Host before any
+ * handler sees it, never sends Bun's development error page (it shows source and stack), and can add
+ * headers to every response. The idle timeout is off by default: a slow server-sent-event stream must
+ * not be cut after 10 s of silence (Bun's default).
  */
 
-import type { Server } from "bun";
+import { refuseHostless } from "./host.ts";
+import { withHeaders } from "./security.ts";
+import type { Peer } from "./throttle.ts";
+
+export type Handler = (req: Request, peer: Peer) => Response | Promise<Response>;
 
 export interface ListenOptions {
   hostname: string;
   /** 0 picks a free port. */
   port: number;
-  fetch: (req: Request, server: Server<undefined>) => Response | Promise<Response>;
+  fetch: Handler;
+  /** Exact paths answered by their own handler; everything else goes to `fetch`. */
+  routes?: Record<string, Handler>;
+  /** Set on every response (the editor's security headers); none by default, as a proxy must. */
+  headers?: Record<string, string>;
   /** Seconds of silence before a connection is closed; 0 = never (default). */
   idleTimeout?: number;
   /** Largest request body accepted, in bytes; Bun's default (128 MiB) when absent. */
@@ -27,12 +37,22 @@ export interface Listener {
 }
 
 export function listen(options: ListenOptions): Listener {
+  const headers = options.headers;
+  const wrap =
+    (handler: Handler): Handler =>
+    async (req, peer) => {
+      const res = refuseHostless(req) ?? (await handler(req, peer));
+      return headers ? withHeaders(res, headers) : res;
+    };
+  const routes = Object.fromEntries(Object.entries(options.routes ?? {}).map(([p, h]) => [p, wrap(h)]));
   const server = Bun.serve({
     hostname: options.hostname,
     port: options.port,
     idleTimeout: options.idleTimeout ?? 0,
     maxRequestBodySize: options.maxRequestBodySize,
-    fetch: options.fetch,
+    development: false,
+    routes,
+    fetch: wrap(options.fetch),
   });
   const port = server.port ?? options.port;
   const host = options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname;

@@ -4,7 +4,7 @@
  * with an explanation of every decision. It reads the vault through the persisted index and never
  * writes cards; recording what was injected is the caller's job (state/), so a dry run is just a call.
  */
-import { type FSWatcher, readFileSync, watch } from "node:fs";
+import { type FSWatcher, watch } from "node:fs";
 import { join } from "node:path";
 import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
@@ -14,6 +14,7 @@ import {
   hasLeftovers,
   loadIndex,
   openVault,
+  readNoFollow,
   recoverImports,
   STATE_DIR,
   type Vault,
@@ -166,7 +167,8 @@ export class Engine {
     const cacheKey = `${idOf(card)}\0${card.mtime}:${card.size}\0${seeAlso.map((s) => `${s.key}\0${s.firstLine}`).join("\0")}`;
     const cached = this.rendered.get(cacheKey);
     if (cached !== undefined) return cached;
-    const file = readFileSync(join(this.vault.root, card.path), "utf8");
+    // Never through a link, even one put in place after the index was read (README "Symbolic links").
+    const file = readNoFollow(this.vault, join(this.vault.root, card.path));
     const body = publicTextOf(file, this.vault.kinds);
     const text = renderCard({ title: card.title, kind: card.kind, text: body, seeAlso });
     if (this.rendered.size > 5000) this.rendered.clear();

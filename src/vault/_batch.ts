@@ -15,6 +15,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { atomicWrite, randomHex } from "./_fs.ts";
+import { linkBelow, refuseLinks } from "./_links.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 
 /** One file to put in place. */
@@ -45,11 +46,17 @@ interface Moved {
   backup?: string;
 }
 
-/** Writes every file, then moves them all into place; all or nothing (see the module comment). */
+/**
+ * Writes every file, then moves them all into place; all or nothing (see the module comment). A target
+ * that is a symbolic link, or in a folder that is one, is refused (`forbidden`) before anything is
+ * written: the vault never writes through a link, nor silently replaces one.
+ */
 export async function placeAll(vault: Vault, files: Placement[], onProgress?: Progress): Promise<void> {
   const stateDir = path.join(vault.root, STATE_DIR);
   const stage = path.join(stateDir, `${PREFIX}${process.pid}-${randomHex(4)}`);
   const dirs = [...new Set(files.map((f) => path.dirname(f.target)))];
+  for (const d of dirs) refuseLinks(vault, d);
+  for (const f of files) refuseLinks(vault, f.target);
   const madeDirs = [stateDir, ...dirs].filter((d) => !fs.existsSync(d));
   const moved: Moved[] = [];
   const total = files.length * 2;
@@ -180,6 +187,7 @@ function rollForward(vault: Vault, stage: string, plan: PlanFile): void {
     const staged = path.join(stage, path.basename(String(move.staged)));
     const target = path.resolve(root, String(move.target));
     if (!target.startsWith(root + path.sep) || !fs.existsSync(staged)) continue;
+    if (linkBelow(vault, path.dirname(target)) !== null) continue;
     if (!move.replaces && fs.existsSync(target)) continue;
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.renameSync(staged, target);

@@ -8,6 +8,7 @@ import { kindByName, validateKey } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import { fsyncDir, statExact } from "./_fs.ts";
+import { linkBelow, refuseLinks } from "./_links.ts";
 import { readCard } from "./cards.ts";
 import { type LockOptions, withLock } from "./lock.ts";
 import { archiveDir, cardPath, relPath, type Vault } from "./paths.ts";
@@ -48,6 +49,8 @@ export function archiveCard(
   return withLock(
     vault,
     () => {
+      refuseLinks(vault, from);
+      refuseLinks(vault, dir);
       if (!fs.existsSync(from)) throw new LoreError("not_found", `no ${def.name} card named "${key}"`);
       let name = key;
       for (let n = 2; fs.existsSync(path.join(dir, `${name}.md`)); n++) name = `${key}~${n}`;
@@ -80,6 +83,8 @@ export function restoreCard(
   return withLock(
     vault,
     () => {
+      refuseLinks(vault, from);
+      refuseLinks(vault, to);
       if (!fs.existsSync(from))
         throw new LoreError("not_found", `no archived ${def.name} card "${archivedKey}"`);
       if (fs.existsSync(to)) throw new LoreError("conflict", `a live ${def.name} card named "${key}" exists`);
@@ -95,6 +100,7 @@ export function listArchived(vault: Vault): ArchivedCard[] {
   const out: ArchivedCard[] = [];
   for (const def of vault.kinds.kinds) {
     const dir = archiveDir(vault, def);
+    if (linkBelow(vault, dir) !== null) continue;
     let names: fs.Dirent[];
     try {
       names = fs.readdirSync(dir, { withFileTypes: true });

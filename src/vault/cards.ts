@@ -17,6 +17,8 @@ import {
 import type { Card, CardDraft } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import { advanceMtime, atomicWrite } from "./_fs.ts";
+import { openNoFollow, refuseLinks } from "./_links.ts";
+import { removeStaleTemps } from "./_temps.ts";
 import { loadIndex } from "./catalog.ts";
 import { type LockOptions, withLock } from "./lock.ts";
 import { cardPath, relPath, type Vault } from "./paths.ts";
@@ -31,14 +33,15 @@ export interface WriteOptions extends LockOptions {
   size?: number;
 }
 
-/** Read a card file and its exact stats from one open file descriptor. */
+/** Read a card file and its exact stats from one open file descriptor, never through a link. */
 function readRaw(vault: Vault, kind: string, key: string): { text: string; card: Card } {
   const file = cardPath(vault, kind, key);
   const def = kindByName(vault.kinds, kind);
   let fd: number;
   try {
-    fd = fs.openSync(file, "r");
+    fd = openNoFollow(vault, file);
   } catch (err) {
+    if (err instanceof LoreError) throw err;
     if ((err as NodeJS.ErrnoException).code === "ENOENT") {
       throw new LoreError("not_found", `no ${def.name} card named "${key}"`);
     }
@@ -99,17 +102,22 @@ export function findCard(vault: Vault, given: string): Card {
   return readCard(vault, hit.kind, hit.key);
 }
 
-/** Write a new card; LoreError conflict when the name is taken in that kind. */
+/**
+ * Write a new card; LoreError conflict when the name is taken in that kind, forbidden when the card or
+ * its kind folder is a symbolic link.
+ */
 export async function createCard(vault: Vault, draft: CardDraft, opts: LockOptions = {}): Promise<Card> {
   const file = cardPath(vault, draft.kind, draft.key);
   const text = serializeCard(draft);
   return withLock(
     vault,
     () => {
+      refuseLinks(vault, file);
       if (fs.existsSync(file)) {
         throw new LoreError("conflict", `a ${draft.kind} card named "${draft.key}" already exists`);
       }
       fs.mkdirSync(path.dirname(file), { recursive: true });
+      removeStaleTemps(path.dirname(file));
       atomicWrite(file, text);
       return readCard(vault, draft.kind, draft.key);
     },
@@ -135,6 +143,7 @@ async function rewrite(
       }
       const next = change(text, card);
       if (next === text) return card;
+      removeStaleTemps(path.dirname(file));
       atomicWrite(file, next);
       advanceMtime(file, card.mtime);
       return readCard(vault, kind, key);

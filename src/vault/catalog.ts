@@ -11,6 +11,8 @@ import { cardMeta, keyProblem, parseCard } from "../card/index.ts";
 import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
 import { atomicWrite } from "./_fs.ts";
 import { IndexTable, type ParsedEntry } from "./_index-file.ts";
+import { linkBelow, readNoFollow } from "./_links.ts";
+import { removeStaleTemps } from "./_temps.ts";
 import { kindDir, STATE_DIR, type Vault } from "./paths.ts";
 
 export interface VaultIndex {
@@ -76,7 +78,7 @@ function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): 
   try {
     const problem = keyProblem(file.key);
     if (problem !== null) throw new Error(`the file name is not a legal card name: ${problem}`);
-    const text = fs.readFileSync(file.abs, "utf8");
+    const text = readNoFollow(vault, file.abs, false);
     const card = parseCard(text, { ...base, kinds: vault.kinds, mtime, size });
     const entry: ParsedEntry = { mtime, size, meta: cardMeta(card) };
     if (card.warnings.length > 0) entry.warnings = card.warnings;
@@ -91,7 +93,9 @@ function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): 
 
 function persist(vault: Vault, entries: IndexTable): void {
   try {
-    fs.mkdirSync(path.join(vault.root, STATE_DIR), { recursive: true });
+    // Not recursive: a vault moved away while open must not come back as an empty folder.
+    if (!fs.existsSync(path.join(vault.root, STATE_DIR))) fs.mkdirSync(path.join(vault.root, STATE_DIR));
+    removeStaleTemps(path.join(vault.root, STATE_DIR));
     atomicWrite(indexPath(vault), entries.encode(kindsSignature(vault)));
   } catch {
     // The index is a cache: a read-only vault still works, it just re-parses next time.
@@ -106,12 +110,14 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
   const fresh = new Map<string, ParsedEntry>();
   const stampParts: string[] = [kindsSignature(vault)];
   // The hot loop of every cold start (one pass per card file, run by a cold engine): kept lean.
+  // lstat, not stat: a card file that is a symbolic link is skipped, as is a kind folder that is one.
   for (const kind of vault.kinds.kinds) {
+    if (linkBelow(vault, kindDir(vault, kind)) !== null) continue;
     const dir = kindDir(vault, kind) + path.sep;
     const prefix = kind.dir === "" ? "" : `${kind.dir}/`;
     for (const name of cardFileNames(dir)) {
-      const st = fs.statSync(dir + name, { bigint: true, throwIfNoEntry: false });
-      if (st === undefined || !st.isFile()) continue; // gone since the listing, or a folder named *.md
+      const st = fs.lstatSync(dir + name, { bigint: true, throwIfNoEntry: false });
+      if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
       const rel = prefix + name;
       const mtime = `${st.mtimeNs}`;
       const size = Number(st.size);

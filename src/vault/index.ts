@@ -2,12 +2,15 @@
  * vault/ owns the cards on disk: where the vault is, opening and initialising it, the lock, atomic
  * writes, reading/creating/updating/archiving cards, and the persisted index that lets a fresh process
  * re-parse only the cards that changed. It never matches, renders or injects (match/, recall/), and it
- * never parses card text itself (card/ does).
+ * never parses card text itself (card/ does). It never reads or writes through a symbolic link inside
+ * the vault (`_links.ts`), and it removes the temp files a killed write left behind (`_temps.ts`).
  */
 
 export { hasLeftovers, type Placement, type Progress, placeAll, recoverImports } from "./_batch.ts";
 export { atomicWrite, randomHex } from "./_fs.ts";
 export type { IndexTable } from "./_index-file.ts";
+export { findLinks, linkBelow, readNoFollow, type VaultLink } from "./_links.ts";
+export { sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { createCard, findCard, readCard, updateCard, updateRecent, type WriteOptions } from "./cards.ts";
 export { indexPath, type LoadIndexOptions, loadIndex, type VaultIndex } from "./catalog.ts";

@@ -23,7 +23,8 @@ export function lockPath(root: string): string {
   return path.join(root, ".lorecards", "lock");
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this pid runs on this machine (EPERM: it does, as another user). */
+export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

@@ -1,6 +1,6 @@
 /**
  * Opening and creating vaults. `initVault` writes the kind directories and one example card per kind,
- * never overwriting a file that exists.
+ * never overwriting a file that exists and never writing through a kind directory that is a link.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -8,6 +8,7 @@ import { loadKindsConfig, serializeCard } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
 import { EXAMPLES, exampleBody } from "./_examples.ts";
 import { atomicCreate } from "./_fs.ts";
+import { linkBelow } from "./_links.ts";
 import { kindDir, relPath, STATE_DIR, type Vault } from "./paths.ts";
 
 export interface OpenOptions {
@@ -48,6 +49,8 @@ export function initVault(root: string): { root: string; created: string[] } {
     ensureDir(path.join(abs, STATE_DIR), [], STATE_DIR);
     for (const kind of vault.kinds.kinds) {
       const dir = kindDir(vault, kind);
+      // A kind folder that is a symbolic link is never written through (check reports it).
+      if (linkBelow(vault, dir) !== null) continue;
       if (kind.dir !== "") ensureDir(dir, created, `${kind.dir}/`);
       const example = EXAMPLES[kind.name];
       if (!example) continue;

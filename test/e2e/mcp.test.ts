@@ -295,12 +295,12 @@ describe("over streamable HTTP", () => {
   test("with --token, a client without it is refused and one with it gets through", async () => {
     const vault = makeVault();
     try {
-      const { url } = await startHttp(vault, ["--token", "s3cret"]);
+      const { url } = await startHttp(vault, ["--token", "s3cret-0123456789"]);
       const anonymous = new Client({ name: "t", version: "0" });
       await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow();
       const variants: Record<string, string>[] = [
-        { authorization: "Bearer s3cret" },
-        { "x-lorecards-token": "s3cret" },
+        { authorization: "Bearer s3cret-0123456789" },
+        { "x-lorecards-token": "s3cret-0123456789" },
       ];
       for (const headers of variants) {
         const client = new Client({ name: "t", version: "0" });

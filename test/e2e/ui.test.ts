@@ -14,7 +14,7 @@ const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium)
   console.warn(`test/e2e/ui.test.ts: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
-const TOKEN = "e2e-token-5f3a";
+const TOKEN = "e2e-token-5f3a-0123";
 let root: string;
 let server: ReturnType<typeof Bun.spawn> | undefined;
 let base = "";

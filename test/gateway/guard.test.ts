@@ -98,3 +98,25 @@ describe("paths the gateway does not inject into", () => {
     expect(h.warnings).toEqual([]);
   });
 });
+
+describe("a gateway with a token", () => {
+  test("after five wrong tokens from one address, even the right one waits (429, Retry-After)", async () => {
+    const h = harness(vault, upstream, {}, { token: "a-good-long-token-123" });
+    harnesses.push(h);
+    const send = (token: string) => h.sendRaw("/v1/chat/completions", chat, { "x-lorecards-token": token });
+    for (let i = 0; i < 5; i++) expect((await send("wrong-token-guess")).status).toBe(401);
+    const slowed = await send("a-good-long-token-123");
+    expect(slowed.status).toBe(429);
+    expect(Number(slowed.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  test("a client that forgot the token is told so, and is not counted as guessing", async () => {
+    const h = harness(vault, upstream, {}, { token: "a-good-long-token-123" });
+    harnesses.push(h);
+    for (let i = 0; i < 8; i++) expect((await h.sendRaw("/v1/chat/completions", chat)).status).toBe(401);
+    const ok = await h.sendRaw("/v1/chat/completions", chat, {
+      "x-lorecards-token": "a-good-long-token-123",
+    });
+    expect(ok.status).toBe(200);
+  });
+});
