@@ -31,7 +31,8 @@ export function keyProblem(key: string): string | null {
   if (FORBIDDEN.test(key)) return 'a card name cannot contain / \\ < > : " | ? *';
   if (key.startsWith(".")) return "a card name cannot start with a dot";
   if (/[. ]$/.test(key)) return "a card name cannot end with a dot or a space";
-  if (DEVICE.test(key)) return `"${key}" is a reserved device name on Windows`;
+  if (DEVICE.test(key))
+    return "a card name cannot be a device name Windows reserves (CON, PRN, AUX, NUL, COM1, LPT1, …)";
   if (Buffer.byteLength(key, "utf8") > MAX_KEY_BYTES)
     return `a card name is limited to ${MAX_KEY_BYTES} bytes`;
   return null;

@@ -5,7 +5,7 @@
  * defaults, and symbolic links in the vault (never followed, so what they point to is not a card).
  * Pure: it reads the index entries it is given and reports; it never changes a card.
  */
-import { formatCount } from "../card/index.ts";
+import { formatCount, keyFromTitle } from "../card/index.ts";
 import type { BrokenCard, CardMeta } from "../card/types.ts";
 import { cardTerms, charCount, fold } from "../match/index.ts";
 
@@ -143,7 +143,8 @@ function checkCard(card: CheckCard, names: Set<string>): Finding[] {
       );
     }
   }
-  if (fold(card.title) !== fold(card.key)) {
+  // A title that is no legal file name (`aux.txt`, over 200 bytes) gets the name made from it: no mismatch.
+  if (fold(card.title) !== fold(card.key) && fold(keyFromTitle(card.title)) !== fold(card.key)) {
     add("warning", "title_mismatch", `title "${card.title}" does not match the file name "${card.key}.md"`);
   }
   for (const ref of card.refs) {

@@ -54,6 +54,11 @@ describe("the health check", () => {
       meta("Alice", { title: "Alice B." }),
       ["warning title_mismatch"],
     ],
+    [
+      "a title that is no legal file name, in the file named after it",
+      meta("aux_.txt", { title: "aux.txt" }),
+      [],
+    ],
     ["a ref to a card that does not exist", meta("Alice", { refs: ["Nobody"] }), ["warning dangling_ref"]],
     [
       "a word both required and forbidden can never fire",
