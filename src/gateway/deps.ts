@@ -1,7 +1,8 @@
 /**
- * The pipeline's dependencies backed by a vault on disk: the recall engine, the state store, the
- * marker secret and the hit log. Each is opened on first use; an open that fails is retried on the
- * next request, so a gateway started before its vault is readable begins injecting once it is.
+ * The pipeline's dependencies backed by a vault on disk: the recall engine and the state store (which
+ * holds the marker secret and the hit log too). Each is opened on first use; an open that fails is
+ * retried on the next request, so a gateway started before its vault is readable begins injecting
+ * once it is.
  *
  * A running gateway never creates its vault. Before each chat request it checks that the folder is
  * there; while it is not (moved away, deleted, never created), requests pass through unchanged, one
@@ -11,19 +12,12 @@
  * created when the gateway starts, never later.
  */
 
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { Markers } from "../inject/index.ts";
 import { markersFromSecret } from "../inject/index.ts";
 import { type EngineOptions, openEngine } from "../recall/index.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/types.ts";
-import {
-  appendHits,
-  type HitEntry,
-  markerSecret,
-  openSqliteStore,
-  type Store,
-  secretPath,
-} from "../state/index.ts";
+import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
 import { openVault } from "../vault/index.ts";
 import type { PipelineDeps } from "./pipeline.ts";
 
@@ -42,21 +36,24 @@ export interface VaultDepsOptions {
    * writes invalidate it at once, so a card saved in the editor is injected on the next request.
    */
   sharedEngine?: Engine;
+  /** Where conversation state lives (state/ `openStore`); the vault's own state.db by default. */
+  state?: string;
   warn?: (line: string) => void;
   now?: () => number;
 }
 
 export interface VaultDeps extends PipelineDeps {
-  close(): void;
+  close(): Promise<void>;
 }
 
 export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   const root = options.vaultRoot;
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const engineOptions: EngineOptions = { watch: true, ...options.engine, create: false };
+  // Long-running: a rebuild after a card edit is saved, so the next hook or `try` starts warm.
+  const engineOptions: EngineOptions = { watch: true, persist: true, ...options.engine, create: false };
   let engine: Promise<Engine> | undefined = options.sharedEngine && Promise.resolve(options.sharedEngine);
-  let store: Store | undefined;
-  let markers: Markers | undefined;
+  let store: Promise<Store> | undefined;
+  let markers: { secret: string; markers: Markers } | undefined;
 
   if (options.engine?.create && !isFolder(root)) {
     try {
@@ -89,10 +86,26 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     return engine;
   };
 
+  const openedStore = (): Promise<Store> => {
+    if (!store) {
+      const opening = openStore(options.state ?? stateUrl(root), { warn });
+      store = opening;
+      opening.catch(() => {
+        if (store === opening) store = undefined;
+      });
+    }
+    return store;
+  };
+
+  const closeStore = (): Promise<void> => {
+    const closing = store?.then((s) => s.close()).catch(() => undefined);
+    store = undefined;
+    return closing ?? Promise.resolve();
+  };
+
   /** Lets go of everything opened on the vault folder; what is needed again is reopened on use. */
   const release = () => {
-    store?.close();
-    store = undefined;
+    void closeStore();
     markers = undefined;
     if (!options.sharedEngine) {
       void engine?.then((e) => e.close()).catch(() => undefined);
@@ -122,26 +135,21 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     async recall(turns: Turn[], opts: RecallOptions): Promise<RecallResult> {
       return (await openedEngine()).recall(turns, opts);
     },
-    store() {
-      store ??= openSqliteStore(root, { warn });
-      return store;
+    store: openedStore,
+    async markers() {
+      // The store hands out the secret the hook uses too, made anew if its file was deleted.
+      const secret = await (await openedStore()).markerSecret();
+      if (markers?.secret !== secret) markers = { secret, markers: markersFromSecret(secret) };
+      return markers.markers;
     },
-    markers() {
-      // The secret goes with the state folder: deleted with it, a new one is made (or the one a hook
-      // made meanwhile is read), so the gateway and the hook keep recognising each other's blocks.
-      if (markers === undefined || !existsSync(secretPath(root)))
-        markers = markersFromSecret(markerSecret(root));
-      return markers;
-    },
-    logHits(entries: HitEntry[]) {
-      appendHits(root, entries);
+    async logHits(entries: HitEntry[]) {
+      await (await openedStore()).appendHits(entries);
     },
     now: options.now ?? Date.now,
     warn,
-    close() {
-      store?.close();
-      store = undefined;
+    async close() {
       if (!options.sharedEngine) void engine?.then((e) => e.close()).catch(() => undefined);
+      await closeStore();
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Dedupe for the hook (spec "Dedupe"): one Claude Code session is one conversation, keyed on its
- * `session_id`. The hook has no request to count turns in, so it keeps its own clock in the Store and
+ * Dedupe for the hook (README "The Claude Code hook", Dedupe): one Claude Code session is one
+ * conversation, keyed on its `session_id`. The hook has no request to count turns in, so it keeps its own clock in the Store and
  * advances it on every prompt. A card injected at turn n is not injected again before turn
  * n + reinjectAfter (0 = inject on every match). Hook context stays in Claude Code's transcript, so
  * "already in context" holds until the context is compacted or cleared.
@@ -19,11 +19,16 @@ export interface TurnState {
 }
 
 /** Advance the session's clock and say which cards are still in context. */
-export function beginTurn(store: Store, conversation: string, reinjectAfter: number, now: number): TurnState {
-  const turn = store.advance(conversation, now);
+export async function beginTurn(
+  store: Store,
+  conversation: string,
+  reinjectAfter: number,
+  now: number,
+): Promise<TurnState> {
+  const turn = await store.advanceTurn(conversation, now);
   const inContext = new Set<string>();
   if (reinjectAfter > 0) {
-    for (const inj of store.load(conversation).injections) {
+    for (const inj of (await store.loadConversation(conversation)).injections) {
       if (turn < inj.turn + reinjectAfter) inContext.add(inj.id);
     }
   }
@@ -31,15 +36,15 @@ export function beginTurn(store: Store, conversation: string, reinjectAfter: num
 }
 
 /** Record what went in at `turn`. */
-export function recordInjections(
+export async function recordInjections(
   store: Store,
   conversation: string,
   turn: number,
   cards: readonly { id: string; version: string }[],
   now: number,
-): void {
+): Promise<void> {
   if (cards.length === 0) return;
-  store.commit(conversation, {
+  await store.commitTurn(conversation, {
     turn,
     now,
     injections: cards.map((c) => ({ id: c.id, version: c.version, turn })),
@@ -51,6 +56,6 @@ export function recordInjections(
  * the model's window. A commit at turn 0 starts a new clock and drops every later ledger row (Store
  * contract: "a turn lower than the stored one starts a new clock").
  */
-export function resetSession(store: Store, conversation: string, now: number): void {
-  store.commit(conversation, { turn: 0, now });
+export function resetSession(store: Store, conversation: string, now: number): Promise<void> {
+  return store.commitTurn(conversation, { turn: 0, now });
 }

@@ -1,25 +1,20 @@
 /**
- * The per-vault marker secret in `<vault>/.lorecards/marker-secret`, created on first use with mode
- * 0600. Creation is race-free across processes: the secret is written to a private temp file and
- * hard-linked into place, so a second process either links first or reads a complete file.
+ * The marker secret as a file (`marker-secret` beside state.db), created on first use with mode 0600.
+ * Creation is race-free across processes: the secret is written to a private temp file and hard-linked
+ * into place, so a second process either links first or reads a complete file.
  */
 
 import { chmodSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { randomHex } from "../vault/index.ts";
-import { ensureStateDir } from "./_dir.ts";
 
-export function secretPath(vaultRoot: string): string {
-  return path.join(vaultRoot, ".lorecards", "marker-secret");
-}
-
-export function markerSecret(vaultRoot: string): string {
-  const file = secretPath(vaultRoot);
+/** `ensureDir` makes the folder the file goes in (never the vault above it). */
+export function readOrCreateSecret(file: string, ensureDir: () => void): string {
   const existing = readSecret(file);
   if (existing !== null) return existing;
   try {
-    ensureStateDir(vaultRoot);
+    ensureDir();
     const tmp = `${file}.${process.pid}.${randomHex(4)}.tmp`;
     writeFileSync(tmp, `${randomHex(24)}\n`, { mode: 0o600 });
     chmodSync(tmp, 0o600);

@@ -1,0 +1,144 @@
+/**
+ * The conversation rules of the Store contract, written once: how a commit merges into what is stored
+ * (a new clock on a lower turn, the later turn of a card, the first replay record for a message, the
+ * caps) and the orders that decide ties. Pure functions over keys and turns: a backend reads what
+ * `planCommit` needs, inside its own transaction, and applies the plan it gets back as it is.
+ */
+
+import type { Conversation, ConversationChange, Injection, Limits, ReplayRecord } from "./types.ts";
+
+/** The conversation's own row. */
+export interface ConversationRow {
+  turn: number;
+  lastSeen: number;
+  opening: string | null;
+}
+
+export interface ReplayKey {
+  anchor: number;
+  hash: string;
+}
+
+/** What a commit needs to know of a stored conversation: keys and turns, no text. */
+export interface StoredKeys {
+  row: ConversationRow | null;
+  injections: readonly { id: string; turn: number }[];
+  replays: readonly (ReplayKey & { turn: number })[];
+}
+
+/** What to write: `put` rows replace any stored row with the same key. */
+export interface CommitPlan {
+  row: ConversationRow;
+  /** Stored for the first time: the conversation cap applies. */
+  created: boolean;
+  dropInjections: string[];
+  putInjections: Injection[];
+  dropReplays: ReplayKey[];
+  putReplay: ReplayRecord | null;
+}
+
+export function planCommit(stored: StoredKeys, change: ConversationChange, limits: Limits): CommitPlan {
+  // The client trimmed its history: a new clock, and what came from the abandoned later turns is gone.
+  const newClock = stored.row !== null && change.turn < stored.row.turn;
+  const survives = (turn: number) => !newClock || turn <= change.turn;
+
+  const ledger = new Map<string, { id: string; turn: number }>();
+  for (const i of stored.injections) if (survives(i.turn)) ledger.set(i.id, i);
+  const put = new Map<string, Injection>();
+  for (const inj of change.injections ?? []) {
+    const before = ledger.get(inj.id);
+    const merged = { id: inj.id, version: inj.version, turn: Math.max(before?.turn ?? inj.turn, inj.turn) };
+    ledger.set(inj.id, merged);
+    put.set(inj.id, merged);
+  }
+  const cards = new Set(
+    [...ledger.values()]
+      .sort(byRecency)
+      .slice(0, limits.cardsPerConversation)
+      .map((i) => i.id),
+  );
+
+  const records: (ReplayKey & { turn: number })[] = stored.replays.filter((r) => survives(r.turn));
+  const fresh = change.replay;
+  const first = fresh !== undefined && !records.some((r) => sameKey(r, fresh));
+  if (first) records.push(fresh);
+  const kept = new Set(records.sort(byNearestEnd).slice(0, limits.replaysPerConversation).map(keyOf));
+
+  return {
+    row: {
+      turn: change.turn,
+      lastSeen: Math.max(stored.row?.lastSeen ?? change.now, change.now),
+      opening: stored.row?.opening ?? change.opening ?? null,
+    },
+    created: stored.row === null,
+    // A record dropped by a new clock whose key comes back in this change is replaced, not dropped.
+    dropInjections: stored.injections.filter((i) => !cards.has(i.id)).map((i) => i.id),
+    putInjections: [...put.values()].filter((i) => cards.has(i.id)),
+    dropReplays: stored.replays
+      .filter((r) => !kept.has(keyOf(r)))
+      .map(({ anchor, hash }) => ({ anchor, hash })),
+    putReplay: first && kept.has(keyOf(fresh)) ? fresh : null,
+  };
+}
+
+/** The row after `advanceTurn`: one turn on, seen at `now`, opening kept. */
+export function advanceRow(row: ConversationRow | null, now: number): ConversationRow {
+  return {
+    turn: (row?.turn ?? 0) + 1,
+    lastSeen: Math.max(row?.lastSeen ?? now, now),
+    opening: row?.opening ?? null,
+  };
+}
+
+/** A conversation never seen, or evicted. */
+export function emptyConversation(id: string): Conversation {
+  return { id, turn: 0, lastSeen: 0, injections: [], replays: [] };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The order `loadConversation` lists the ledger in: by turn, then id. */
+export function byTurn(a: { id: string; turn: number }, b: { id: string; turn: number }): number {
+  return a.turn - b.turn || compareText(a.id, b.id);
+}
+
+/** The order `loadConversation` lists replay records in: by anchor, then turn, then hash. */
+export function byAnchor(a: ReplayKey & { turn: number }, b: ReplayKey & { turn: number }): number {
+  return a.anchor - b.anchor || a.turn - b.turn || compareText(a.hash, b.hash);
+}
+
+/** Which cards the cap keeps first: the latest turn, then the smallest id. */
+function byRecency(a: { id: string; turn: number }, b: { id: string; turn: number }): number {
+  return b.turn - a.turn || compareText(a.id, b.id);
+}
+
+/** Which replay records the cap keeps first: the highest anchor, then the latest turn. */
+function byNearestEnd(a: ReplayKey & { turn: number }, b: ReplayKey & { turn: number }): number {
+  return b.anchor - a.anchor || b.turn - a.turn || compareText(a.hash, b.hash);
+}
+
+/** Which conversation the cap drops first: the least recently seen, then the smallest id. */
+export function byLeastRecentlySeen(
+  a: { id: string; lastSeen: number },
+  b: { id: string; lastSeen: number },
+): number {
+  return a.lastSeen - b.lastSeen || compareText(a.id, b.id);
+}
+
+/** Which conversation `findByOpening` answers: the most recently seen, then the smallest id. */
+export function byMostRecentlySeen(
+  a: { id: string; lastSeen: number },
+  b: { id: string; lastSeen: number },
+): number {
+  return b.lastSeen - a.lastSeen || compareText(a.id, b.id);
+}
+
+export function keyOf(r: ReplayKey): string {
+  return `${r.anchor}\u0000${r.hash}`;
+}
+
+function sameKey(a: ReplayKey, b: ReplayKey): boolean {
+  return a.anchor === b.anchor && a.hash === b.hash;
+}

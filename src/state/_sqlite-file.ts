@@ -1,0 +1,182 @@
+/**
+ * One bun:sqlite connection to a state file: opened in WAL mode with a busy timeout (Bun sets none, and
+ * concurrent processes would otherwise fail with SQLITE_BUSY), migrated to the current schema version,
+ * its statements prepared. A file that is not a database, or turns out corrupt, is renamed aside with
+ * its -wal and -shm and rebuilt empty.
+ */
+
+import { Database, type Statement } from "bun:sqlite";
+import { existsSync, renameSync, statSync } from "node:fs";
+import { describeError, LoreError } from "../errors.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS conversations (
+  id TEXT PRIMARY KEY, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL, opening TEXT);
+CREATE INDEX IF NOT EXISTS conversations_seen ON conversations (last_seen);
+CREATE INDEX IF NOT EXISTS conversations_opening ON conversations (opening, last_seen);
+CREATE TABLE IF NOT EXISTS injections (
+  conversation TEXT NOT NULL, card TEXT NOT NULL, turn INTEGER NOT NULL, version TEXT NOT NULL,
+  PRIMARY KEY (conversation, card)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS replays (
+  conversation TEXT NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL, place TEXT NOT NULL,
+  text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL,
+  PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
+PRAGMA user_version = 2;
+`;
+
+/** Each step takes a database from version `i + 1` to `i + 2`; a new file gets SCHEMA at once. */
+const MIGRATIONS = [
+  `ALTER TABLE conversations ADD COLUMN opening TEXT;
+   CREATE INDEX IF NOT EXISTS conversations_opening ON conversations (opening, last_seen);
+   PRAGMA user_version = 2;`,
+];
+export const SCHEMA_VERSION = MIGRATIONS.length + 1;
+
+const CORRUPT = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
+
+export interface ReplayRow {
+  anchor: number;
+  hash: string;
+  place: string;
+  text: string;
+  turn: number;
+  cards: string;
+}
+
+interface RowOfConversation {
+  turn: number;
+  last_seen: number;
+  opening: string | null;
+}
+
+export interface Queries {
+  conversation: Statement<RowOfConversation, [string]>;
+  injections: Statement<{ card: string; turn: number; version: string }, [string]>;
+  replays: Statement<ReplayRow, [string]>;
+  injectionKeys: Statement<{ id: string; turn: number }, [string]>;
+  replayKeys: Statement<{ anchor: number; hash: string; turn: number }, [string]>;
+  byOpening: Statement<{ id: string }, [string]>;
+  putConversation: Statement<unknown, [string, number, number, string | null]>;
+  putInjection: Statement<unknown, [string, string, number, string]>;
+  dropInjection: Statement<unknown, [string, string]>;
+  putReplay: Statement<unknown, [string, number, string, string, string, number, string]>;
+  dropReplay: Statement<unknown, [string, number, string]>;
+  evict: Statement<{ id: string }, [number]>;
+  dropInjections: Statement<unknown, [string]>;
+  dropReplays: Statement<unknown, [string]>;
+}
+
+export interface Connection {
+  db: Database;
+  q: Queries;
+  /** Which file was opened, to notice when the path names another one. */
+  file: FileId;
+}
+
+interface FileId {
+  dev: bigint;
+  ino: bigint;
+}
+
+function fileId(file: string): FileId | undefined {
+  const s = statSync(file, { bigint: true, throwIfNoEntry: false });
+  return s && { dev: s.dev, ino: s.ino };
+}
+
+export function isSameFile(file: string, opened: FileId): boolean {
+  const now = fileId(file);
+  return now !== undefined && now.dev === opened.dev && now.ino === opened.ino;
+}
+
+export function connect(file: string, warn: (line: string) => void): Connection {
+  try {
+    return open(file);
+  } catch (err) {
+    if (!isCorrupt(err)) throw wrap(err, file);
+    return rebuild(file, warn, err);
+  }
+}
+
+function open(file: string): Connection {
+  const db = new Database(file, { create: true, strict: true });
+  try {
+    const id = fileId(file);
+    if (id === undefined) throw new Error(`${file} disappeared while being opened`);
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    // The schema (and its user_version stamp, a write) only once per file: every hook run opens this.
+    if (version(db) < SCHEMA_VERSION) db.transaction(() => migrate(db)).immediate();
+    return { db, q: prepare(db), file: id };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function version(db: Database): number {
+  return db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+}
+
+/** Read again inside the write lock: another process may have migrated the file meanwhile. */
+function migrate(db: Database): void {
+  const from = version(db);
+  if (from === 0) db.exec(SCHEMA);
+  else for (const step of MIGRATIONS.slice(from - 1)) db.exec(step);
+}
+
+export function rebuild(file: string, warn: (line: string) => void, cause: unknown): Connection {
+  const aside = `${file}.corrupt-${Date.now()}`;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+  }
+  warn(
+    `lorecards: state ${file} could not be read (${describeError(cause)}); moved to ${aside}, rebuilt empty`,
+  );
+  return open(file);
+}
+
+function prepare(db: Database): Queries {
+  return {
+    conversation: db.query("SELECT turn, last_seen, opening FROM conversations WHERE id = ?"),
+    injections: db.query(
+      "SELECT card, turn, version FROM injections WHERE conversation = ? ORDER BY turn, card",
+    ),
+    replays: db.query(
+      "SELECT anchor, hash, place, text, turn, cards FROM replays WHERE conversation = ? ORDER BY anchor, turn, hash",
+    ),
+    injectionKeys: db.query("SELECT card AS id, turn FROM injections WHERE conversation = ?"),
+    replayKeys: db.query("SELECT anchor, hash, turn FROM replays WHERE conversation = ?"),
+    // `byMostRecentlySeen` in _rules.ts, in SQL (an index serves it).
+    byOpening: db.query("SELECT id FROM conversations WHERE opening = ? ORDER BY last_seen DESC, id LIMIT 1"),
+    putConversation: db.query(
+      "INSERT INTO conversations (id, turn, last_seen, opening) VALUES (?1, ?2, ?3, ?4) " +
+        "ON CONFLICT (id) DO UPDATE SET turn = ?2, last_seen = ?3, opening = ?4",
+    ),
+    putInjection: db.query(
+      "INSERT INTO injections (conversation, card, turn, version) VALUES (?1, ?2, ?3, ?4) " +
+        "ON CONFLICT (conversation, card) DO UPDATE SET turn = ?3, version = ?4",
+    ),
+    dropInjection: db.query("DELETE FROM injections WHERE conversation = ? AND card = ?"),
+    putReplay: db.query(
+      "INSERT OR REPLACE INTO replays (conversation, anchor, hash, place, text, turn, cards) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ),
+    dropReplay: db.query("DELETE FROM replays WHERE conversation = ? AND anchor = ? AND hash = ?"),
+    // The conversation cap's order (`byLeastRecentlySeen` in _rules.ts), in SQL: it spans the table.
+    evict: db.query(
+      "DELETE FROM conversations WHERE id IN (SELECT id FROM conversations ORDER BY last_seen ASC, id " +
+        "LIMIT max(0, (SELECT count(*) FROM conversations) - ?)) RETURNING id",
+    ),
+    dropInjections: db.query("DELETE FROM injections WHERE conversation = ?"),
+    dropReplays: db.query("DELETE FROM replays WHERE conversation = ?"),
+  };
+}
+
+export function isCorrupt(err: unknown): boolean {
+  return typeof err === "object" && err !== null && CORRUPT.has(String((err as { code?: unknown }).code));
+}
+
+export function wrap(err: unknown, file: string): LoreError {
+  if (err instanceof LoreError) return err;
+  return new LoreError("io_error", `state ${file}: ${describeError(err)}`, { cause: err });
+}
