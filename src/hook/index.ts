@@ -8,7 +8,6 @@
 export { type HookEvent, type HookInput, parseHookInput } from "./input.ts";
 export { beginTurn, conversationId, recordInjections, resetSession, type TurnState } from "./ledger.ts";
 export {
-  fitContext,
   HOOK_DEFAULTS,
   type HookOptions,
   type HookResult,

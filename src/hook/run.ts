@@ -1,12 +1,14 @@
 /**
  * One hook invocation, as named phases: parse stdin → (SessionStart: reset, answer nothing) → open the
- * engine → advance the session clock → read the transcript tail → recall → fit under Claude Code's
- * context cap → record (ledger, hit log) → answer. The caller turns any throw into exit 0 + stderr.
+ * engine → advance the session clock → read the transcript tail → recall (its budget stage keeps the
+ * block under Claude Code's context cap) → record (ledger, hit log) → answer. The caller turns any
+ * throw into exit 0 + stderr.
  */
 
-import { type Markers, markersFromSecret, stripBlocks, wrapBlock } from "../inject/index.ts";
-import { DEFAULT_FRAMING, type FiredCard, openEngine, renderContext, type Turn } from "../recall/index.ts";
-import { appendHits, markerSecret, openSqliteStore, type Store } from "../state/index.ts";
+import { DEFAULTS } from "../defaults.ts";
+import { markersFromSecret, stripBlocks } from "../inject/index.ts";
+import { hitEntry, openEngine, type Turn } from "../recall/index.ts";
+import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
 import { parseHookInput } from "./input.ts";
 import { beginTurn, conversationId, recordInjections, resetSession } from "./ledger.ts";
 import { readTranscriptTail } from "./transcript.ts";
@@ -23,17 +25,23 @@ export interface HookOptions {
   scanDepth?: number;
   /** Write hits.jsonl (default true). */
   log?: boolean;
+  /** Where the session ledger and the hit log live (state/ `openStore`); the vault's by default. */
+  state?: string;
   now?: () => Date;
   /** Non-fatal problems (the hit log could not be written); defaults to stderr. */
   warn?: (line: string) => void;
 }
 
-export const HOOK_DEFAULTS = { reinjectAfter: 6, scanDepth: 3 } as const;
+export const HOOK_DEFAULTS = {
+  reinjectAfter: DEFAULTS.reinjectAfter,
+  scanDepth: DEFAULTS.scanDepth,
+} as const;
 
 /**
  * Claude Code replaces hook context over 10,000 characters with a ~2 KB preview and a file path
  * (hooks reference, "Hook output"); stay well under it, since the cut has been seen below 10,000 when
- * counted differently.
+ * counted differently. Recall's budget stage applies it to the whole answer, markers and framing
+ * included: cards over it are left out from the end, a lone card too long is cut with an ellipsis.
  */
 export const MAX_CONTEXT_CHARS = 9000;
 
@@ -55,24 +63,27 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
   if (input.event === "SessionStart") {
     // The context was compacted or cleared: earlier hook context is gone, cards may go in again.
     if (input.sessionId && (input.source === "compact" || input.source === "clear")) {
-      withStore(options.vaultRoot, (s) => resetSession(s, conversationId(input.sessionId!), now().getTime()));
+      const session = conversationId(input.sessionId);
+      const store = await openHookStore(options, options.vaultRoot);
+      await resetSession(store, session, now().getTime()).finally(() => store.close());
     }
     return NOTHING;
   }
   if (input.event !== "UserPromptSubmit" || input.prompt.trim() === "") return NOTHING;
 
-  const engine = await openEngine(options.vaultRoot, { create: options.create ?? false });
+  // A cold process: save a rebuilt index and matcher so the next prompt starts warm.
+  const engine = await openEngine(options.vaultRoot, { create: options.create ?? false, persist: true });
   const root = engine.vault.root;
   const reinjectAfter = options.reinjectAfter ?? HOOK_DEFAULTS.reinjectAfter;
   const scanDepth = options.scanDepth ?? HOOK_DEFAULTS.scanDepth;
-  const markers = markersFromSecret(markerSecret(root));
-  const clean = (text: string) => stripBlocks(text, markers);
-
-  const store = input.sessionId ? openSqliteStore(root) : undefined;
+  // Opening is cheap: the state file is only opened for a session's ledger (bench/hook.ts).
+  const store = await openHookStore(options, root);
   try {
-    const conversation = input.sessionId ? conversationId(input.sessionId) : "";
-    const state = store
-      ? beginTurn(store, conversation, reinjectAfter, now().getTime())
+    const markers = markersFromSecret(await store.markerSecret());
+    const clean = (text: string) => stripBlocks(text, markers);
+    const conversation = input.sessionId ? conversationId(input.sessionId) : undefined;
+    const state = conversation
+      ? await beginTurn(store, conversation, reinjectAfter, now().getTime())
       : { turn: 0, inContext: new Set<string>() };
     const turns = transcriptTurns(input.transcriptPath, input.prompt, scanDepth, clean);
     const result = await engine.recall(turns, {
@@ -80,30 +91,26 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
       scanDepth,
       inContext: state.inContext,
       candidates: false,
+      markers,
+      maxContextChars: MAX_CONTEXT_CHARS,
     });
-    const byId = new Map(result.fired.map((f) => [f.id, f]));
-    const chosen = result.injectedIds.map((id) => byId.get(id)!);
-    const fitted = fitContext(chosen, markers);
-    if (fitted.cards.length === 0) return NOTHING;
-    if (store) recordInjections(store, conversation, state.turn, fitted.cards, now().getTime());
-    if (options.log !== false) logHits(root, fitted.cards, input.prompt, now(), options.warn);
+    const block = result.blocks[0]?.wrapped;
+    if (block === undefined) return NOTHING;
+    if (conversation) await recordInjections(store, conversation, state.turn, result.chosen, now().getTime());
+    if (options.log !== false)
+      await logHits(store, hitEntry("hook", result, input.prompt, now()), options.warn);
     const answer = {
-      hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: fitted.text },
+      hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: block },
     };
-    return { stdout: `${JSON.stringify(answer)}\n`, injected: fitted.cards.map((c) => c.key) };
+    return { stdout: `${JSON.stringify(answer)}\n`, injected: result.injected };
   } finally {
-    store?.close();
+    await store.close();
     engine.close();
   }
 }
 
-function withStore(root: string, fn: (store: Store) => void): void {
-  const store = openSqliteStore(root);
-  try {
-    fn(store);
-  } finally {
-    store.close();
-  }
+function openHookStore(options: HookOptions, root: string): Promise<Store> {
+  return openStore(options.state ?? stateUrl(root), { warn: options.warn });
 }
 
 /** History from the transcript plus the prompt as the current message. */
@@ -121,49 +128,9 @@ function transcriptTurns(
   return [...history, { role: "user", text: current }];
 }
 
-/**
- * The cards that fit under MAX_CONTEXT_CHARS once wrapped, in order. Cards are dropped from the end;
- * a lone card that is still too long is cut, so the top card always gets in, as with the budget.
- */
-export function fitContext(
-  cards: readonly FiredCard[],
-  markers: Markers,
-): { cards: FiredCard[]; text: string } {
-  const kept = [...cards];
-  const wrap = (blocks: string[]) => wrapBlock(renderContext(blocks, DEFAULT_FRAMING), markers);
-  while (kept.length > 0) {
-    const text = wrap(kept.map((c) => c.text));
-    if (text.length <= MAX_CONTEXT_CHARS) return { cards: kept, text };
-    if (kept.length === 1) break;
-    kept.pop();
-  }
-  if (kept.length === 0) return { cards: [], text: "" };
-  const room = MAX_CONTEXT_CHARS - (wrap(["x…"]).length - 1);
-  let body = "";
-  for (const ch of kept[0]!.text) {
-    if (body.length + ch.length > room) break;
-    body += ch;
-  }
-  return { cards: kept, text: wrap([`${body}…`]) };
-}
-
-function logHits(
-  root: string,
-  cards: FiredCard[],
-  prompt: string,
-  at: Date,
-  warn?: (line: string) => void,
-): void {
+async function logHits(store: Store, entry: HitEntry, warn?: (line: string) => void): Promise<void> {
   try {
-    appendHits(root, [
-      {
-        time: at.toISOString(),
-        source: "hook",
-        keys: cards.map((c) => c.key),
-        words: [...new Set(cards.flatMap((c) => c.hits))],
-        message: prompt.slice(0, 200),
-      },
-    ]);
+    await store.appendHits([entry]);
   } catch (err) {
     (warn ?? ((l: string) => process.stderr.write(`${l}\n`)))(
       `lorecards hook: hit log not written: ${String(err)}`,

@@ -10,12 +10,17 @@ export { type CandidateContext, findCandidates } from "./candidates.ts";
 export { charCount, fold, hasUnspaced, isWordCharAt } from "./fold.ts";
 export {
   type CardMatch,
+  type CardNotice,
   type CardSource,
   cardTerms,
+  compareMatches,
   type MatchCard,
   Matcher,
   type MatchOptions,
+  type Noticed,
   type TermTable,
 } from "./matcher.ts";
+export { type Veto, vetoOf } from "./secondary.ts";
 export { jiebaSegmenter, type Segmenter } from "./segment.ts";
 export { loadSnapshot, type Snapshot, saveSnapshot } from "./snapshot.ts";
+export type { WindowMessage } from "./window.ts";

@@ -1,12 +1,17 @@
 /**
  * The matcher: every card's terms (keywords + aliases + title) compiled into one automaton, and the
- * rules that turn raw term hits into fired cards — the scan window, whole-token matching for
- * one-character terms, secondary all/any/not, and the score. Pure: cards and text in, hits out.
+ * rules that turn raw term hits into noticed cards — the scan window, whole-token matching for
+ * one-character terms, and the score. `match` adds the vetoes (secondary.ts) and the order, for callers
+ * that want fired cards in one call; recall runs those as stages of its own. Pure: cards and text in,
+ * hits out.
  */
 import type { CardMeta } from "../card/types.ts";
 import { Automaton, type AutomatonHit } from "./automaton.ts";
-import { charCount, fold, isWordCharAt, UNSPACED } from "./fold.ts";
-import type { Segmenter } from "./segment.ts";
+import { charCount, fold } from "./fold.ts";
+import { vetoOf } from "./secondary.ts";
+import { isWholeToken, type MatchOptions, newestFirst, type WindowMessage } from "./window.ts";
+
+export type { MatchOptions } from "./window.ts";
 
 /** The part of a card the matcher needs. */
 export type MatchCard = Pick<
@@ -23,13 +28,6 @@ export interface CardSource {
   at(index: number): MatchCard | undefined;
 }
 
-export interface MatchOptions {
-  /** Turns of history in the window when a card has no `scan_depth` of its own. */
-  scanDepth: number;
-  /** Loads a segmenter when a one-character term sits inside Han or kana text; absent = no segmentation. */
-  segmenter?: () => Promise<Segmenter>;
-}
-
 export interface CardMatch {
   /** Index of the card in the list the matcher was built from. */
   card: number;
@@ -38,6 +36,18 @@ export interface CardMatch {
   hits: string[];
   /** Index (0 = current, 1 = the message before, …) of the newest message that produced a hit. */
   trigger: number;
+}
+
+/** A card whose terms were hit, before any veto. */
+export interface CardNotice extends CardMatch {
+  /** Window positions (0 = current message, 1 = the one before, …) of the messages that hit it. */
+  found: ReadonlySet<number>;
+}
+
+/** What one scan noticed: the window it read (newest first) and the cards hit, in first-hit order. */
+export interface Noticed {
+  window: WindowMessage[];
+  cards: CardNotice[];
 }
 
 /** The terms table: term id → folded text, one-character flag, and the cards that carry it. */
@@ -49,12 +59,6 @@ export interface TermTable {
   cardList: Int32Array;
   /** The largest `scan_depth` any card asks for. */
   maxDepth: number;
-}
-
-/** A message of the window, folded once. Index 0 is the current message. */
-interface WindowMessage {
-  folded: string;
-  boundaries?: Set<number>;
 }
 
 export class Matcher {
@@ -88,6 +92,16 @@ export class Matcher {
    * score ↓, priority ↓, title. Cards with `inject: false` never fire automatically.
    */
   async match(messages: readonly string[], options: MatchOptions): Promise<CardMatch[]> {
+    const { window, cards } = await this.notice(messages, options);
+    const out: CardMatch[] = [];
+    for (const { found, ...match } of cards) {
+      if ((await vetoOf(this.cards.at(match.card)!, found, window, options)) === null) out.push(match);
+    }
+    return out.sort((a, b) => compareMatches(this.cards.at(a.card)!, a, this.cards.at(b.card)!, b));
+  }
+
+  /** Every card whose terms occur in its scan window, with its score; no veto, no order. */
+  async notice(messages: readonly string[], options: MatchOptions): Promise<Noticed> {
     const depth = Math.max(options.scanDepth, this.table.maxDepth);
     const { single, cardStart, cardList } = this.table;
     const window = newestFirst(messages, 1 + 2 * depth);
@@ -96,7 +110,7 @@ export class Matcher {
       const hits: AutomatonHit[] = [];
       this.automaton.scan(window[m]!.folded, (hit) => hits.push(hit));
       for (const hit of hits) {
-        if (single[hit.term] === 1 && !(await isWholeToken(window[m]!, hit, options))) continue;
+        if (single[hit.term] === 1 && !(await isWholeToken(window[m]!, hit, options.segmenter))) continue;
         for (let c = cardStart[hit.term]!; c < cardStart[hit.term + 1]!; c++) {
           const card = cardList[c]!;
           const limit = 2 * (this.cards.at(card)!.scanDepth ?? options.scanDepth);
@@ -112,20 +126,14 @@ export class Matcher {
         }
       }
     }
-    const out: CardMatch[] = [];
-    for (const [index, state] of perCard) {
-      const card = this.cards.at(index)!;
-      if (!card.inject) continue;
-      const limit = 2 * (card.scanDepth ?? options.scanDepth);
-      if (!(await passesSecondary(card, window.slice(0, limit + 1), state.messages, options))) continue;
-      out.push({
-        card: index,
-        score: state.terms.size + state.current.size,
-        hits: [...state.terms].map((t) => this.table.texts[t]!),
-        trigger: Math.min(...state.messages),
-      });
-    }
-    return out.sort((a, b) => compareMatches(this.cards.at(a.card)!, a, this.cards.at(b.card)!, b));
+    const cards = [...perCard].map(([index, state]) => ({
+      card: index,
+      score: state.terms.size + state.current.size,
+      hits: [...state.terms].map((t) => this.table.texts[t]!),
+      trigger: Math.min(...state.messages),
+      found: state.messages,
+    }));
+    return { window, cards };
   }
 }
 
@@ -179,87 +187,15 @@ export function cardTerms(card: Pick<MatchCard, "keywords" | "aliases" | "title"
   return [...out];
 }
 
-function compareMatches(ca: MatchCard, a: CardMatch, cb: MatchCard, b: CardMatch): number {
+/** Fired cards in order: score ↓, priority ↓, title, kind. */
+export function compareMatches(
+  ca: MatchCard,
+  a: Pick<CardMatch, "score">,
+  cb: MatchCard,
+  b: Pick<CardMatch, "score">,
+): number {
   if (a.score !== b.score) return b.score - a.score;
   if (ca.priority !== cb.priority) return cb.priority - ca.priority;
   if (ca.title !== cb.title) return ca.title < cb.title ? -1 : 1;
   return ca.kind < cb.kind ? -1 : ca.kind > cb.kind ? 1 : 0;
-}
-
-function newestFirst(messages: readonly string[], count: number): WindowMessage[] {
-  const out: WindowMessage[] = [];
-  for (let i = messages.length - 1; i >= 0 && out.length < count; i--) {
-    out.push({ folded: fold(messages[i]!) });
-  }
-  return out;
-}
-
-/**
- * A one-character term counts only as a whole token. Between spaces or punctuation that is plain;
- * inside Han or kana text it takes a segmenter, and without one the term does not match there.
- */
-async function isWholeToken(msg: WindowMessage, hit: AutomatonHit, options: MatchOptions): Promise<boolean> {
-  const text = msg.folded;
-  const before = isWordCharAt(text, hit.start - 1);
-  const after = isWordCharAt(text, hit.end);
-  if (!before && !after) return true;
-  const neighbours = text.slice(Math.max(0, hit.start - 1), hit.end + 1);
-  if (!options.segmenter || !UNSPACED.test(neighbours)) return false;
-  msg.boundaries ??= await boundaries(text, options.segmenter);
-  return msg.boundaries.has(hit.start) && msg.boundaries.has(hit.end);
-}
-
-async function boundaries(text: string, segmenter: () => Promise<Segmenter>): Promise<Set<number>> {
-  const seg = await segmenter();
-  const out = new Set<number>([0]);
-  let at = 0;
-  for (const word of seg.cut(text)) {
-    at += word.length;
-    out.add(at);
-  }
-  return out;
-}
-
-/** True when `word` (any case) occurs in already-folded `text` under the same rules as a term. */
-async function occurs(
-  text: string,
-  word: string,
-  msg: WindowMessage | undefined,
-  options: MatchOptions,
-): Promise<boolean> {
-  const needle = fold(word.trim());
-  if (needle.length === 0) return false;
-  const single = charCount(needle) === 1;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
-    if (!single) return true;
-    const m = msg ?? { folded: text };
-    if (await isWholeToken(m, { term: -1, start: at, end: at + needle.length }, options)) return true;
-  }
-  return false;
-}
-
-async function passesSecondary(
-  card: MatchCard,
-  window: WindowMessage[],
-  hitMessages: Set<number>,
-  options: MatchOptions,
-): Promise<boolean> {
-  const { all, any, not } = card.secondary;
-  const inWindow = async (word: string) => {
-    for (const m of window) if (await occurs(m.folded, word, m, options)) return true;
-    return false;
-  };
-  for (const word of all) if (!(await inWindow(word))) return false;
-  if (any.length > 0) {
-    let found = false;
-    for (const word of any) if (await inWindow(word)) found = true;
-    if (!found) return false;
-  }
-  for (const word of not) {
-    for (const m of hitMessages) {
-      const msg = window[m];
-      if (msg && (await occurs(msg.folded, word, msg, options))) return false;
-    }
-  }
-  return true;
 }

@@ -5,8 +5,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CardMeta } from "../card/types.ts";
-import { type CardSource, fold, loadSnapshot, Matcher, saveSnapshot } from "../match/index.ts";
-import { atomicWrite, STATE_DIR, type Vault, type VaultIndex } from "../vault/index.ts";
+import { type CardSource, loadSnapshot, Matcher, saveSnapshot } from "../match/index.ts";
+import {
+  atomicWrite,
+  type CardLookup,
+  indexLookup,
+  refTarget,
+  STATE_DIR,
+  type Vault,
+  type VaultIndex,
+} from "../vault/index.ts";
 
 /** The matcher's cards by position, each decoded from the index only when first needed. */
 export class CardList implements CardSource {
@@ -43,8 +51,8 @@ export interface Loaded {
   index: VaultIndex;
   cards: CardList;
   matcher: Matcher;
-  /** Folded key, title and `kind/key` → card, built on first use (refs, candidates). */
-  names?: Map<string, CardMeta>;
+  /** Cards by name (vault/ lookup), for refs; its tables are built on first use. */
+  names?: CardLookup;
   titles?: string[];
 }
 
@@ -55,9 +63,10 @@ function snapshotPath(vault: Vault): string {
 
 /**
  * The matcher of this vault state: loaded from the snapshot when it was saved for `stamp` (then only
- * the cards that get hit are ever decoded), else built from every enabled card and saved.
+ * the cards that get hit are ever decoded), else built from every enabled card, and saved for the next
+ * cold start only when the caller says so (`persist`): recall's read path writes nothing by itself.
  */
-export function compile(vault: Vault, index: VaultIndex): Loaded {
+export function compile(vault: Vault, index: VaultIndex, opts: { persist?: boolean } = {}): Loaded {
   try {
     const saved = loadSnapshot(readFileSync(snapshotPath(vault)), index.stamp);
     if (saved) {
@@ -70,37 +79,20 @@ export function compile(vault: Vault, index: VaultIndex): Loaded {
   const enabled = index.cards.filter((c) => c.enabled);
   const paths = enabled.map((c) => c.path);
   const matcher = new Matcher(enabled);
-  try {
-    const snapshot = { table: matcher.table, automaton: matcher.automaton, paths };
-    atomicWrite(snapshotPath(vault), saveSnapshot(index.stamp, snapshot));
-  } catch {
-    // a read-only vault still works; it just rebuilds next time
+  if (opts.persist) {
+    try {
+      const snapshot = { table: matcher.table, automaton: matcher.automaton, paths };
+      atomicWrite(snapshotPath(vault), saveSnapshot(index.stamp, snapshot));
+    } catch {
+      // a read-only vault still works; it just rebuilds next time
+    }
   }
   return { stamp: index.stamp, index, cards: new CardList(paths, index.entries), matcher };
 }
 
-/**
- * A ref names a card by `kind/key`, by key or by title. The exact file name is looked up directly;
- * anything else (another capitalisation, a title) falls back to a table of every card's names.
- */
+/** A ref's card when recall shows it as a "see also" line: the one rule, vault/ `refTarget`. */
 export function resolveRef(name: string, loaded: Loaded, kinds: Vault["kinds"]): CardMeta | undefined {
-  const wanted = name.trim();
-  const slash = wanted.indexOf("/");
-  for (const kind of kinds.kinds) {
-    const key = slash > 0 && wanted.slice(0, slash) === kind.name ? wanted.slice(slash + 1) : wanted;
-    const meta = loaded.index.entries.meta(kind.dir === "" ? `${key}.md` : `${kind.dir}/${key}.md`);
-    if (meta?.enabled) return meta;
-  }
-  if (!loaded.names) {
-    const names = new Map<string, CardMeta>();
-    const all = loaded.cards.all();
-    const add = (k: string, c: CardMeta) => {
-      if (!names.has(k)) names.set(k, c);
-    };
-    for (const c of all) add(fold(`${c.kind}/${c.key}`), c);
-    for (const c of all) add(fold(c.key), c);
-    for (const c of all) add(fold(c.title), c);
-    loaded.names = names;
-  }
-  return loaded.names.get(fold(wanted));
+  loaded.names ??= indexLookup(kinds, loaded.index);
+  const target = refTarget(loaded.names, name);
+  return target.status === "ok" ? target.card : undefined;
 }

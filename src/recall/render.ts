@@ -1,10 +1,19 @@
 /**
- * Rendering cards into the text the model sees. Byte-stable: the same card version always gives the
- * same bytes, because the gateway's replay re-inserts earlier blocks and a provider's prompt cache
+ * Stage 7, render: cards into the text the model sees. Byte-stable: the same card version always gives
+ * the same bytes, because the gateway's replay re-inserts earlier blocks and a provider's prompt cache
  * only hits on identical prefixes. No clocks, no counters, no map iteration order in here.
+ * `renderCards` runs before the budget (which weighs each card's rendered size); `renderBlocks` runs
+ * last, one block per placement. A card's body is read (through `Compiled`) only when it is rendered.
  */
+import type { CardMeta } from "../card/types.ts";
+import { DEFAULTS } from "../defaults.ts";
+import { type Markers, wrapBlock } from "../inject/index.ts";
+import { resolveRef } from "./_compiled.ts";
+import { idOf } from "./notice.ts";
+import type { Compiled } from "./pipeline.ts";
+import type { Placement, RenderedBlock, Selected, Selection } from "./types.ts";
 
-export const DEFAULT_FRAMING = "A memory surfaces:\n\n";
+export const DEFAULT_FRAMING = DEFAULTS.framing;
 
 export interface RenderInput {
   title: string;
@@ -44,4 +53,68 @@ export function firstLine(text: string): string {
     if (line.length > 0 && !line.startsWith("#")) return line;
   }
   return "";
+}
+
+/**
+ * Every card that fired (in context or not) rendered with its "see also" lines: refs that resolve to
+ * another card which did not fire itself.
+ */
+export function renderCards(selection: Selection, compiled: Compiled): Selected[] {
+  const firedIds = new Set(selection.filter((e) => e.verdict !== "vetoed").map((e) => e.id));
+  return selection.map((entry) => {
+    if (entry.verdict === "vetoed") return entry;
+    const text = renderOne(entry.card, compiled, firedIds);
+    return { ...entry, text, chars: [...text].length };
+  });
+}
+
+function renderOne(card: CardMeta, compiled: Compiled, firedIds: ReadonlySet<string>): string {
+  const self = idOf(card);
+  const seeAlso = card.refs
+    .map((name) => resolveRef(name, compiled.loaded, compiled.kinds))
+    .filter((t): t is CardMeta => t !== undefined && !firedIds.has(idOf(t)) && idOf(t) !== self)
+    .map((t) => ({ key: t.key, firstLine: t.firstLine }));
+  return renderCard({ title: card.title, kind: card.kind, text: compiled.publicText(card), seeAlso });
+}
+
+/** One placement's text: the framing and the cards, and the same between our markers when given. */
+export function frameBlock(
+  cards: readonly string[],
+  framing: string,
+  markers?: Markers,
+): Pick<RenderedBlock, "text" | "wrapped"> {
+  const text = renderContext(cards, framing);
+  return markers ? { text, wrapped: wrapBlock(text, markers) } : { text };
+}
+
+/** The chosen cards as one block per placement, placements in the order of their first card. */
+export function renderBlocks(
+  selection: Selection,
+  options: { framing: string; markers?: Markers },
+): RenderedBlock[] {
+  const groups = new Map<Placement, Selected[]>();
+  for (const entry of selection) {
+    if (entry.verdict !== "chosen") continue;
+    const placement = entry.placement ?? "default";
+    const group = groups.get(placement);
+    if (group) group.push(entry);
+    else groups.set(placement, [entry]);
+  }
+  return [...groups].map(([placement, cards]) => ({
+    placement,
+    cards: cards.map((c) => c.id),
+    ...frameBlock(cards.map(cardText), options.framing, options.markers),
+  }));
+}
+
+/** A card's text in its block: cut to `cutTo` code units (whole code points) and an ellipsis if set. */
+function cardText(entry: Selected): string {
+  const text = entry.text ?? "";
+  if (entry.cutTo === undefined) return text;
+  let body = "";
+  for (const ch of text) {
+    if (body.length + ch.length > entry.cutTo) break;
+    body += ch;
+  }
+  return `${body}…`;
 }

@@ -1,7 +1,11 @@
 /**
  * The question every surface asks (gateway request, hook, `try`, `/api/try`): which cards belong in
- * front of the model now, and as what exact text? These are the shapes of that question and answer.
+ * front of the model now, and as what exact text? These are the shapes of that question and answer,
+ * and of the one selection the stages of recall (notice → gate → select → order → budget → place →
+ * render) pass along, each recording its verdict on every card.
  */
+import type { CardMeta } from "../card/types.ts";
+import type { Markers } from "../inject/index.ts";
 
 export type Role = "user" | "assistant" | "system";
 
@@ -31,6 +35,67 @@ export interface RecallOptions {
   present?: readonly string[];
   /** Compute candidate keywords (costs a little; the gateway does not need them). Default true. */
   candidates?: boolean;
+  /** Our markers: each rendered block is then also given wrapped in them (`RenderedBlock.wrapped`). */
+  markers?: Markers;
+  /**
+   * A surface's cap on its whole output, framing and markers (when given) included, counted in UTF-16
+   * code units as JavaScript's `length` does (the hook: Claude Code's context limit). Cards that would
+   * cross it are left out from the end (`surface_cap`); a lone card still too long is cut and ends in
+   * "…". Unset: no cap beyond the budget.
+   */
+  maxContextChars?: number;
+}
+
+/**
+ * What recall decided about a card, and why. `fired` is the state between the stages (hit and not
+ * vetoed, nothing decided yet); every card ends as one of the others.
+ *   vetoed     gate: `not_automatic` (`inject: false`) or `secondary` (its all/any/not words)
+ *   in_context select: `recorded` (the caller's `inContext` ids) or `present` (in a block of ours
+ *              already in the request); never injected again
+ *   chosen     budget: goes in front of the model
+ *   left_out   budget: `budget` (the character budget ran out) or `surface_cap` (`maxContextChars`)
+ */
+export type Verdict = "fired" | "vetoed" | "in_context" | "chosen" | "left_out";
+export type Reason = "not_automatic" | "secondary" | "recorded" | "present" | "budget" | "surface_cap";
+
+/** Where a surface puts a block. One place today; later stable/volatile parts, depth, role. */
+export type Placement = "default";
+
+/** One card of the selection: what the window showed, and each stage's verdict on it. */
+export interface Selected {
+  /** `kind/key`: unique in the vault. */
+  id: string;
+  card: CardMeta;
+  /** Matched terms, case-folded, in the order first seen (newest message first). */
+  hits: string[];
+  score: number;
+  /** Window positions (0 = current message, 1 = the one before, …) of the messages that hit it. */
+  found: ReadonlySet<number>;
+  /** The triggering message (the newest message that produced a hit). */
+  trigger: string;
+  verdict: Verdict;
+  reason?: Reason;
+  /** The card's rendered text, byte-stable for one version of the card (set for every unvetoed card). */
+  text?: string;
+  /** Characters (code points) of `text`. */
+  chars?: number;
+  /** Chosen cards: where the surface puts it. */
+  placement?: Placement;
+  /** A chosen card longer than the surface cap: UTF-16 code units of `text` kept before "…". */
+  cutTo?: number;
+}
+
+/** The cards of one recall, in order (after the order stage), each with its verdict. */
+export type Selection = readonly Selected[];
+
+/** The text for one placement: framing + the chosen cards' blocks, in order. */
+export interface RenderedBlock {
+  placement: Placement;
+  /** Ids of its cards, in order. */
+  cards: string[];
+  text: string;
+  /** `text` between our markers, when recall was given them: exactly what the surface inserts. */
+  wrapped?: string;
 }
 
 export interface FiredCard {
@@ -47,8 +112,11 @@ export interface FiredCard {
   text: string;
   /** Characters of `text`. */
   chars: number;
+  verdict: Verdict;
+  reason?: Reason;
+  /** Derived: `verdict === "chosen"` (the `in_budget` of `try --json`). */
   inBudget: boolean;
-  /** True when the caller said the card is already in context (never injected again). */
+  /** Derived: `verdict === "in_context"` (never injected again). */
   inContext: boolean;
   /** The triggering message (the newest message that produced a hit), for the hit log. */
   trigger: string;
@@ -63,16 +131,22 @@ export interface Candidates {
 }
 
 export interface RecallResult {
-  /** Every card that fired, in order (score ↓, priority ↓, title). */
+  /** Every card the window hit, vetoed ones included, in order, with its verdict. */
+  selection: Selection;
+  /** Every card that fired (not vetoed), in order (score ↓, priority ↓, title). */
   fired: FiredCard[];
+  /** The cards that go in, in order: verdict `chosen`. */
+  chosen: FiredCard[];
+  /** The rendered text, one block per placement in use; none when no card is chosen. */
+  blocks: RenderedBlock[];
   /** Keys of the cards that would be injected, in order. */
   injected: string[];
   /** Ids of the same cards. */
   injectedIds: string[];
-  /** Fired cards left out because the budget ran out. */
+  /** Fired cards left out because the budget (or the surface cap) ran out. */
   truncated: number;
   injectedChars: number;
-  /** The exact text that would be injected: framing + card blocks; "" when nothing is injected. */
+  /** The blocks' text joined: framing + card blocks; "" when nothing is injected. */
   context: string;
   candidates: Candidates;
   /** Card files that could not be parsed and were skipped (they never stop the others). */

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { MAX_CONTEXT_CHARS, runHook } from "../../src/hook/index.ts";
-import { readRecentHits } from "../../src/state/index.ts";
+import { recentHitsOf } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 const FIXTURE = path.join(import.meta.dir, "fixtures", "transcript.jsonl");
@@ -169,7 +169,7 @@ describe("the hit log", () => {
       vaultRoot: vault,
       now: () => new Date("2026-09-20T10:00:00Z"),
     });
-    expect(readRecentHits(vault, 10)).toEqual([
+    expect(await recentHitsOf(vault, 10)).toEqual([
       {
         time: "2026-09-20T10:00:00.000Z",
         source: "hook",
@@ -188,6 +188,6 @@ describe("the hit log", () => {
 
   test("nothing matched, nothing logged", async () => {
     await runHook(prompt("quiet day"), { vaultRoot: vault });
-    expect(readRecentHits(vault, 10)).toEqual([]);
+    expect(await recentHitsOf(vault, 10)).toEqual([]);
   });
 });

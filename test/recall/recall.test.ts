@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { openEngine } from "../../src/recall/index.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
+import { until } from "../support/wait.ts";
 
 let vault: TempVault | undefined;
 afterEach(() => vault?.remove());
@@ -113,7 +114,10 @@ describe("the engine follows the vault", () => {
     try {
       expect((await engine.recall([user("Bob")])).injected).toEqual([]);
       vault.write("people/Bob.md", cardText("keywords: [Bob]", "y\n"));
-      await Bun.sleep(150);
+      await until(
+        async () => (await engine.recall([user("Bob")])).injected.length > 0,
+        "the watch to see Bob",
+      );
       expect((await engine.recall([user("Bob")])).injected).toEqual(["Bob"]);
     } finally {
       engine.close();

@@ -1,0 +1,42 @@
+/**
+ * Stage 1, notice: the automaton over the scan window (match/), each card's own scan depth and the
+ * whole-token rule → one selection entry per card hit, with its terms, score and where it was found.
+ * Every entry starts as `fired`; the later stages decide.
+ */
+import type { CardMeta } from "../card/types.ts";
+import type { MatchOptions, WindowMessage } from "../match/index.ts";
+import type { Compiled } from "./pipeline.ts";
+import type { Selected } from "./types.ts";
+
+/** What the later stages need to know about the scan: the window read, and how. */
+export interface Scan {
+  window: readonly WindowMessage[];
+  options: MatchOptions;
+}
+
+export function idOf(card: Pick<CardMeta, "kind" | "key">): string {
+  return `${card.kind}/${card.key}`;
+}
+
+/** The cards hit in `messages` (oldest first; the last is the current message), in first-hit order. */
+export async function notice(
+  compiled: Compiled,
+  messages: readonly string[],
+  options: MatchOptions,
+): Promise<{ scan: Scan; selection: Selected[] }> {
+  const { cards } = compiled.loaded;
+  const noticed = await compiled.loaded.matcher.notice(messages, options);
+  const selection = noticed.cards.map((n): Selected => {
+    const card = cards.at(n.card)!;
+    return {
+      id: idOf(card),
+      card,
+      hits: n.hits,
+      score: n.score,
+      found: n.found,
+      trigger: messages[messages.length - 1 - n.trigger] ?? "",
+      verdict: "fired",
+    };
+  });
+  return { scan: { window: noticed.window, options }, selection };
+}
