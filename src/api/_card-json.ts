@@ -1,72 +1,14 @@
 /**
- * Cards as the API shows them and takes them (spec "HTTP API"): a list item, a full card (every
- * frontmatter key, `fields` = section → text, `extra` = the frontmatter keys lorecards does not know,
- * `mtime` as a string because nanoseconds do not survive a JSON number in a browser), and the reverse
- * mapping from a request body to the frontmatter and body a write needs.
+ * Cards as the API takes them (docs/HTTP-API.md): the mapping from a request body in the shape of the
+ * editor's form (card/ `cardForm`, which the API sends) to the frontmatter and body a write needs.
  */
 import { assertCardLimits, KNOWN_FIELDS } from "../card/index.ts";
-import type { Card, CardMeta, KindDef, KindsConfig } from "../card/types.ts";
+import type { KindDef, KindsConfig } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 
 const KNOWN = new Set<string>(KNOWN_FIELDS);
-/** Keys of the API shape that are not frontmatter. */
+/** Keys of the form (card/ `cardForm`) that are not frontmatter. */
 const RESERVED = new Set(["key", "kind", "path", "mtime", "fields", "extra", "preamble", "body", "warnings"]);
-
-export function listItem(meta: CardMeta) {
-  return {
-    key: meta.key,
-    kind: meta.kind,
-    path: meta.path,
-    title: meta.title,
-    keywords: meta.keywords,
-    aliases: meta.aliases,
-    enabled: meta.enabled,
-    inject: meta.inject,
-    preview: meta.firstLine,
-    mtime: meta.mtime,
-  };
-}
-
-function trimSection(text: string): string {
-  return text.replace(/^\n+/, "").replace(/\s+$/, "");
-}
-
-/** Section → text: the kind's own sections first (empty when absent), then every other heading in file order. */
-export function cardFields(card: Card, kind: KindDef): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const s of kind.sections) fields[s] = "";
-  for (const s of card.sections) {
-    const text = trimSection(s.text);
-    fields[s.heading] = fields[s.heading] ? `${fields[s.heading]}\n\n${text}` : text;
-  }
-  return fields;
-}
-
-export function cardJson(card: Card, kind: KindDef) {
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(card.frontmatter)) if (!KNOWN.has(k)) extra[k] = v;
-  return {
-    ...card.frontmatter,
-    kind: card.kind,
-    key: card.key,
-    path: card.path,
-    title: card.title,
-    keywords: card.keywords,
-    aliases: card.aliases,
-    secondary: card.secondary,
-    scan_depth: card.scanDepth,
-    refs: card.refs,
-    priority: card.priority,
-    enabled: card.enabled,
-    inject: card.inject,
-    fields: cardFields(card, kind),
-    preamble: trimSection(card.preamble),
-    body: card.body,
-    extra,
-    warnings: card.warnings,
-    mtime: card.mtime,
-  };
-}
 
 function bad(message: string): LoreError {
   return new LoreError("invalid_input", message);

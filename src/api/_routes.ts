@@ -1,16 +1,25 @@
 /**
- * One function per endpoint of the spec's table ("HTTP API"). Each takes the parsed request and the
+ * One function per endpoint of the table in docs/HTTP-API.md. Each takes the parsed request and the
  * shared context and returns plain data (sent as JSON) or a Response; errors are thrown as LoreError and
  * turned into `{error, detail}` by the caller.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { keyFromTitle, keyProblem, kindByName, parseCard } from "../card/index.ts";
+import {
+  brokenSummary,
+  type Card,
+  cardForm,
+  cardSummary,
+  keyFromTitle,
+  keyProblem,
+  kindByName,
+  parseCard,
+} from "../card/index.ts";
 import { checkCards } from "../check/index.ts";
 import { LoreError } from "../errors.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
-import { type Engine, recallJson, type Turn } from "../recall/index.ts";
-import { appendHits, readRecentHits } from "../state/index.ts";
+import { type Engine, hitEntry, parseTurns, recallJson, type Turn } from "../recall/index.ts";
+import type { HitEntry } from "../state/index.ts";
 import {
   archiveCard,
   createCard,
@@ -23,7 +32,7 @@ import {
   type Vault,
 } from "../vault/index.ts";
 import { jsonObject, readBytes, readJsonObject } from "./_body.ts";
-import { bodyOf, cardJson, frontmatterOf, listItem } from "./_card-json.ts";
+import { bodyOf, frontmatterOf } from "./_card-json.ts";
 
 export interface Context {
   vault: Vault;
@@ -31,6 +40,8 @@ export interface Context {
   noLog: boolean;
   limits: { json: number; import: number };
   now: () => Date;
+  /** The hit log, behind the state store (state/). */
+  hits: { append(entries: HitEntry[]): Promise<void>; recent(limit: number): Promise<HitEntry[]> };
 }
 
 export function kinds(ctx: Context) {
@@ -57,8 +68,8 @@ export function listCards(ctx: Context, url: URL) {
   const ofKind = (c: { kind: string }) => kind === undefined || c.kind === kind;
   // Files that could not be parsed are listed too, so the editor can say which ones and why.
   return {
-    cards: cards.filter(ofKind).map(listItem),
-    broken: broken.filter(ofKind).map((b) => ({ kind: b.kind, key: b.key, path: b.path, error: b.error })),
+    cards: cards.filter(ofKind).map((c) => cardSummary(c, { preview: true })),
+    broken: broken.filter(ofKind).map((b) => brokenSummary(b, { names: true })),
   };
 }
 
@@ -96,7 +107,7 @@ function archivedItems(ctx: Context, kind: string | undefined) {
 
 export function getCard(ctx: Context, kind: string, key: string) {
   const card = readCard(ctx.vault, kind, key);
-  return cardJson(card, kindByName(ctx.vault.kinds, card.kind));
+  return cardForm(card, kindByName(ctx.vault.kinds, card.kind));
 }
 
 export async function postCard(ctx: Context, req: Request) {
@@ -116,7 +127,7 @@ export async function postCard(ctx: Context, req: Request) {
     body: bodyOf(input, kind, ctx.vault.kinds) ?? "",
   });
   ctx.engine.invalidate();
-  return Response.json(cardJson(card, kind), { status: 201 });
+  return Response.json(cardForm(card, kind), { status: 201 });
 }
 
 function refuseIllegalKey(key: string): void {
@@ -151,10 +162,10 @@ export async function putCard(ctx: Context, req: Request, kindName: string, key:
       { mtime: input.mtime as string | undefined },
     );
     ctx.engine.invalidate();
-    return cardJson(card, kind);
+    return cardForm(card, kind);
   } catch (err) {
     if (err instanceof LoreError && err.code === "conflict" && err.data) {
-      const latest = cardJson(err.data as Parameters<typeof cardJson>[0], kind);
+      const latest = cardForm(err.data as Card, kind);
       return Response.json({ error: "conflict", detail: err.message, current: latest }, { status: 409 });
     }
     throw err;
@@ -172,22 +183,13 @@ export async function deleteCard(ctx: Context, kind: string, key: string) {
 export async function restore(ctx: Context, kind: string, key: string) {
   const card = await restoreCard(ctx.vault, kind, key);
   ctx.engine.invalidate();
-  return cardJson(card, kindByName(ctx.vault.kinds, card.kind));
+  return cardForm(card, kindByName(ctx.vault.kinds, card.kind));
 }
 
 function turnsOf(input: Record<string, unknown>): Turn[] {
   const text = input.text ?? input.sentence;
   if (typeof text !== "string") throw new LoreError("invalid_input", 'try needs {"text": "a sentence"}');
-  const earlier = input.turns ?? [];
-  if (!Array.isArray(earlier)) throw new LoreError("invalid_input", "turns must be a list of {role, text}");
-  const turns = earlier.map((t, i) => {
-    const { role, text: said } = (t ?? {}) as { role?: unknown; text?: unknown };
-    if ((role !== "user" && role !== "assistant") || typeof said !== "string") {
-      throw new LoreError("invalid_input", `turns[${i}] must be {"role": "user"|"assistant", "text": "…"}`);
-    }
-    return { role, text: said } as Turn;
-  });
-  return [...turns, { role: "user", text }];
+  return parseTurns(input.turns, text, { name: "turns", code: "invalid_input" });
 }
 
 function optionalCount(value: unknown, name: string): number | undefined {
@@ -205,29 +207,21 @@ export async function tryText(ctx: Context, req: Request, url: URL) {
     budget: optionalCount(input.budget, "budget"),
     scanDepth: optionalCount(input.scan_depth, "scan_depth"),
   });
-  // `--no-log` wins over `?log=1` (spec "What gets written to disk").
+  // `--no-log` wins over `?log=1` (README "What gets written to disk").
   const logged = truthy(url.searchParams.get("log")) && !ctx.noLog && result.injected.length > 0;
   if (logged) {
     const message = turns[turns.length - 1]!.text;
-    appendHits(ctx.vault.root, [
-      {
-        time: ctx.now().toISOString(),
-        source: "try",
-        keys: result.injected,
-        words: [...new Set(result.fired.filter((f) => f.inBudget).flatMap((f) => f.hits))],
-        message: message.slice(0, 200),
-      },
-    ]);
+    await ctx.hits.append([hitEntry("try", result, message, ctx.now())]);
   }
   return { ...recallJson(result), logged };
 }
 
-export function recent(ctx: Context, url: URL) {
+export async function recent(ctx: Context, url: URL) {
   const raw = url.searchParams.get("limit");
   const limit = raw === null ? 50 : Number(raw);
   if (!Number.isInteger(limit) || limit < 0)
     throw new LoreError("invalid_input", "limit must be a whole number ≥ 0");
-  return { hits: readRecentHits(ctx.vault.root, Math.min(limit, 1000)) };
+  return { hits: await ctx.hits.recent(Math.min(limit, 1000)) };
 }
 
 export function checkup(ctx: Context) {

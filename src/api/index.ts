@@ -1,7 +1,7 @@
 /**
- * api/ owns the HTTP API behind the web editor (spec "HTTP API"): a `fetch(req) → Response` function
- * over one vault, with its guards (Host, Origin, `X-Lorecards: 1` on writes, an optional bearer token
- * with a throttle on wrong ones, body size limits). Every error is `{"error": code, "detail": message}`
+ * api/ owns the HTTP API behind the web editor (docs/HTTP-API.md): a `fetch(req) → Response` function
+ * over one vault, behind http/'s guards (Host, Origin, `X-Lorecards: 1` on writes, an optional bearer
+ * token with a throttle on wrong ones) and body size limits. Every error is `{"error": code, "detail": message}`
  * with the status of its LoreError code. It never listens on a socket (cli/ does), serves no page (ui/ does) and never
  * parses cards or matches text itself: vault/, recall/, check/, state/ and interop/ do.
  */
@@ -10,13 +10,15 @@ import {
   clientAddress,
   createThrottle,
   errorResponse,
+  type GuardRules,
+  guardRequest,
   loreErrorResponse,
   type Peer,
   refuseHostless,
   type ThrottleOptions,
 } from "../http/index.ts";
 import type { Engine } from "../recall/index.ts";
-import { type GuardOptions, guard } from "./_guard.ts";
+import { openStore, type Store, stateUrl } from "../state/index.ts";
 import * as routes from "./_routes.ts";
 
 export interface ApiOptions {
@@ -32,6 +34,11 @@ export interface ApiOptions {
   throttle?: Partial<ThrottleOptions>;
   /** Never write hits.jsonl, whatever `?log=1` says. */
   noLog?: boolean;
+  /**
+   * The state store holding the hit log, opened and closed by the caller; by default the vault's own,
+   * opened for each request that reads or writes hits (which opens no database).
+   */
+  store?: Store;
   /** Body limits in bytes. */
   limits?: { json?: number; import?: number };
   now?: () => Date;
@@ -95,12 +102,18 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
     noLog: options.noLog === true,
     limits: { ...API_DEFAULTS, ...options.limits },
     now: options.now ?? (() => new Date()),
+    hits: hitLog(options.store, options.engine.vault.root),
   };
-  const guardOptions: GuardOptions = {
+  // Writes carry X-Lorecards: 1 and no preflight is answered, so no page elsewhere can use the API.
+  const rules: GuardRules = {
     hosts: options.hosts,
     port: options.port,
+    hostHint: "see --allow-host",
+    crossSite: "refuse",
     token: options.token,
     throttle: options.token ? createThrottle(options.throttle) : undefined,
+    writeHeader: true,
+    preflight: "refuse",
   };
   return async (req, peer) => {
     const hostless = refuseHostless(req);
@@ -108,7 +121,7 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
     const url = new URL(req.url);
     if (!url.pathname.startsWith("/api/"))
       return errorResponse(404, "not_found", `no such path: ${url.pathname}`);
-    const refused = guard(req, guardOptions, clientAddress(req, peer));
+    const refused = guardRequest(req, rules, clientAddress(req, peer));
     if (refused) return withNoStore(refused);
     try {
       const found = match(req.method, url.pathname.slice(5).replace(/\/$/, "").split("/"));
@@ -124,6 +137,22 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
     } catch (err) {
       return withNoStore(loreErrorResponse(err));
     }
+  };
+}
+
+function hitLog(store: Store | undefined, root: string): routes.Context["hits"] {
+  const use = async <T>(fn: (s: Store) => Promise<T>): Promise<T> => {
+    if (store) return fn(store);
+    const opened = await openStore(stateUrl(root));
+    try {
+      return await fn(opened);
+    } finally {
+      await opened.close();
+    }
+  };
+  return {
+    append: (entries) => use((s) => s.appendHits(entries)),
+    recent: (n) => use((s) => s.recentHits(n)),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Forgiving frontmatter (spec "Card format"): `keywords: Alice, Bob` works like a list, a malformed
+ * Forgiving frontmatter (README "Card format"): `keywords: Alice, Bob` works like a list, a malformed
  * value falls back to its default and leaves a warning, and keywords stay the strings the user typed
  * (`[yes, no, 2024]` → "yes", "no", "2024": we read the scalar's source, not its YAML type). Boolean
  * fields alone accept the YAML 1.1 spellings people type (yes/no/on/off). A list keeps its first 1,000

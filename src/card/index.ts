@@ -1,12 +1,22 @@
 /**
  * card/ owns the card model: safe parsing and serializing of one Markdown file with YAML frontmatter
  * (gray-matter + yaml behind one wrapper), forgiving field rules, `## sections` and private sections,
- * the kind table and `kinds.yaml`, and which file names are legal keys. It is pure except for reading
+ * the kind table and `kinds.yaml`, which file names are legal keys, and a card's JSON shapes (json.ts). It is pure except for reading
  * `kinds.yaml`; it never walks, writes or locks a vault (that is vault/).
  */
 
 export { KNOWN_FIELDS } from "./_fields.ts";
 export { locateFrontmatter, normalizeText } from "./_frontmatter.ts";
+export {
+  brokenSummary,
+  byKindThenTitle,
+  cardDocument,
+  cardFields,
+  cardForm,
+  cardSummary,
+  type DocumentOptions,
+  type SummaryOptions,
+} from "./json.ts";
 export { keyFromTitle, keyProblem, numberedKey, validateKey } from "./key.ts";
 export {
   defaultKinds,

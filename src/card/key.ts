@@ -1,6 +1,6 @@
 /**
  * Card keys are file names: a key must never escape the vault or be a name some OS refuses
- * (issue 2: "a key can never escape the vault"). Unicode names such as `小明` are welcome.
+ * (README "Card format": a key can never escape the vault). Unicode names such as `小明` are welcome.
  * `keyFromTitle` and `numberedKey` make a legal key out of any text, in time linear in its length.
  */
 import { LoreError } from "../errors.ts";

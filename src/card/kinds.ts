@@ -1,5 +1,5 @@
 /**
- * The kind table (spec "Card format" and "kinds.yaml"): the directory decides the kind, each kind offers
+ * The kind table (README "Card format" and "kinds.yaml"): the directory decides the kind, each kind offers
  * its sections, and a `kinds.yaml` in the vault root may rename directories and sections, name the
  * recent section and the private sections, so that a vault can be written in another language.
  */

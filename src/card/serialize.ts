@@ -1,7 +1,8 @@
 /**
  * Card → text. A new card is written fresh; an existing file is edited in place: its YAML document is
  * patched (comments and quoting survive), keys the caller did not mention and that we do not know are
- * kept (spec: unknown frontmatter keys survive every save), and untouched parts keep their bytes.
+ * kept (README "Card format": unknown frontmatter keys survive every save), and untouched parts keep
+ * their bytes.
  */
 import type { Document, Node } from "yaml";
 import { LoreError } from "../errors.ts";
@@ -24,7 +25,8 @@ function scalarList(value: unknown): boolean {
 
 function makeNode(doc: Document, value: unknown): Node {
   const node = doc.createNode(value) as Node;
-  // Lists of words read best on one line, as in the spec's example: `keywords: [Alice, payments team]`.
+  // Lists of words read best on one line, as in the README's example card:
+  // `keywords: [Alice, payments team]`.
   const { isScalar, isSeq } = yamlLib();
   if (isSeq(node) && scalarList(value)) node.flow = true;
   if (isSeq(node) || node === null) return node;

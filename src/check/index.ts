@@ -1,13 +1,15 @@
 /**
  * The health check behind `lorecards check` and `GET /api/checkup`: cards that cannot be parsed,
  * cards that can never fire, keywords so generic they fire on ordinary text, titles that do not
- * match the file name, refs to cards that do not exist, frontmatter values that fell back to
- * defaults, and symbolic links in the vault (never followed, so what they point to is not a card).
+ * match the file name, refs to cards that do not exist or are disabled (vault/ `refTarget`, the rule
+ * recall renders "see also" lines by), frontmatter values that fell back to defaults, and symbolic
+ * links in the vault (never followed, so what they point to is not a card).
  * Pure: it reads the index entries it is given and reports; it never changes a card.
  */
 import { formatCount, keyFromTitle } from "../card/index.ts";
 import type { BrokenCard, CardMeta } from "../card/types.ts";
 import { cardTerms, charCount, fold } from "../match/index.ts";
+import { type CardLookup, lookupIn, refTarget } from "../vault/index.ts";
 
 export type Severity = "error" | "warning";
 
@@ -20,6 +22,7 @@ export interface Finding {
     | "generic_keyword"
     | "title_mismatch"
     | "dangling_ref"
+    | "disabled_ref"
     | "duplicate_name"
     | "bad_value"
     | "symlink";
@@ -59,12 +62,7 @@ export function checkCards(
     path: b.path,
     detail: b.error,
   }));
-  const names = new Set<string>();
-  for (const c of cards) {
-    names.add(fold(c.key));
-    names.add(fold(c.title));
-    names.add(fold(`${c.kind}/${c.key}`));
-  }
+  const names = lookupIn(cards);
   for (const card of cards) out.push(...checkCard({ ...card, warnings: byPath.get(card.path) }, names));
   out.push(...duplicateNames(cards));
   for (const l of links) {
@@ -116,7 +114,7 @@ function namedOthers(ids: readonly string[], self: number): string {
   return rest > 0 ? `${named.join(", ")} and ${formatCount(rest)} more` : named.join(", ");
 }
 
-function checkCard(card: CheckCard, names: Set<string>): Finding[] {
+function checkCard(card: CheckCard, names: CardLookup): Finding[] {
   const found: Finding[] = [];
   const add = (severity: Severity, code: Finding["code"], detail: string) =>
     found.push({ severity, code, card: `${card.kind}/${card.key}`, path: card.path, detail });
@@ -147,9 +145,19 @@ function checkCard(card: CheckCard, names: Set<string>): Finding[] {
   if (fold(card.title) !== fold(card.key) && fold(keyFromTitle(card.title)) !== fold(card.key)) {
     add("warning", "title_mismatch", `title "${card.title}" does not match the file name "${card.key}.md"`);
   }
+  // The same rule recall uses for "see also" lines (vault refTarget): what it would not show is reported.
   for (const ref of card.refs) {
-    if (!names.has(fold(ref.trim())))
+    const target = refTarget(names, ref);
+    if (target.status === "missing")
       add("warning", "dangling_ref", `refs names "${ref}", but no such card exists`);
+    else if (target.status === "disabled") {
+      const id = `${target.card.kind}/${target.card.key}`;
+      add(
+        "warning",
+        "disabled_ref",
+        `refs names "${ref}", but ${id} is disabled, so no "see also" line shows it`,
+      );
+    }
   }
   for (const w of card.warnings ?? []) add("warning", "bad_value", w);
   return found;

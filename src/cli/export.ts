@@ -7,13 +7,8 @@ import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "
 import { readInput } from "./import.ts";
 
 /** Without --format, the output's extension decides; anything else is a SillyTavern book. */
-export function formatFor(out: string, flag?: string): ExportFormat {
-  if (flag !== undefined) {
-    if (!(EXPORT_FORMATS as readonly string[]).includes(flag)) {
-      throw new LoreError("usage", `unknown format "${flag}" (known: ${EXPORT_FORMATS.join(", ")})`);
-    }
-    return flag as ExportFormat;
-  }
+export function formatFor(out: string, flag?: ExportFormat): ExportFormat {
+  if (flag !== undefined) return flag;
   const lower = out.toLowerCase();
   if (lower.endsWith(".png")) return "card-png";
   if (lower.endsWith(".charx")) return "charx";
@@ -24,9 +19,11 @@ export const exportCommand = defineCommand({
   meta: { name: "export", description: "export the vault as a lorebook or a character card" },
   args: {
     out: { type: "positional", required: true, description: "the file to write" },
+    // An enum: citty refuses any other value as a usage error, naming the formats.
     format: {
-      type: "string",
-      description: `${EXPORT_FORMATS.join(" | ")} (default: from OUT's extension, else st)`,
+      type: "enum",
+      options: [...EXPORT_FORMATS] as ExportFormat[],
+      description: "the format (default: from OUT's extension, else st)",
     },
     card: { type: "string", description: "a base card (JSON, PNG or CHARX) to carry the book" },
     ...vaultArg,

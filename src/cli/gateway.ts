@@ -1,8 +1,18 @@
 // `lorecards gateway --upstream URL`: the injecting proxy. Flags map 1:1 onto GatewayOptions; the
 // command resolves only when the gateway shuts down (SIGINT/SIGTERM).
 import { defineCommand } from "citty";
-import { LoreError } from "../errors.ts";
-import { baseUrls, GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
+import { DEFAULTS } from "../defaults.ts";
+import { baseUrls, startGateway } from "../gateway/index.ts";
+import {
+  allowHostArg,
+  budgetArg,
+  framingArg,
+  injectArg,
+  listenArgs,
+  logArg,
+  reinjectArg,
+  windowArg,
+} from "./_args.ts";
 import {
   hostList,
   isDefaultVault,
@@ -18,38 +28,24 @@ import {
 export const gatewayCommand = defineCommand({
   meta: { name: "gateway", description: "the injecting proxy in front of an OpenAI/Anthropic API" },
   args: {
-    upstream: { type: "string", description: "the API this sits in front of (required)", valueHint: "URL" },
-    host: { type: "string", description: `where the proxy listens (default ${GATEWAY_DEFAULTS.host})` },
-    port: { type: "string", description: `port (default ${GATEWAY_DEFAULTS.port}; 0 = any free port)` },
-    inject: {
+    upstream: {
       type: "string",
-      description: "user: before the last user message; system: a system prompt (default user)",
+      required: true,
+      description: "the API this sits in front of, e.g. https://api.openai.com",
+      valueHint: "URL",
     },
-    window: { type: "string", description: "turns of history scanned for keywords (default 3)" },
-    "reinject-after": {
-      type: "string",
-      description: "turns before the same card may go in again; 0 = every time (default 6)",
-    },
-    budget: { type: "string", description: "characters of cards per injection (default 800)" },
-    framing: {
-      type: "string",
-      description: 'the line that introduces the cards (default "A memory surfaces:\\n\\n")',
-    },
+    ...listenArgs("the proxy", DEFAULTS.gatewayPort),
+    ...injectArg,
+    ...windowArg,
+    ...reinjectArg("turns"),
+    ...budgetArg,
+    ...framingArg,
     token: {
       type: "string",
       description: "require X-Lorecards-Token on every request; mandatory off localhost",
     },
-    "allow-host": {
-      type: "string",
-      description: "extra host names clients may reach the gateway by on loopback (comma-separated)",
-      valueHint: "NAMES",
-    },
-    log: {
-      type: "boolean",
-      default: true,
-      description: "record surfacings in hits.jsonl",
-      negativeDescription: "do not write hits.jsonl",
-    },
+    ...allowHostArg("extra host names clients may reach the gateway by on loopback (comma-separated)"),
+    ...logArg("record surfacings in hits.jsonl", "do not write hits.jsonl"),
     ...vaultArg,
     json: {
       type: "boolean",
@@ -58,17 +54,12 @@ export const gatewayCommand = defineCommand({
     },
   },
   async run({ args }) {
-    if (!args.upstream)
-      throw new LoreError("usage", "--upstream is required, e.g. --upstream https://api.openai.com");
-    const inject = args.inject ?? GATEWAY_DEFAULTS.inject;
-    if (inject !== "user" && inject !== "system")
-      throw new LoreError("usage", `--inject must be user or system, got ${inject}`);
     const gateway = startGateway({
       vaultRoot: vaultPath(args),
       upstream: args.upstream,
       host: args.host,
       port: portNumber(args.port),
-      inject,
+      inject: args.inject,
       window: wholeNumber(args.window, "--window"),
       reinjectAfter: wholeNumber(args["reinject-after"], "--reinject-after"),
       budget: wholeNumber(args.budget, "--budget"),

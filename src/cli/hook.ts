@@ -3,23 +3,16 @@
 // happens (a message on stderr): in Claude Code, exit 2 from this hook would erase the user's prompt.
 import { writeSync } from "node:fs";
 import { defineCommand } from "citty";
+import { budgetArg, logArg, reinjectArg, scanDepthArg } from "./_args.ts";
 import { isDefaultVault, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
 
 export const hookCommand = defineCommand({
   meta: { name: "hook", description: "the Claude Code UserPromptSubmit hook (reads the hook JSON on stdin)" },
   args: {
-    "reinject-after": {
-      type: "string",
-      description: "prompts before the same card may go in again; 0 = every match (default 6)",
-    },
-    budget: { type: "string", description: "characters of cards per injection (default 800)" },
-    "scan-depth": { type: "string", description: "turns of history scanned for keywords (default 3)" },
-    log: {
-      type: "boolean",
-      default: true,
-      description: "record surfacings in hits.jsonl",
-      negativeDescription: "do not write hits.jsonl",
-    },
+    ...reinjectArg("prompts"),
+    ...budgetArg,
+    ...scanDepthArg,
+    ...logArg("record surfacings in hits.jsonl", "do not write hits.jsonl"),
     ...vaultArg,
     // The hook's answer is JSON already (Claude Code's contract); the flag is accepted for scripts
     // that pass --json to every command, and changes nothing.

@@ -7,6 +7,7 @@
 import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { describeError, EXIT_CODES, isLoreError, LoreError } from "../errors.ts";
+import { jsonArg, vaultArg } from "./_shared.ts";
 
 type Loader = () => Promise<CommandDef<ArgsDef>>;
 
@@ -44,13 +45,7 @@ function rootCommand() {
       version: pkg.version,
       description: "a keyword-triggered card book for AI companions",
     },
-    args: {
-      vault: {
-        type: "string",
-        description: "vault directory (default: $LORECARDS_VAULT, then ~/.lorecards)",
-      },
-      json: { type: "boolean", description: "print JSON" },
-    },
+    args: { ...vaultArg, ...jsonArg },
     subCommands: COMMANDS,
   });
 }
@@ -161,20 +156,30 @@ export function commandName(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * citty's own errors are a `CLIError` with a stable code (citty does not export the class, so it is
+ * known by its name): a missing or bad argument (`EARG`, a bad enum value included) or an unknown or
+ * missing subcommand are usage errors, like ours.
+ */
+const CITTY_USAGE_CODES = new Set(["EARG", "E_UNKNOWN_COMMAND", "E_NO_COMMAND"]);
+
+function isCittyUsageError(err: unknown): err is Error {
+  return (
+    err instanceof Error &&
+    err.name === "CLIError" &&
+    CITTY_USAGE_CODES.has(String((err as { code?: unknown }).code))
+  );
+}
+
 function reportError(err: unknown, json: boolean): number {
-  const code = isLoreError(err) ? err.code : "internal";
-  let message = describeError(err);
-  // citty's own argument errors (a missing required positional, a bad enum value) are usage errors.
-  const usageError =
-    !isLoreError(err) && err instanceof Error && /argument|Unknown command/i.test(err.message);
-  const exit = usageError ? 2 : EXIT_CODES[code];
-  if (!isLoreError(err) && !usageError && err instanceof Error && process.env.LORECARDS_DEBUG) {
+  const usageError = isCittyUsageError(err);
+  const code = isLoreError(err) ? err.code : usageError ? "usage" : "internal";
+  // citty colours the values it names unless NO_COLOR is set; an error line is plain text.
+  const detail = describeError(err).replace(ANSI, "");
+  let message = detail;
+  if (code === "internal" && err instanceof Error && process.env.LORECARDS_DEBUG)
     message = err.stack ?? message;
-  }
   process.stderr.write(`lorecards: ${message}\n`);
-  if (json)
-    process.stdout.write(
-      `${JSON.stringify({ error: usageError ? "usage" : code, detail: describeError(err) })}\n`,
-    );
-  return exit;
+  if (json) process.stdout.write(`${JSON.stringify({ error: code, detail })}\n`);
+  return EXIT_CODES[code];
 }

@@ -1,6 +1,6 @@
 // `lorecards list [--kind K]`: every card with its keywords, grouped by kind.
 import { defineCommand } from "citty";
-import { kindByName } from "../card/index.ts";
+import { brokenSummary, byKindThenTitle, cardSummary, kindByName } from "../card/index.ts";
 import { loadIndex, openVault } from "../vault/index.ts";
 import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
 
@@ -16,23 +16,9 @@ export const listCommand = defineCommand({
     // A kind may be named as a kind (`event`) or by its directory (`events`); anything else is an error.
     const kind = args.kind === undefined ? undefined : kindByName(vault.kinds, args.kind).name;
     const { cards, broken } = loadIndex(vault);
-    const shown = cards
-      .filter((c) => kind === undefined || c.kind === kind)
-      .sort((a, b) => (a.kind === b.kind ? a.title.localeCompare(b.title) : a.kind.localeCompare(b.kind)));
+    const shown = cards.filter((c) => kind === undefined || c.kind === kind).sort(byKindThenTitle);
     if (args.json) {
-      printJson({
-        cards: shown.map((c) => ({
-          key: c.key,
-          kind: c.kind,
-          title: c.title,
-          path: c.path,
-          keywords: c.keywords,
-          aliases: c.aliases,
-          enabled: c.enabled,
-          inject: c.inject,
-        })),
-        broken: broken.map((b) => ({ path: b.path, error: b.error })),
-      });
+      printJson({ cards: shown.map((c) => cardSummary(c)), broken: broken.map((b) => brokenSummary(b)) });
       return 0;
     }
     const lines: string[] = [];

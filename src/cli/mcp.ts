@@ -2,6 +2,7 @@
 // messages go to stderr); `--http` serves streamable HTTP at /mcp. The MCP SDK is loaded only here.
 import { defineCommand } from "citty";
 import pkg from "../../package.json" with { type: "json" };
+import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { openVault } from "../vault/index.ts";
 import {
@@ -18,8 +19,12 @@ export const mcpCommand = defineCommand({
   meta: { name: "mcp", description: "the MCP server for writing cards (stdio, or --http)" },
   args: {
     http: { type: "boolean", description: "serve streamable HTTP at /mcp instead of stdio" },
-    host: { type: "string", description: "with --http: where to listen (default 127.0.0.1)" },
-    port: { type: "string", description: "with --http: port (default 8767; 0 = any free port)" },
+    // No citty defaults: they would hide whether --host or --port was given without --http.
+    host: { type: "string", description: `with --http: where to listen (default ${DEFAULTS.host})` },
+    port: {
+      type: "string",
+      description: `with --http: port (default ${DEFAULTS.mcpPort}; 0 = any free port)`,
+    },
     token: {
       type: "string",
       description:

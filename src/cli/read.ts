@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
+import { cardDocument } from "../card/index.ts";
 import { findCard, openVault } from "../vault/index.ts";
 import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
 
@@ -17,17 +18,7 @@ export const readCommand = defineCommand({
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     const card = findCard(vault, args.name);
     if (args.json) {
-      printJson({
-        key: card.key,
-        kind: card.kind,
-        path: card.path,
-        title: card.title,
-        frontmatter: card.frontmatter,
-        sections: card.sections.map((s) => ({ heading: s.heading, text: s.text, private: s.private })),
-        preamble: card.preamble,
-        warnings: card.warnings,
-        mtime: card.mtime,
-      });
+      printJson(cardDocument(card));
     } else {
       print(readFileSync(join(vault.root, card.path), "utf8"));
     }

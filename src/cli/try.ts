@@ -2,8 +2,9 @@
 // in or out of budget, the exact text that would be injected, and words that deserve a card.
 import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
-import { openEngine, type RecallResult, recallJson, type Turn } from "../recall/index.ts";
-import { appendHits } from "../state/index.ts";
+import { hitEntry, openEngine, parseTurns, type RecallResult, recallJson } from "../recall/index.ts";
+import { openStore, stateUrl } from "../state/index.ts";
+import { budgetArg, scanDepthArg } from "./_args.ts";
 import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
 
 export const tryCommand = defineCommand({
@@ -11,30 +12,26 @@ export const tryCommand = defineCommand({
   args: {
     sentence: { type: "positional", description: "the current message", required: true },
     turns: { type: "string", description: 'earlier messages, oldest first: [{"role":"user","text":"…"}]' },
-    budget: { type: "string", description: "characters of cards per injection (default 800)" },
-    "scan-depth": { type: "string", description: "turns of history scanned (default 3)" },
+    ...budgetArg,
+    ...scanDepthArg,
     "show-context": { type: "boolean", description: "print the exact text that would be injected" },
     log: { type: "boolean", description: "record this try in the hit log (hits.jsonl)" },
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
-    const turns = [...parseTurns(args.turns), { role: "user" as const, text: args.sentence }];
-    const engine = await openEngine(vaultPath(args), { create: isDefaultVault(args) });
+    const turns = parseTurns(turnsJson(args.turns), args.sentence, { name: "--turns", code: "usage" });
+    // A cold process: save a rebuilt index and matcher so the next command starts warm.
+    const engine = await openEngine(vaultPath(args), { create: isDefaultVault(args), persist: true });
     const result = await engine.recall(turns, {
       budget: wholeNumber(args.budget, "--budget"),
       scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
     });
     if (args.log && result.injected.length > 0) {
-      appendHits(engine.vault.root, [
-        {
-          time: new Date().toISOString(),
-          source: "try",
-          keys: result.injected,
-          words: [...new Set(result.fired.filter((f) => f.inBudget).flatMap((f) => f.hits))],
-          message: args.sentence.slice(0, 200),
-        },
-      ]);
+      const store = await openStore(stateUrl(engine.vault.root));
+      await store
+        .appendHits([hitEntry("try", result, args.sentence, new Date())])
+        .finally(() => store.close());
     }
     if (args.json) printJson(recallJson(result));
     else print(describe(result, args["show-context"] === true));
@@ -70,21 +67,12 @@ function describe(result: RecallResult, showContext: boolean): string {
   return lines.join("\n");
 }
 
-export function parseTurns(raw: string | undefined): Turn[] {
-  if (raw === undefined) return [];
-  let value: unknown;
+/** `--turns` is JSON; what it holds is checked by recall's parseTurns, as `/api/try`'s turns are. */
+function turnsJson(raw: string | undefined): unknown {
+  if (raw === undefined) return undefined;
   try {
-    value = JSON.parse(raw);
+    return JSON.parse(raw);
   } catch (err) {
     throw new LoreError("usage", `--turns is not valid JSON: ${(err as Error).message}`);
   }
-  if (!Array.isArray(value)) throw new LoreError("usage", "--turns must be a JSON array of {role, text}");
-  return value.map((t, i) => {
-    const role = (t as { role?: unknown })?.role;
-    const text = (t as { text?: unknown })?.text;
-    if ((role !== "user" && role !== "assistant") || typeof text !== "string") {
-      throw new LoreError("usage", `--turns[${i}] must be {"role":"user"|"assistant","text":"…"}`);
-    }
-    return { role, text };
-  });
 }

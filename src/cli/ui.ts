@@ -1,15 +1,17 @@
-// `lorecards ui`: the web editor and its HTTP API on one port (default 8766). Off loopback it refuses
+// `lorecards ui`: the web editor and its HTTP API on one port. Off loopback it refuses
 // to start without --token (of 16 characters or more). With --gateway-upstream the gateway runs in the
 // same process on its own port, so one service on a home server does both. Every response carries the
 // editor's security headers; a request without Host is answered 400 (http/ listen).
 import os from "node:os";
 import { defineCommand } from "citty";
 import { createApi } from "../api/index.ts";
+import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
-import { baseUrls, GATEWAY_DEFAULTS, startGateway } from "../gateway/index.ts";
+import { baseUrls, startGateway } from "../gateway/index.ts";
 import { isLoopbackHost, type Listener, listen, type ThrottleOptions } from "../http/index.ts";
 import { type Engine, openEngine } from "../recall/index.ts";
 import { uiRoutes } from "../ui/index.ts";
+import { allowHostArg, listenArgs, logArg } from "./_args.ts";
 import {
   hostList,
   isDefaultVault,
@@ -21,43 +23,32 @@ import {
   vaultPath,
 } from "./_shared.ts";
 
-export const UI_DEFAULTS = { host: "127.0.0.1", port: 8766 } as const;
-
 export const uiCommand = defineCommand({
   meta: { name: "ui", description: "the web editor and HTTP API" },
   args: {
-    host: {
-      type: "string",
-      description: `where to listen (default ${UI_DEFAULTS.host}); off localhost needs --token`,
-    },
-    port: { type: "string", description: `port (default ${UI_DEFAULTS.port}; 0 = any free port)` },
+    ...listenArgs("the editor", DEFAULTS.uiPort),
     token: {
       type: "string",
       description: "require Authorization: Bearer <token> on the API; mandatory off localhost",
     },
-    "allow-host": {
-      type: "string",
-      description: "extra host names the page may be reached by (comma-separated), e.g. a reverse proxy's",
-      valueHint: "NAMES",
-    },
-    log: {
-      type: "boolean",
-      default: true,
-      description: "let /api/try?log=1 record tries in hits.jsonl",
-      negativeDescription: "never write hits.jsonl (overrides ?log=1)",
-    },
+    ...allowHostArg("extra host names the page may be reached by (comma-separated), e.g. a reverse proxy's"),
+    ...logArg("let /api/try?log=1 record tries in hits.jsonl", "never write hits.jsonl (overrides ?log=1)"),
     "gateway-upstream": {
       type: "string",
       description: "also run the gateway in this process, in front of URL",
       valueHint: "URL",
     },
-    "gateway-port": { type: "string", description: `the gateway's port (default ${GATEWAY_DEFAULTS.port})` },
+    "gateway-port": {
+      type: "string",
+      description: "the gateway's port",
+      default: String(DEFAULTS.gatewayPort),
+    },
     ...vaultArg,
     json: { type: "boolean", description: "print one JSON line {url, vault, gateway?} once listening" },
   },
   async run({ args }) {
-    const host = args.host ?? UI_DEFAULTS.host;
-    const port = portNumber(args.port) ?? UI_DEFAULTS.port;
+    const host = args.host;
+    const port = portNumber(args.port) ?? DEFAULTS.uiPort;
     const token = tokenFrom(args);
     if (!isLoopbackHost(host) && !token) {
       throw new LoreError(
@@ -65,7 +56,11 @@ export const uiCommand = defineCommand({
         `listening on ${host} needs --token: anyone on the network could edit your cards`,
       );
     }
-    const engine = await openEngine(vaultPath(args), { watch: true, create: isDefaultVault(args) });
+    const engine = await openEngine(vaultPath(args), {
+      watch: true,
+      persist: true, // a rebuild after an edit is saved, so the next hook or `try` starts warm
+      create: isDefaultVault(args),
+    });
     const extra = hostList(args["allow-host"]);
     const server = await serveEditor({
       engine,

@@ -11,6 +11,8 @@
  * within bounds costs another request one phase at most, never the whole request.
  */
 
+export { nestsDeeperThan } from "../json-depth.ts";
+
 export const BODY_LIMITS = { maxBytes: 32 * 1024 * 1024, maxDepth: 1000 } as const;
 
 export type BodyRead =
@@ -69,42 +71,6 @@ function rejoin(
       return reader.cancel(reason);
     },
   });
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
-
-/**
- * Whether JSON text nests arrays and objects more than `limit` deep. Brackets inside strings do not
- * count; strings are skipped with a native search for their closing quote, so a megabyte of base64
- * costs next to nothing. Bytes of multi-byte UTF-8 characters are never ASCII, so bytes suffice.
- */
-export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    if (b === QUOTE) i = closingQuote(bytes, i);
-    else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
-      if (++depth > limit) return true;
-    } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) depth--;
-  }
-  return false;
-}
-
-/** Index of the quote that ends the string opened at `start`; the end of the text when none does. */
-function closingQuote(bytes: Uint8Array, start: number): number {
-  let i = start;
-  for (;;) {
-    i = bytes.indexOf(QUOTE, i + 1);
-    if (i === -1) return bytes.length;
-    let slashes = 0;
-    while (bytes[i - 1 - slashes] === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return i;
-  }
 }
 
 /** Lets requests that are waiting (a small GET, another chat) run before the next phase of this one. */

@@ -143,3 +143,53 @@ export function byAnchor(edits: readonly Edit[]): Map<number, Edit[]> {
   }
   return map;
 }
+
+/** Roles that carry a system prompt in OpenAI's APIs (Chat Completions, Responses). */
+export const SYSTEM_ROLES: ReadonlySet<string> = new Set(["system", "developer"]);
+
+/**
+ * The messages of a body's list, with the role each plays (`roleOf`; a tool's answer is not the user
+ * speaking) and its text; null when an entry is not a message with content we can read.
+ */
+export function readMessages(
+  list: readonly Json[],
+  roleOf: (m: JsonObject & { role: string }) => string,
+): { raw: JsonObject[]; messages: ChatMessage[] } | null {
+  const raw: JsonObject[] = [];
+  const messages: ChatMessage[] = [];
+  for (const m of list) {
+    if (!isObject(m) || typeof m.role !== "string") return null;
+    const text = contentText(m.content);
+    if (text === null) return null;
+    raw.push(m);
+    messages.push({ role: roleOf(m as JsonObject & { role: string }), text });
+  }
+  return { raw, messages };
+}
+
+/** A system message carrying an edit's block (OpenAI's APIs, `--inject system`). */
+export function systemMessage(e: Edit): JsonObject {
+  return { role: "system", content: e.text };
+}
+
+/**
+ * Edits applied to a list of messages (Chat Completions `messages`, Responses `input`): a prefix edit
+ * goes in front of its message's text (`prefix`), any other becomes a system message right after the
+ * message, which keeps everything before it byte-identical.
+ */
+export function applyToList(
+  list: readonly Json[],
+  edits: readonly Edit[],
+  prefix: (msg: JsonObject, block: string) => JsonObject,
+): Json[] {
+  const grouped = byAnchor(edits);
+  const out: Json[] = [];
+  list.forEach((item, i) => {
+    const here = grouped.get(i) ?? [];
+    let msg = item as JsonObject;
+    for (const e of here) if (e.place === "prefix") msg = prefix(msg, e.text);
+    out.push(msg);
+    for (const e of here) if (e.place !== "prefix") out.push(systemMessage(e));
+  });
+  return out;
+}

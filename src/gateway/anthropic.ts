@@ -12,8 +12,7 @@
 
 import {
   type Adapter,
-  byAnchor,
-  type ChatMessage,
+  applyToList,
   contentText,
   GAP,
   isObject,
@@ -21,6 +20,7 @@ import {
   type JsonObject,
   makeView,
   prefixContent,
+  readMessages,
 } from "./_chat.ts";
 
 export const anthropicAdapter: Adapter = {
@@ -31,27 +31,17 @@ export const anthropicAdapter: Adapter = {
     if (!isObject(body) || !Array.isArray(body.messages)) return null;
     const system = contentText(body.system);
     if (system === null) return null;
-    const raw: JsonObject[] = [];
-    const messages: ChatMessage[] = [];
-    for (const m of body.messages) {
-      if (!isObject(m) || typeof m.role !== "string") return null;
-      const text = contentText(m.content);
-      if (text === null) return null;
-      raw.push(m);
-      messages.push({ role: isToolResults(m) ? "tool" : m.role, text });
-    }
-    return { ...makeView(system, raw, messages), session: sessionOf(body.metadata) };
+    const read = readMessages(body.messages, (m) => (isToolResults(m) ? "tool" : m.role));
+    if (read === null) return null;
+    return { ...makeView(system, read.raw, read.messages), session: sessionOf(body.metadata) };
   },
   apply(body, edits) {
-    const grouped = byAnchor(edits);
-    const messages = (body.messages as JsonObject[]).map((m, i) => {
-      let msg: JsonObject = m;
-      for (const e of grouped.get(i) ?? []) {
-        if (e.place === "prefix")
-          msg = { ...msg, content: prefixContent(msg.content, e.text, leadingToolResults(msg)) };
-      }
-      return msg;
-    });
+    // Tool results must stay first in a user message; `system` edits go to the system field instead.
+    const prefixes = edits.filter((e) => e.place === "prefix");
+    const messages = applyToList(body.messages as Json[], prefixes, (m, block) => ({
+      ...m,
+      content: prefixContent(m.content, block, leadingToolResults(m)),
+    }));
     const toSystem = edits.filter((e) => e.place !== "prefix").map((e) => e.text);
     if (toSystem.length === 0) return { ...body, messages };
     return { ...body, system: extendSystem(body.system, toSystem), messages };

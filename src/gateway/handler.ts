@@ -11,20 +11,26 @@ import {
   clientAddress,
   createThrottle,
   errorResponse,
+  type GuardRules,
+  guardRequest,
+  isPreflight,
   type Peer,
   type Throttle,
-  tokenMatches,
 } from "../http/index.ts";
 import { BODY_LIMITS, letOthersRun, nestsDeeperThan, readBounded } from "./_body.ts";
 import type { Adapter } from "./_chat.ts";
 import { anthropicAdapter } from "./anthropic.ts";
-import { type GuardOptions, refuseBrowserAbuse } from "./guard.ts";
 import { openaiAdapter } from "./openai.ts";
 import { CONVERSATION_HEADER, type InjectSettings, type PipelineDeps, runPipeline } from "./pipeline.ts";
 import { type ForwardInput, forward, upstreamUrl } from "./proxy.ts";
 import { responsesAdapter } from "./responses.ts";
 
 export const TOKEN_HEADER = "x-lorecards-token";
+
+/** Host names besides loopback ones a gateway on loopback answers to (a reverse proxy's, a LAN name). */
+export interface GuardOptions {
+  allowHosts: readonly string[];
+}
 
 export interface HandlerOptions {
   upstream: URL;
@@ -50,23 +56,15 @@ export function adapterFor(method: string, pathname: string): Adapter | undefine
 export function createHandler(options: HandlerOptions): (req: Request, peer?: Peer) => Promise<Response> {
   const doFetch = options.fetch ?? fetch;
   const warnedPaths = new Set<string>();
-  const throttle = options.token ? (options.throttle ?? createThrottle()) : undefined;
+  const rules = guardRules(options);
   return async (req, peer) => {
-    const refused = options.guard && refuseBrowserAbuse(req, options.guard);
+    const refused = guardRequest(req, rules, clientAddress(req, peer));
     if (refused) return refused;
     const url = new URL(req.url);
     const target = upstreamUrl(options.upstream, url);
     // A browser sends its CORS preflight without custom headers, so it can never carry the token. It
     // has no body and reaches no card; it goes to the upstream, which decides about CORS.
     if (isPreflight(req)) return withOurHeadersAllowed(await forward(plain(target, req, doFetch)));
-    const address = clientAddress(req, peer);
-    const slowed = throttle?.refuse(address);
-    if (slowed) return slowed;
-    if (!tokenMatches(req, TOKEN_HEADER, options.token)) {
-      // Only a token that was given and wrong counts as a guess; a client that forgot it is not one.
-      if (req.headers.has(TOKEN_HEADER)) throttle?.fail(address);
-      return errorResponse(401, "unauthorized", "missing or wrong X-Lorecards-Token header");
-    }
     const adapter = adapterFor(req.method, url.pathname);
     if (!adapter) {
       if (req.method === "POST" && looksLikeChat(url.pathname) && !warnedPaths.has(url.pathname)) {
@@ -122,8 +120,24 @@ function plain(url: string, req: Request, doFetch: typeof fetch): ForwardInput {
   return { url, req, bodyReplaced: false, injected: [], fetch: doFetch };
 }
 
-function isPreflight(req: Request): boolean {
-  return req.method === "OPTIONS" && req.headers.has("access-control-request-method");
+/**
+ * On loopback, browsers are the danger: a rebound DNS name, and a simple (form or text/plain) POST
+ * from any page, which needs no preflight. A page's JSON comes only after a preflight the upstream
+ * answers, and SDKs and CLIs send no Origin, so they meet neither rule. Off loopback the token guards.
+ */
+function guardRules(options: HandlerOptions): GuardRules {
+  return {
+    ...(options.guard && {
+      hosts: options.guard.allowHosts,
+      loopback: true,
+      hostHint: "see --allow-host",
+      crossSite: "json",
+    }),
+    token: options.token,
+    tokenHeaders: [TOKEN_HEADER],
+    throttle: options.token ? (options.throttle ?? createThrottle()) : undefined,
+    preflight: "pass",
+  };
 }
 
 /** The upstream knows nothing of our headers: a browser may send them only if the preflight lists them. */

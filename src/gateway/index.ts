@@ -7,6 +7,7 @@
  * never decides which cards fire (recall/ does).
  */
 
+import { DEFAULTS, type InjectPlace } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
 import type { Engine, EngineOptions } from "../recall/index.ts";
@@ -17,8 +18,13 @@ import type { InjectSettings } from "./pipeline.ts";
 export type { Adapter, ChatView, Edit } from "./_chat.ts";
 export { anthropicAdapter } from "./anthropic.ts";
 export { type VaultDeps, type VaultDepsOptions, vaultDeps } from "./deps.ts";
-export type { GuardOptions } from "./guard.ts";
-export { adapterFor, createHandler, type HandlerOptions, TOKEN_HEADER } from "./handler.ts";
+export {
+  adapterFor,
+  createHandler,
+  type GuardOptions,
+  type HandlerOptions,
+  TOKEN_HEADER,
+} from "./handler.ts";
 export { openaiAdapter } from "./openai.ts";
 export {
   CONVERSATION_HEADER,
@@ -38,7 +44,7 @@ export interface GatewayOptions {
   upstream: string;
   host?: string;
   port?: number;
-  inject?: "user" | "system";
+  inject?: InjectPlace;
   window?: number;
   reinjectAfter?: number;
   budget?: number;
@@ -56,12 +62,12 @@ export interface GatewayOptions {
 }
 
 export const GATEWAY_DEFAULTS = {
-  host: "127.0.0.1",
-  port: 8765,
-  inject: "user",
-  window: 3,
-  reinjectAfter: 6,
-  budget: 800,
+  host: DEFAULTS.host,
+  port: DEFAULTS.gatewayPort,
+  inject: DEFAULTS.inject,
+  window: DEFAULTS.scanDepth,
+  reinjectAfter: DEFAULTS.reinjectAfter,
+  budget: DEFAULTS.budget,
   log: true,
 } as const satisfies Partial<GatewayOptions>;
 
@@ -127,7 +133,7 @@ export function startGateway(options: GatewayOptions): Gateway {
     ...listener,
     close: async () => {
       await listener.stop(true);
-      deps.close();
+      await deps.close();
     },
   };
 }

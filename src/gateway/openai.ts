@@ -7,18 +7,14 @@
 
 import {
   type Adapter,
-  byAnchor,
-  type ChatMessage,
-  contentText,
-  type Edit,
+  applyToList,
   isObject,
   type Json,
-  type JsonObject,
   makeView,
   prefixContent,
+  readMessages,
+  SYSTEM_ROLES,
 } from "./_chat.ts";
-
-const SYSTEM_ROLES = new Set(["system", "developer"]);
 
 export const openaiAdapter: Adapter = {
   name: "openai",
@@ -26,35 +22,16 @@ export const openaiAdapter: Adapter = {
   systemPlace: "after",
   read(body) {
     if (!isObject(body) || !Array.isArray(body.messages)) return null;
-    const raw: JsonObject[] = [];
-    const messages: ChatMessage[] = [];
-    const system: string[] = [];
-    for (const m of body.messages) {
-      if (!isObject(m) || typeof m.role !== "string") return null;
-      const text = contentText(m.content);
-      if (text === null) return null;
-      raw.push(m);
-      messages.push({ role: m.role, text });
-      if (SYSTEM_ROLES.has(m.role)) system.push(text);
-    }
-    return makeView(system.join("\n"), raw, messages);
+    const read = readMessages(body.messages, (m) => m.role);
+    if (read === null) return null;
+    const system = read.messages.filter((m) => SYSTEM_ROLES.has(m.role)).map((m) => m.text);
+    return makeView(system.join("\n"), read.raw, read.messages);
   },
   apply(body, edits) {
-    const original = body.messages as JsonObject[];
-    const grouped = byAnchor(edits);
-    const out: Json[] = [];
-    original.forEach((m, i) => {
-      const here = grouped.get(i) ?? [];
-      let msg: JsonObject = m;
-      for (const e of here)
-        if (e.place === "prefix") msg = { ...msg, content: prefixContent(msg.content, e.text) };
-      out.push(msg);
-      for (const e of here) if (e.place !== "prefix") out.push(systemMessage(e));
-    });
-    return { ...body, messages: out };
+    const messages = applyToList(body.messages as Json[], edits, (m, block) => ({
+      ...m,
+      content: prefixContent(m.content, block),
+    }));
+    return { ...body, messages };
   },
 };
-
-function systemMessage(e: Edit): JsonObject {
-  return { role: "system", content: e.text };
-}

@@ -7,6 +7,7 @@
 
 import type { Markers } from "../inject/index.ts";
 import { findBlocks, stripBlocks, wrapBlock } from "../inject/index.ts";
+import { hitEntry } from "../recall/hit-entry.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/types.ts";
 import type { HitEntry, ReplayRecord, Store } from "../state/index.ts";
@@ -39,9 +40,9 @@ export interface PipelineDeps {
   /** How many turns, newest first, recall reads for a window of `window` (a card may ask for more). */
   reach(window: number): Promise<number>;
   recall(turns: Turn[], opts: RecallOptions): Promise<RecallResult>;
-  store(): Store;
-  markers(): Markers;
-  logHits(entries: HitEntry[]): void;
+  store(): Promise<Store>;
+  markers(): Promise<Markers>;
+  logHits(entries: HitEntry[]): Promise<void>;
   now(): number;
   warn(line: string): void;
 }
@@ -63,11 +64,13 @@ export async function runPipeline(
   if (view === null) throw new Error(`${adapter.name} body has a shape we do not recognise`);
   // Other requests get a turn here and before the new body is serialised, never between loading this
   // conversation's state and committing it, so requests of one conversation keep their order there.
+  // (The embedded stores answer without yielding to I/O; a remote one would let others in, and its
+  // atomic merge, where the first replay record wins, keeps their state whole: Store contract.)
   await letOthersRun();
-  const markers = deps.markers();
-  const store = deps.store();
-  const { conversation, opening } = findConversation(view, headers, markers, store);
-  const state = store.load(conversation);
+  const markers = await deps.markers();
+  const store = await deps.store();
+  const { conversation, opening } = await findConversation(view, headers, markers, store);
+  const state = await store.loadConversation(conversation);
   const plan =
     settings.replay === false
       ? planWithoutReplay(view, state, settings.reinjectAfter)
@@ -88,16 +91,18 @@ export async function runPipeline(
     });
     if (result.context !== "") {
       const place = settings.inject === "user" ? "prefix" : adapter.systemPlace;
-      const cards = result.fired.filter((c) => c.inBudget).map((c) => ({ id: c.id, version: c.version }));
+      const cards = result.chosen.map((c) => ({ id: c.id, version: c.version }));
       record = recordFor(view, plan, place, wrapBlock(result.context, markers), cards);
-      if (settings.log) logSafely(deps, hitEntry(result, now));
+      if (settings.log) {
+        await logSafely(deps, hitEntry("gateway", result, result.chosen[0]?.trigger ?? "", new Date(now)));
+      }
     }
   }
   // A conversation never seen that gets nothing has nothing to remember: its turn clock alone would
   // change no later decision, yet the commit is most of a request's CPU and the row would take one of
   // the 500 slots from a conversation that has cards in context.
   if (record !== null || state.turn !== 0) {
-    store.commit(conversation, {
+    await store.commitTurn(conversation, {
       turn: plan.turn,
       now,
       injections: record?.cards.map((c) => ({ ...c, turn: plan.turn })),
@@ -142,17 +147,18 @@ export function clientConversation(view: ChatView, headers: Headers): string | u
 }
 
 /**
- * The conversation a request belongs to. Without an id from the client, the fingerprint of the spec's
- * Dedupe section: sha256(system prompt + first user message)[:16]. Some clients change their system
- * prompt part way (Claude Code between `-p` and `-p --continue`): a request that already has earlier
- * turns but an unknown fingerprint continues the latest conversation that opened the same way.
+ * The conversation a request belongs to. Without an id from the client, the fingerprint of the
+ * README's "Conversations, dedupe and replay": sha256(system prompt + first user message)[:16]. Some
+ * clients change their system prompt part way (Claude Code between `-p` and `-p --continue`): a
+ * request that already has earlier turns but an unknown fingerprint continues the latest conversation
+ * that opened the same way.
  */
-export function findConversation(
+export async function findConversation(
   view: ChatView,
   headers: Headers,
   markers: Markers,
-  store: Pick<Store, "findByOpening" | "load">,
-): { conversation: string; opening?: string } {
+  store: Pick<Store, "findByOpening" | "loadConversation">,
+): Promise<{ conversation: string; opening?: string }> {
   const given = clientConversation(view, headers);
   if (given) return { conversation: given };
   const firstUser = view.messages.findIndex((m) => m.role === "user");
@@ -166,8 +172,8 @@ export function findConversation(
       .join("\n"),
   ).slice(0, 32);
   const continues = view.messages.slice(firstUser + 1).some((m) => m.role === "assistant");
-  if (continues && store.load(conversation).turn === 0) {
-    const earlier = store.findByOpening(opening);
+  if (continues && (await store.loadConversation(conversation)).turn === 0) {
+    const earlier = await store.findByOpening(opening);
     if (earlier !== null) return { conversation: earlier, opening };
   }
   return { conversation, opening };
@@ -203,20 +209,9 @@ function blocksInRequest(view: ChatView, markers: Markers): string[] {
   return texts.flatMap((t) => (t.includes(markers.open) ? findBlocks(t, markers) : []));
 }
 
-function hitEntry(result: RecallResult, now: number): HitEntry {
-  const chosen = result.fired.filter((c) => c.inBudget);
-  return {
-    time: new Date(now).toISOString(),
-    source: "gateway",
-    keys: chosen.map((c) => c.key),
-    words: [...new Set(chosen.flatMap((c) => c.hits))],
-    message: chosen[0]?.trigger ?? "",
-  };
-}
-
-function logSafely(deps: PipelineDeps, entry: HitEntry): void {
+async function logSafely(deps: PipelineDeps, entry: HitEntry): Promise<void> {
   try {
-    deps.logHits([entry]);
+    await deps.logHits([entry]);
   } catch (err) {
     // The hit log is a convenience; losing a line must never cost the injection.
     deps.warn(`lorecards gateway: hit log not written (${err instanceof Error ? err.message : String(err)})`);

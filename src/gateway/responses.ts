@@ -14,7 +14,7 @@
 
 import {
   type Adapter,
-  byAnchor,
+  applyToList,
   type ChatMessage,
   contentText,
   type Edit,
@@ -23,9 +23,9 @@ import {
   type JsonObject,
   makeView,
   prefixContent,
+  SYSTEM_ROLES,
+  systemMessage,
 } from "./_chat.ts";
-
-const SYSTEM_ROLES = new Set(["system", "developer"]);
 
 export const responsesAdapter: Adapter = {
   name: "responses",
@@ -56,19 +56,11 @@ export const responsesAdapter: Adapter = {
   },
   apply(body, edits) {
     if (typeof body.input === "string") return applyToString(body, body.input, edits);
-    const grouped = byAnchor(edits);
-    const out: Json[] = [];
-    (body.input as Json[]).forEach((item, i) => {
-      const here = grouped.get(i) ?? [];
-      let msg = item as JsonObject;
-      for (const e of here) {
-        if (e.place === "prefix")
-          msg = { ...msg, content: prefixContent(msg.content, e.text, 0, "input_text") };
-      }
-      out.push(msg);
-      for (const e of here) if (e.place !== "prefix") out.push(systemItem(e));
-    });
-    return { ...body, input: out };
+    const input = applyToList(body.input as Json[], edits, (m, block) => ({
+      ...m,
+      content: prefixContent(m.content, block, 0, "input_text"),
+    }));
+    return { ...body, input };
   },
 };
 
@@ -88,14 +80,10 @@ function applyToString(body: JsonObject, input: string, edits: readonly Edit[]):
   const after: Json[] = [];
   for (const e of edits) {
     if (e.place === "prefix") text = prefixContent(text, e.text) as string;
-    else after.push(systemItem(e));
+    else after.push(systemMessage(e));
   }
   if (after.length === 0) return { ...body, input: text };
   return { ...body, input: [{ role: "user", content: text }, ...after] };
-}
-
-function systemItem(e: Edit): JsonObject {
-  return { role: "system", content: e.text };
 }
 
 /** A server-side conversation (`conversation: "conv_…"` or `{id}`) is the client's own conversation id. */

@@ -13,10 +13,3 @@ export function safeEqual(given: string, expected: string): boolean {
   const b = new Bun.CryptoHasher("sha256").update(encoder.encode(expected)).digest();
   return timingSafeEqual(a, b);
 }
-
-/** True when no token is configured, or the request carries the right one in `header`. */
-export function tokenMatches(req: Request, header: string, expected: string | undefined): boolean {
-  if (expected === undefined || expected === "") return true;
-  const given = req.headers.get(header);
-  return given !== null && safeEqual(given, expected);
-}

@@ -1,7 +1,7 @@
 /**
- * Character Card objects (spec sections 6, 7 and 13): which version a JSON object is, where its
- * lorebook sits, and how a base card is upgraded to V3 to carry an exported book and downgraded to the
- * V2 backfill a PNG also carries. Unknown fields of a base card are preserved (spec 13.5).
+ * Character Card objects (Character Card V3 spec, sections 6, 7 and 13): which version a JSON object
+ * is, where its lorebook sits, and how a base card is upgraded to V3 to carry an exported book and
+ * downgraded to the V2 backfill a PNG also carries. Unknown fields of a base card are preserved (spec 13.5).
  */
 
 import { toV2Entry } from "./_charbook.ts";

@@ -1,12 +1,20 @@
 /**
  * MCP over streamable HTTP (MCP spec, "Transports: Streamable HTTP") at `/mcp`, as a plain
  * `fetch(req) → Response` handler. Stateless: each POST gets a fresh server and transport with JSON
- * responses, so nothing is kept between requests and no session can leak. Guards first, as for every
- * HTTP surface here: the Host header (no DNS rebinding on loopback), a cross-site Origin, and the token
- * (required off loopback; `Authorization: Bearer` or `X-Lorecards-Token`, compared in constant time).
+ * responses, so nothing is kept between requests and no session can leak. http/'s guards first, as for
+ * every HTTP surface here: the Host header (no DNS rebinding on loopback), a cross-site Origin, and the
+ * token (required off loopback; `Authorization: Bearer` or `X-Lorecards-Token`, with the throttle).
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { errorResponse, isLoopbackHost, safeEqual } from "../http/index.ts";
+import {
+  clientAddress,
+  createThrottle,
+  errorResponse,
+  type GuardRules,
+  guardRequest,
+  type Peer,
+  type Throttle,
+} from "../http/index.ts";
 import type { Vault } from "../vault/index.ts";
 import { createMcpServer } from "./server.ts";
 
@@ -19,14 +27,29 @@ export interface McpHttpOptions {
   token?: string;
   /** True when listening on loopback only: then the Host header must name a loopback host too. */
   loopback: boolean;
+  /** Slows down wrong tokens per address; with a token and none given, http/'s defaults. */
+  throttle?: Throttle;
 }
 
-export function mcpHandler(options: McpHttpOptions): (req: Request) => Promise<Response> {
-  return async (req) => {
-    const refused = guard(req, options);
+export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer) => Promise<Response> {
+  const rules: GuardRules = {
+    // Off loopback any name may reach the server, and the token keeps strangers out.
+    loopback: options.loopback,
+    crossSite: "refuse",
+    // A client page served from this machine (an MCP inspector on localhost) is not a stranger.
+    loopbackPages: true,
+    token: options.token,
+    tokenHeaders: ["authorization", "x-lorecards-token"],
+    throttle: options.token ? (options.throttle ?? createThrottle()) : undefined,
+  };
+  return async (req, peer) => {
+    if (new URL(req.url).pathname !== MCP_PATH) {
+      return errorResponse(404, "not_found", `the MCP endpoint is ${MCP_PATH}`);
+    }
+    const refused = guardRequest(req, rules, clientAddress(req, peer));
     if (refused) return refused;
     if (req.method !== "POST") {
-      // Stateless server: no standalone SSE stream to GET, no session to DELETE (spec allows 405).
+      // Stateless server: no standalone SSE stream to GET, no session to DELETE (the MCP spec allows 405).
       return errorResponse(405, "method_not_allowed", "this MCP endpoint takes POST only", { allow: "POST" });
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -41,59 +64,4 @@ export function mcpHandler(options: McpHttpOptions): (req: Request) => Promise<R
       void server.close();
     }
   };
-}
-
-function guard(req: Request, options: McpHttpOptions): Response | undefined {
-  const url = new URL(req.url);
-  if (url.pathname !== MCP_PATH) return errorResponse(404, "not_found", `the MCP endpoint is ${MCP_PATH}`);
-  const host = hostnameOf(req.headers.get("host"));
-  if (options.loopback && (host === undefined || !isLoopbackHost(host))) {
-    return errorResponse(403, "forbidden", "Host header is not a loopback name");
-  }
-  const origin = req.headers.get("origin");
-  if (origin !== null && !originAllowed(origin, req.headers.get("host"))) {
-    return errorResponse(403, "forbidden", `cross-site requests are refused (Origin ${origin})`);
-  }
-  if (options.token && !tokenGiven(req, options.token)) {
-    return errorResponse(
-      401,
-      "unauthorized",
-      "missing or wrong token (Authorization: Bearer … or X-Lorecards-Token)",
-      {
-        "www-authenticate": 'Bearer realm="lorecards"',
-      },
-    );
-  }
-  return undefined;
-}
-
-function hostnameOf(host: string | null): string | undefined {
-  if (host === null || host === "") return undefined;
-  try {
-    return new URL(`http://${host}`).hostname;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Same origin as the Host the request was sent to, or a page served from this machine. */
-function originAllowed(origin: string, host: string | null): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (host !== null && parsed.host === host) return true;
-  return isLoopbackHost(parsed.hostname);
-}
-
-function tokenGiven(req: Request, token: string): boolean {
-  const auth = req.headers.get("authorization");
-  const bearer = auth?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
-  const header = req.headers.get("x-lorecards-token");
-  // Both candidates are always compared, so timing does not tell which header was tried.
-  const a = safeEqual(bearer ?? "", token);
-  const b = safeEqual(header ?? "", token);
-  return (bearer !== undefined && a) || (header !== null && b);
 }

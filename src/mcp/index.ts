@@ -5,6 +5,7 @@
  * mostly does not. It writes only through vault/, and in stdio mode nothing but protocol reaches stdout.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
 import type { Vault } from "../vault/index.ts";
@@ -16,7 +17,7 @@ export { MAX_SECTION_CHARS } from "./schemas.ts";
 export { createMcpServer, type ServerOptions } from "./server.ts";
 export { listCardsData, readCardData, writeCard } from "./tools.ts";
 
-export const MCP_DEFAULTS = { host: "127.0.0.1", port: 8767 } as const;
+export const MCP_DEFAULTS = { host: DEFAULTS.host, port: DEFAULTS.mcpPort } as const;
 
 /** Serve on stdin/stdout; resolves when the client closes the connection. */
 export async function serveStdio(vault: Vault, version: string): Promise<void> {

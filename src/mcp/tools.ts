@@ -3,10 +3,18 @@
  * returns plain data, or throws a LoreError naming the problem. Every write goes through vault/
  * (locked, atomic), so an MCP write and a UI or CLI write at the same moment lose nothing.
  */
-import { keyFromTitle, keyProblem, kindByName } from "../card/index.ts";
+import {
+  brokenSummary,
+  byKindThenTitle,
+  cardDocument,
+  cardSummary,
+  keyFromTitle,
+  keyProblem,
+  kindByName,
+} from "../card/index.ts";
 import type { Card } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
-import { createCard, findCard, loadIndex, readCard, updateRecent, type Vault } from "../vault/index.ts";
+import { createCard, findCard, indexLookup, loadIndex, updateRecent, type Vault } from "../vault/index.ts";
 import {
   LIST_DEFAULT_LIMIT,
   type ListCardsArgs,
@@ -79,11 +87,13 @@ async function create(vault: Vault, args: WriteCardArgs): Promise<Card> {
   return createCard(vault, { kind: kind.name, key, frontmatter, body });
 }
 
-/** A new card may not share its key or title with any card of any kind: names must stay unambiguous. */
+/**
+ * A new card may not share its key or title with any card of any kind: names must stay unambiguous.
+ * "Shares" is the rule every name lookup follows (vault/ lookup): whatever `read_card` would find.
+ */
 function refuseTakenName(vault: Vault, names: string[]): void {
-  const wanted = new Set(names.map((n) => n.trim().toLowerCase()));
-  const { cards } = loadIndex(vault);
-  const taken = cards.find((c) => wanted.has(c.key.toLowerCase()) || wanted.has(c.title.toLowerCase()));
+  const lookup = indexLookup(vault.kinds, loadIndex(vault));
+  const taken = names.map((n) => lookup.find(n)).find((c) => c !== undefined);
   if (taken) {
     throw new LoreError(
       "conflict",
@@ -98,7 +108,7 @@ async function recent(vault: Vault, args: WriteCardArgs): Promise<Card> {
     throw new LoreError("invalid_input", 'mode "update_recent" needs the card\'s name');
   if (args.text === undefined)
     throw new LoreError("invalid_input", 'mode "update_recent" needs the new text');
-  const card = locate(vault, args.name, args.kind);
+  const card = findCard(vault, args.name, args.kind);
   if (kindByName(vault.kinds, card.kind).recent === undefined) {
     const some = recentKinds(vault.kinds);
     throw new LoreError(
@@ -110,38 +120,10 @@ async function recent(vault: Vault, args: WriteCardArgs): Promise<Card> {
   return updateRecent(vault, card.kind, card.key, args.text);
 }
 
-function locate(vault: Vault, name: string, kind: string | undefined): Card {
-  if (kind === undefined) return findCard(vault, name);
-  const def = kindByName(vault.kinds, kind);
-  if (keyProblem(name) === null) {
-    try {
-      return readCard(vault, def.name, name);
-    } catch (err) {
-      if (!(err instanceof LoreError) || err.code !== "not_found") throw err;
-    }
-  }
-  const wanted = name.trim().toLowerCase();
-  const hit = loadIndex(vault).cards.find(
-    (c) => c.kind === def.name && (c.key.toLowerCase() === wanted || c.title.toLowerCase() === wanted),
-  );
-  if (!hit) throw new LoreError("not_found", `no ${def.name} card named "${name}"`);
-  return readCard(vault, hit.kind, hit.key);
-}
-
 /** Everything in the card: every frontmatter key and every section, private ones marked. */
 export function readCardData(vault: Vault, args: ReadCardArgs) {
-  const card = locate(vault, args.name, args.kind);
-  return {
-    kind: card.kind,
-    key: card.key,
-    path: card.path,
-    title: card.title,
-    frontmatter: card.frontmatter,
-    preamble: card.preamble,
-    sections: card.sections.map((s) => ({ heading: s.heading, text: s.text, private: s.private })),
-    recent_section: kindByName(vault.kinds, card.kind).recent ?? null,
-    private_note: "Sections marked private are stored in the card but never injected into a conversation.",
-  };
+  const card = findCard(vault, args.name, args.kind);
+  return cardDocument(card, { file: false, agent: kindByName(vault.kinds, card.kind) });
 }
 
 /**
@@ -153,26 +135,14 @@ export function listCardsData(vault: Vault, args: ListCardsArgs) {
   const offset = args.offset ?? 0;
   const limit = args.limit ?? LIST_DEFAULT_LIMIT;
   const { cards, broken } = loadIndex(vault);
-  const shown = cards
-    .filter((c) => kind === undefined || c.kind === kind)
-    .sort((a, b) => (a.kind === b.kind ? a.title.localeCompare(b.title) : a.kind.localeCompare(b.kind)));
+  const shown = cards.filter((c) => kind === undefined || c.kind === kind).sort(byKindThenTitle);
   const page = shown.slice(offset, offset + limit);
   return {
     total: shown.length,
     offset,
     count: page.length,
     next_offset: offset + page.length < shown.length ? offset + page.length : null,
-    cards: page.map((c) => ({
-      kind: c.kind,
-      key: c.key,
-      title: c.title,
-      keywords: c.keywords,
-      ...(c.aliases.length > 0 ? { aliases: c.aliases } : {}),
-      ...(c.enabled ? {} : { enabled: false as const }),
-      ...(c.inject ? {} : { inject: false as const }),
-    })),
-    unreadable: broken
-      .filter((b) => kind === undefined || b.kind === kind)
-      .map((b) => ({ path: b.path, error: b.error })),
+    cards: page.map((c) => cardSummary(c, { path: false, compact: true })),
+    unreadable: broken.filter((b) => kind === undefined || b.kind === kind).map((b) => brokenSummary(b)),
   };
 }

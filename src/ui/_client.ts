@@ -1,6 +1,7 @@
 // The page's only way to the server. The `?token=` of the link is kept in localStorage, wiped from the
 // address bar (so it does not end up in history, bookmarks or a screenshot) and sent as a bearer
-// header from then on (spec "Web UI"). Writes carry `X-Lorecards: 1`, which the API demands.
+// header from then on (README "The web editor and HTTP API"). Writes carry `X-Lorecards: 1`, which
+// the API demands.
 
 const TOKEN_KEY = "lorecards.token";
 

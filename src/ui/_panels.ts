@@ -100,7 +100,8 @@ export async function loadRecent(body: HTMLElement): Promise<void> {
     body.replaceChildren(el("p", { class: "muted" }, "Nothing has surfaced yet."));
     return;
   }
-  // Only time, keys and source: the log's message text stays out of the page (spec "What gets written").
+  // Only time, keys and source: the log's message text stays out of the page (README "What gets
+  // written to disk").
   body.replaceChildren(
     el(
       "ul",

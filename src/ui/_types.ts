@@ -1,4 +1,4 @@
-// The JSON shapes the page reads from the API (spec "HTTP API").
+// The JSON shapes the page reads from the API (docs/HTTP-API.md).
 
 export interface KindInfo {
   name: string;

@@ -21,6 +21,7 @@ import { openNoFollow, refuseLinks } from "./_links.ts";
 import { removeStaleTemps } from "./_temps.ts";
 import { loadIndex } from "./catalog.ts";
 import { type LockOptions, withLock } from "./lock.ts";
+import { cleanName, indexLookup, splitName } from "./lookup.ts";
 import { cardPath, relPath, type Vault } from "./paths.ts";
 
 export interface WriteOptions extends LockOptions {
@@ -70,36 +71,23 @@ export function readCard(vault: Vault, kind: string, key: string): Card {
 }
 
 /**
- * A card by name in any kind: `kind/key`, then an exact key (kinds in table order), then a key or
- * title compared case-insensitively.
+ * A card by name (the rule is vault/lookup.ts's), only among `kind`'s cards when given (a kind's name or
+ * folder). A name the index does not know is still tried as a file name, so a card that cannot be
+ * parsed, or a link where a card should be, says what is wrong with it instead of "not found".
  */
-export function findCard(vault: Vault, given: string): Card {
-  // A file name works too (`Alice.md`, `people/Alice.md`): people copy them from `ls`.
-  const name = given.endsWith(".md") ? given.slice(0, -3) : given;
-  const slash = name.indexOf("/");
-  if (slash > 0) {
-    const kind = vault.kinds.kinds.find(
-      (k) => k.name === name.slice(0, slash) || k.dir === name.slice(0, slash),
-    );
-    if (kind) return readCard(vault, kind.name, name.slice(slash + 1));
+export function findCard(vault: Vault, given: string, kind?: string): Card {
+  const only = kind === undefined ? undefined : kindByName(vault.kinds, kind);
+  const hit = indexLookup(vault.kinds, loadIndex(vault)).find(given, { kind: only?.name });
+  if (hit) return readCard(vault, hit.kind, hit.key);
+  const { prefix, key } = splitName(cleanName(given));
+  const named = vault.kinds.kinds.find((k) => k.name === prefix || (k.dir !== "" && k.dir === prefix));
+  const name = named ? key : cleanName(given);
+  const problem = keyProblem(name);
+  if (problem !== null) throw new LoreError("invalid_key", `"${given}" cannot be a card name: ${problem}`);
+  for (const k of only ? [only] : named ? [named] : vault.kinds.kinds) {
+    if (fs.existsSync(cardPath(vault, k.name, name))) return readCard(vault, k.name, name);
   }
-  if (keyProblem(name) === null) {
-    for (const kind of vault.kinds.kinds) {
-      if (fs.existsSync(cardPath(vault, kind.name, name))) return readCard(vault, kind.name, name);
-    }
-  }
-  const wanted = name.trim().toLowerCase();
-  const { cards } = loadIndex(vault);
-  const hit =
-    cards.find((c) => c.key.toLowerCase() === wanted) ?? cards.find((c) => c.title.toLowerCase() === wanted);
-  if (!hit) {
-    const prefix = slash > 0 ? name.slice(0, slash) : "";
-    const inKind = vault.kinds.kinds.some((k) => k.name === prefix || (k.dir !== "" && k.dir === prefix));
-    const problem = keyProblem(inKind ? name.slice(slash + 1) : name);
-    if (problem !== null) throw new LoreError("invalid_key", `"${given}" cannot be a card name: ${problem}`);
-    throw new LoreError("not_found", `no card named "${given}"`);
-  }
-  return readCard(vault, hit.kind, hit.key);
+  throw new LoreError("not_found", `no ${only ? `${only.name} ` : ""}card named "${given}"`);
 }
 
 /**

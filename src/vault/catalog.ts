@@ -1,9 +1,9 @@
 /**
- * The persisted index (ARCHITECTURE "A cold process must not re-read the vault"): CardMeta per file,
- * keyed by path, with the mtime (ns) and size it was parsed at, stored in `<vault>/.lorecards/index.json`.
- * A load stats every card file and re-parses only those whose mtime or size changed; a missing,
- * corrupt or outdated index file is rebuilt. Known limit (spec): an edit that keeps both mtime and size
- * identical is not noticed.
+ * The persisted index (docs/ARCHITECTURE.md, "A cold process must not re-read the vault"): CardMeta
+ * per file, keyed by path, with the mtime (ns) and size it was parsed at, stored in
+ * `<vault>/.lorecards/index.json`. A load stats every card file and re-parses only those whose mtime or
+ * size changed; a missing, corrupt or outdated index file is rebuilt. Known limit (README "Known
+ * limits"): an edit that keeps both mtime and size identical is not noticed.
  */
 import fs from "node:fs";
 import path from "node:path";

@@ -1,7 +1,7 @@
 /**
  * vault/ owns the cards on disk: where the vault is, opening and initialising it, the lock, atomic
- * writes, reading/creating/updating/archiving cards, and the persisted index that lets a fresh process
- * re-parse only the cards that changed. It never matches, renders or injects (match/, recall/), and it
+ * writes, reading/creating/updating/archiving cards, the persisted index that lets a fresh process
+ * re-parse only the cards that changed, and the one rule for finding a card by name (`lookup.ts`). It never matches, renders or injects (match/, recall/), and it
  * never parses card text itself (card/ does). It never reads or writes through a symbolic link inside
  * the vault (`_links.ts`), and it removes the temp files a killed write left behind (`_temps.ts`).
  */
@@ -15,5 +15,14 @@ export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./arc
 export { createCard, findCard, readCard, updateCard, updateRecent, type WriteOptions } from "./cards.ts";
 export { indexPath, type LoadIndexOptions, loadIndex, type VaultIndex } from "./catalog.ts";
 export { acquireLock, type LockOptions, lockPath, withLock } from "./lock.ts";
+export {
+  CardLookup,
+  indexLookup,
+  type LookupOptions,
+  lookupIn,
+  type NamedCards,
+  type RefTarget,
+  refTarget,
+} from "./lookup.ts";
 export { initVault, type OpenOptions, openVault } from "./open.ts";
 export { ARCHIVE_DIR, cardPath, resolveVaultPath, STATE_DIR, type Vault } from "./paths.ts";

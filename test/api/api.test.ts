@@ -1,4 +1,4 @@
-// The HTTP API in-process: every endpoint of the spec's table, every guard, every error path. The
+// The HTTP API in-process: every endpoint of docs/HTTP-API.md, every guard, every error path. The
 // handler is called with `new Request(…)`; the vault is a real temporary folder of card files.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";

@@ -12,7 +12,7 @@ import {
 } from "../../src/card/index.ts";
 import { LoreError } from "../../src/errors.ts";
 
-const SPEC_EXAMPLE = `dirs:     { people: personnes, event: evenements }
+const README_EXAMPLE = `dirs:     { people: personnes, event: evenements }
 sections: { people: [qui, relation, recent, impression] }
 recent_section: { people: recent }
 private_sections: [correspondance]
@@ -51,8 +51,8 @@ describe("the default kind table", () => {
 });
 
 describe("kinds.yaml", () => {
-  test("the spec's example renames directories and sections", () => {
-    const config = parseKindsConfig(SPEC_EXAMPLE);
+  test("the README's example renames directories and sections", () => {
+    const config = parseKindsConfig(README_EXAMPLE);
     expect(kindByName(config, "people")).toEqual({
       name: "people",
       dir: "personnes",
@@ -119,7 +119,7 @@ describe("kinds.yaml", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "lc-"));
     try {
       expect(loadKindsConfig(root)).toEqual(defaultKinds());
-      fs.writeFileSync(path.join(root, "kinds.yaml"), SPEC_EXAMPLE);
+      fs.writeFileSync(path.join(root, "kinds.yaml"), README_EXAMPLE);
       expect(kindByName(loadKindsConfig(root), "people").dir).toBe("personnes");
     } finally {
       fs.rmSync(root, { recursive: true, force: true });

@@ -22,7 +22,7 @@ function parseError(fn: () => unknown): LoreError {
   throw new Error("expected a parse_error");
 }
 
-describe("the spec's example card", () => {
+describe("alice.md, an example card with every field", () => {
   test("every documented field is read from the frontmatter", () => {
     const c = people(fixture("alice.md"));
     expect(c).toMatchObject({

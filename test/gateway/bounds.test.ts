@@ -11,6 +11,7 @@ import { type Msg, openaiBody } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { harness } from "../support/gateway.ts";
 import { CARDS, makeVault, removeDir } from "../support/vault.ts";
+import { type StreamText, streamText } from "../support/wait.ts";
 
 const BUN = path.resolve("node_modules/.bin/bun");
 const MB = 1024 * 1024;
@@ -18,26 +19,23 @@ const FAST_MS = 1000;
 
 let upstream: FakeUpstream;
 let vault: string;
-let gateway: { url: string; stderr: () => string; proc: Bun.Subprocess };
+let gateway: { url: string; stderr: StreamText; proc: Bun.Subprocess };
 
 async function spawnGateway(): Promise<typeof gateway> {
   const proc = Bun.spawn([BUN, "test/support/gateway-process.ts", vault, upstream.url], {
     stdout: "pipe",
     stderr: "pipe",
   });
-  let errText = "";
-  void (async () => {
-    for await (const chunk of proc.stderr) errText += new TextDecoder().decode(chunk);
-  })();
+  const stderr = streamText(proc.stderr);
   const reader = proc.stdout.getReader();
   let text = "";
   while (!text.includes("\n")) {
     const { done, value } = await reader.read();
-    if (done) throw new Error(`gateway process exited before listening: ${errText}`);
+    if (done) throw new Error(`gateway process exited before listening: ${stderr.text()}`);
     text += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  return { url: text.trim(), stderr: () => errText, proc };
+  return { url: text.trim(), stderr, proc };
 }
 
 beforeAll(async () => {
@@ -86,14 +84,14 @@ describe("one request never holds up the others", () => {
   test("a body nested 200,000 levels deep is forwarded byte for byte while small requests are served at once", async () => {
     const depth = 200_000;
     const raw = `{"model":"x","messages":[{"role":"user","content":"the friday deploy?"}],"x":${"[".repeat(depth)}${"]".repeat(depth)}}`;
-    const before = gateway.stderr().length;
+    const before = gateway.stderr.text().length;
     const { res, worst } = await alongside(raw);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-lorecards-injected")).toBeNull();
     expect(last().body).toBe(raw);
     expect(worst).toBeLessThan(FAST_MS);
-    await Bun.sleep(50);
-    expect(gateway.stderr().slice(before)).toContain("nested deeper than");
+    await gateway.stderr.waitFor("nested deeper than", before);
+    expect(gateway.stderr.text().slice(before)).toContain("nested deeper than");
   });
 
   test("a long history full of unclosed wrapper tags costs only its scan window, and is injected", async () => {
@@ -152,13 +150,13 @@ describe("one request never holds up the others", () => {
         { role: "user" as const, content: "the friday deploy?" },
       ];
       const raw = JSON.stringify(openaiBody({ messages }));
-      const before = gateway.stderr().length;
+      const before = gateway.stderr.text().length;
       const { res } = await alongside(make(raw));
       expect(res.status).toBe(200);
       expect(res.headers.get("x-lorecards-injected")).toBeNull();
       expect(last().body === raw).toBe(true);
-      await Bun.sleep(50);
-      expect(gateway.stderr().slice(before)).toContain("larger than");
+      await gateway.stderr.waitFor("larger than", before);
+      expect(gateway.stderr.text().slice(before)).toContain("larger than");
     },
   );
 });

@@ -5,12 +5,12 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { markersFromSecret, wrapBlock } from "../../src/inject/index.ts";
-import { markerSecret, readRecentHits } from "../../src/state/index.ts";
+import { wrapBlock } from "../../src/inject/index.ts";
 import type { Msg } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { type Harness, harness } from "../support/gateway.ts";
 import { PROTOCOLS } from "../support/protocols.ts";
+import { markersOf, recentHitsOf } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 let upstream: FakeUpstream;
@@ -28,12 +28,12 @@ afterEach(() => {
   for (const v of vaults.splice(0)) removeDir(v);
 });
 
-function setup(settings: Parameters<typeof harness>[2] = {}) {
+async function setup(settings: Parameters<typeof harness>[2] = {}) {
   const vault = makeVault();
   vaults.push(vault);
   const h = harness(vault, upstream, settings);
   harnesses.push(h);
-  return { vault, h, markers: markersFromSecret(markerSecret(vault)) };
+  return { vault, h, markers: await markersOf(vault) };
 }
 
 const u = (content: string): Msg => ({ role: "user", content });
@@ -53,38 +53,38 @@ describe.each(PROTOCOLS)("$name adapter with real clients' habits", (p) => {
       "<environment_context>\n  <cwd>/home/alice</cwd>\n</environment_context>\n",
     ],
   ])("a keyword only in %s fires nothing", async (_client, wrapper) => {
-    const { h } = setup();
+    const { h } = await setup();
     const res = await h.send(p.path, p.build({ messages: [u(`${wrapper}What is 2+2?`)] }));
     expect(injected(res)).toBeNull();
   });
 
   test("the hit log records what the person typed, not the client's wrapper", async () => {
-    const { h, vault } = setup();
+    const { h, vault } = await setup();
     const wrapped =
       "<system-reminder>\nCLAUDE.md: Alice owns this repo.\n</system-reminder>\n\nthe blue notebook?";
     const res = await h.send(p.path, p.build({ messages: [u(wrapped)] }));
     expect(injected(res)).toBe("the blue notebook");
-    expect(readRecentHits(vault, 5)[0]).toMatchObject({ message: "the blue notebook?" });
+    expect((await recentHitsOf(vault, 5))[0]).toMatchObject({ message: "the blue notebook?" });
   });
 
   test.each([
     ["in the system prompt", (block: string) => ({ system: block, messages: [u("how is alice?")] })],
     ["in the user message", (block: string) => ({ messages: [u(`${block}\n\nhow is alice?`)] })],
   ])("a card the hook already put %s is not injected again", async (_where, build) => {
-    const { h, markers } = setup();
+    const { h, markers } = await setup();
     const res = await h.send(p.path, p.build(build(wrapBlock(ALICE_BLOCK, markers))));
     expect(injected(res)).toBeNull();
   });
 
   test("a hook block holding other cards does not keep a new card out", async () => {
-    const { h, markers } = setup();
+    const { h, markers } = await setup();
     const other = wrapBlock("A memory surfaces:\n\n### the blue notebook [thing]\nA notebook.\n", markers);
     const res = await h.send(p.path, p.build({ system: other, messages: [u("how is alice?")] }));
     expect(injected(res)).toBe("Alice");
   });
 
   test("--window counts turns of text: a tool loop does not push the person's words out", async () => {
-    const { h } = setup({ window: 1 });
+    const { h } = await setup({ window: 1 });
     const body = p.toolTurn({ messages: [u("what does alice say?")] }, "a tool result") as Record<
       string,
       unknown[]
@@ -94,13 +94,13 @@ describe.each(PROTOCOLS)("$name adapter with real clients' habits", (p) => {
   });
 
   test("a client whose base URL already ends in /v1 calls the path without it, and is injected too", async () => {
-    const { h } = setup();
+    const { h } = await setup();
     const res = await h.send(p.path.replace(/^\/v1/, ""), p.build({ messages: [u("how is alice?")] }));
     expect(injected(res)).toBe("Alice");
   });
 
   test("a client's session header names the conversation: the same one continues it, another starts anew", async () => {
-    const { h } = setup();
+    const { h } = await setup();
     const session = (id: string) => ({ "x-claude-code-session-id": id });
     await h.send(p.path, p.build({ system: "v1", messages: [u("the cafe")] }), session("s1"));
     const next = p.build({ system: "v2", messages: [u("the cafe"), a("ok"), u("that cafe")] });

@@ -5,12 +5,12 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { markersFromSecret, wrapBlock } from "../../src/inject/index.ts";
-import { markerSecret, openSqliteStore, readRecentHits } from "../../src/state/index.ts";
+import { wrapBlock } from "../../src/inject/index.ts";
 import { type Msg, PIXEL } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { type Harness, harness } from "../support/gateway.ts";
 import { PROTOCOLS } from "../support/protocols.ts";
+import { markersOf, recentHitsOf, vaultStore } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 let upstream: FakeUpstream;
@@ -28,12 +28,15 @@ afterEach(() => {
   for (const v of vaults.splice(0)) removeDir(v);
 });
 
-function setup(settings: Parameters<typeof harness>[2] = {}, extra: Parameters<typeof harness>[3] = {}) {
+async function setup(
+  settings: Parameters<typeof harness>[2] = {},
+  extra: Parameters<typeof harness>[3] = {},
+) {
   const vault = makeVault();
   vaults.push(vault);
   const h = harness(vault, upstream, settings, extra);
   harnesses.push(h);
-  const markers = markersFromSecret(markerSecret(vault));
+  const markers = await markersOf(vault);
   return { vault, h, markers };
 }
 
@@ -43,7 +46,7 @@ const a = (content: string): Msg => ({ role: "assistant", content });
 
 describe.each(PROTOCOLS)("$name adapter", (p) => {
   test("a card named in the last user message goes in front of it, between our markers", async () => {
-    const { h, markers } = setup();
+    const { h, markers } = await setup();
     const res = await h.send(
       p.path,
       p.build({ system: "be kind", messages: [u("how did the friday deploy go?")] }),
@@ -59,7 +62,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("with --inject system the cards go to the system side and the user message is untouched", async () => {
-    const { h, markers } = setup({ inject: "system" });
+    const { h, markers } = await setup({ inject: "system" });
     await h.send(p.path, p.build({ system: "be kind", messages: [u("and Alice?")] }));
     expect(p.userMessages(last().body)[0]!.content).toBe("and Alice?");
     const injected = p.systemInjected(last().body, "be kind");
@@ -69,7 +72,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("non-text parts come through untouched and the block goes in front of the first text", async () => {
-    const { h, markers } = setup();
+    const { h, markers } = await setup();
     const body = p.build({
       messages: [
         u([
@@ -89,7 +92,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("a prompt sent as one cached text part, then resent as a plain string, keeps its block in place", async () => {
-    const { h } = setup();
+    const { h } = await setup();
     const cached = [{ type: "text", text: "how is Alice?", cache_control: { type: "ephemeral" } }];
     await h.send(p.path, p.build({ messages: [u(cached as Msg["content"])] }));
     const first = p.userMessages(last().body)[0]!.content as Record<string, unknown>[];
@@ -101,7 +104,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("earlier turns inside the window are scanned; older turns and the system prompt are not", async () => {
-    const { h } = setup({ window: 1 });
+    const { h } = await setup({ window: 1 });
     const res = await h.send(
       p.path,
       p.build({
@@ -113,21 +116,21 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("our own block quoted back in a message does not fire its card again", async () => {
-    const { h, markers } = setup();
+    const { h, markers } = await setup();
     const quoted = wrapBlock("A memory surfaces:\n\n### the corner cafe [place]\nthe corner cafe\n", markers);
     const res = await h.send(p.path, p.build({ messages: [u("hello"), a(`${quoted}\n\nhi`), u("ok")] }));
     expect(res.headers.get("x-lorecards-injected")).toBeNull();
   });
 
   test("a request with nothing to inject reaches upstream byte for byte", async () => {
-    const { h } = setup();
+    const { h } = await setup();
     const raw = JSON.stringify(p.build({ messages: [u("nothing here")] }), null, 2);
     await h.sendRaw(p.path, raw);
     expect(last().body).toBe(raw);
   });
 
   test("a card injected at turn n is replayed into the same message, not injected again, while in context", async () => {
-    const { h, markers } = setup();
+    const { h, markers } = await setup();
     await h.send(p.path, p.build({ messages: [u("the friday deploy?")] }));
     const first = p.userMessages(last().body)[0]!.content;
     const res = await h.send(
@@ -146,7 +149,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
     [0, [true, true, true]],
     [6, [true, false, false]],
   ])("with --reinject-after %d a repeated mention injects on turns %j", async (n, expected) => {
-    const { h } = setup({ reinjectAfter: n });
+    const { h } = await setup({ reinjectAfter: n });
     const messages: Msg[] = [];
     const got: boolean[] = [];
     for (let turn = 1; turn <= 3; turn++) {
@@ -159,7 +162,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("a tool round trip is not a new turn: the cards stay where they went and the tool result is untouched", async () => {
-    const { h } = setup({ reinjectAfter: 1 });
+    const { h } = await setup({ reinjectAfter: 1 });
     const turn = { messages: [u("what does alice think of the friday deploy?")] };
     const r1 = await h.send(p.path, p.build(turn));
     const first = JSON.stringify(p.userMessages(last().body)[0]);
@@ -173,26 +176,29 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("a conversation is stored from its first card on, and a request that brings none before that writes nothing", async () => {
-    const { h, vault } = setup();
+    const { h, vault } = await setup();
     const headers = { "x-lorecards-conversation": "quiet" };
     const messages: Msg[] = [u("hello there")];
     await h.send(p.path, p.build({ messages }), headers);
-    const store = openSqliteStore(vault, { warn: () => {} });
+    const store = await vaultStore(vault);
     try {
-      expect(store.load("quiet").turn).toBe(0);
+      expect((await store.loadConversation("quiet")).turn).toBe(0);
       messages.push(a("hi"), u("and Alice?"));
       await h.send(p.path, p.build({ messages }), headers);
-      expect(store.load("quiet")).toMatchObject({ turn: 2, injections: [{ id: "people/Alice", turn: 2 }] });
+      expect(await store.loadConversation("quiet")).toMatchObject({
+        turn: 2,
+        injections: [{ id: "people/Alice", turn: 2 }],
+      });
       messages.push(a("fine"), u("nothing new"));
       await h.send(p.path, p.build({ messages }), headers);
-      expect(store.load("quiet").turn).toBe(3);
+      expect((await store.loadConversation("quiet")).turn).toBe(3);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
   test("a regenerate of the same turn gets the same cards, byte for byte", async () => {
-    const { h } = setup();
+    const { h } = await setup();
     const body = p.build({ messages: [u("alice"), a("hi"), u("the blue notebook and the cafe")] });
     const r1 = await h.send(p.path, body);
     const first = last().body;
@@ -203,7 +209,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("an edited message loses its cards, which may then go in again", async () => {
-    const { h, markers } = setup();
+    const { h, markers } = await setup();
     await h.send(p.path, p.build({ messages: [u("the friday deploy?")] }));
     const res = await h.send(p.path, p.build({ messages: [u("the friday deploy!"), a("ok"), u("deploy")] }));
     expect(res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
@@ -213,7 +219,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("conversations are told apart by X-Lorecards-Conversation, else by system prompt and first message", async () => {
-    const { h } = setup();
+    const { h } = await setup();
     const turn1 = p.build({ system: "s", messages: [u("cafe")] });
     const turn2 = p.build({ system: "s", messages: [u("cafe"), a("ok"), u("the cafe again")] });
     await h.send(p.path, turn1);
@@ -230,7 +236,7 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("a system prompt that changes part way does not start a new conversation", async () => {
-    const { h } = setup();
+    const { h } = await setup();
     await h.send(p.path, p.build({ system: "model A, 1M context", messages: [u("the cafe")] }));
     const later = p.build({ system: "model A", messages: [u("the cafe"), a("ok"), u("the corner cafe?")] });
     const res = await h.send(p.path, later);
@@ -239,14 +245,14 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("a card named outside ASCII is percent-encoded in X-Lorecards-Injected", async () => {
-    const { h } = setup();
+    const { h } = await setup();
     const res = await h.send(p.path, p.build({ messages: [u("小林 called")] }));
     expect(res.headers.get("x-lorecards-injected")).toBe("%E5%B0%8F%E6%9E%97");
     expect(decodeURIComponent(res.headers.get("x-lorecards-injected")!)).toBe("小林");
   });
 
   test("the token header never reaches upstream; the client's keys do, unchanged; hop-by-hop headers do not", async () => {
-    const { h } = setup({}, { token: "s3cret" });
+    const { h } = await setup({}, { token: "s3cret" });
     const body = p.build({ messages: [u("hello")] });
     const denied = await h.send(p.path, body, { authorization: "Bearer sk-1" });
     expect(denied.status).toBe(401);
@@ -276,22 +282,22 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
   });
 
   test("each surfacing adds a line to hits.jsonl, and --no-log writes none", async () => {
-    const logged = setup();
+    const logged = await setup();
     await logged.h.send(p.path, p.build({ messages: [u("Alice and the friday deploy")] }));
-    const [hit] = readRecentHits(logged.vault, 5);
+    const [hit] = await recentHitsOf(logged.vault, 5);
     expect(hit).toMatchObject({
       source: "gateway",
       keys: ["the Friday deploy", "Alice"],
       message: "Alice and the friday deploy",
     });
     expect(hit!.words).toContain("alice");
-    const silent = setup({ log: false });
+    const silent = await setup({ log: false });
     await silent.h.send(p.path, p.build({ messages: [u("Alice")] }));
-    expect(readRecentHits(silent.vault, 5)).toEqual([]);
+    expect(await recentHitsOf(silent.vault, 5)).toEqual([]);
   });
 
   test("a streaming request is injected and the event stream passed through", async () => {
-    const { h, markers } = setup();
+    const { h, markers } = await setup();
     const res = await h.send(p.path, p.build({ messages: [u("alice?")], stream: true }));
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     expect(await res.text()).toContain("Noted.");

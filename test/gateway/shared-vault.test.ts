@@ -6,10 +6,11 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
-import { readRecentHits, statePath } from "../../src/state/index.ts";
+import { statePath } from "../../src/state/index.ts";
 import { type Msg, openaiBody } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { messagesPrefix } from "../support/protocols.ts";
+import { recentHitsOf } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 const BUN = path.resolve("node_modules/.bin/bun");
@@ -107,6 +108,6 @@ describe("two gateways on one vault", () => {
     } finally {
       db.close();
     }
-    expect(readRecentHits(vault, 1000).filter((h) => h.message.startsWith("Alice ")).length).toBe(n);
+    expect((await recentHitsOf(vault, 1000)).filter((h) => h.message.startsWith("Alice ")).length).toBe(n);
   });
 });

@@ -8,10 +8,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import fs from "node:fs";
 import path from "node:path";
 import { vaultDeps } from "../../src/gateway/index.ts";
-import { openSqliteStore, statePath } from "../../src/state/index.ts";
+import { statePath } from "../../src/state/index.ts";
 import { type Msg, openaiBody } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { type Harness, harness } from "../support/gateway.ts";
+import { vaultStore } from "../support/state.ts";
 import { makeVault, removeDir, tempDir } from "../support/vault.ts";
 
 let upstream: FakeUpstream;
@@ -72,9 +73,9 @@ describe("a state file deleted under a running gateway", () => {
       expect((await say("and Alice?")).injected).toBe("the Friday deploy,Alice");
       expect((await say("the corner cafe")).injected).toBe("the corner cafe");
 
-      const other = openSqliteStore(vault, { warn: () => {} });
-      cleanup.push(() => other.close());
-      const state = other.load("kept");
+      const other = await vaultStore(vault);
+      cleanup.push(() => void other.close());
+      const state = await other.loadConversation("kept");
       expect(state.turn).toBe(3);
       expect(state.injections.map((i) => i.id).sort()).toEqual([
         "event/the Friday deploy",

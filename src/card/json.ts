@@ -1,0 +1,126 @@
+/**
+ * Cards as JSON, for every surface that prints or serves them: a list entry (`list --json`, MCP
+ * list_cards, `GET /api/cards`), a whole card as written (`read --json`, MCP read_card) and a card as
+ * the editor's form (the HTTP API, docs/HTTP-API.md). One module, so a field added or renamed reaches
+ * every surface at once; what differs between surfaces is an option named for why it differs. Pure:
+ * cards in, plain objects out.
+ */
+import { KNOWN_FIELDS } from "./_fields.ts";
+import type { BrokenCard, Card, CardMeta, KindDef } from "./types.ts";
+
+export interface SummaryOptions {
+  /** The card's path (default true); MCP names cards by kind and key only. */
+  path?: boolean;
+  /**
+   * Aliases only when there are some, `enabled` and `inject` only when switched off: a page of a large
+   * vault stays small for a model to read (MCP).
+   */
+  compact?: boolean;
+  /** The first line of the public text and the mtime, for the editor's list (API). */
+  preview?: boolean;
+}
+
+/** A card in a list: who it is and what it fires on. */
+export function cardSummary(meta: CardMeta, opts: SummaryOptions = {}) {
+  return {
+    key: meta.key,
+    kind: meta.kind,
+    ...(opts.path !== false && { path: meta.path }),
+    title: meta.title,
+    keywords: meta.keywords,
+    ...(opts.compact
+      ? compactFlags(meta)
+      : { aliases: meta.aliases, enabled: meta.enabled, inject: meta.inject }),
+    ...(opts.preview && { preview: meta.firstLine, mtime: meta.mtime }),
+  };
+}
+
+function compactFlags(meta: CardMeta): { aliases?: string[]; enabled?: false; inject?: false } {
+  return {
+    ...(meta.aliases.length > 0 && { aliases: meta.aliases }),
+    ...(!meta.enabled && { enabled: false as const }),
+    ...(!meta.inject && { inject: false as const }),
+  };
+}
+
+/** Kinds by name, then titles: the order a person reads a list in (`list`, MCP list_cards). */
+export function byKindThenTitle(a: CardMeta, b: CardMeta): number {
+  return a.kind === b.kind ? a.title.localeCompare(b.title) : a.kind.localeCompare(b.kind);
+}
+
+/** A file that could not be parsed; with `names`, its kind and key too (the editor offers to fix it). */
+export function brokenSummary(b: BrokenCard, opts: { names?: boolean } = {}) {
+  return { ...(opts.names && { kind: b.kind, key: b.key }), path: b.path, error: b.error };
+}
+
+export interface DocumentOptions {
+  /** `warnings` and `mtime` (default true), for a script that edits the file next (`read --json`). */
+  file?: boolean;
+  /** For an agent (MCP read_card): the section update_recent rewrites in this kind, and what private means. */
+  agent?: KindDef;
+}
+
+const PRIVATE_NOTE = "Sections marked private are stored in the card but never injected into a conversation.";
+
+/** A whole card as written: every frontmatter key and every section, private ones marked. */
+export function cardDocument(card: Card, opts: DocumentOptions = {}) {
+  return {
+    key: card.key,
+    kind: card.kind,
+    path: card.path,
+    title: card.title,
+    frontmatter: card.frontmatter,
+    preamble: card.preamble,
+    sections: card.sections.map((s) => ({ heading: s.heading, text: s.text, private: s.private })),
+    ...(opts.file !== false && { warnings: card.warnings, mtime: card.mtime }),
+    ...(opts.agent && { recent_section: opts.agent.recent ?? null, private_note: PRIVATE_NOTE }),
+  };
+}
+
+const KNOWN = new Set<string>(KNOWN_FIELDS);
+
+function trimSection(text: string): string {
+  return text.replace(/^\n+/, "").replace(/\s+$/, "");
+}
+
+/** Section → text: the kind's own sections first (empty when absent), then every other heading in file order. */
+export function cardFields(card: Card, kind: KindDef): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const s of kind.sections) fields[s] = "";
+  for (const s of card.sections) {
+    const text = trimSection(s.text);
+    fields[s.heading] = fields[s.heading] ? `${fields[s.heading]}\n\n${text}` : text;
+  }
+  return fields;
+}
+
+/**
+ * A card as the editor's form: every frontmatter key, the known fields normalised, `fields` = section →
+ * text, `extra` = the frontmatter keys lorecards does not know, and `mtime` as a string because
+ * nanoseconds do not survive a JSON number in a browser.
+ */
+export function cardForm(card: Card, kind: KindDef) {
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(card.frontmatter)) if (!KNOWN.has(k)) extra[k] = v;
+  return {
+    ...card.frontmatter,
+    kind: card.kind,
+    key: card.key,
+    path: card.path,
+    title: card.title,
+    keywords: card.keywords,
+    aliases: card.aliases,
+    secondary: card.secondary,
+    scan_depth: card.scanDepth,
+    refs: card.refs,
+    priority: card.priority,
+    enabled: card.enabled,
+    inject: card.inject,
+    fields: cardFields(card, kind),
+    preamble: trimSection(card.preamble),
+    body: card.body,
+    extra,
+    warnings: card.warnings,
+    mtime: card.mtime,
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Flags that more than one command takes, with their help built from the defaults table
+ * (src/defaults.ts): citty prints a flag's `default` itself ("(Default: 800)"), so no help text repeats
+ * a number by hand. Flags whose presence matters (mcp's `--host` and `--port` apply only with `--http`)
+ * quote the default in their description instead of setting it.
+ */
+import { DEFAULTS, INJECT_PLACES, type InjectPlace } from "../defaults.ts";
+
+const count = (value: number) => String(value);
+
+export const budgetArg = {
+  budget: {
+    type: "string",
+    description: "characters of cards per injection",
+    default: count(DEFAULTS.budget),
+    valueHint: "N",
+  },
+} as const;
+
+const depth = {
+  type: "string",
+  description: "turns of history scanned for keywords (0 = the current message only)",
+  default: count(DEFAULTS.scanDepth),
+  valueHint: "N",
+} as const;
+
+export const scanDepthArg = { "scan-depth": depth } as const;
+/** The gateway calls its scan depth a window. */
+export const windowArg = { window: depth } as const;
+
+/** The hook counts prompts; the gateway counts turns. */
+export function reinjectArg(unit: "prompts" | "turns") {
+  return {
+    "reinject-after": {
+      type: "string",
+      description: `${unit} before the same card may go in again; 0 = every time`,
+      default: count(DEFAULTS.reinjectAfter),
+      valueHint: "N",
+    },
+  } as const;
+}
+
+// Not `as const`: citty types an enum's value from a mutable `options` array.
+export const injectArg = {
+  inject: {
+    type: "enum" as const,
+    options: [...INJECT_PLACES] as InjectPlace[],
+    description: "user: before the last user message; system: a system prompt",
+    default: DEFAULTS.inject,
+  },
+};
+
+export const framingArg = {
+  framing: {
+    type: "string",
+    description: `the line that introduces the cards (default ${JSON.stringify(DEFAULTS.framing)})`,
+  },
+} as const;
+
+/** Where a server listens: `what` says what it is, `port` its default. */
+export function listenArgs(what: string, port: number) {
+  return {
+    host: { type: "string", description: `where ${what} listens`, default: DEFAULTS.host },
+    port: { type: "string", description: "port (0 = any free port)", default: count(port) },
+  } as const;
+}
+
+/** `--log` / `--no-log`: whether the hit log (hits.jsonl) is written. */
+export function logArg(description: string, negativeDescription: string) {
+  return { log: { type: "boolean", default: true, description, negativeDescription } } as const;
+}
+
+export function allowHostArg(description: string) {
+  return { "allow-host": { type: "string", description, valueHint: "NAMES" } } as const;
+}

@@ -1,0 +1,26 @@
+/**
+ * Every default a person can see, in one table: recall, the gateway, the hook and the servers spread
+ * these into their options, and the CLI's help prints them from here (citty `default`s and
+ * descriptions built from this table), so a default changed here changes everywhere it is said.
+ */
+export const DEFAULTS = {
+  /** Characters of cards per injection; the top card always gets in. */
+  budget: 800,
+  /** Turns of history scanned for keywords (the gateway's `--window`, the hook's `--scan-depth`). */
+  scanDepth: 3,
+  /** Turns (prompts, for the hook) before the same card may go in again; 0 = every time. */
+  reinjectAfter: 6,
+  /** Where the gateway puts the cards: before the last user message, or a system prompt. */
+  inject: "user",
+  /** The line that introduces the cards. */
+  framing: "A memory surfaces:\n\n",
+  /** Where the servers listen. */
+  host: "127.0.0.1",
+  gatewayPort: 8765,
+  uiPort: 8766,
+  mcpPort: 8767,
+} as const;
+
+/** The gateway's placements, for options and the `--inject` flag. */
+export const INJECT_PLACES = ["user", "system"] as const;
+export type InjectPlace = (typeof INJECT_PLACES)[number];

@@ -1,0 +1,120 @@
+// Cards by name: the one rule `read`, MCP, recall's "see also" lines and `check` all follow, and the
+// proof that check and recall agree on every ref.
+import { afterEach, describe, expect, test } from "bun:test";
+import type { CardMeta } from "../../src/card/types.ts";
+import { checkCards } from "../../src/check/index.ts";
+import { openEngine } from "../../src/recall/index.ts";
+import { loadIndex, lookupIn, openVault, refTarget } from "../../src/vault/index.ts";
+import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
+
+function meta(id: string, extra: Partial<CardMeta> = {}): CardMeta {
+  const [kind, key] = id.split("/") as [string, string];
+  const dir = { people: "people", event: "events", thing: "things", slang: "slang", entry: "" }[kind];
+  return {
+    key,
+    kind,
+    path: dir ? `${dir}/${key}.md` : `${key}.md`,
+    title: key,
+    keywords: [],
+    aliases: [],
+    secondary: { all: [], any: [], not: [] },
+    scanDepth: null,
+    refs: [],
+    priority: 0,
+    enabled: true,
+    inject: true,
+    mtime: "0",
+    size: 1,
+    firstLine: "",
+    publicChars: 0,
+    ...extra,
+  };
+}
+
+// Kinds in table order, as the index lists them.
+const CARDS = [
+  meta("people/Alice"),
+  meta("people/Bob", { title: "Robert" }),
+  meta("people/Ghost", { enabled: false }),
+  meta("people/Max", { enabled: false }),
+  meta("people/Maximilian", { title: "Max" }),
+  meta("people/Twin", { enabled: false }),
+  meta("event/the Friday deploy"),
+  meta("thing/Straße"),
+  meta("slang/Twin"),
+  meta("entry/Eldoria"),
+];
+
+describe("finding a card by name", () => {
+  const lookup = lookupIn(CARDS);
+  test.each([
+    ["its key", "Alice", "people/Alice"],
+    ["its key in another case", "alice", "people/Alice"],
+    ["its file name, in another case, with spaces around", "  ALICE.md ", "people/Alice"],
+    ["kind/key", "people/Alice", "people/Alice"],
+    ["kind/key in another case", "People/alice", "people/Alice"],
+    ["folder/key", "events/the Friday deploy", "event/the Friday deploy"],
+    ["folder/key in another case", "EVENTS/the friday deploy", "event/the Friday deploy"],
+    ["its title", "robert", "people/Bob"],
+    ["a key folded beyond lower case (ß = ss)", "STRASSE", "thing/Straße"],
+    ["a card in the vault root", "eldoria", "entry/Eldoria"],
+    ["a disabled card (it can still be read)", "Ghost", "people/Ghost"],
+    ["a name two cards share: the enabled one wins", "Twin", "slang/Twin"],
+    ["a name that is one card's key and another's title: the key wins, disabled or not", "Max", "people/Max"],
+    ["a name nobody has", "Nobody", undefined],
+    ["a kind that does not hold the key", "place/Alice", undefined],
+    ["a path out of the vault", "../../etc/passwd", undefined],
+  ])("%s", (_what, name, id) => {
+    const card = lookup.find(name);
+    expect(card && `${card.kind}/${card.key}`).toBe(id);
+  });
+
+  test("within one kind, a card of another kind is not found", () => {
+    expect(lookup.find("Alice", { kind: "thing" })).toBeUndefined();
+    expect(lookup.find("robert", { kind: "people" })?.key).toBe("Bob");
+  });
+
+  test.each([
+    ["Bob", "ok"],
+    ["Ghost", "disabled"],
+    ["Nobody", "missing"],
+  ])("a ref to %p is %s", (ref, status) => {
+    expect(refTarget(lookup, ref).status).toBe(status as "ok" | "disabled" | "missing");
+  });
+});
+
+describe("check and recall agree on refs", () => {
+  let vault: TempVault | undefined;
+  afterEach(() => vault?.remove());
+
+  // A ref check finds nothing wrong with is exactly a ref recall renders as a "see also" line.
+  test.each([
+    ["a key", "Bob", null],
+    ["a title in another case", "robert", null],
+    ["kind/key", "people/Bob", null],
+    ["folder/key in another case", "EVENTS/the friday deploy", null],
+    ["a file name", "Bob.md", null],
+    ["a card nobody wrote", "Nobody", "dangling_ref"],
+    ["a disabled card", "Ghost", "disabled_ref"],
+    ["a disabled card by kind/key", "people/ghost", "disabled_ref"],
+  ])("a ref to %s (%p)", async (_what, ref, finding) => {
+    vault = tempVault({
+      "people/Alice.md": cardText(
+        `keywords: [Alice]\nrefs: [${JSON.stringify(ref)}]`,
+        "## who\nThe sister.\n",
+      ),
+      "people/Bob.md": cardText("title: Robert\nkeywords: [Bob]", "## who\nBob keeps bees.\n"),
+      "people/Ghost.md": cardText("keywords: [Ghost]\nenabled: false", "## who\nGone.\n"),
+      "events/the Friday deploy.md": cardText("keywords: [deploy]", "## when\nFridays.\n"),
+    });
+    const index = loadIndex(openVault(vault.root));
+    const found = checkCards(index.cards, index.broken)
+      .filter((f) => f.card === "people/Alice" && f.code.endsWith("_ref"))
+      .map((f): string => f.code);
+    const engine = await openEngine(vault.root, { segmenter: false });
+    const result = await engine.recall([{ role: "user", text: "Alice" }], { candidates: false });
+    engine.close();
+    expect(found).toEqual(finding === null ? [] : [finding]);
+    expect(result.context.includes("see also:")).toBe(finding === null);
+  });
+});
