@@ -2,7 +2,7 @@
  * Cold start of the compiled binary's `try --json`: a fresh process per lookup on generated 1k and
  * 10k-card vaults with a warm index (the first run builds it, as a user's first command would), a
  * 3-turn window passed with --turns. Beside it, `--version` on the same binary: the runtime's own
- * start, which no change of ours can go below. Target (issue 2): p50 ≤ 50 ms on 1k cards.
+ * start, which no change of ours can go below. Target (bench/README.md): p50 ≤ 50 ms on 1k cards.
  *
  *   bun bench/cold-start.ts [--bin dist/lorecards] [--sizes 1000,10000] [--runs 40]
  */

@@ -1,5 +1,5 @@
 /**
- * Importing a large SillyTavern book must take seconds, not minutes (issue 5, "Large books").
+ * Importing a large SillyTavern book must take seconds, not minutes (figures in bench/README.md).
  *   node_modules/.bin/bun bench/import.ts [entries=10000]
  * Generates a World Info book of N entries, imports it into a fresh temporary vault, then exports it
  * back, and prints the seconds each step took.

@@ -22,12 +22,10 @@ import {
 } from "../support/client-checks.ts";
 import { loadSession, type Replay, replaySession } from "../support/client-replay.ts";
 import { CLIENT_CARDS } from "../support/client-upstream.ts";
+import { haveRealFixture, REAL_FIXTURES } from "../support/prerequisites.ts";
 
-const CLIENTS = path.resolve(import.meta.dir, "../../../shared/fixtures/real/clients");
-const HAVE_FIXTURES = fs.existsSync(path.join(CLIENTS, "README.md"));
-// In CI the recorded sessions are part of the checkout's surroundings: their absence is a failure.
-if (!HAVE_FIXTURES && process.env.CI) throw new Error(`client-traffic: no recorded sessions at ${CLIENTS}`);
-if (!HAVE_FIXTURES) console.warn(`client-traffic: skipped, no recorded sessions at ${CLIENTS}`);
+const CLIENTS = path.join(REAL_FIXTURES, "clients");
+const HAVE_FIXTURES = haveRealFixture("client-traffic: the recorded sessions", "clients/README.md");
 
 /**
  * Requests that continue an earlier request's turn (a tool result): no new card goes in, and the

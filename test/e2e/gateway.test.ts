@@ -1,24 +1,19 @@
 /**
  * End to end: the official `openai` and `@anthropic-ai/sdk` clients, streaming and not, talking to the
- * compiled binary (`dist/lorecards gateway`), which sits in front of the fake upstream. Builds the
- * binary first when it is missing.
+ * compiled binary (`dist/lorecards gateway`, LORECARDS_BIN overrides which one), which sits in front of
+ * the fake upstream. The binary is built first when it is missing or older than the sources.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import path from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { markersFromSecret } from "../../src/inject/index.ts";
-import { markerSecret, readRecentHits } from "../../src/state/index.ts";
+import { ensureBinary } from "../support/binary.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { messagesPrefix } from "../support/protocols.ts";
+import { markersOf, recentHitsOf } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const ROOT = path.resolve(import.meta.dir, "../..");
-const BIN =
-  process.env.LORECARDS_BIN ??
-  path.join(ROOT, "dist", process.platform === "win32" ? "lorecards.exe" : "lorecards");
+let bin = "";
 const TOKEN = "e2e-token-0123456789";
 
 let upstream: FakeUpstream;
@@ -27,7 +22,7 @@ const gateways: Bun.Subprocess[] = [];
 
 async function startBinary(args: string[]): Promise<string> {
   const proc = Bun.spawn(
-    [BIN, "gateway", "--vault", vault, "--upstream", upstream.url, "--port", "0", ...args],
+    [bin, "gateway", "--vault", vault, "--upstream", upstream.url, "--port", "0", ...args],
     {
       stdout: "ignore",
       stderr: "pipe",
@@ -49,13 +44,7 @@ async function startBinary(args: string[]): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(BIN)) {
-    const build = Bun.spawnSync([path.join(ROOT, "node_modules/.bin/bun"), "build.ts"], {
-      cwd: ROOT,
-      stderr: "pipe",
-    });
-    if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
-  }
+  bin = process.env.LORECARDS_BIN ?? (await ensureBinary());
   upstream = startFakeUpstream({ reply: () => "Glad to hear it." });
   vault = makeVault();
 }, 120_000);
@@ -97,7 +86,7 @@ describe("the compiled gateway with the official clients", () => {
       }
       expect(text).toBe("Glad to hear it.");
       expect(injected).toBe("the Friday deploy");
-      const markers = markersFromSecret(markerSecret(vault));
+      const markers = await markersOf(vault);
       const sent = JSON.parse(last().body) as { messages: { content: string }[] };
       expect(sent.messages[0]!.content.startsWith(markers.open)).toBe(true);
       expect(last().headers.authorization).toBe("Bearer sk-e2e");
@@ -159,15 +148,15 @@ describe("the compiled gateway with the official clients", () => {
       expect(injected).toBe("the blue notebook");
       const sent = JSON.parse(last().body) as { input: string; instructions: string };
       expect(sent.instructions).toBe("be brief");
-      expect(sent.input.startsWith(markersFromSecret(markerSecret(vault)).open)).toBe(true);
+      expect(sent.input.startsWith((await markersOf(vault)).open)).toBe(true);
       expect(sent.input.endsWith(`\n\n${input}`)).toBe(true);
     },
   );
 
-  test("what surfaced is in hits.jsonl", () => {
-    expect(readRecentHits(vault, 50).some((h) => h.source === "gateway" && h.keys.includes("Alice"))).toBe(
-      true,
-    );
+  test("what surfaced is in hits.jsonl", async () => {
+    expect(
+      (await recentHitsOf(vault, 50)).some((h) => h.source === "gateway" && h.keys.includes("Alice")),
+    ).toBe(true);
   });
 });
 
@@ -248,7 +237,7 @@ describe("the compiled gateway on loopback and the browser", () => {
   });
 
   test("the banner gives each client family its own base URL", async () => {
-    const proc = Bun.spawn([BIN, "gateway", "--vault", vault, "--upstream", upstream.url, "--port", "0"], {
+    const proc = Bun.spawn([bin, "gateway", "--vault", vault, "--upstream", upstream.url, "--port", "0"], {
       stdout: "ignore",
       stderr: "pipe",
     });
@@ -293,7 +282,7 @@ describe("the compiled gateway with a token", () => {
 
   test("listening beyond localhost without a token is refused", () => {
     const run = Bun.spawnSync(
-      [BIN, "gateway", "--vault", vault, "--upstream", upstream.url, "--host", "0.0.0.0"],
+      [bin, "gateway", "--vault", vault, "--upstream", upstream.url, "--host", "0.0.0.0"],
       {
         stderr: "pipe",
       },

@@ -1,5 +1,5 @@
 // `lorecards hook` as Claude Code runs it: the compiled binary, hook JSON on stdin, a real JSONL
-// transcript. LORECARDS_BIN overrides the binary; otherwise dist/lorecards (built when missing).
+// transcript. LORECARDS_BIN overrides the binary; otherwise dist/lorecards (built when missing or stale).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,5 +1,5 @@
 // `lorecards mcp` driven by the official SDK Client, over stdio and over streamable HTTP, against the
-// compiled binary (LORECARDS_BIN overrides which one; otherwise dist/lorecards, built when missing).
+// compiled binary (LORECARDS_BIN overrides which one; otherwise dist/lorecards, built when missing or stale).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";

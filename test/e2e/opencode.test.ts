@@ -17,17 +17,16 @@ import path from "node:path";
 import type { Subprocess } from "bun";
 import { ensureBinary, REPO } from "../support/binary.ts";
 import { type FakeUpstream, type Received, startFakeUpstream } from "../support/fake-upstream.ts";
+import { prerequisite } from "../support/prerequisites.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 const OPENCODE = process.env.OPENCODE_BIN ?? path.join(REPO, "node_modules", ".bin", "opencode");
-const HAVE_OPENCODE = fs.existsSync(OPENCODE) && runs(OPENCODE);
 // opencode-ai is a pinned devDependency: in CI a missing or broken install is a failure, not a skip.
-if (!HAVE_OPENCODE && process.env.CI)
-  throw new Error(`opencode is not installed or does not run: ${OPENCODE}`);
-if (!HAVE_OPENCODE)
-  console.warn(
-    `test/e2e/opencode.test.ts: skipped, no working ${OPENCODE} (npm i -D opencode-ai@1.18.33, with its postinstall)`,
-  );
+const HAVE_OPENCODE = prerequisite(
+  fs.existsSync(OPENCODE) && runs(OPENCODE),
+  "test/e2e/opencode.test.ts",
+  `no working ${OPENCODE} (npm i -D opencode-ai@1.18.33, with its postinstall)`,
+);
 
 /**
  * Without its postinstall (`--ignore-scripts`, or `bun install` without trustedDependencies) the

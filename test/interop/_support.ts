@@ -5,13 +5,10 @@ import path from "node:path";
 import { parseCard, serializeCard } from "../../src/card/index.ts";
 import type { CardDraft } from "../../src/card/types.ts";
 import { cardToExport, type ExportCard } from "../../src/interop/index.ts";
+import { haveRealFixture, REAL_FIXTURES } from "../support/prerequisites.ts";
 
-/** `../shared/fixtures/real`, resolved from the repo root; never copied into the repo. */
-export const REAL_DIR = path.resolve(import.meta.dir, "../../../shared/fixtures/real");
-export const HAVE_REAL = fs.existsSync(path.join(REAL_DIR, "st-worldinfo-Eldoria.json"));
-if (!HAVE_REAL) {
-  console.warn(`interop: skipping the real-file tests: ${REAL_DIR} is absent (it lives beside the repo)`);
-}
+export const REAL_DIR = REAL_FIXTURES;
+export const HAVE_REAL = haveRealFixture("interop: the real-file tests", "st-worldinfo-Eldoria.json");
 
 export const BAD_DIR = path.resolve(import.meta.dir, "../fixtures/interop");
 

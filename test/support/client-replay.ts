@@ -8,11 +8,11 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { type Markers, markersFromSecret } from "../../src/inject/index.ts";
-import { markerSecret } from "../../src/state/index.ts";
+import type { Markers } from "../../src/inject/index.ts";
 import { ensureBinary } from "./binary.ts";
 import { type ClientUpstream, type Received, startClientUpstream } from "./client-upstream.ts";
 import { startGatewayBinary } from "./gateway-binary.ts";
+import { markersOf } from "./state.ts";
 import { type CardFile, makeVault, removeDir, tempDir } from "./vault.ts";
 
 export type Body = Record<string, unknown>;
@@ -77,7 +77,7 @@ export async function replaySession(
     for (const sent of requests) exchanges.push(await send(gateway.url, sent, upstream));
     return {
       exchanges,
-      markers: markersFromSecret(markerSecret(vault)),
+      markers: await markersOf(vault),
       stderr: gateway.stderr,
       close: async () => {
         await gateway.stop();

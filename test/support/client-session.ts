@@ -7,13 +7,13 @@
  */
 
 import fs from "node:fs";
-import { type Markers, markersFromSecret } from "../../src/inject/index.ts";
-import { markerSecret } from "../../src/state/index.ts";
+import type { Markers } from "../../src/inject/index.ts";
 import { ensureBinary } from "./binary.ts";
 import type { Body, Exchange } from "./client-replay.ts";
 import { type ClientUpstream, type Received, startClientUpstream } from "./client-upstream.ts";
 import { type GatewayProcess, startGatewayBinary } from "./gateway-binary.ts";
 import { type Recorder, type Recording, startRecorder } from "./recorder.ts";
+import { markersOf } from "./state.ts";
 import { type CardFile, makeVault, removeDir, tempDir } from "./vault.ts";
 
 export interface ClientSession {
@@ -57,7 +57,7 @@ export async function startClientSession(cards: readonly CardFile[]): Promise<Cl
     upstream,
     url: recorder.url,
     recorder,
-    markers: markersFromSecret(markerSecret(vault)),
+    markers: await markersOf(vault),
     dir: () => {
       const d = tempDir();
       dirs.push(d);

@@ -104,7 +104,7 @@ describe("a long holder", () => {
           (r) => r,
           (err: Error) => err.message,
         );
-        await Bun.sleep(800);
+        // Held until the waiter gives up: three stale ages, during which only the heartbeat keeps it.
         waited = await waiter;
       },
       { staleMs: 200 },
