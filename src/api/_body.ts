@@ -3,6 +3,7 @@
  * unbounded upload (the declared Content-Length is checked first, then the bytes actually received).
  */
 import { LoreError } from "../errors.ts";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json-depth.ts";
 
 export async function readBytes(req: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(req.headers.get("content-length") ?? "0");
@@ -21,13 +22,7 @@ export async function readBytes(req: Request, limit: number): Promise<Uint8Array
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return Buffer.concat(chunks, total);
 }
 
 function tooLarge(limit: number): LoreError {
@@ -41,6 +36,10 @@ export async function readJsonObject(req: Request, limit: number): Promise<Recor
 
 /** UTF-8 bytes holding one JSON object; anything else is `invalid_input`. */
 export function jsonObject(bytes: Uint8Array): Record<string, unknown> {
+  // Measured before parsing: deeper values overflow the stack of the card writer (json-depth.ts).
+  if (nestsDeeperThan(bytes, MAX_JSON_DEPTH)) {
+    throw new LoreError("invalid_input", `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

@@ -6,12 +6,11 @@
  *   refuses more than 32 MB anyway (https://docs.anthropic.com/en/api/overview#request-size-limits);
  *   a 20 MB chat of images and history is still read and injected, in a few hundred milliseconds.
  * - nested more than `maxDepth` levels: JSON.parse copes, but JSON.stringify overflows the stack,
- *   and only after some 2 s of work. A linear scan of the brackets outside strings finds it first.
+ *   and only after some 2 s of work. A linear scan of the brackets outside strings (json-depth.ts)
+ *   finds it first.
  * Between the phases of a request the gateway also lets others run (`letOthersRun`), so a large body
  * within bounds costs another request one phase at most, never the whole request.
  */
-
-export { nestsDeeperThan } from "../json-depth.ts";
 
 export const BODY_LIMITS = { maxBytes: 32 * 1024 * 1024, maxDepth: 1000 } as const;
 
@@ -44,13 +43,7 @@ export async function readBounded(req: Request, maxBytes: number): Promise<BodyR
 }
 
 function concat(chunks: readonly Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return Buffer.concat(chunks, size) as Uint8Array<ArrayBuffer>;
 }
 
 /** The chunks already read, then whatever the client still sends. */

@@ -17,7 +17,8 @@ import {
   type Peer,
   type Throttle,
 } from "../http/index.ts";
-import { BODY_LIMITS, letOthersRun, nestsDeeperThan, readBounded } from "./_body.ts";
+import { nestsDeeperThan } from "../json-depth.ts";
+import { BODY_LIMITS, letOthersRun, readBounded } from "./_body.ts";
 import type { Adapter } from "./_chat.ts";
 import { anthropicAdapter } from "./anthropic.ts";
 import { openaiAdapter } from "./openai.ts";

@@ -1,8 +1,8 @@
 /**
  * The only part of interop that touches a vault. An import is all or nothing, even across a crash:
  * under the vault lock, its card files are staged and then moved into place by the vault's batch placement (`vault/_batch.ts`), and
- * whatever a killed import left behind is settled by the next import or export. An export reads each
- * card file once.
+ * whatever a killed import left behind is settled before anything else writes or reads
+ * (`vault/_settle.ts`). An export reads each card file once.
  */
 
 import fs from "node:fs";
@@ -11,14 +11,13 @@ import { keyProblem, kindByName, parseCard, serializeCard } from "../card/index.
 import type { Card } from "../card/types.ts";
 import {
   cardPath,
-  hasLeftovers,
   linkBelow,
   type Placement,
   placeAll,
   readNoFollow,
-  recoverImports,
+  settleImports,
   type Vault,
-  withLock,
+  withSettledLock,
 } from "../vault/index.ts";
 import type { ZipLimits } from "./_charx.ts";
 import { cardToExport, entriesToDrafts } from "./_draft.ts";
@@ -81,8 +80,7 @@ export async function importBook(
     skipped: [...book.skipped],
     warnings: [...book.warnings, ...cutWarnings(book.entries)],
   };
-  await withLock(vault, async () => {
-    recoverImports(vault);
+  await withSettledLock(vault, async () => {
     // By case-folded key: macOS and Windows fold case.
     const existing = new Map(cardKeys(vault, kind).keys.map((k) => [k.toLowerCase(), k]));
     const plan: Placement[] = [];
@@ -120,7 +118,7 @@ export async function exportBook(
   format: ExportFormat,
   opts: ExportOptions = {},
 ): Promise<ExportFile> {
-  if (hasLeftovers(vault)) await withLock(vault, () => recoverImports(vault));
+  settleImports(vault);
   const cards: Card[] = [];
   const skipped: SkippedEntry[] = [];
   for (const kind of vault.kinds.kinds) {

@@ -4,6 +4,8 @@
  * signature (CHARX), otherwise JSON — a card (spec 13.1), a `lorebook_v3` export, or a World Info book.
  */
 
+import { LoreError } from "../errors.ts";
+import { MAX_JSON_DEPTH, valueDeeperThan } from "../json-depth.ts";
 import { type CardVersion, detectVersion } from "./_card.ts";
 import { readLorebook } from "./_charbook.ts";
 import { isZip, readCharx, type ZipLimits } from "./_charx.ts";
@@ -61,6 +63,10 @@ function parseJsonText(text: string, file: string, what: string): unknown {
 }
 
 function parseJsonValue(json: unknown, container: SourceFormat, file: string): ParsedBook {
+  // Every entry field ends up in YAML frontmatter, whose writer overflows the stack on deep values.
+  if (valueDeeperThan(json, MAX_JSON_DEPTH)) {
+    throw new LoreError("invalid_input", `${file}: the book nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   if (isRecord(json) && json.spec === "lorebook_v3") {
     if (!isRecord(json.data)) throw badFile(file, "lorebook_v3 has no `data` object");
     return fromLorebook(json.data, "lorebook_v3", undefined, [], file);
@@ -82,9 +88,12 @@ function fromCard(card: Raw, version: CardVersion, format: SourceFormat, file: s
   const data = card.data;
   if (!isRecord(data)) throw badFile(file, `is a ${version} character card without a \`data\` object`);
   const warnings: string[] = [];
-  const specVersion = Number.parseFloat(String(card.spec_version ?? ""));
-  if (version === "V3" && specVersion > 3) {
-    warnings.push(`card spec_version ${String(card.spec_version)} is newer than 3.0; unknown fields kept`);
+  const given = card.spec_version ?? "";
+  if (typeof given !== "string" && typeof given !== "number") {
+    throw new LoreError("invalid_input", `${file}: the card's \`spec_version\` must be a string or a number`);
+  }
+  if (version === "V3" && Number.parseFloat(String(given)) > 3) {
+    warnings.push(`card spec_version ${given} is newer than 3.0; unknown fields kept`);
   }
   const book = data.character_book;
   if (!isRecord(book))

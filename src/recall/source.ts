@@ -4,7 +4,7 @@
  * `invalidate` for in-process writers; card bodies cached per card version. It writes the index and
  * matcher snapshots only when opened with `persist` (a cold process that wants the next one to start
  * warm, or a server after a rebuild); otherwise reading never changes a file. One exception, which is
- * a repair, not a cache: an import killed part way is settled before reading (see `settleImports`).
+ * a repair, not a cache: loadIndex settles an import killed part way before reading (vault/_settle.ts).
  */
 import { type FSWatcher, watch } from "node:fs";
 import { join } from "node:path";
@@ -12,14 +12,11 @@ import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
 import {
   ARCHIVE_DIR,
-  hasLeftovers,
   loadIndex,
   readNoFollow,
-  recoverImports,
   STATE_DIR,
   type Vault,
   type VaultIndex,
-  withLock,
 } from "../vault/index.ts";
 import { compile } from "./_compiled.ts";
 import type { Compiled } from "./pipeline.ts";
@@ -72,7 +69,6 @@ export class VaultSource {
     if (this.compiled && this.watcher && !this.dirty && now - this.lastCheck < recheck) return this.compiled;
     this.dirty = false;
     this.lastCheck = now;
-    if (hasLeftovers(this.vault)) await settleImports(this.vault);
     const persist = this.options.persist ?? false;
     const index = loadIndex(this.vault, { previous: this.lastIndex, persist });
     this.lastIndex = index;
@@ -107,18 +103,5 @@ function watchVault(vault: Vault, changed: () => void): FSWatcher | undefined {
     return watcher;
   } catch {
     return undefined; // no watcher: fall back to checking stats on every recall
-  }
-}
-
-/**
- * An import killed part way leaves its staging folder behind: finish or undo it before reading, so
- * the cards never show a half-imported book. A live import holds the lock; then there is nothing
- * to settle, and we do not wait for it.
- */
-async function settleImports(vault: Vault): Promise<void> {
-  try {
-    await withLock(vault, () => recoverImports(vault), { timeoutMs: 0 });
-  } catch {
-    // locked by the import that owns the folder, or not ours to fix (read-only vault): read as is
   }
 }

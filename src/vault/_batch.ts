@@ -14,7 +14,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
-import { atomicWrite, randomHex } from "./_fs.ts";
+import { atomicWrite, randomHex, statExact } from "./_fs.ts";
 import { linkBelow, refuseLinks } from "./_links.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 
@@ -37,7 +37,7 @@ const WRITE_CONCURRENCY = 32;
 
 /** The plan as written to disk: paths relative to the vault, so a moved vault still recovers. */
 interface PlanFile {
-  moves: { staged: string; target: string; replaces: boolean }[];
+  moves: { staged: string; target: string; replaces: boolean; was?: { mtime: string; size: number } }[];
 }
 
 interface Moved {
@@ -69,6 +69,7 @@ export async function placeAll(vault: Vault, files: Placement[], onProgress?: Pr
         staged: `${i}.md`,
         target: path.relative(vault.root, f.target),
         replaces: f.replaces,
+        was: (f.replaces && statExact(f.target)) || undefined,
       })),
     };
     fsyncDir(stage);
@@ -178,7 +179,9 @@ function readPlan(stage: string): PlanFile | null {
 
 /**
  * Finishes the moves a killed import had not made. A staged file still present has not been moved;
- * a new card whose path was taken since (someone wrote it after the crash) is left alone.
+ * a new card whose path was taken since, or a replaced card that changed since the plan was written
+ * (someone wrote it after the crash, without the lock: an editor), is left alone. Writers through the
+ * vault settle leftovers before they write (_settle.ts), so theirs never meet a recovery.
  */
 function rollForward(vault: Vault, stage: string, plan: PlanFile): void {
   const root = path.resolve(vault.root);
@@ -189,11 +192,19 @@ function rollForward(vault: Vault, stage: string, plan: PlanFile): void {
     if (!target.startsWith(root + path.sep) || !fs.existsSync(staged)) continue;
     if (linkBelow(vault, path.dirname(target)) !== null) continue;
     if (!move.replaces && fs.existsSync(target)) continue;
+    if (move.replaces && changedSince(target, move.was)) continue;
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.renameSync(staged, target);
     dirs.add(path.dirname(target));
   }
   for (const d of dirs) fsyncDir(d);
+}
+
+/** A replaced card that is present and no longer the file the plan saw (a plan without stats: never). */
+function changedSince(target: string, was: { mtime: string; size: number } | undefined): boolean {
+  if (was === undefined) return false;
+  const now = statExact(target);
+  return now !== null && (now.mtime !== String(was.mtime) || now.size !== was.size);
 }
 
 async function writeDurably(file: string, text: string): Promise<void> {

@@ -4,13 +4,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { kindByName, validateKey } from "../card/index.ts";
+import { kindByName, parseCard, validateKey } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import { fsyncDir, statExact } from "./_fs.ts";
-import { linkBelow, refuseLinks } from "./_links.ts";
+import { linkBelow, readNoFollow, refuseLinks } from "./_links.ts";
+import { withSettledLock } from "./_settle.ts";
 import { readCard } from "./cards.ts";
-import { type LockOptions, withLock } from "./lock.ts";
+import type { LockOptions } from "./lock.ts";
 import { archiveDir, cardPath, relPath, type Vault } from "./paths.ts";
 
 export interface ArchivedCard {
@@ -46,7 +47,7 @@ export function archiveCard(
   const def = kindByName(vault.kinds, kind);
   const from = cardPath(vault, kind, key);
   const dir = archiveDir(vault, def);
-  return withLock(
+  return withSettledLock(
     vault,
     () => {
       refuseLinks(vault, from);
@@ -68,7 +69,10 @@ export function archiveCard(
   );
 }
 
-/** Bring an archived card back (as `opts.as`, or its original key); LoreError conflict if that name is live. */
+/**
+ * Bring an archived card back (as `opts.as`, or its original key); LoreError conflict if that name is
+ * live, parse_error (and the card stays archived) if it would not read back.
+ */
 export function restoreCard(
   vault: Vault,
   kind: string,
@@ -80,7 +84,7 @@ export function restoreCard(
   const from = path.join(archiveDir(vault, def), `${archivedKey}.md`);
   const key = opts.as ?? archivedKey.replace(SUFFIX, "");
   const to = cardPath(vault, kind, key);
-  return withLock(
+  return withSettledLock(
     vault,
     () => {
       refuseLinks(vault, from);
@@ -88,6 +92,13 @@ export function restoreCard(
       if (!fs.existsSync(from))
         throw new LoreError("not_found", `no archived ${def.name} card "${archivedKey}"`);
       if (fs.existsSync(to)) throw new LoreError("conflict", `a live ${def.name} card named "${key}" exists`);
+      // A card that would come back unreadable stays archived: check first, then move.
+      parseCard(readNoFollow(vault, from), {
+        kind: def.name,
+        key,
+        kinds: vault.kinds,
+        path: relPath(vault, to),
+      });
       moveFile(from, to);
       return readCard(vault, kind, key);
     },

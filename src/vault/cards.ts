@@ -18,9 +18,10 @@ import type { Card, CardDraft } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import { advanceMtime, atomicWrite } from "./_fs.ts";
 import { openNoFollow, refuseLinks } from "./_links.ts";
+import { settleImports, withSettledLock } from "./_settle.ts";
 import { removeStaleTemps } from "./_temps.ts";
 import { loadIndex } from "./catalog.ts";
-import { type LockOptions, withLock } from "./lock.ts";
+import type { LockOptions } from "./lock.ts";
 import { cleanName, indexLookup, splitName } from "./lookup.ts";
 import { cardPath, relPath, type Vault } from "./paths.ts";
 
@@ -67,6 +68,7 @@ function readRaw(vault: Vault, kind: string, key: string): { text: string; card:
 
 /** One card, fully parsed. LoreError not_found / parse_error / unknown_kind / invalid_key. */
 export function readCard(vault: Vault, kind: string, key: string): Card {
+  settleImports(vault);
   return readRaw(vault, kind, key).card;
 }
 
@@ -97,7 +99,7 @@ export function findCard(vault: Vault, given: string, kind?: string): Card {
 export async function createCard(vault: Vault, draft: CardDraft, opts: LockOptions = {}): Promise<Card> {
   const file = cardPath(vault, draft.kind, draft.key);
   const text = serializeCard(draft);
-  return withLock(
+  return withSettledLock(
     vault,
     () => {
       refuseLinks(vault, file);
@@ -121,7 +123,7 @@ async function rewrite(
   change: (text: string, card: Card) => string,
 ): Promise<Card> {
   const file = cardPath(vault, kind, key);
-  return withLock(
+  return withSettledLock(
     vault,
     () => {
       const { text, card } = readRaw(vault, kind, key);

@@ -12,6 +12,7 @@ import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
 import { atomicWrite } from "./_fs.ts";
 import { IndexTable, type ParsedEntry } from "./_index-file.ts";
 import { linkBelow, readNoFollow } from "./_links.ts";
+import { settleImports } from "./_settle.ts";
 import { removeStaleTemps } from "./_temps.ts";
 import { kindDir, STATE_DIR, type Vault } from "./paths.ts";
 
@@ -104,6 +105,7 @@ function persist(vault: Vault, entries: IndexTable): void {
 
 /** Load every card's metadata, re-parsing only what changed since the last load. */
 export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex {
+  settleImports(vault); // never a half-imported book (_settle.ts)
   const cached = opts.previous?.entries ?? readIndexFile(vault);
   const old = cached ?? new IndexTable(vault.kinds);
   const present: string[] = [];

@@ -115,6 +115,25 @@ export async function acquireLock(root: string, opts: LockOptions = {}): Promise
   };
 }
 
+/**
+ * Take the lock only if it is free now (a stale one is broken first); never waits. Resolves to a
+ * release function, or null when someone holds the lock or it cannot be taken (a read-only vault).
+ * For short repairs only: it keeps no heartbeat.
+ */
+export function tryLock(root: string, opts: LockOptions = {}): (() => void) | null {
+  const { staleMs } = { ...DEFAULTS, ...opts };
+  const file = lockPath(root);
+  const token = crypto.randomUUID();
+  try {
+    if (!tryCreate(file, token) && !(breakIfStale(file, staleMs) && tryCreate(file, token))) return null;
+  } catch {
+    return null;
+  }
+  return () => {
+    if (readLock(file)?.text.includes(token)) fs.rmSync(file, { force: true });
+  };
+}
+
 /** Rewrite our lock's time, if the lock is still ours. */
 function refresh(file: string, token: string): void {
   try {

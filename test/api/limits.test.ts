@@ -94,6 +94,47 @@ describe("outsized fields", () => {
   });
 });
 
+describe("deeply nested bodies", () => {
+  const deep = (depth: number) => {
+    let v: unknown = "x";
+    for (let i = 0; i < depth; i++) v = [v];
+    return v;
+  };
+
+  test.each([
+    ["POST", "/api/cards", (v: unknown) => ({ kind: "people", title: "Deep", extra: { note: v } })],
+    ["PUT", "/api/cards/people/Alice", (v: unknown) => ({ extra: { note: v } })],
+    [
+      "POST",
+      "/api/import",
+      (v: unknown) => ({ book: { entries: [{ key: ["k"], content: "c", extra: v }] } }),
+    ],
+  ])(
+    "%s %s nested deeper than 64 levels is refused at once with invalid_input",
+    async (method, url, body) => {
+      const before = people();
+      const t0 = performance.now();
+      const res = await send(method, url, body(deep(5000)));
+      expect(performance.now() - t0).toBeLessThan(500);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        error: "invalid_input",
+        detail: expect.stringContaining("64 levels"),
+      });
+      expect(people()).toEqual(before);
+    },
+  );
+
+  test("a card with an `extra` value nested 60 levels is written", async () => {
+    const res = await send("POST", "/api/cards", {
+      kind: "people",
+      title: "Deep",
+      extra: { note: deep(60) },
+    });
+    expect(res.status).toBe(201);
+  });
+});
+
 describe("titles that are no legal file name", () => {
   test.each([
     ["aux.txt", "aux_.txt"],

@@ -242,6 +242,35 @@ describe("card files", () => {
     expect(book.warnings[0]).toContain("3.1");
   });
 
+  test.each([
+    ["an object whose toString is not a function", { toString: 0 }],
+    ["a list", ["3.0"]],
+    ["a boolean", true],
+  ])(
+    "a card whose spec_version is %s is refused as invalid_input naming the field",
+    async (_what, specVersion) => {
+      const card = { ...v3Card([]), spec_version: specVersion };
+      const err = await parseBook(card, { filename: "n.json" }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "invalid_input", message: expect.stringContaining("spec_version") });
+    },
+  );
+
+  test("a book nested deeper than 64 levels is refused as invalid_input; 64 levels are read", async () => {
+    const deep = (depth: number) => {
+      let v: unknown = "x";
+      for (let i = 0; i < depth; i++) v = [v];
+      return v;
+    };
+    // The book, `entries`, the entry: three levels above the field.
+    const book = (depth: number) => ({ entries: [{ key: ["k"], content: "c", extra: deep(depth - 3) }] });
+    expect((await parseBook(book(64), { filename: "ok.json" })).entries).toHaveLength(1);
+    const text = JSON.stringify(book(65));
+    for (const input of [book(65), text, new TextEncoder().encode(text)]) {
+      const err = await parseBook(input, { filename: "deep.json" }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "invalid_input", message: expect.stringContaining("64 levels") });
+    }
+  });
+
   test("card-json export upgrades a V1 base card and keeps its fields", async () => {
     const base = {
       name: "Old",

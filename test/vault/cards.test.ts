@@ -228,6 +228,15 @@ describe("archive and restore", () => {
     expect(restored.keywords).toEqual(["Bob"]);
   });
 
+  test("restoring a card that would not read back is a parse_error and leaves it archived", async () => {
+    vault = tempVault();
+    write(vault, "people/Broken.md", "---\ntitle: [unclosed\n---\nbody\n");
+    await archiveCard(vault, "people", "Broken");
+    await rejectsWith("parse_error", () => restoreCard(vault, "people", "Broken"));
+    expect(fs.existsSync(path.join(vault.root, "_archive", "people", "Broken.md"))).toBe(true);
+    expect(fs.existsSync(cardPath(vault, "people", "Broken"))).toBe(false);
+  });
+
   test("restoring over a live card is a conflict and moves nothing", async () => {
     vault = tempVault();
     await archiveCard(vault, "people", "Alice");
