@@ -100,6 +100,8 @@ function keptList(
 
 function readBool(value: unknown): boolean | null {
   if (typeof value === "boolean") return value;
+  // A mapping or list is no yes/no (and String() throws on `{toString: 0}`).
+  if (typeof value === "object" && value !== null) return null;
   const word = String(value).trim().toLowerCase();
   if (TRUE_WORDS.has(word)) return true;
   if (FALSE_WORDS.has(word)) return false;

@@ -2,16 +2,17 @@
  * Card → text. A new card is written fresh; an existing file is edited in place: its YAML document is
  * patched (comments and quoting survive), keys the caller did not mention and that we do not know are
  * kept (README "Card format": unknown frontmatter keys survive every save), and untouched parts keep
- * their bytes.
+ * their bytes. Every text returned has been read back (_readback.ts): a card we could not write so
+ * that it reads as meant is refused with LoreError, never returned.
  */
 import type { Document, Node } from "yaml";
 import { LoreError } from "../errors.ts";
-import { replaceSectionText } from "./_body.ts";
+import { findSection, replaceSectionText } from "./_body.ts";
 import { KNOWN_FIELDS } from "./_fields.ts";
-import { locateFrontmatter, normalizeText, parseYamlDocument } from "./_frontmatter.ts";
+import { locateFrontmatter, normalizeText, parseYamlDocument, readFrontmatter } from "./_frontmatter.ts";
 import { yamlLib } from "./_lazy.ts";
-
-const TO_STRING = { flowCollectionPadding: false, lineWidth: 0 } as const;
+import { assertReadsBack } from "./_readback.ts";
+import { deleteKey, rootMap, setKey, yamlText } from "./_yaml-edit.ts";
 
 /** What an update may change: any frontmatter keys (a value of `undefined` deletes the key), the body. */
 export interface CardEdit {
@@ -23,21 +24,6 @@ function scalarList(value: unknown): boolean {
   return Array.isArray(value) && value.every((v) => v === null || typeof v !== "object");
 }
 
-function makeNode(doc: Document, value: unknown): Node {
-  const node = doc.createNode(value) as Node;
-  // Lists of words read best on one line, as in the README's example card:
-  // `keywords: [Alice, payments team]`.
-  const { isScalar, isSeq } = yamlLib();
-  if (isSeq(node) && scalarList(value)) node.flow = true;
-  if (isSeq(node) || node === null) return node;
-  yamlLib().visit(node, {
-    Seq(_, seq) {
-      if (seq.items.every((i) => isScalar(i))) seq.flow = true;
-    },
-  });
-  return node;
-}
-
 function sameValue(a: unknown, b: unknown): boolean {
   if (scalarList(a) && scalarList(b)) {
     const x = a as unknown[];
@@ -47,44 +33,79 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function frontmatterText(data: Record<string, unknown>): string {
+/** Set a data key without ever touching the prototype (`__proto__` is a key like any other). */
+function put(data: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(data, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+const nodeData = (doc: Document, node: Node) =>
+  yamlLib().isNode(node) ? node.toJS(doc, { maxAliasCount: 100 }) : node;
+
+function frontmatterText(data: Record<string, unknown>): { yaml: string; meant: Record<string, unknown> } {
   const doc = new (yamlLib().Document)({});
-  for (const [k, v] of Object.entries(data)) if (v !== undefined) doc.set(k, makeNode(doc, v));
-  return Object.keys(doc.toJS() ?? {}).length === 0 ? "" : doc.toString(TO_STRING);
+  const map = rootMap(doc);
+  const meant: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (v !== undefined) put(meant, k, nodeData(doc, setKey(doc, map, k, v)));
+  }
+  return { yaml: yamlText(doc), meant };
 }
 
 function ensureFinalNewline(body: string): string {
   return body === "" || body.endsWith("\n") ? body : `${body}\n`;
 }
 
-/** A whole new card file. */
-export function serializeCard(draft: { frontmatter: Record<string, unknown>; body: string }): string {
-  const body = normalizeText(draft.body);
-  return `---\n${frontmatterText(draft.frontmatter)}---\n${ensureFinalNewline(body)}`;
+/** The body as parseCard reads it from a card file's text. */
+function bodyOf(text: string): string {
+  const normal = normalizeText(text);
+  const span = locateFrontmatter(normal);
+  return span === null ? normal : normal.slice(span.bodyStart);
 }
 
-/** Patch a YAML document; returns false when nothing changed. */
-function patchDocument(doc: Document, edits: Record<string, unknown>): boolean {
-  const current = (doc.toJS({ maxAliasCount: 100 }) ?? {}) as Record<string, unknown>;
+/** A whole new card file. LoreError invalid_input when it would not read back as given. */
+export function serializeCard(draft: { frontmatter: Record<string, unknown>; body: string }): string {
+  const body = ensureFinalNewline(normalizeText(draft.body));
+  const { yaml, meant } = frontmatterText(draft.frontmatter);
+  const text = `---\n${yaml}---\n${body}`;
+  assertReadsBack(text, { data: meant, body });
+  return text;
+}
+
+/**
+ * Patch a YAML document; returns false when nothing changed. `meant` (the data as read) is updated to
+ * what the patched document should read as.
+ */
+function patchDocument(doc: Document, edits: Record<string, unknown>, meant: Record<string, unknown>) {
+  const map = rootMap(doc);
+  const current = { ...meant };
   let changed = false;
+  const drop = (k: string) => {
+    changed = deleteKey(doc, map, k) || changed;
+    delete meant[k];
+  };
   for (const [k, v] of Object.entries(edits)) {
-    if (v === undefined) {
-      if (k in current) changed = doc.delete(k) || changed;
-    } else if (!(k in current) || !sameValue(current[k], v)) {
-      doc.set(k, makeNode(doc, v));
+    if (v === undefined) drop(k);
+    else if (!Object.hasOwn(current, k) || !sameValue(current[k], v)) {
+      put(meant, k, nodeData(doc, setKey(doc, map, k, v)));
       changed = true;
     }
   }
   // A known field the caller left out is reset to its default; unknown keys always survive.
   for (const k of KNOWN_FIELDS) {
-    if (k !== "kind" && k in current && !(k in edits)) changed = doc.delete(k) || changed;
+    if (k !== "kind" && Object.hasOwn(current, k) && !Object.hasOwn(edits, k)) drop(k);
   }
   return changed;
 }
 
+/** The frontmatter data of a card's text as parseCard reads it ({} when it has none). */
+function dataOf(text: string): Record<string, unknown> {
+  return { ...readFrontmatter(text).data };
+}
+
 /**
  * Apply `edits` to an existing card file's text, keeping everything not edited byte for byte
- * (the BOM and CRLF line endings included).
+ * (the BOM and CRLF line endings included). LoreError parse_error when the old frontmatter cannot be
+ * edited, invalid_input when the result would not read back as meant.
  */
 export function updateCardText(oldText: string, edits: CardEdit): string {
   const span = locateFrontmatter(oldText);
@@ -95,26 +116,45 @@ export function updateCardText(oldText: string, edits: CardEdit): string {
     const body = edits.body ?? normalizeText(oldText);
     return eol(serializeCard({ frontmatter: edits.frontmatter ?? {}, body }));
   }
+  const meant = dataOf(oldText);
   let head = oldText.slice(0, span.bodyStart);
+  let headKept = true;
   if (edits.frontmatter !== undefined) {
-    const yamlText = normalizeText(oldText.slice(span.yamlStart, span.yamlEnd + 1));
-    const doc = parseYamlDocument(yamlText);
-    if (patchDocument(doc, edits.frontmatter)) {
-      const bom = oldText.charCodeAt(0) === 0xfeff ? "\uFEFF" : "";
-      const yaml =
-        Object.keys(doc.toJS() ?? {}).length === 0 && !doc.commentBefore ? "" : doc.toString(TO_STRING);
-      head = `${bom}${oldText.slice(bom.length, span.yamlStart)}${eol(yaml)}${eol("---\n")}`;
+    const doc = parseYamlDocument(normalizeText(oldText.slice(span.yamlStart, span.yamlEnd + 1)));
+    if (patchDocument(doc, edits.frontmatter, meant)) {
+      // `---\n---`: the opening line's newline is also the one before the closing fence.
+      let open = oldText.slice(0, span.yamlStart);
+      if (!open.endsWith("\n")) open = `${open.replace(/\r$/, "")}${eol("\n")}`;
+      head = `${open}${eol(yamlText(doc))}${eol("---\n")}`;
+      headKept = false;
     }
   }
-  const body =
-    edits.body === undefined
-      ? oldText.slice(span.bodyStart)
-      : eol(ensureFinalNewline(normalizeText(edits.body)));
-  return head + body;
+  const newBody = edits.body === undefined ? undefined : ensureFinalNewline(normalizeText(edits.body));
+  // The closing fence may carry more on its line (`--- `): that rest was body, and a new body replaces it.
+  if (newBody !== undefined && headKept) head = `${oldText.slice(0, span.yamlEnd + 4)}${eol("\n")}`;
+  const text = head + (newBody === undefined ? oldText.slice(span.bodyStart) : eol(newBody));
+  assertReadsBack(text, { data: meant, body: newBody ?? bodyOf(oldText) });
+  return text;
 }
 
-/** Replace only the text of one section in a card file (append it when missing); all else unchanged. */
+/**
+ * Replace only the text of one section in a card file (append it when missing); all else unchanged.
+ * A file whose opening `---` never closes has no frontmatter; a `---` line in the new text would close
+ * it, so such a file first gets an empty frontmatter (`---\n---\n`) and keeps its whole text as body.
+ */
 export function replaceSection(oldText: string, heading: string, content: string): string {
   const span = locateFrontmatter(oldText);
-  return replaceSectionText(oldText, heading, content, span?.bodyStart ?? 0);
+  let text = replaceSectionText(oldText, heading, content, span?.bodyStart ?? 0);
+  if (span === null && locateFrontmatter(text) !== null) {
+    const bom = text.charCodeAt(0) === 0xfeff ? "\uFEFF" : "";
+    const eol = oldText.includes("\r\n") ? "\r\n" : "\n";
+    text = `${bom}---${eol}---${eol}${text.slice(bom.length)}`;
+  }
+  const { body } = assertReadsBack(text, { data: dataOf(oldText) });
+  const want = content.replace(/\r\n?/g, "\n").replace(/^\n+/, "").trimEnd();
+  const got = findSection(body, heading);
+  if (got === undefined || !body.slice(got.textStart).startsWith(want)) {
+    throw new LoreError("invalid_input", `the ${heading} section would not read back as written`);
+  }
+  return text;
 }

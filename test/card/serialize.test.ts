@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { parseCard, replaceSection, serializeCard, updateCardText } from "../../src/card/index.ts";
+import type { LoreError } from "../../src/errors.ts";
 
 const FIXTURES = path.join(import.meta.dir, "..", "fixtures", "cards");
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), "utf8");
@@ -141,5 +142,44 @@ describe("update_recent replaces only that section's bytes", () => {
   test("a ## recent inside a code fence is not the section", () => {
     const old = "```\n## recent\nfake\n```\n";
     expect(replaceSection(old, "recent", "real")).toBe(`${old}\n## recent\nreal\n`);
+  });
+});
+
+describe("every text written is read back first", () => {
+  const refusal = (write: () => string) => {
+    try {
+      write();
+    } catch (err) {
+      return err as LoreError;
+    }
+    throw new Error("the write was not refused");
+  };
+
+  test("an edit that would not read back as meant is an invalid_input naming the key", () => {
+    // A collection key: the data names it "[ a, b ]", but no edit can address it in the YAML.
+    const old = "---\n? [a, b]\n: x\ntitle: A\n---\nbody\n";
+    const err = refusal(() => updateCardText(old, { frontmatter: { "[ a, b ]": undefined, title: "A" } }));
+    expect(err.code).toBe("invalid_input");
+    expect(err.message).toBe(
+      'frontmatter key "[ a, b ]" cannot be written: it would read back as "x" instead of nothing',
+    );
+  });
+
+  test("a mapping-less frontmatter (a list) is refused with parse_error, not edited", () => {
+    const err = refusal(() => updateCardText("---\n- a\n---\n", { frontmatter: { title: "A" } }));
+    expect(err.code).toBe("parse_error");
+  });
+
+  test("an anchor the writer refuses is kept out of the file, or the edit refused when an alias uses it", () => {
+    const err = refusal(() =>
+      updateCardText("---\na: &\u0001 1\nb: *\u0001\n---\n", { frontmatter: { title: "A" } }),
+    );
+    expect(err).toMatchObject({ code: "parse_error" });
+  });
+
+  test("strings the plain and block styles would change are double-quoted", () => {
+    expect(serializeCard({ frontmatter: { note: " \n", "\uFEFFa": "b\n\n" }, body: "" })).toBe(
+      '---\nnote: "\\ \\n"\n"\uFEFFa": "b\\n\\n"\n---\n',
+    );
   });
 });

@@ -1,0 +1,234 @@
+/**
+ * Shared by the fuzz suites: one seed per run (printed, and replayed with FUZZ_SEED=<n>), a time budget
+ * per target, the checks every case makes (a thrown value is a coded LoreError, no call takes over a
+ * second), and a sandbox whose vault sits three folders deep in a temp folder of its own, so a write
+ * that escapes the vault by `..` lands somewhere the snapshot sees.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { type ErrorCode, LoreError } from "../../src/errors.ts";
+import { initVault } from "../../src/vault/index.ts";
+import { vaultFiles } from "../support/card-vault.ts";
+
+// The yaml package warns on stderr (process.emitWarning) for every mapping key that is itself a
+// collection; the fuzzers write thousands of those on purpose.
+const emitWarning = process.emitWarning.bind(process);
+process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  if (String(warning).includes("Keys with collection values")) return;
+  (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
+}) as typeof process.emitWarning;
+
+/** FUZZ_SEED replays a run; otherwise every run explores new cases. */
+export const SEED = (() => {
+  const given = process.env.FUZZ_SEED;
+  if (given !== undefined && given !== "") return Number(given) | 0;
+  return (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
+})();
+
+/** FUZZ_SCALE multiplies every target's runs and time budget (e.g. 10 for a long local run). */
+const SCALE = Math.max(0.1, Number(process.env.FUZZ_SCALE ?? "1") || 1);
+
+/** bun test's limit for one fuzz target: its budget plus time to shrink a failure. */
+export function timeoutFor(budget: Budget): number {
+  return Math.round(budget.ms * SCALE) + 30_000;
+}
+
+/** The most one call may take before it counts as a hang. */
+export const SLOW_MS = 1000;
+
+export function announce(suite: string): void {
+  console.log(`fuzz ${suite}: seed ${SEED} (replay with FUZZ_SEED=${SEED})`);
+}
+
+export interface Budget {
+  /** Cases to run when time allows. */
+  runs: number;
+  /** Wall-clock budget for the target, in ms; the run stops early (as a pass) when it is spent. */
+  ms: number;
+}
+
+/** The slowest call measured by `attempt` since the last target started. */
+let slowest = 0;
+
+/**
+ * Run a property with the suite's seed and budget. A failure throws fast-check's report: the seed,
+ * the path to replay and the (shrunk) counterexample.
+ */
+export async function fuzz<Ts>(
+  name: string,
+  property: fc.IAsyncProperty<Ts> | fc.IProperty<Ts>,
+  budget: Budget,
+): Promise<void> {
+  const started = performance.now();
+  slowest = 0;
+  const details = await fc.check(property as fc.IAsyncProperty<Ts>, {
+    seed: SEED,
+    numRuns: Math.round(budget.runs * SCALE),
+    plugins: [fc.interruptAfterTimeLimit(budget.ms * SCALE)],
+  });
+  const ms = Math.round(performance.now() - started);
+  console.log(`fuzz ${name}: ${details.numRuns} cases in ${ms} ms, slowest call ${Math.round(slowest)} ms`);
+  if (!details.failed) return;
+  const report = (await fc.asyncDefaultReportMessage(details)) ?? "property failed";
+  const cause = details.errorInstance;
+  const why = cause instanceof Error ? `${cause.message}\n${cause.stack ?? ""}` : String(cause);
+  throw new Error(`${shorten(report)}\n\nError: ${shorten(why)}`);
+}
+
+/** Long runs of one piece (the huge strings) collapsed, and the whole report capped. */
+export function shorten(text: string, max = 6000): string {
+  const collapsed = text.replace(
+    /([\s\S]{1,8}?)\1{15,}/g,
+    (run, piece: string) => `${piece}«×${run.length / piece.length}»`,
+  );
+  return collapsed.length > max ? `${collapsed.slice(0, max)}… (${collapsed.length} chars)` : collapsed;
+}
+
+export type Outcome<T> = { ok: true; value: T; ms: number } | { ok: false; error: unknown; ms: number };
+
+/** Run one call, never throwing: its value or error, and how long it took. */
+export async function attempt<T>(fn: () => T | Promise<T>): Promise<Outcome<T>> {
+  const t0 = performance.now();
+  const took = () => {
+    const ms = performance.now() - t0;
+    slowest = Math.max(slowest, ms);
+    return ms;
+  };
+  try {
+    const value = await fn();
+    return { ok: true, value, ms: took() };
+  } catch (error) {
+    return { ok: false, error, ms: took() };
+  }
+}
+
+export function expectFast(outcome: { ms: number }, what: string): void {
+  if (outcome.ms > SLOW_MS) throw new Error(`${what} took ${Math.round(outcome.ms)} ms (limit ${SLOW_MS})`);
+}
+
+/** A refusal must be a LoreError with one of the expected codes, never `internal` or a bare Error. */
+export function expectCoded(error: unknown, allowed: readonly ErrorCode[]): LoreError {
+  if (!(error instanceof LoreError)) {
+    const shown = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error);
+    throw new Error(`an uncoded error escaped: ${shown}`);
+  }
+  if (!allowed.includes(error.code)) {
+    throw new Error(`LoreError ${error.code} (expected one of ${allowed.join(", ")}): ${error.message}`);
+  }
+  return error;
+}
+
+/** The first lines of a value, for messages. */
+export function preview(value: unknown, max = 300): string {
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+}
+
+export interface Sandbox {
+  /** The temp folder that holds everything; nothing here but the vault may change. */
+  parent: string;
+  /** The vault: `<parent>/a/b/vault`. */
+  root: string;
+  /** Every file, folder and link under `parent` outside the vault, with its content. */
+  outside(): Record<string, string>;
+  /** Every file of the vault except `.lorecards/` (test/support vaultFiles). */
+  files(): Record<string, string>;
+  remove(): void;
+}
+
+export function sandbox(fill: (root: string) => void): Sandbox {
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), "lc-fuzz-"));
+  const root = path.join(parent, "a", "b", "vault");
+  fs.mkdirSync(root, { recursive: true });
+  // Something beside the vault at every level, so a write or a delete there shows.
+  fs.writeFileSync(path.join(parent, "canary.md"), "---\nkeywords: [canary]\n---\ncanary\n");
+  fs.writeFileSync(path.join(parent, "a", "canary.md"), "canary\n");
+  fs.writeFileSync(path.join(parent, "a", "b", "canary.md"), "canary\n");
+  fill(root);
+  return {
+    parent,
+    root,
+    outside: () => walk(parent, root),
+    files: () => vaultFiles(root),
+    remove: () => fs.rmSync(parent, { recursive: true, force: true }),
+  };
+}
+
+function walk(dir: string, skip: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const visit = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (p === skip) continue;
+      const rel = path.relative(dir, p);
+      if (e.isSymbolicLink()) out[rel] = `-> ${fs.readlinkSync(p)}`;
+      else if (e.isDirectory()) {
+        out[rel] = "/";
+        visit(p);
+      } else out[rel] = fs.readFileSync(p, "latin1");
+    }
+  };
+  visit(dir);
+  return out;
+}
+
+/** Asserts that nothing outside the vault changed; a message names the first difference. */
+export function expectOutsideUnchanged(box: Sandbox, before: Record<string, string>): void {
+  const after = box.outside();
+  const diff = firstDifference(before, after);
+  if (diff !== null) throw new Error(`something was written outside the vault: ${diff}`);
+}
+
+/** Asserts that no card file was created, changed or removed. */
+export function expectVaultUnchanged(box: Sandbox, before: Record<string, string>, why: string): void {
+  const diff = firstDifference(before, box.files());
+  if (diff !== null) throw new Error(`the vault changed although ${why}: ${diff}`);
+}
+
+export function firstDifference(a: Record<string, string>, b: Record<string, string>): string | null {
+  for (const k of Object.keys(a)) {
+    if (!(k in b)) return `${k} was removed`;
+    if (a[k] !== b[k]) return `${k} changed`;
+  }
+  for (const k of Object.keys(b)) if (!(k in a)) return `${k} was created`;
+  return null;
+}
+
+/**
+ * Card files as people and other tools leave them, beside the example cards of a new vault: CRLF and a
+ * BOM, YAML that does not parse, frontmatter that never closes, none at all, an empty or a null one,
+ * repeated keys, an alias bomb, odd values. Every surface must cope with each of them.
+ */
+export const ODD_CARDS: Record<string, string> = {
+  "people/Crlf.md":
+    "\uFEFF---\r\ntitle: Crlf\r\nkeywords: [crlf, windows]\r\n---\r\n## who\r\nWritten on Windows.\r\n",
+  "people/Broken.md": "---\ntitle: [unclosed\nkeywords: broken\n---\n## who\nUnreadable YAML.\n",
+  "people/Unclosed.md": "---\ntitle: Unclosed\nkeywords: [unclosed]\n## who\nThe fence never closes.\n",
+  "people/Plain.md": "## who\nNo frontmatter at all; mentions alice.\n",
+  "people/Empty.md": "---\n---\n## who\nAn empty frontmatter block.\n",
+  "people/Tilde.md": "---\n~\n---\n## who\nA null frontmatter document.\n",
+  "people/Twice.md":
+    "---\ntitle: Twice\ntitle: Twice again\nkeywords: [twice]\n---\n## who\nA key written twice.\n",
+  "people/Weird.md": "---\nkeywords: [weird]\nenabled: {toString: 0}\n---\n## who\nAn odd flag.\n",
+  "people/Bomb.md":
+    "---\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n" +
+    "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nkeywords: *c\n---\nbody\n",
+  "people/Js.md": "---js\n{ keywords: ['js'] }\n---\nCode as frontmatter.\n",
+  "slang/Many.md": `---\nkeywords: [${Array.from({ length: 300 }, (_, i) => `w${i}`).join(", ")}]\n---\nMany words.\n`,
+  "things/小林の本.md":
+    "---\ntitle: 小林の本\nkeywords: [小林, 本]\nsecondary: {all: [読む], not: [燃やす]}\n---\n## what\n本です。\n",
+};
+
+/** A card whose `enabled` is a mapping with a `toString` key (once a bare TypeError in parseCard). */
+export const ODD_UNREADABLE = "people/Weird.md";
+
+/** A new vault with the example cards and ODD_CARDS. */
+export function initOddVault(root: string): void {
+  initVault(root);
+  for (const [rel, text] of Object.entries(ODD_CARDS)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+}

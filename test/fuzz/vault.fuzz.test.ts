@@ -1,0 +1,211 @@
+// Fuzzing the vault's write path on a real folder: create, update, update_recent, archive and restore
+// with any kind, name, frontmatter and body. Each writes or refuses with a code, never outside the
+// vault, and a refusal leaves every card file as it was.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import fc from "fast-check";
+import type { Card } from "../../src/card/index.ts";
+import {
+  archiveCard,
+  cardPath,
+  createCard,
+  initVault,
+  openVault,
+  readCard,
+  restoreCard,
+  updateCard,
+  updateRecent,
+  type Vault,
+} from "../../src/vault/index.ts";
+import { anyString, SPECIALS, shortString } from "./_arbitraries.ts";
+import { body, frontmatter } from "./_cards.ts";
+import {
+  announce,
+  attempt,
+  expectCoded,
+  expectFast,
+  expectOutsideUnchanged,
+  expectVaultUnchanged,
+  fuzz,
+  type Sandbox,
+  sandbox,
+  timeoutFor,
+} from "./_support.ts";
+
+announce("vault");
+
+const WRITES = { runs: 1000, ms: 4000 };
+const KEYS = ["Alice", "the Friday deploy", "小林", "x"];
+
+type Op =
+  | { op: "create"; kind: string; key: string; frontmatter: Record<string, unknown>; body: string }
+  | {
+      op: "update";
+      kind: string;
+      key: string;
+      frontmatter?: Record<string, unknown>;
+      body?: string;
+      mtime?: string;
+    }
+  | { op: "recent"; kind: string; key: string; text: string }
+  | { op: "archive"; kind: string; key: string }
+  | { op: "restore"; kind: string; key: string };
+
+const KINDS = [
+  "people",
+  "event",
+  "place",
+  "thing",
+  "slang",
+  "entry",
+  "People",
+  "nope",
+  "",
+  "../people",
+  "_archive",
+];
+const CARD_KEYS = [...KEYS, "Bob", "new card", ...SPECIALS];
+const kindArb = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...KINDS) },
+  { weight: 1, arbitrary: shortString },
+);
+const keyArb = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...CARD_KEYS) },
+  { weight: 1, arbitrary: anyString },
+);
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant("create" as const), kind: kindArb, key: keyArb, frontmatter, body }),
+  fc.record(
+    {
+      op: fc.constant("update" as const),
+      kind: kindArb,
+      key: keyArb,
+      frontmatter,
+      body,
+      mtime: fc.oneof(shortString, fc.constant("0")),
+    },
+    { requiredKeys: ["op", "kind", "key"] },
+  ),
+  fc.record({ op: fc.constant("recent" as const), kind: kindArb, key: keyArb, text: anyString }),
+  fc.record({ op: fc.constant("archive" as const), kind: kindArb, key: keyArb }),
+  fc.record({ op: fc.constant("restore" as const), kind: kindArb, key: keyArb }),
+);
+
+async function apply(vault: Vault, o: Op): Promise<Card | unknown> {
+  switch (o.op) {
+    case "create":
+      return createCard(vault, { kind: o.kind, key: o.key, frontmatter: o.frontmatter, body: o.body });
+    case "update":
+      return updateCard(
+        vault,
+        o.kind,
+        o.key,
+        { frontmatter: o.frontmatter, body: o.body },
+        { mtime: o.mtime },
+      );
+    case "recent":
+      return updateRecent(vault, o.kind, o.key, o.text);
+    case "archive":
+      return archiveCard(vault, o.kind, o.key);
+    case "restore":
+      return restoreCard(vault, o.kind, o.key);
+  }
+}
+
+const REFUSALS = [
+  "invalid_input",
+  "invalid_key",
+  "unknown_kind",
+  "not_found",
+  "conflict",
+  "parse_error",
+  "forbidden",
+] as const;
+
+describe("the vault's write path", () => {
+  let box: Sandbox;
+  let vault: Vault;
+  beforeAll(() => {
+    box = sandbox((root) => initVault(root));
+    vault = openVault(box.root);
+  });
+  afterAll(() => box.remove());
+
+  test(
+    "writes or refuses with a code, never outside the vault, and a refusal changes nothing",
+    async () => {
+      const outside = box.outside();
+      await fuzz(
+        "card/vault-writes",
+        fc.asyncProperty(op, async (o) => {
+          const before = box.files();
+          const out = await attempt(() => apply(vault, o));
+          expectFast(out, `${o.op}`);
+          expectOutsideUnchanged(box, outside);
+          if (!out.ok) {
+            const err = expectCoded(out.error, REFUSALS);
+            expectVaultUnchanged(box, before, `${o.op} was refused (${err.code}: ${err.message})`);
+            return;
+          }
+          if (o.op === "create" || o.op === "update" || o.op === "recent") {
+            const card = out.value as Card;
+            // What was written reads back.
+            expect(readCard(vault, card.kind, card.key).key).toBe(card.key);
+          }
+        }),
+        WRITES,
+      );
+    },
+    timeoutFor(WRITES),
+  );
+});
+
+describe("bugs the fuzzing found, fixed", () => {
+  test("updating a card whose frontmatter block is empty keeps it readable", async () => {
+    const box = sandbox((root) => initVault(root));
+    try {
+      const vault = openVault(box.root);
+      fs.writeFileSync(cardPath(vault, "people", "Eve"), "---\n---\nbody\n");
+      const card = await updateCard(vault, "people", "Eve", { frontmatter: { title: "Eve" } });
+      expect(card.title).toBe("Eve");
+    } finally {
+      box.remove();
+    }
+  });
+
+  test("a card created with a whitespace-only line in a string reads back", async () => {
+    const box = sandbox((root) => initVault(root));
+    try {
+      const vault = openVault(box.root);
+      const card = await createCard(vault, {
+        kind: "people",
+        key: "Eve",
+        frontmatter: { note: " \n\t\n" },
+        body: "",
+      });
+      expect(card.frontmatter.note).toBe(" \n\t\n");
+    } finally {
+      box.remove();
+    }
+  });
+
+  test("an edit that would not read back as meant is refused and leaves the file as it was", async () => {
+    const box = sandbox((root) => initVault(root));
+    try {
+      const vault = openVault(box.root);
+      const file = cardPath(vault, "people", "Eve");
+      // A collection key: toJS names it "[ a, b ]", but no edit can address it in the YAML.
+      const text = "---\n? [a, b]\n: x\ntitle: Eve\n---\nbody\n";
+      fs.writeFileSync(file, text);
+      const out = await attempt(() =>
+        updateCard(vault, "people", "Eve", { frontmatter: { "[ a, b ]": undefined, title: "Eve" } }),
+      );
+      expect(out.ok).toBe(false);
+      if (!out.ok) expectCoded(out.error, ["invalid_input"]);
+      expect(fs.readFileSync(file, "utf8")).toBe(text);
+    } finally {
+      box.remove();
+    }
+  });
+});
