@@ -66,7 +66,14 @@ function rejoin(
   });
 }
 
-/** Lets requests that are waiting (a small GET, another chat) run before the next phase of this one. */
-export function letOthersRun(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/** Bodies from this size on take long enough per phase (a millisecond or more) to be worth a yield. */
+export const YIELD_FROM_BYTES = 256 * 1024;
+
+/**
+ * Lets requests that are waiting (a small GET, another chat) run before the next phase of this one,
+ * when this one is large; a small body's phases take microseconds, and a yield would only add a
+ * trip round the event loop to every request.
+ */
+export function letOthersRun(large: boolean): Promise<void> {
+  return large ? new Promise((resolve) => setImmediate(resolve)) : Promise.resolve();
 }

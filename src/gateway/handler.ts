@@ -18,7 +18,7 @@ import {
   type Throttle,
 } from "../http/index.ts";
 import { nestsDeeperThan } from "../json-depth.ts";
-import { BODY_LIMITS, letOthersRun, readBounded } from "./_body.ts";
+import { BODY_LIMITS, letOthersRun, readBounded, YIELD_FROM_BYTES } from "./_body.ts";
 import type { Adapter } from "./_chat.ts";
 import { anthropicAdapter } from "./anthropic.ts";
 import { openaiAdapter } from "./openai.ts";
@@ -163,10 +163,11 @@ async function tryPipeline(
       throw new Error(`the body is nested deeper than ${BODY_LIMITS.maxDepth} levels`);
     }
     const text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
-    await letOthersRun();
+    const large = raw.byteLength >= YIELD_FROM_BYTES;
+    await letOthersRun(large);
     const body: unknown = JSON.parse(text);
-    await letOthersRun();
-    const outcome = await runPipeline(adapter, body, req.headers, options.settings, deps);
+    await letOthersRun(large);
+    const outcome = await runPipeline(adapter, body, req.headers, options.settings, deps, large);
     return outcome.changed ? outcome : null;
   } catch (err) {
     deps.warn(`lorecards gateway: forwarding ${new URL(req.url).pathname} unchanged: ${message(err)}`);

@@ -59,6 +59,8 @@ export async function runPipeline(
   headers: Headers,
   settings: InjectSettings,
   deps: PipelineDeps,
+  /** A large body: let other requests run between phases (see _body.ts). */
+  large = false,
 ): Promise<Outcome> {
   const view = adapter.read(body);
   if (view === null) throw new Error(`${adapter.name} body has a shape we do not recognise`);
@@ -66,7 +68,7 @@ export async function runPipeline(
   // conversation's state and committing it, so requests of one conversation keep their order there.
   // (The embedded stores answer without yielding to I/O; a remote one would let others in, and its
   // atomic merge, where the first replay record wins, keeps their state whole: Store contract.)
-  await letOthersRun();
+  await letOthersRun(large);
   const markers = await deps.markers();
   const store = await deps.store();
   const { conversation, opening } = await findConversation(view, headers, markers, store);
@@ -115,7 +117,7 @@ export async function runPipeline(
   if (record) edits.push({ anchor: record.anchor, place: record.place, text: record.text });
   if (edits.length === 0) return { changed: false, reason: "nothing to inject" };
   const current = record ?? plan.repeat;
-  await letOthersRun(); // serialising a large body is a phase of its own
+  await letOthersRun(large); // serialising a large body is a phase of its own
   return {
     changed: true,
     body: JSON.stringify(adapter.apply(body as JsonObject, edits)),
