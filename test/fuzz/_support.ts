@@ -4,12 +4,13 @@
  * second), and a sandbox whose vault sits three folders deep in a temp folder of its own, so a write
  * that escapes the vault by `..` lands somewhere the snapshot sees.
  */
+import { afterAll, beforeAll } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { type ErrorCode, LoreError } from "../../src/errors.ts";
-import { initVault } from "../../src/vault/index.ts";
+import { initVault, openVault, type Vault } from "../../src/vault/index.ts";
 import { vaultFiles } from "../support/card-vault.ts";
 
 // The yaml package warns on stderr (process.emitWarning) for every mapping key that is itself a
@@ -236,4 +237,18 @@ export function initOddVault(root: string): void {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), text);
   }
+}
+
+/**
+ * One sandboxed, initialised vault for the enclosing `describe`: made before its tests, removed after.
+ * Its fields are set once the tests run.
+ */
+export function vaultSandbox(): { box: Sandbox; vault: Vault } {
+  const shared = {} as { box: Sandbox; vault: Vault };
+  beforeAll(() => {
+    shared.box = sandbox((root) => initVault(root));
+    shared.vault = openVault(shared.box.root);
+  });
+  afterAll(() => shared.box.remove());
+  return shared;
 }

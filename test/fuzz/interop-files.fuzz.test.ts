@@ -1,21 +1,11 @@
 // Fuzzing the importer with files: PNG character cards and CHARX zips, mutated (see _containers.ts).
 // Each is read or refused with a code in under a second; an import is whole or leaves the vault as it was.
-import { afterAll, beforeAll, describe, test } from "bun:test";
+import { describe, test } from "bun:test";
 import fc from "fast-check";
 import { parseBook } from "../../src/interop/index.ts";
-import { initVault, openVault, type Vault } from "../../src/vault/index.ts";
 import { checkImport, IMPORT_REFUSALS } from "./_books.ts";
 import { charxInput, fixtureCharx, pngInput } from "./_containers.ts";
-import {
-  announce,
-  attempt,
-  expectCoded,
-  expectFast,
-  fuzz,
-  type Sandbox,
-  sandbox,
-  timeoutFor,
-} from "./_support.ts";
+import { announce, attempt, expectCoded, expectFast, fuzz, timeoutFor, vaultSandbox } from "./_support.ts";
 
 announce("interop-files");
 
@@ -60,17 +50,12 @@ describe("parseBook on files", () => {
 });
 
 describe("importBook on files", () => {
-  let box: Sandbox;
-  let vault: Vault;
-  beforeAll(() => {
-    box = sandbox((root) => initVault(root));
-    vault = openVault(box.root);
-  });
-  afterAll(() => box.remove());
+  const shared = vaultSandbox();
 
   test(
     "imports a mutated PNG or CHARX whole, or refuses it and leaves the vault as it was",
     async () => {
+      const { box, vault } = shared;
       const outside = box.outside();
       const input = fc.oneof(
         pngInput.map(async (b) => b),

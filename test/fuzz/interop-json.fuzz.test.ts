@@ -1,9 +1,9 @@
 // Fuzzing the lorebook importer with JSON: SillyTavern World Info, Character Card V2/V3 JSON and
 // lorebook_v3 exports, built field by field with wrong types anywhere, and the real files mutated.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { importBook, parseBook } from "../../src/interop/index.ts";
-import { initVault, openVault, type Vault } from "../../src/vault/index.ts";
+import { initVault, openVault } from "../../src/vault/index.ts";
 import { anyString, nested } from "./_arbitraries.ts";
 import { bookInput, checkImport, IMPORT_REFUSALS } from "./_books.ts";
 import {
@@ -12,9 +12,9 @@ import {
   expectCoded,
   expectFast,
   fuzz,
-  type Sandbox,
   sandbox,
   timeoutFor,
+  vaultSandbox,
 } from "./_support.ts";
 
 announce("interop-json");
@@ -44,17 +44,12 @@ describe("parseBook", () => {
 });
 
 describe("importBook", () => {
-  let box: Sandbox;
-  let vault: Vault;
-  beforeAll(() => {
-    box = sandbox((root) => initVault(root));
-    vault = openVault(box.root);
-  });
-  afterAll(() => box.remove());
+  const shared = vaultSandbox();
 
   test(
     "writes every entry as a card that reads back, or refuses and leaves the vault as it was",
     async () => {
+      const { box, vault } = shared;
       const outside = box.outside();
       const kind = fc.oneof(
         { weight: 6, arbitrary: fc.constantFrom("entry", "thing", "people", "slang") },

@@ -1,7 +1,7 @@
 // Fuzzing the vault's write path on a real folder: create, update, update_recent, archive and restore
 // with any kind, name, frontmatter and body. Each writes or refuses with a code, never outside the
 // vault, and a refusal leaves every card file as it was.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import fc from "fast-check";
 import type { Card } from "../../src/card/index.ts";
@@ -27,9 +27,9 @@ import {
   expectOutsideUnchanged,
   expectVaultUnchanged,
   fuzz,
-  type Sandbox,
   sandbox,
   timeoutFor,
+  vaultSandbox,
 } from "./_support.ts";
 
 announce("vault");
@@ -124,17 +124,12 @@ const REFUSALS = [
 ] as const;
 
 describe("the vault's write path", () => {
-  let box: Sandbox;
-  let vault: Vault;
-  beforeAll(() => {
-    box = sandbox((root) => initVault(root));
-    vault = openVault(box.root);
-  });
-  afterAll(() => box.remove());
+  const shared = vaultSandbox();
 
   test(
     "writes or refuses with a code, never outside the vault, and a refusal changes nothing",
     async () => {
+      const { box, vault } = shared;
       const outside = box.outside();
       await fuzz(
         "card/vault-writes",

@@ -4,37 +4,15 @@
  * (with the Claude Code hook on as well) already carry a block of ours.
  */
 
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { wrapBlock } from "../../src/inject/index.ts";
 import type { Msg } from "../support/bodies.ts";
-import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
-import { type Harness, harness } from "../support/gateway.ts";
+import { gatewaySuite } from "../support/gateway.ts";
 import { PROTOCOLS } from "../support/protocols.ts";
-import { markersOf, recentHitsOf } from "../support/state.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
+import { recentHitsOf } from "../support/state.ts";
 
-let upstream: FakeUpstream;
-const vaults: string[] = [];
-const harnesses: Harness[] = [];
-
-beforeAll(() => {
-  upstream = startFakeUpstream();
-});
-afterAll(async () => {
-  await upstream.close();
-});
-afterEach(() => {
-  for (const h of harnesses.splice(0)) h.close();
-  for (const v of vaults.splice(0)) removeDir(v);
-});
-
-async function setup(settings: Parameters<typeof harness>[2] = {}) {
-  const vault = makeVault();
-  vaults.push(vault);
-  const h = harness(vault, upstream, settings);
-  harnesses.push(h);
-  return { vault, h, markers: await markersOf(vault) };
-}
+const suite = gatewaySuite();
+const setup = suite.setup;
 
 const u = (content: string): Msg => ({ role: "user", content });
 const a = (content: string): Msg => ({ role: "assistant", content });

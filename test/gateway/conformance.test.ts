@@ -4,43 +4,17 @@
  * Responses.
  */
 
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { wrapBlock } from "../../src/inject/index.ts";
 import { type Msg, PIXEL } from "../support/bodies.ts";
-import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
-import { type Harness, harness } from "../support/gateway.ts";
+import { gatewaySuite } from "../support/gateway.ts";
 import { PROTOCOLS } from "../support/protocols.ts";
-import { markersOf, recentHitsOf, vaultStore } from "../support/state.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
+import { recentHitsOf, vaultStore } from "../support/state.ts";
 
-let upstream: FakeUpstream;
-const vaults: string[] = [];
-const harnesses: Harness[] = [];
+const suite = gatewaySuite();
+const setup = suite.setup;
 
-beforeAll(() => {
-  upstream = startFakeUpstream();
-});
-afterAll(async () => {
-  await upstream.close();
-});
-afterEach(() => {
-  for (const h of harnesses.splice(0)) h.close();
-  for (const v of vaults.splice(0)) removeDir(v);
-});
-
-async function setup(
-  settings: Parameters<typeof harness>[2] = {},
-  extra: Parameters<typeof harness>[3] = {},
-) {
-  const vault = makeVault();
-  vaults.push(vault);
-  const h = harness(vault, upstream, settings, extra);
-  harnesses.push(h);
-  const markers = await markersOf(vault);
-  return { vault, h, markers };
-}
-
-const last = () => upstream.received[upstream.received.length - 1]!;
+const last = () => suite.upstream().received.at(-1)!;
 const u = (content: Msg["content"]): Msg => ({ role: "user", content });
 const a = (content: string): Msg => ({ role: "assistant", content });
 
@@ -257,10 +231,10 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
     const denied = await h.send(p.path, body, { authorization: "Bearer sk-1" });
     expect(denied.status).toBe(401);
     expect(await denied.json()).toEqual({ error: "unauthorized", detail: expect.any(String) });
-    const before = upstream.received.length;
+    const before = suite.upstream().received.length;
     const wrong = await h.send(p.path, body, { "x-lorecards-token": "s3cre" });
     expect(wrong.status).toBe(401);
-    expect(upstream.received.length).toBe(before);
+    expect(suite.upstream().received.length).toBe(before);
     const ok = await h.send(p.path, body, {
       "x-lorecards-token": "s3cret",
       "x-lorecards-conversation": "c",
