@@ -10,7 +10,7 @@ import { findBlocks, stripBlocks, wrapBlock } from "../inject/index.ts";
 import { hitEntry } from "../recall/hit-entry.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/types.ts";
-import type { HitEntry, ReplayRecord, Store } from "../state/index.ts";
+import type { Conversation, HitEntry, ReplayRecord, Store } from "../state/index.ts";
 import { letOthersRun } from "./_body.ts";
 import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
 import { keyOfId, planReplay, planWithoutReplay, recordFor } from "./replay.ts";
@@ -71,8 +71,9 @@ export async function runPipeline(
   await letOthersRun(large);
   const markers = await deps.markers();
   const store = await deps.store();
-  const { conversation, opening } = await findConversation(view, headers, markers, store);
-  const state = await store.loadConversation(conversation);
+  const found = await findConversation(view, headers, markers, store);
+  const { conversation, opening } = found;
+  const state = found.state ?? (await store.loadConversation(conversation));
   const plan =
     settings.replay === false
       ? planWithoutReplay(view, state, settings.reinjectAfter)
@@ -160,7 +161,7 @@ export async function findConversation(
   headers: Headers,
   markers: Markers,
   store: Pick<Store, "findByOpening" | "loadConversation">,
-): Promise<{ conversation: string; opening?: string }> {
+): Promise<{ conversation: string; opening?: string; state?: Conversation }> {
   const given = clientConversation(view, headers);
   if (given) return { conversation: given };
   const firstUser = view.messages.findIndex((m) => m.role === "user");
@@ -174,11 +175,14 @@ export async function findConversation(
       .join("\n"),
   ).slice(0, 32);
   const continues = view.messages.slice(firstUser + 1).some((m) => m.role === "assistant");
-  if (continues && (await store.loadConversation(conversation)).turn === 0) {
+  if (!continues) return { conversation, opening };
+  // Loaded here to see whether the fingerprint is known; handed back so the caller need not load it again.
+  const state = await store.loadConversation(conversation);
+  if (state.turn === 0) {
     const earlier = await store.findByOpening(opening);
     if (earlier !== null) return { conversation: earlier, opening };
   }
-  return { conversation, opening };
+  return { conversation, opening, state };
 }
 
 function sha256(text: string): string {
