@@ -4,23 +4,46 @@
  * (`[yes, no, 2024]` → "yes", "no", "2024": we read the scalar's source, not its YAML type). Boolean
  * fields alone accept the YAML 1.1 spellings people type (yes/no/on/off). A list keeps its first 1,000
  * words, and a list cut short or a title or term over its length limit (limits.ts) leaves a warning.
+ * The lorebook fields (context, order, groups, …) are read by _rule-fields.ts into `rules`.
  */
 import type { Document, Node } from "yaml";
-import { yamlLib } from "./_lazy.ts";
-import { formatCount, lengthProblem, MAX_LIST_WORDS, MAX_TERM_CHARS, MAX_TITLE_CHARS } from "./limits.ts";
+import { readRules } from "./_rule-fields.ts";
+import {
+  isMap,
+  isScalar,
+  keptList,
+  nodeOf,
+  readBool,
+  readList,
+  readNumber,
+  scalarText,
+  stringList,
+  type Warn,
+} from "./_values.ts";
+import { lengthProblem, MAX_TERM_CHARS, MAX_TITLE_CHARS } from "./limits.ts";
 import type { CardMeta, Secondary } from "./types.ts";
-
-const isMap = (n: unknown) => yamlLib().isMap(n);
-const isScalar = (n: unknown) => yamlLib().isScalar(n);
-const isSeq = (n: unknown) => yamlLib().isSeq(n);
 
 /** The frontmatter fields of a card, as read (the rest of CardMeta comes from the file and body). */
 export type CardFields = Pick<
   CardMeta,
-  "title" | "keywords" | "aliases" | "secondary" | "scanDepth" | "refs" | "priority" | "enabled" | "inject"
+  | "title"
+  | "keywords"
+  | "aliases"
+  | "secondary"
+  | "scanDepth"
+  | "refs"
+  | "priority"
+  | "enabled"
+  | "inject"
+  | "rules"
 >;
 
-/** The frontmatter keys this module understands; every other key is kept verbatim. */
+/**
+ * The card's own fields: the ones the editor's form has a control for. A write that leaves one out
+ * resets it (serialize.ts), and the form shows every other key as `extra`. The lorebook fields
+ * (_rule-fields.ts LOREBOOK_FIELDS) are read too, but are not in this list: no form shows them, so
+ * they travel with the other keys and survive every save as written.
+ */
 export const KNOWN_FIELDS = [
   "kind",
   "title",
@@ -34,105 +57,43 @@ export const KNOWN_FIELDS = [
   "inject",
 ] as const;
 
-const LIST_SEPARATORS = /[,，、]/;
-const TRUE_WORDS = new Set(["true", "yes", "y", "on", "1"]);
-const FALSE_WORDS = new Set(["false", "no", "n", "off", "0"]);
+/** secondary's parts as written in the frontmatter → their names in Secondary. */
+const SECONDARY_PARTS = { all: "all", any: "any", not: "not", not_all: "notAll" } as const;
 
-function nodeOf(parent: unknown, key: string): Node | undefined {
-  if (!isMap(parent)) return undefined;
-  // The last pair wins, as in toJS() with duplicate keys.
-  for (const pair of [...parent.items].reverse()) {
-    const k = isScalar(pair.key) ? pair.key.value : pair.key;
-    if (String(k) === key) return (pair.value ?? undefined) as Node | undefined;
-  }
-  return undefined;
-}
-
-function scalarText(node: Node): string | null {
-  if (!isScalar(node) || node.value === null) return null;
-  if (typeof node.value === "string") return node.value;
-  return node.source ?? String(node.value);
-}
-
-/**
- * A string list from a node: a YAML list, or one comma-separated string, without empties or repeats.
- * Null when malformed. Every word is counted (for the warning) but only the first MAX_LIST_WORDS
- * are kept.
- */
-function stringList(node: Node | undefined): { words: string[]; total: number } | null {
-  if (node === undefined || (isScalar(node) && node.value === null)) return { words: [], total: 0 };
-  const seen = new Set<string>();
-  const push = (s: string) => {
-    const t = s.trim();
-    if (t !== "") seen.add(t);
-  };
-  if (isSeq(node)) {
-    for (const item of node.items) {
-      if (!isScalar(item)) return null;
-      const text = scalarText(item);
-      if (text !== null) push(text);
-    }
-  } else {
-    const text = scalarText(node);
-    if (text === null) return null;
-    for (const part of text.split(LIST_SEPARATORS)) push(part);
-  }
-  const words = [...seen];
-  return { words: words.length > MAX_LIST_WORDS ? words.slice(0, MAX_LIST_WORDS) : words, total: seen.size };
-}
-
-/** The list as kept, with a warning when it was cut or holds a word longer than `max` characters. */
-function keptList(
-  name: string,
-  got: { words: string[]; total: number },
-  max: number,
-  warn: (m: string) => void,
-) {
-  if (got.total > MAX_LIST_WORDS) {
-    warn(
-      `${name} has ${formatCount(got.total)} words; only the first ${formatCount(MAX_LIST_WORDS)} are used`,
-    );
-  }
-  const long = got.words.findIndex((w) => lengthProblem(name, w, max) !== null);
-  if (long !== -1) warn(lengthProblem(`${name}[${long}]`, got.words[long]!, max)!);
-  return got.words;
-}
-
-function readBool(value: unknown): boolean | null {
-  if (typeof value === "boolean") return value;
-  // A mapping or list is no yes/no (and String() throws on `{toString: 0}`).
-  if (typeof value === "object" && value !== null) return null;
-  const word = String(value).trim().toLowerCase();
-  if (TRUE_WORDS.has(word)) return true;
-  if (FALSE_WORDS.has(word)) return false;
-  return null;
-}
-
-function readNumber(value: unknown): number | null {
-  if (typeof value === "number" && Number.isFinite(value)) return value;
-  if (typeof value === "string" && /^\s*[+-]?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
-  return null;
-}
-
-function readSecondary(node: Node | undefined, warn: (m: string) => void): Secondary {
-  const empty: Secondary = { all: [], any: [], not: [] };
-  if (node === undefined || (isScalar(node) && node.value === null)) return empty;
+function readSecondary(node: Node | undefined, warn: Warn): Secondary {
+  const out: Secondary = { all: [], any: [], not: [], notAll: [] };
+  if (node === undefined || (isScalar(node) && node.value === null)) return out;
   if (!isMap(node)) {
-    warn("secondary must be a mapping with all / any / not; ignored");
-    return empty;
+    warn("secondary must be a mapping with all / any / not / not_all; ignored");
+    return out;
   }
-  const out: Secondary = { all: [], any: [], not: [] };
   for (const pair of node.items) {
     const name = String(isScalar(pair.key) ? pair.key.value : pair.key);
-    if (name !== "all" && name !== "any" && name !== "not") {
-      warn(`secondary.${name} is not all / any / not; ignored`);
+    if (!Object.hasOwn(SECONDARY_PARTS, name)) {
+      warn(`secondary.${name} is not all / any / not / not_all; ignored`);
       continue;
     }
     const list = stringList((pair.value ?? undefined) as Node | undefined);
+    const part = SECONDARY_PARTS[name as keyof typeof SECONDARY_PARTS];
     if (list === null) warn(`secondary.${name} must be a word or a list of words; ignored`);
-    else out[name] = keptList(`secondary.${name}`, list, MAX_TERM_CHARS, warn);
+    else out[part] = keptList(`secondary.${name}`, list, MAX_TERM_CHARS, warn);
   }
   return out;
+}
+
+function readTitle(node: Node | undefined, key: string, warn: Warn): string {
+  if (node === undefined) return key;
+  const text = scalarText(node);
+  if (text !== null && text.trim() !== "") {
+    const title = text.trim();
+    const long = lengthProblem("title", title, MAX_TITLE_CHARS);
+    if (long !== null) warn(long);
+    return title;
+  }
+  if (!(isScalar(node) && (node.value === null || node.value === ""))) {
+    warn("title must be text; the file name is used");
+  }
+  return key;
 }
 
 /** Read the known fields out of parsed frontmatter, never throwing. */
@@ -144,25 +105,7 @@ export function readFields(
   const warnings: string[] = [];
   const warn = (m: string) => warnings.push(m);
   const root = doc?.contents ?? null;
-  const list = (name: string, max: number): string[] => {
-    const got = stringList(nodeOf(root, name));
-    if (got !== null) return keptList(name, got, max, warn);
-    warn(`${name} must be a word, a comma-separated line or a list of words; ignored`);
-    return [];
-  };
-  const titleNode = nodeOf(root, "title");
-  let title = key;
-  if (titleNode !== undefined) {
-    const text = scalarText(titleNode);
-    if (text !== null && text.trim() !== "") {
-      title = text.trim();
-      const long = lengthProblem("title", title, MAX_TITLE_CHARS);
-      if (long !== null) warn(long);
-    } else if (!(isScalar(titleNode) && (titleNode.value === null || titleNode.value === ""))) {
-      warn("title must be text; the file name is used");
-    }
-  }
-  const scanDepth = readScanDepth(data.scan_depth, warn);
+  const list = (name: string, max: number) => readList(name, nodeOf(root, name), max, warn);
   let priority = 0;
   if (data.priority !== undefined && data.priority !== null) {
     const n = readNumber(data.priority);
@@ -177,21 +120,23 @@ export function readFields(
     return b ?? true;
   };
   const fields: CardFields = {
-    title,
+    title: readTitle(nodeOf(root, "title"), key, warn),
     keywords: list("keywords", MAX_TERM_CHARS),
     aliases: list("aliases", MAX_TERM_CHARS),
     secondary: readSecondary(nodeOf(root, "secondary"), warn),
-    scanDepth,
+    scanDepth: readScanDepth(data.scan_depth, warn),
     // A ref names a card by its key or title, so it may be as long as a title.
     refs: list("refs", MAX_TITLE_CHARS),
     priority,
     enabled: flag("enabled"),
     inject: flag("inject"),
   };
+  const rules = readRules(data, root, fields.inject, warn);
+  if (rules !== undefined) fields.rules = rules;
   return { fields, warnings };
 }
 
-function readScanDepth(value: unknown, warn: (m: string) => void): number | null {
+function readScanDepth(value: unknown, warn: Warn): number | null {
   if (value === undefined || value === null) return null;
   const n = readNumber(value);
   if (n !== null && Number.isInteger(n) && n >= 0) return n;

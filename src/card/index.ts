@@ -1,12 +1,15 @@
 /**
  * card/ owns the card model: safe parsing and serializing of one Markdown file with YAML frontmatter
  * (gray-matter + yaml behind one wrapper), forgiving field rules, `## sections` and private sections,
- * the kind table and `kinds.yaml`, which file names are legal keys, and a card's JSON shapes (json.ts). It is pure except for reading
- * `kinds.yaml`; it never walks, writes or locks a vault (that is vault/).
+ * the kind table and `kinds.yaml`, which file names are legal keys, a card's lorebook rules (rules.ts,
+ * read from its frontmatter and its V3 decorators: decorators.ts), and a card's JSON shapes (json.ts).
+ * It is pure except for reading `kinds.yaml`; it never walks, writes or locks a vault (that is vault/).
  */
 
 export { KNOWN_FIELDS } from "./_fields.ts";
 export { locateFrontmatter, normalizeText } from "./_frontmatter.ts";
+export { LOREBOOK_FIELDS } from "./_rule-fields.ts";
+export { type DecoratorReading, NOT_APPLICABLE, readDecorators, splitDecorators } from "./decorators.ts";
 export {
   brokenSummary,
   byKindThenTitle,
@@ -15,7 +18,9 @@ export {
   cardForm,
   cardSummary,
   type DocumentOptions,
+  rulesJson,
   type SummaryOptions,
+  secondaryJson,
 } from "./json.ts";
 export { keyFromTitle, keyProblem, numberedKey, validateKey } from "./key.ts";
 export {
@@ -39,14 +44,27 @@ export {
   MAX_TITLE_CHARS,
 } from "./limits.ts";
 export { cardMeta, type ParseOptions, parseCard, publicText, publicTextOf } from "./parse.ts";
+export {
+  DEFAULT_RULES,
+  isDefaultRules,
+  POSITIONS,
+  type RuleChanges,
+  rulesChanges,
+  rulesOf,
+  rulesWith,
+} from "./rules.ts";
 export { type CardEdit, replaceSection, serializeCard, updateCardText } from "./serialize.ts";
 export type {
   BrokenCard,
   Card,
   CardDraft,
   CardMeta,
+  CardPlacement,
+  CardRules,
   KindDef,
   KindsConfig,
+  Policy,
+  PromptRole,
   Secondary,
   Section,
 } from "./types.ts";

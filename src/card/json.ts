@@ -6,7 +6,9 @@
  * cards in, plain objects out.
  */
 import { KNOWN_FIELDS } from "./_fields.ts";
-import type { BrokenCard, Card, CardMeta, KindDef } from "./types.ts";
+import { RULE_FIELDS } from "./_rule-fields.ts";
+import { rulesChanges } from "./rules.ts";
+import type { BrokenCard, Card, CardMeta, CardPlacement, CardRules, KindDef, Secondary } from "./types.ts";
 
 export interface SummaryOptions {
   /** The card's path (default true); MCP names cards by kind and key only. */
@@ -53,6 +55,40 @@ export function brokenSummary(b: BrokenCard, opts: { names?: boolean } = {}) {
   return { ...(opts.names && { kind: b.kind, key: b.key }), path: b.path, error: b.error };
 }
 
+/** The rules only decorators set, by the decorator's name (card spec §9). */
+const DECORATOR_RULES = [
+  ["additionalKeys", "additional_keys"],
+  ["excludeKeys", "exclude_keys"],
+  ["activateOnlyAfter", "activate_only_after"],
+  ["activateOnlyEvery", "activate_only_every"],
+  ["keepAfterMatch", "keep_activate_after_match"],
+  ["dontAfterMatch", "dont_activate_after_match"],
+] as const;
+
+/**
+ * A card's lorebook rules in its frontmatter's words (`context`, `case_sensitive`, `position`, …; a
+ * rule only decorators set by the decorator's name), only those that differ from the defaults: {} for
+ * a plain card. What the card does, whether the frontmatter or a decorator said it.
+ */
+export function rulesJson(rules: CardRules | undefined): Record<string, unknown> {
+  if (rules === undefined) return {};
+  const changes = rulesChanges(rules) as Record<string, unknown> & { placement?: CardPlacement };
+  const out: Record<string, unknown> = {};
+  for (const { field, rule } of RULE_FIELDS) {
+    const value = rule.startsWith("placement.")
+      ? changes.placement?.[rule.slice("placement.".length) as keyof CardPlacement]
+      : changes[rule];
+    if (value !== undefined && value !== null) out[field] = value;
+  }
+  for (const [rule, name] of DECORATOR_RULES) if (changes[rule] !== undefined) out[name] = changes[rule];
+  return out;
+}
+
+/** Secondary words in the frontmatter's words: `not_all` for NOT ALL. */
+export function secondaryJson(s: Secondary) {
+  return { all: s.all, any: s.any, not: s.not, not_all: s.notAll };
+}
+
 export interface DocumentOptions {
   /** `warnings` and `mtime` (default true), for a script that edits the file next (`read --json`). */
   file?: boolean;
@@ -62,7 +98,10 @@ export interface DocumentOptions {
 
 const PRIVATE_NOTE = "Sections marked private are stored in the card but never injected into a conversation.";
 
-/** A whole card as written: every frontmatter key and every section, private ones marked. */
+/**
+ * A whole card as written: every frontmatter key and every section, private ones marked, and `rules`,
+ * what its lorebook fields and decorators resolve to (rulesJson).
+ */
 export function cardDocument(card: Card, opts: DocumentOptions = {}) {
   return {
     key: card.key,
@@ -70,6 +109,7 @@ export function cardDocument(card: Card, opts: DocumentOptions = {}) {
     path: card.path,
     title: card.title,
     frontmatter: card.frontmatter,
+    rules: rulesJson(card.rules),
     preamble: card.preamble,
     sections: card.sections.map((s) => ({ heading: s.heading, text: s.text, private: s.private })),
     ...(opts.file !== false && { warnings: card.warnings, mtime: card.mtime }),
@@ -96,8 +136,9 @@ export function cardFields(card: Card, kind: KindDef): Record<string, string> {
 
 /**
  * A card as the editor's form: every frontmatter key, the known fields normalised, `fields` = section →
- * text, `extra` = the frontmatter keys lorecards does not know, and `mtime` as a string because
- * nanoseconds do not survive a JSON number in a browser.
+ * text, `extra` = the frontmatter keys the form has no control for (the lorebook fields among them,
+ * as written), `rules` = what the lorebook fields and decorators resolve to (rulesJson), and `mtime`
+ * as a string because nanoseconds do not survive a JSON number in a browser.
  */
 export function cardForm(card: Card, kind: KindDef) {
   const extra: Record<string, unknown> = {};
@@ -110,12 +151,13 @@ export function cardForm(card: Card, kind: KindDef) {
     title: card.title,
     keywords: card.keywords,
     aliases: card.aliases,
-    secondary: card.secondary,
+    secondary: secondaryJson(card.secondary),
     scan_depth: card.scanDepth,
     refs: card.refs,
     priority: card.priority,
     enabled: card.enabled,
     inject: card.inject,
+    rules: rulesJson(card.rules),
     fields: cardFields(card, kind),
     preamble: trimSection(card.preamble),
     body: card.body,

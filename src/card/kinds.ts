@@ -85,7 +85,12 @@ function words(value: unknown, field: string): string[] {
   return (list as unknown[]).map((w) => String(w).trim()).filter((w) => w !== "");
 }
 
-/** Merge a kinds.yaml text over the defaults. Throws LoreError parse_error with a clear message. */
+const SETTINGS = ["dirs", "sections", "recent_section", "private_sections"];
+
+/**
+ * Merge a kinds.yaml text over the defaults. Throws LoreError parse_error with a clear message when a
+ * setting it knows is malformed; a setting it does not know is ignored and named in `warnings`.
+ */
 export function parseKindsConfig(text: string): KindsConfig {
   let data: unknown;
   try {
@@ -94,9 +99,12 @@ export function parseKindsConfig(text: string): KindsConfig {
     throw new LoreError("parse_error", `${KINDS_FILE}: ${(err as Error).message}`, { cause: err });
   }
   const root = record(data, "the file");
-  const allowed = ["dirs", "sections", "recent_section", "private_sections"];
-  for (const key of Object.keys(root)) if (!allowed.includes(key)) bad(`unknown setting "${key}"`);
-  const config = defaultKinds();
+  const config: KindsConfig = defaultKinds();
+  // An unknown setting (the Python original's `generic_keywords`, a typo) must not stop the vault.
+  const unknown = Object.keys(root).filter((key) => !SETTINGS.includes(key));
+  if (unknown.length > 0) {
+    config.warnings = unknown.map((key) => `${KINDS_FILE}: unknown setting "${key}" is ignored`);
+  }
   const ensure = (name: string): KindDef => {
     const found = config.kinds.find((k) => k.name === name);
     if (found) return found;

@@ -110,5 +110,6 @@ export function cardMeta(card: Card): CardMeta {
     size: card.size,
     firstLine: card.firstLine,
     publicChars: card.publicChars,
+    ...(card.rules && { rules: card.rules }),
   };
 }

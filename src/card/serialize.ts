@@ -12,9 +12,14 @@ import { KNOWN_FIELDS } from "./_fields.ts";
 import { locateFrontmatter, normalizeText, parseYamlDocument, readFrontmatter } from "./_frontmatter.ts";
 import { yamlLib } from "./_lazy.ts";
 import { assertReadsBack } from "./_readback.ts";
+import { LOREBOOK_FIELDS } from "./_rule-fields.ts";
 import { deleteKey, rootMap, setKey, yamlText } from "./_yaml-edit.ts";
 
-/** What an update may change: any frontmatter keys (a value of `undefined` deletes the key), the body. */
+/**
+ * What an update may change: any frontmatter keys (a value of `undefined` deletes the key), the body.
+ * A card field (title, keywords, …, inject) left out is reset to its default; every other key,
+ * lorebook fields included, is kept as it is unless named.
+ */
 export interface CardEdit {
   frontmatter?: Record<string, unknown>;
   body?: string;
@@ -62,10 +67,32 @@ function bodyOf(text: string): string {
   return span === null ? normal : normal.slice(span.bodyStart);
 }
 
+const LOREBOOK = new Set<string>(LOREBOOK_FIELDS);
+const CARD_FIELDS = new Set<string>(KNOWN_FIELDS);
+
+/**
+ * The keys of a new card in the order they are written: every other key as the draft gives it, and
+ * the lorebook fields (an import sets many) together in their table order (_rule-fields.ts), right
+ * after the last of the card's own fields (title, keywords, …), so they never land among foreign keys.
+ */
+function ordered(data: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(data);
+  if (!keys.some((k) => LOREBOOK.has(k))) return data;
+  const rest = keys.filter((k) => !LOREBOOK.has(k));
+  let at = 0;
+  rest.forEach((k, i) => {
+    if (CARD_FIELDS.has(k)) at = i + 1;
+  });
+  const lorebook = LOREBOOK_FIELDS.filter((k) => Object.hasOwn(data, k));
+  const out: Record<string, unknown> = {};
+  for (const k of [...rest.slice(0, at), ...lorebook, ...rest.slice(at)]) put(out, k, data[k]);
+  return out;
+}
+
 /** A whole new card file. LoreError invalid_input when it would not read back as given. */
 export function serializeCard(draft: { frontmatter: Record<string, unknown>; body: string }): string {
   const body = ensureFinalNewline(normalizeText(draft.body));
-  const { yaml, meant } = frontmatterText(draft.frontmatter);
+  const { yaml, meant } = frontmatterText(ordered(draft.frontmatter));
   const text = `---\n${yaml}---\n${body}`;
   assertReadsBack(text, { data: meant, body });
   return text;
@@ -90,7 +117,8 @@ function patchDocument(doc: Document, edits: Record<string, unknown>, meant: Rec
       changed = true;
     }
   }
-  // A known field the caller left out is reset to its default; unknown keys always survive.
+  // A card field the caller left out is reset to its default (the editor's form holds every one);
+  // every other key, the lorebook fields included, survives unless deleted by name.
   for (const k of KNOWN_FIELDS) {
     if (k !== "kind" && Object.hasOwn(current, k) && !Object.hasOwn(edits, k)) drop(k);
   }

@@ -4,14 +4,20 @@
  * rows ≈ 7 ms). Rows stay rows in memory: a card's CardMeta is built only when someone asks for it, so
  * the hook and the gateway, which need just the few cards that fired, never build ten thousand objects.
  *   card:   [path, mtime, size, 0, title, keywords, aliases, secondary|0, scanDepth, refs, priority,
- *            flags (1 = enabled, 2 = inject), firstLine, publicChars, warnings?]
+ *            flags (1 = enabled, 2 = inject), firstLine, publicChars, warnings|0?, rules?]
+ *   secondary: [all, any, not, notAll?]; rules: only the rules that differ from the defaults
+ *   (card/ `rulesChanges`), present only on a card that has any.
  *   broken: [path, mtime, size, 1, error]
  * Key, kind and path are derived from the row's path.
  */
-import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
+import { type RuleChanges, rulesChanges, rulesWith } from "../card/index.ts";
+import type { BrokenCard, CardMeta, KindsConfig, Secondary } from "../card/types.ts";
 
-/** 3: word lists capped at load and stricter names, so rows cached by format 2 are parsed again. */
-export const FORMAT = 3;
+/**
+ * 4: cards gained their lorebook rules (context, regex, groups, decorators, …) and secondary.not_all,
+ * which a format 3 row never held, so every card is parsed again rather than read as all defaults.
+ */
+export const FORMAT = 4;
 
 type Row = unknown[];
 
@@ -133,17 +139,28 @@ function encodeRow(rel: string, e: ParsedEntry): Row {
   if (!e.meta) return [rel, e.mtime, e.size, 1, e.broken?.error ?? "unreadable"];
   const m = e.meta;
   const s = m.secondary;
-  const secondary = s.all.length + s.any.length + s.not.length === 0 ? 0 : [s.all, s.any, s.not];
+  const secondary =
+    s.all.length + s.any.length + s.not.length + s.notAll.length === 0
+      ? 0
+      : s.notAll.length === 0
+        ? [s.all, s.any, s.not]
+        : [s.all, s.any, s.not, s.notAll];
   const flags = (m.enabled ? 1 : 0) | (m.inject ? 2 : 0);
   const row: Row = [rel, e.mtime, e.size, 0, m.title, m.keywords, m.aliases, secondary, m.scanDepth, m.refs];
   row.push(m.priority, flags, m.firstLine, m.publicChars);
-  if (e.warnings) row.push(e.warnings);
+  if (e.warnings || m.rules) row.push(e.warnings ?? 0);
+  if (m.rules) row.push(rulesChanges(m.rules));
   return row;
 }
 
+function secondaryOf(sec: unknown): Secondary {
+  if (!Array.isArray(sec)) return { all: [], any: [], not: [], notAll: [] };
+  return { all: sec[0], any: sec[1], not: sec[2], notAll: sec[3] ?? [] };
+}
+
 function metaOfRow(row: Row, rel: string, kind: string, key: string): CardMeta {
-  const sec = row[7];
   const flags = Number(row[11]);
+  const rules = row[15];
   return {
     key,
     kind,
@@ -151,7 +168,7 @@ function metaOfRow(row: Row, rel: string, kind: string, key: string): CardMeta {
     title: row[4] as string,
     keywords: row[5] as string[],
     aliases: row[6] as string[],
-    secondary: Array.isArray(sec) ? { all: sec[0], any: sec[1], not: sec[2] } : { all: [], any: [], not: [] },
+    secondary: secondaryOf(row[7]),
     scanDepth: typeof row[8] === "number" ? row[8] : null,
     refs: row[9] as string[],
     priority: Number(row[10]),
@@ -161,5 +178,6 @@ function metaOfRow(row: Row, rel: string, kind: string, key: string): CardMeta {
     size: row[2] as number,
     firstLine: String(row[12]),
     publicChars: Number(row[13]),
+    ...(typeof rules === "object" && rules !== null && { rules: rulesWith(rules as RuleChanges) }),
   };
 }

@@ -10,6 +10,7 @@ import {
   defaultKinds,
   kindByName,
   parseCard,
+  rulesJson,
 } from "../../src/card/index.ts";
 
 const kinds = defaultKinds();
@@ -61,6 +62,42 @@ describe("a card in a list", () => {
     const b = { path: "people/Bad.md", kind: "people", key: "Bad", error: "bad YAML" };
     expect(brokenSummary(b)).toEqual({ path: "people/Bad.md", error: "bad YAML" });
     expect(brokenSummary(b, { names: true })).toEqual(b);
+  });
+});
+
+const lorebook = parseCard(
+  "---\ntitle: Bran\nkeywords: ['/br[ae]n/i']\ncontext: always\nprobability: 100\nsecondary: {not_all: [x, y]}\n" +
+    "decorators: ['@@depth 2', '@@additional_keys tower,wolf', '@@keep_activate_after_match']\n---\nThe boy.\n",
+  { kind: "people", key: "Bran", path: "people/Bran.md", kinds },
+);
+
+describe("a card's lorebook rules", () => {
+  test("are shown in the frontmatter's words, only where they differ from the defaults", () => {
+    expect(rulesJson(lorebook.rules)).toEqual({
+      context: "always",
+      position: "at_depth",
+      depth: 2,
+      additional_keys: [["tower", "wolf"]],
+      keep_activate_after_match: true,
+    });
+  });
+
+  test("a plain card shows none", () => {
+    expect(rulesJson(card.rules)).toEqual({});
+  });
+
+  test("`read --json` and the editor's form carry them, and secondary's not_all", () => {
+    expect(cardDocument(lorebook).rules).toEqual(rulesJson(lorebook.rules));
+    const form = cardForm(lorebook, people);
+    expect(form.rules).toEqual(rulesJson(lorebook.rules));
+    expect(form.secondary).toEqual({ all: [], any: [], not: [], not_all: ["x", "y"] });
+    // The fields themselves are `extra` as written (the form has no control for them), so a save
+    // writes back what the file said.
+    expect(form.extra).toEqual({
+      context: "always",
+      probability: 100,
+      decorators: ["@@depth 2", "@@additional_keys tower,wolf", "@@keep_activate_after_match"],
+    });
   });
 });
 

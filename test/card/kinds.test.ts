@@ -88,7 +88,6 @@ describe("kinds.yaml", () => {
   test.each([
     ["invalid YAML", "dirs: [", /kinds\.yaml/],
     ["a list at the top", "- people", /mapping/],
-    ["an unknown setting", "dir: {people: p}", /unknown setting "dir"/],
     ["dirs as a list", "dirs: [people]", /dirs must be a mapping/],
     ["a directory escaping the vault", "dirs: { people: ../people }", /dirs\.people/],
     ["a nested directory", "dirs: { people: a/b }", /dirs\.people/],
@@ -113,6 +112,43 @@ describe("kinds.yaml", () => {
     expect(caught).toBeInstanceOf(LoreError);
     expect((caught as LoreError).code).toBe("parse_error");
     expect((caught as LoreError).message).toMatch(message);
+  });
+
+  test.each([
+    [
+      "the Python original's generic_keywords",
+      "generic_keywords: [the, a]\ndirs: { people: personnes }",
+      ["generic_keywords"],
+    ],
+    ["a typo beside real settings", "dir: {people: p}\nprivate_sections: [notes]", ["dir"]],
+    ["two unknown settings", "a: 1\nb: 2", ["a", "b"]],
+  ])("an unknown setting (%s) is ignored with a warning, and the rest still applies", (_name, text, keys) => {
+    const config = parseKindsConfig(text);
+    expect(config.warnings).toEqual(keys.map((k) => `kinds.yaml: unknown setting "${k}" is ignored`));
+    const { warnings: _, ...rest } = config;
+    const expected = parseKindsConfig(
+      text
+        .split("\n")
+        .filter((l) => !keys.some((k) => l.startsWith(`${k}:`)))
+        .join("\n"),
+    );
+    expect(rest).toEqual(expected);
+    expect(expected).not.toHaveProperty("warnings");
+  });
+
+  test("a vault whose kinds.yaml has an unknown setting still loads", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "lc-"));
+    try {
+      fs.writeFileSync(
+        path.join(root, "kinds.yaml"),
+        "generic_keywords: [the]\ndirs: { people: personnes }\n",
+      );
+      const config = loadKindsConfig(root);
+      expect(kindByName(config, "people").dir).toBe("personnes");
+      expect(config.warnings).toHaveLength(1);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   test("loadKindsConfig reads the vault root's kinds.yaml, or gives the defaults", () => {

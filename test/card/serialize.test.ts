@@ -37,6 +37,29 @@ describe("serializing a new card", () => {
     expect(c.body).toBe("x\n");
   });
 
+  test("lorebook fields are written together in their table order, after the card's own fields", () => {
+    const frontmatter = {
+      decorators: ["@@activate"],
+      title: "Alice",
+      probability: 50,
+      st: { uid: 3 },
+      keywords: ["Alice"],
+      context: "always",
+      group: ["lords"],
+    };
+    const text = serializeCard({ frontmatter, body: "x" });
+    expect(text).toBe(
+      "---\ntitle: Alice\nst:\n  uid: 3\nkeywords: [Alice]\ncontext: always\ngroup: [lords]\nprobability: 50\n" +
+        'decorators: ["@@activate"]\n---\nx\n',
+    );
+    // The lorebook fields' order is the table's, whatever order the draft was built in.
+    const reversed = Object.fromEntries(Object.entries(frontmatter).reverse());
+    expect(serializeCard({ frontmatter: reversed, body: "x" })).toContain(
+      "context: always\ngroup: [lords]\nprobability: 50\ndecorators:",
+    );
+    expect(parse(text).rules?.policy).toBe("always");
+  });
+
   test("an empty frontmatter still closes, so the body is never read as frontmatter", () => {
     const text = serializeCard({ frontmatter: {}, body: "---\nnot: frontmatter\n" });
     expect(parse(text).body).toBe("---\nnot: frontmatter\n");
@@ -79,6 +102,17 @@ describe("updating an existing file", () => {
     expect(next.keywords).toEqual([]);
     expect(next.frontmatter.emails).toBeUndefined();
     expect(next.frontmatter.ais).toBeDefined();
+  });
+
+  test("a lorebook field left out survives an update (no form shows it); undefined deletes it", () => {
+    const old = "---\ntitle: Alice\nkeywords: [Alice]\ncontext: always\ndecorators: ['@@depth 2']\n---\nx\n";
+    const kept = parse(updateCardText(old, { frontmatter: { title: "Alice", keywords: ["Ally"] } }));
+    expect(kept.keywords).toEqual(["Ally"]);
+    expect(kept.frontmatter).toMatchObject({ context: "always", decorators: ["@@depth 2"] });
+    expect(kept.rules?.policy).toBe("always");
+    const gone = parse(updateCardText(old, { frontmatter: { title: "Alice", context: undefined } }));
+    expect(gone.frontmatter).not.toHaveProperty("context");
+    expect(gone.keywords).toEqual([]);
   });
 
   test("a body-only update keeps the frontmatter bytes", () => {

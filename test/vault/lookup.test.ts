@@ -17,7 +17,7 @@ function meta(id: string, extra: Partial<CardMeta> = {}): CardMeta {
     title: key,
     keywords: [],
     aliases: [],
-    secondary: { all: [], any: [], not: [] },
+    secondary: { all: [], any: [], not: [], notAll: [] },
     scanDepth: null,
     refs: [],
     priority: 0,
