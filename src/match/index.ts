@@ -1,7 +1,8 @@
 /**
  * match/ owns pure matching: case folding, the one Aho–Corasick automaton over every card's terms
- * (and its on-disk snapshot), the scan window, whole-token rules for one-character terms with jieba
- * segmentation for Han and kana, secondary all/any/not, scoring and order, and candidate keywords.
+ * (and its on-disk snapshot), regular-expression keys (re2js: gated by their required literals or run
+ * in sets), the scan window, case and whole-word rules with jieba segmentation for Han and kana,
+ * secondary all/any/not/not_all and the V3 key decorators, scoring and order, and candidate keywords.
  * It takes cards and text and returns hits; it never reads a vault, renders a card or keeps state
  * between calls (the only thing it loads is the segmenter, on first need).
  */
@@ -12,15 +13,15 @@ export {
   type CardMatch,
   type CardNotice,
   type CardSource,
-  cardTerms,
   compareMatches,
   type MatchCard,
   Matcher,
   type MatchOptions,
   type Noticed,
-  type TermTable,
 } from "./matcher.ts";
-export { type Veto, vetoOf } from "./secondary.ts";
+export { type KeyPattern, keyPattern, type PatternRules } from "./pattern.ts";
+export { type Veto, vetoOf, wordIn } from "./secondary.ts";
 export { jiebaSegmenter, type Segmenter } from "./segment.ts";
 export { loadSnapshot, type Snapshot, saveSnapshot } from "./snapshot.ts";
-export type { WindowMessage } from "./window.ts";
+export { cardPatterns, cardTerms, type TermTable } from "./table.ts";
+export { type WindowMessage, windowSize } from "./window.ts";

@@ -1,22 +1,44 @@
 /**
- * The matcher: every card's terms (keywords + aliases + title) compiled into one automaton, and the
- * rules that turn raw term hits into noticed cards — the scan window, whole-token matching for
- * one-character terms, and the score. `match` adds the vetoes (secondary.ts) and the order, for callers
- * that want fired cards in one call; recall runs those as stages of its own. Pure: cards and text in,
- * hits out.
+ * The matcher: every card's plain terms (keywords + aliases + title) compiled into one automaton, and
+ * the rules that turn raw term hits into noticed cards — each card's window, its case and whole-word
+ * rules, its regular-expression keys, and the score. Regular-expression keys (pattern.ts) cannot go in
+ * the automaton: the table lists the cards that have them, and each lookup runs just those cards'
+ * patterns over their windows, the one cost per card a lookup has. `match` adds the vetoes
+ * (secondary.ts) and the order, for callers that want fired cards in one call; recall runs those as
+ * stages of its own. Pure: cards and text in, hits out.
  */
-import type { CardMeta } from "../card/types.ts";
+import { rulesOf } from "../card/rules.ts";
+import type { CardMeta, CardRules } from "../card/types.ts";
 import { Automaton, type AutomatonHit } from "./automaton.ts";
-import { charCount, fold } from "./fold.ts";
+import { fold } from "./fold.ts";
+import { compilePattern, firstMatch, keySource } from "./pattern.ts";
+import { type RegexKey, RegexScan } from "./regex-scan.ts";
 import { vetoOf } from "./secondary.ts";
-import { isWholeToken, type MatchOptions, newestFirst, type WindowMessage } from "./window.ts";
+import { buildTable, cardPatterns, plainSpellings, type TermTable } from "./table.ts";
+import {
+  countsAsWord,
+  type MatchOptions,
+  newestFirst,
+  occursIn,
+  type WindowMessage,
+  windowSize,
+} from "./window.ts";
 
 export type { MatchOptions } from "./window.ts";
 
 /** The part of a card the matcher needs. */
 export type MatchCard = Pick<
   CardMeta,
-  "key" | "kind" | "title" | "keywords" | "aliases" | "secondary" | "scanDepth" | "priority" | "inject"
+  | "key"
+  | "kind"
+  | "title"
+  | "keywords"
+  | "aliases"
+  | "secondary"
+  | "scanDepth"
+  | "priority"
+  | "inject"
+  | "rules"
 >;
 
 /**
@@ -32,7 +54,10 @@ export interface CardMatch {
   /** Index of the card in the list the matcher was built from. */
   card: number;
   score: number;
-  /** Distinct matched terms, folded, in the order first seen (newest message first). */
+  /**
+   * Distinct matched terms, folded, in the order first seen (newest message first). For a regular
+   * expression key: the text it matched, folded (the key itself when it matched the empty string).
+   */
   hits: string[];
   /** Index (0 = current, 1 = the message before, …) of the newest message that produced a hit. */
   trigger: number;
@@ -50,20 +75,11 @@ export interface Noticed {
   cards: CardNotice[];
 }
 
-/** The terms table: term id → folded text, one-character flag, and the cards that carry it. */
-export interface TermTable {
-  texts: string[];
-  single: Uint8Array;
-  /** Cards of term t are cardList[cardStart[t] .. cardStart[t + 1]). */
-  cardStart: Int32Array;
-  cardList: Int32Array;
-  /** The largest `scan_depth` any card asks for. */
-  maxDepth: number;
-}
-
 export class Matcher {
   readonly automaton: Automaton;
   readonly table: TermTable;
+  /** The regex keys of every regex card in one scan, built on the first lookup that needs it. */
+  private regexScan?: RegexScan;
 
   /** Compile `cards`, or adopt a table and automaton saved earlier for exactly these cards. */
   constructor(
@@ -78,6 +94,11 @@ export class Matcher {
     return this.table.texts.length;
   }
 
+  /** Indices of the cards whose policy is `always`. */
+  alwaysCards(): number[] {
+    return Array.from(this.table.alwaysCards);
+  }
+
   /** True when some card term of two or more characters occurs in `folded` (for candidate keywords). */
   containsTerm(folded: string): boolean {
     let found = false;
@@ -89,7 +110,9 @@ export class Matcher {
 
   /**
    * Cards that fire on `messages` (oldest first; the last is the current message), ordered by
-   * score ↓, priority ↓, title. Cards with `inject: false` never fire automatically.
+   * score ↓, priority ↓, title: the noticed cards that no veto stops (secondary.ts: `manual`,
+   * `never` and `inject: false` cards never fire on their words). `always` cards fire here only when
+   * named; recall adds the others from `alwaysCards()`.
    */
   async match(messages: readonly string[], options: MatchOptions): Promise<CardMatch[]> {
     const { window, cards } = await this.notice(messages, options);
@@ -100,91 +123,114 @@ export class Matcher {
     return out.sort((a, b) => compareMatches(this.cards.at(a.card)!, a, this.cards.at(b.card)!, b));
   }
 
-  /** Every card whose terms occur in its scan window, with its score; no veto, no order. */
+  /** Every card whose terms occur in its own window, with its score; no veto, no order. */
   async notice(messages: readonly string[], options: MatchOptions): Promise<Noticed> {
     const depth = Math.max(options.scanDepth, this.table.maxDepth);
-    const { single, cardStart, cardList } = this.table;
     const window = newestFirst(messages, 1 + 2 * depth);
     const perCard = new Map<number, CardState>();
-    for (let m = 0; m < window.length; m++) {
-      const hits: AutomatonHit[] = [];
-      this.automaton.scan(window[m]!.folded, (hit) => hits.push(hit));
-      for (const hit of hits) {
-        if (single[hit.term] === 1 && !(await isWholeToken(window[m]!, hit, options.segmenter))) continue;
-        for (let c = cardStart[hit.term]!; c < cardStart[hit.term + 1]!; c++) {
-          const card = cardList[c]!;
-          const limit = 2 * (this.cards.at(card)!.scanDepth ?? options.scanDepth);
-          if (m > limit) continue;
-          let state = perCard.get(card);
-          if (!state) {
-            state = { terms: new Set(), current: new Set(), messages: new Set() };
-            perCard.set(card, state);
-          }
-          state.terms.add(hit.term);
-          state.messages.add(m);
-          if (m === 0) state.current.add(hit.term);
-        }
+    const note = (card: number, id: number | string, text: string, m: number) => {
+      let state = perCard.get(card);
+      if (!state) {
+        state = { terms: new Map(), current: new Set(), messages: new Set() };
+        perCard.set(card, state);
       }
+      if (!state.terms.has(id)) state.terms.set(id, text);
+      state.messages.add(m);
+      if (m === 0) state.current.add(id);
+    };
+    for (let m = 0; m < window.length; m++) {
+      await this.termHits(window[m]!, m, options, note);
+      this.patternHits(window[m]!, m, options, note);
     }
     const cards = [...perCard].map(([index, state]) => ({
       card: index,
       score: state.terms.size + state.current.size,
-      hits: [...state.terms].map((t) => this.table.texts[t]!),
+      hits: [...new Set(state.terms.values())],
       trigger: Math.min(...state.messages),
       found: state.messages,
     }));
     return { window, cards };
   }
-}
 
-function buildTable(cards: CardSource): TermTable {
-  const ids = new Map<string, number>();
-  const texts: string[] = [];
-  const perTerm: number[][] = [];
-  let maxDepth = 0;
-  for (let index = 0; index < cards.length; index++) {
-    const card = cards.at(index)!;
-    if (card.scanDepth !== null && card.scanDepth > maxDepth) maxDepth = card.scanDepth;
-    for (const term of cardTerms(card)) {
-      let id = ids.get(term);
-      if (id === undefined) {
-        id = texts.length;
-        ids.set(term, id);
-        texts.push(term);
-        perTerm.push([]);
+  /** The automaton's hits in message `m`, kept for each card whose window, case and word rules allow. */
+  private async termHits(msg: WindowMessage, m: number, options: MatchOptions, note: Note): Promise<void> {
+    const { texts, cardStart, cardList } = this.table;
+    const hits: AutomatonHit[] = [];
+    this.automaton.scan(msg.folded, (hit) => hits.push(hit));
+    // A card counts a term once per message; a case-sensitive verdict covers the whole message.
+    const settled = new Set<string>();
+    for (const hit of hits) {
+      const term = texts[hit.term]!;
+      for (let c = cardStart[hit.term]!; c < cardStart[hit.term + 1]!; c++) {
+        const index = cardList[c]!;
+        const once = `${index}:${hit.term}`;
+        if (settled.has(once)) continue;
+        const card = this.cards.at(index)!;
+        if (m >= windowSize(card, options)) continue;
+        const rules = rulesOf(card);
+        if (rules.caseSensitive) {
+          settled.add(once);
+          if (await writtenIn(card, rules, term, msg, options)) note(index, hit.term, term, m);
+        } else if (await countsAsWord(msg, "folded", hit, term, rules.wholeWords, options.segmenter)) {
+          settled.add(once);
+          note(index, hit.term, term, m);
+        }
       }
-      perTerm[id]!.push(index);
     }
   }
-  const cardStart = new Int32Array(texts.length + 1);
-  let total = 0;
-  perTerm.forEach((list, t) => {
-    cardStart[t] = total;
-    total += list.length;
-  });
-  cardStart[texts.length] = total;
-  const cardList = new Int32Array(total);
-  perTerm.forEach((list, t) => {
-    cardList.set(list, cardStart[t]!);
-  });
-  const single = new Uint8Array(texts.map((t) => (charCount(t) === 1 ? 1 : 0)));
-  return { texts, single, cardStart, cardList, maxDepth };
+
+  /** The regex keys matching message `m`, kept for each card whose window reaches that far. */
+  private patternHits(msg: WindowMessage, m: number, options: MatchOptions, note: Note): void {
+    if (this.table.regexCards.length === 0) return;
+    this.regexScan ??= new RegexScan(this.regexKeys());
+    for (const { card: index, key, written, pattern } of this.regexScan.matching(msg.raw)) {
+      if (m >= windowSize(this.cards.at(index)!, options)) continue;
+      const compiled = compilePattern(pattern);
+      const text = ("regex" in compiled ? firstMatch(compiled.regex, msg.raw) : null) ?? "";
+      note(index, `re:${key}`, text.length > 0 ? fold(text) : written, m);
+    }
+  }
+
+  /** Every regex key of the regex cards, not yet compiled (the scan drops the invalid ones). */
+  private regexKeys(): RegexKey[] {
+    const out: RegexKey[] = [];
+    for (const card of this.table.regexCards) {
+      const meta = this.cards.at(card)!;
+      const rules = rulesOf(meta);
+      cardPatterns(meta).forEach((written, key) => {
+        const pattern = keySource(written, rules);
+        if (pattern) out.push({ card, key, written: written.trim(), pattern });
+      });
+    }
+    return out;
+  }
+}
+
+type Note = (card: number, id: number | string, text: string, m: number) => void;
+
+/**
+ * A case-sensitive card's term `folded` counts in `msg` only when one of the card's own spellings
+ * folding to it is written with that exact case in the raw message (and stands as its word rule says).
+ */
+async function writtenIn(
+  card: MatchCard,
+  rules: CardRules,
+  folded: string,
+  msg: WindowMessage,
+  options: MatchOptions,
+): Promise<boolean> {
+  for (const spelling of plainSpellings(card, rules)) {
+    if (fold(spelling) !== folded) continue;
+    if (await occursIn(msg, "raw", spelling, rules.wholeWords, options.segmenter)) return true;
+  }
+  return false;
 }
 
 interface CardState {
-  terms: Set<number>;
-  current: Set<number>;
+  /** Term id (automaton) or `re:k` (the card's k-th pattern) → the text it hit, first seen. */
+  terms: Map<number | string, string>;
+  current: Set<number | string>;
   messages: Set<number>;
-}
-
-/** The card's match terms, folded and deduplicated: keywords, aliases and the title. */
-export function cardTerms(card: Pick<MatchCard, "keywords" | "aliases" | "title">): string[] {
-  const out = new Set<string>();
-  for (const raw of [...card.keywords, ...card.aliases, card.title]) {
-    const term = fold(raw.trim());
-    if (term.length > 0) out.add(term);
-  }
-  return [...out];
 }
 
 /** Fired cards in order: score ↓, priority ↓, title, kind. */

@@ -1,19 +1,29 @@
 /**
- * The rules that can stop a card whose terms were hit: `inject: false` (the card never fires on its
- * own) and the secondary words (README "How matching works", `secondary`: every `all` word somewhere
- * in the card's window, one `any` word there, no `not` word in a message that hit the card). Same
- * token rules as the terms.
+ * The rules that can stop a card whose terms were hit (README "How matching works"): its policy and
+ * `inject: false`, and its other words — `secondary` all / any / not / not_all, and the V3 decorators
+ * `@@additional_keys` (each line: one of its words in the window) and `@@exclude_keys` (none of them
+ * there). Every word is compared as the card compares its terms: its case rule, its whole-word rule,
+ * and `/pattern/flags` or `regex: true` making it a regular expression (SillyTavern reads secondary
+ * keys exactly as it reads primary ones).
  */
-import { charCount, fold } from "./fold.ts";
+import { rulesOf } from "../card/rules.ts";
+import type { CardRules } from "../card/types.ts";
+import { fold } from "./fold.ts";
 import type { MatchCard } from "./matcher.ts";
-import { isWholeToken, type MatchOptions, type WindowMessage } from "./window.ts";
+import { firstMatch, keyPattern } from "./pattern.ts";
+import { type MatchOptions, occursIn, type WindowMessage, windowSize } from "./window.ts";
 
-/** Why a hit card does not fire: `not_automatic` (`inject: false`) or its secondary words. */
-export type Veto = "not_automatic" | "secondary";
+/**
+ * Why a hit card does not fire: `not_automatic` (`manual` or `inject: false`), `never`, or its
+ * secondary words (`secondary`, `@@additional_keys`, `@@exclude_keys`).
+ */
+export type Veto = "not_automatic" | "never" | "secondary";
 
 /**
  * The veto on a card whose terms were found in the window messages `found` (0 = current), or null
- * when it fires. The window is the whole scan window; the card's own depth is applied here.
+ * when it fires. `window` is the whole scan window; the card's own window is cut from it here. An
+ * `always` card is never stopped by words: it is in whatever the text says (SillyTavern's constant
+ * entries skip the key checks entirely).
  */
 export async function vetoOf(
   card: MatchCard,
@@ -21,53 +31,66 @@ export async function vetoOf(
   window: readonly WindowMessage[],
   options: MatchOptions,
 ): Promise<Veto | null> {
-  if (!card.inject) return "not_automatic";
-  const limit = 2 * (card.scanDepth ?? options.scanDepth);
-  if (!(await passesSecondary(card, window.slice(0, limit + 1), found, options))) return "secondary";
-  return null;
+  const rules = rulesOf(card);
+  if (rules.policy === "always") return null;
+  if (rules.policy === "never") return "never";
+  if (!card.inject || rules.policy === "manual") return "not_automatic";
+  const own = window.slice(0, windowSize(card, options));
+  return (await passesWords(card, rules, own, found, options)) ? null : "secondary";
 }
 
-/** True when `word` (any case) occurs in already-folded `text` under the same rules as a term. */
-async function occurs(
-  text: string,
+/**
+ * True when `word` occurs in `msg` under the card's rules: a pattern runs on the text as written; a
+ * case-sensitive word is looked for as written, any other folded; then the whole-word rule.
+ * An invalid pattern never occurs.
+ */
+export async function wordIn(
   word: string,
-  msg: WindowMessage | undefined,
-  options: MatchOptions,
+  rules: CardRules,
+  msg: WindowMessage,
+  segmenter: MatchOptions["segmenter"],
 ): Promise<boolean> {
-  const needle = fold(word.trim());
-  if (needle.length === 0) return false;
-  const single = charCount(needle) === 1;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
-    if (!single) return true;
-    const m = msg ?? { folded: text };
-    const hit = { term: -1, start: at, end: at + needle.length };
-    if (await isWholeToken(m, hit, options.segmenter)) return true;
-  }
-  return false;
+  const pattern = keyPattern(word, rules);
+  if (pattern) return "regex" in pattern && firstMatch(pattern.regex, msg.raw) !== null;
+  const trimmed = word.trim();
+  if (rules.caseSensitive) return occursIn(msg, "raw", trimmed, rules.wholeWords, segmenter);
+  return occursIn(msg, "folded", fold(trimmed), rules.wholeWords, segmenter);
 }
 
-async function passesSecondary(
+async function passesWords(
   card: MatchCard,
+  rules: CardRules,
   window: readonly WindowMessage[],
   hitMessages: ReadonlySet<number>,
   options: MatchOptions,
 ): Promise<boolean> {
-  const { all, any, not } = card.secondary;
+  const { all, any, not, notAll } = card.secondary;
   const inWindow = async (word: string) => {
-    for (const m of window) if (await occurs(m.folded, word, m, options)) return true;
+    for (const m of window) if (await wordIn(word, rules, m, options.segmenter)) return true;
     return false;
   };
-  for (const word of all) if (!(await inWindow(word))) return false;
-  if (any.length > 0) {
-    let found = false;
-    for (const word of any) if (await inWindow(word)) found = true;
-    if (!found) return false;
-  }
+  const someInWindow = async (words: readonly string[]) => {
+    for (const word of words) if (await inWindow(word)) return true;
+    return false;
+  };
+  const allInWindow = async (words: readonly string[]) => {
+    for (const word of words) if (!(await inWindow(word))) return false;
+    return true;
+  };
+  if (!(await allInWindow(all))) return false;
+  if (any.length > 0 && !(await someInWindow(any))) return false;
   for (const word of not) {
     for (const m of hitMessages) {
       const msg = window[m];
-      if (msg && (await occurs(msg.folded, word, msg, options))) return false;
+      if (msg && (await wordIn(word, rules, msg, options.segmenter))) return false;
     }
   }
+  // NOT ALL (SillyTavern selectiveLogic 1): stopped only when every one of its words is in the window.
+  if (notAll.length > 0 && (await allInWindow(notAll))) return false;
+  for (const group of rules.additionalKeys) {
+    if (group.length > 0 && !(await someInWindow(group))) return false;
+  }
+  // The card spec ignores `@@exclude_keys` on a `use_regex` entry.
+  if (!rules.regex && (await someInWindow(rules.excludeKeys))) return false;
   return true;
 }

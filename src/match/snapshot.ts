@@ -7,15 +7,19 @@
  * The header also lists the vault path of each card the matcher was built from, in order, so a cold
  * process can fetch the metadata of just the cards that were hit.
  *
- * Layout: "LCM1", u32 header length, JSON header {stamp, paths, size, termCount, maxDepth, texts, lengths},
- * zero padding to a multiple of 4, then the Int32 arrays in header order, then the Uint16 edge chars.
+ * Layout: "LCM2", u32 header length, JSON header {stamp, paths, size, termCount, maxDepth, texts, lengths},
+ * zero padding to a multiple of 4, then the Int32 arrays in header order (the automaton's, then the
+ * table's: cardStart, cardList, regexCards, alwaysCards), the one-character flags, then the Uint16 edge
+ * chars. A snapshot of another layout (an "LCM1" from before the regex and always lists) is rebuilt.
  */
 import { Automaton, type AutomatonParts } from "./automaton.ts";
-import type { TermTable } from "./matcher.ts";
+import type { TermTable } from "./table.ts";
 
-const MAGIC = 0x314d434c; // "LCM1" little-endian
+const MAGIC = 0x324d434c; // "LCM2" little-endian
 
 const INT_ARRAYS = ["root", "firstChild", "nextSibling", "fail", "output", "dictLink", "depth"] as const;
+const TABLE_ARRAYS = ["cardStart", "cardList", "regexCards", "alwaysCards"] as const;
+const INT_COUNT = INT_ARRAYS.length + TABLE_ARRAYS.length;
 
 interface Header {
   stamp: string;
@@ -24,7 +28,7 @@ interface Header {
   termCount: number;
   maxDepth: number;
   texts: string[];
-  /** Element counts of: the INT_ARRAYS, then cardStart, cardList, then single (bytes), edgeChar. */
+  /** Element counts of: the INT_ARRAYS, then the TABLE_ARRAYS, then single (bytes), edgeChar. */
   lengths: number[];
 }
 
@@ -38,7 +42,7 @@ export interface Snapshot {
 export function saveSnapshot(stamp: string, snapshot: Snapshot): Uint8Array {
   const { table, automaton, paths } = snapshot;
   const parts = automaton.toParts();
-  const ints: Int32Array[] = [...INT_ARRAYS.map((k) => parts[k]), table.cardStart, table.cardList];
+  const ints: Int32Array[] = [...INT_ARRAYS.map((k) => parts[k]), ...TABLE_ARRAYS.map((k) => table[k])];
   const header: Header = {
     stamp,
     paths,
@@ -86,37 +90,40 @@ export function loadSnapshot(bytes: Uint8Array, stamp: string): Snapshot | undef
       at += n * 4;
       return a;
     };
-    const ints = header.lengths.slice(0, INT_ARRAYS.length + 2).map(take);
-    const singleLength = header.lengths[INT_ARRAYS.length + 2]!;
-    const edgeLength = header.lengths[INT_ARRAYS.length + 3]!;
+    if (header.lengths.length !== INT_COUNT + 2) return undefined;
+    const ints = header.lengths.slice(0, INT_COUNT).map(take);
+    const singleLength = header.lengths[INT_COUNT]!;
+    const edgeLength = header.lengths[INT_COUNT + 1]!;
     if (at + align4(singleLength) + edgeLength * 2 > end) return undefined;
     const single = new Uint8Array(buf.buffer, at, singleLength);
     at += align4(singleLength);
     const edgeChar = new Uint16Array(buf.buffer, at, edgeLength);
-    const [root, firstChild, nextSibling, fail, output, dictLink, depth, cardStart, cardList] = ints as [
-      Int32Array,
-      Int32Array,
-      Int32Array,
-      Int32Array,
-      Int32Array,
-      Int32Array,
-      Int32Array,
-      Int32Array,
-      Int32Array,
-    ];
+    const int = (i: number) => ints[i]!;
+    const [root, firstChild, nextSibling, fail, output, dictLink, depth] = INT_ARRAYS.map((_, i) => int(i));
+    const [cardStart, cardList, regexCards, alwaysCards] = TABLE_ARRAYS.map((_, i) =>
+      int(INT_ARRAYS.length + i),
+    );
     const parts: AutomatonParts = {
       size: header.size,
       termCount: header.termCount,
-      root,
-      firstChild,
-      nextSibling,
-      fail,
-      output,
-      dictLink,
-      depth,
+      root: root!,
+      firstChild: firstChild!,
+      nextSibling: nextSibling!,
+      fail: fail!,
+      output: output!,
+      dictLink: dictLink!,
+      depth: depth!,
       edgeChar,
     };
-    const table: TermTable = { texts: header.texts, single, cardStart, cardList, maxDepth: header.maxDepth };
+    const table: TermTable = {
+      texts: header.texts,
+      single,
+      cardStart: cardStart!,
+      cardList: cardList!,
+      maxDepth: header.maxDepth,
+      regexCards: regexCards!,
+      alwaysCards: alwaysCards!,
+    };
     return { table, automaton: new Automaton(parts), paths: header.paths };
   } catch {
     return undefined;

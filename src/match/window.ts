@@ -1,51 +1,133 @@
 /**
- * The scan window and the token rule shared by term hits and secondary words: messages folded once,
- * newest first, and the test that a one-character term stands as a whole token (jieba segmentation
- * inside Han or kana text, loaded only when such a term sits there).
+ * The scan window and the word rules shared by term hits and secondary words: messages kept as written
+ * and folded once, newest first; how many of them a card reads; and whether an occurrence counts under
+ * the card's `whole_words` (for a one-character term by our default, a whole token: plain between
+ * spaces or punctuation, jieba segmentation inside Han or kana text, loaded only when such a decision
+ * comes up; with `whole_words: true`, SillyTavern's rule).
  */
-import type { AutomatonHit } from "./automaton.ts";
-import { fold, isWordCharAt, UNSPACED } from "./fold.ts";
+import type { CardRules } from "../card/types.ts";
+import { charCount, fold, isWordCharAt, UNSPACED } from "./fold.ts";
 import type { Segmenter } from "./segment.ts";
 
 export interface MatchOptions {
   /** Turns of history in the window when a card has no `scan_depth` of its own. */
   scanDepth: number;
-  /** Loads a segmenter when a one-character term sits inside Han or kana text; absent = no segmentation. */
+  /** Loads a segmenter when a word decision falls inside Han or kana text; absent = no segmentation. */
   segmenter?: () => Promise<Segmenter>;
 }
 
-/** A message of the window, folded once. Index 0 of a window is the current message. */
+/**
+ * A message of the window: as written (`raw`, for case-sensitive cards and regular expressions) and
+ * folded once (for the automaton). Index 0 of a window is the current message. The token boundaries
+ * of each form are computed on first need.
+ */
 export interface WindowMessage {
+  raw: string;
   folded: string;
   boundaries?: Set<number>;
+  rawBoundaries?: Set<number>;
 }
 
-/** The last `count` messages, newest first, folded. */
+/** Which form of a message an occurrence was found in. */
+export type Side = "folded" | "raw";
+
+/** The last `count` messages, newest first. */
 export function newestFirst(messages: readonly string[], count: number): WindowMessage[] {
   const out: WindowMessage[] = [];
   for (let i = messages.length - 1; i >= 0 && out.length < count; i--) {
-    out.push({ folded: fold(messages[i]!) });
+    out.push({ raw: messages[i]!, folded: fold(messages[i]!) });
   }
   return out;
 }
 
 /**
- * A one-character term counts only as a whole token. Between spaces or punctuation that is plain;
- * inside Han or kana text it takes a segmenter, and without one the term does not match there.
+ * How many window messages a card reads: its `scan_messages` (counted in messages, the current one
+ * included; 0 = none), else 1 + 2 × its `scan_depth` turns, else the caller's depth in turns.
+ */
+export function windowSize(
+  card: { scanDepth: number | null; rules?: Pick<CardRules, "scanMessages"> },
+  options: Pick<MatchOptions, "scanDepth">,
+): number {
+  const messages = card.rules?.scanMessages;
+  if (messages !== null && messages !== undefined) return Math.max(0, messages);
+  return 1 + 2 * (card.scanDepth ?? options.scanDepth);
+}
+
+/** Turns of history a window of `messages` messages needs (the inverse of 1 + 2 × depth, rounded up). */
+export function turnsFor(messages: number): number {
+  return Math.max(0, Math.ceil((messages - 1) / 2));
+}
+
+/**
+ * Whether a match of `term` found at [start, end) counts as a word under `wholeWords`: false = any
+ * substring; null (ours) = a whole token only for a one-character term; true = SillyTavern's
+ * whole-word rule, exactly: a term of several space-separated words matches as written, any other
+ * needs a character that is no ASCII letter, digit or underscore (or the text's edge) on each side.
+ * So in Chinese or Japanese text, where every character is such a boundary to SillyTavern, a
+ * `whole_words` key matches wherever it occurs, as authors of those books saw it do.
+ */
+export async function countsAsWord(
+  msg: WindowMessage,
+  side: Side,
+  at: { start: number; end: number },
+  term: string,
+  wholeWords: boolean | null,
+  segmenter: MatchOptions["segmenter"],
+): Promise<boolean> {
+  if (wholeWords === false) return true;
+  if (wholeWords === true) return /\s/u.test(term) || asciiBounded(msg[side], at);
+  if (charCount(term) > 1) return true;
+  return isWholeToken(msg, at, segmenter, side);
+}
+
+const ASCII_WORD = /[A-Za-z0-9_]/;
+
+function asciiBounded(text: string, at: { start: number; end: number }): boolean {
+  return !ASCII_WORD.test(text[at.start - 1] ?? "") && !ASCII_WORD.test(text[at.end] ?? "");
+}
+
+/** True when `needle` (already in the form of `side`) occurs in the message and counts as a word. */
+export async function occursIn(
+  msg: WindowMessage,
+  side: Side,
+  needle: string,
+  wholeWords: boolean | null,
+  segmenter: MatchOptions["segmenter"],
+): Promise<boolean> {
+  if (needle.length === 0) return false;
+  const text = msg[side];
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
+    const span = { start: at, end: at + needle.length };
+    if (await countsAsWord(msg, side, span, needle, wholeWords, segmenter)) return true;
+  }
+  return false;
+}
+
+/**
+ * The match at [start, end) stands as a whole token. Between spaces or punctuation that is plain;
+ * inside Han or kana text it takes a segmenter, and without one it is not a token there.
  */
 export async function isWholeToken(
   msg: WindowMessage,
-  hit: AutomatonHit,
-  segmenter: (() => Promise<Segmenter>) | undefined,
+  at: { start: number; end: number },
+  segmenter: MatchOptions["segmenter"],
+  side: Side = "folded",
 ): Promise<boolean> {
-  const text = msg.folded;
-  const before = isWordCharAt(text, hit.start - 1);
-  const after = isWordCharAt(text, hit.end);
+  const text = msg[side];
+  const before = isWordCharAt(text, at.start - 1);
+  const after = isWordCharAt(text, at.end);
   if (!before && !after) return true;
-  const neighbours = text.slice(Math.max(0, hit.start - 1), hit.end + 1);
+  const neighbours = text.slice(Math.max(0, at.start - 1), at.end + 1);
   if (!segmenter || !UNSPACED.test(neighbours)) return false;
-  msg.boundaries ??= await boundaries(text, segmenter);
-  return msg.boundaries.has(hit.start) && msg.boundaries.has(hit.end);
+  let cuts: Set<number>;
+  if (side === "raw") {
+    msg.rawBoundaries ??= await boundaries(text, segmenter);
+    cuts = msg.rawBoundaries;
+  } else {
+    msg.boundaries ??= await boundaries(text, segmenter);
+    cuts = msg.boundaries;
+  }
+  return cuts.has(at.start) && cuts.has(at.end);
 }
 
 async function boundaries(text: string, segmenter: () => Promise<Segmenter>): Promise<Set<number>> {

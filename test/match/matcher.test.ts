@@ -1,27 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { type MatchCard, Matcher } from "../../src/match/matcher.ts";
-import { jiebaSegmenter } from "../../src/match/segment.ts";
-
-function card(key: string, extra: Partial<MatchCard> = {}): MatchCard {
-  return {
-    key,
-    kind: "people",
-    title: key,
-    keywords: [],
-    aliases: [],
-    secondary: { all: [], any: [], not: [] },
-    scanDepth: null,
-    priority: 0,
-    inject: true,
-    ...extra,
-  };
-}
-
-async function fired(cards: MatchCard[], messages: string[], scanDepth = 3, segment = true) {
-  const matcher = new Matcher(cards);
-  const out = await matcher.match(messages, { scanDepth, segmenter: segment ? jiebaSegmenter : undefined });
-  return out.map((m) => cards[m.card]!.key);
-}
+import { Matcher } from "../../src/match/matcher.ts";
+import { card, fired } from "./_cards.ts";
 
 describe("match terms are keywords, aliases and the title, case-insensitive", () => {
   test.each([
@@ -92,7 +71,7 @@ describe("secondary conditions", () => {
     ["not: in the hit message vetoes", { not: ["Cooper"] }, ["Alice Cooper sings"], false],
     ["not: elsewhere in the window does not veto", { not: ["Cooper"] }, ["Cooper sings", "x", "Alice"], true],
   ])("%s", async (_name, secondary, messages, expected) => {
-    const c = card("Alice", { secondary: { all: [], any: [], not: [], ...secondary } });
+    const c = card("Alice", { secondary: { all: [], any: [], not: [], notAll: [], ...secondary } });
     expect(await fired([c], messages)).toEqual(expected ? ["Alice"] : []);
   });
 });

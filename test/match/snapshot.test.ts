@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { type MatchCard, Matcher } from "../../src/match/matcher.ts";
 import { loadSnapshot, saveSnapshot } from "../../src/match/snapshot.ts";
+import { card } from "./_cards.ts";
 
 const cards: MatchCard[] = ["Alice", "Bob", "the corner cafe", "猫", "小明", "Q"].map((title, i) => ({
   key: title,
@@ -8,7 +9,7 @@ const cards: MatchCard[] = ["Alice", "Bob", "the corner cafe", "猫", "小明", 
   title,
   keywords: [`${title} kw`],
   aliases: [],
-  secondary: { all: [], any: [], not: [] },
+  secondary: { all: [], any: [], not: [], notAll: [] },
   scanDepth: i === 2 ? 5 : null,
   priority: 0,
   inject: true,
@@ -49,5 +50,38 @@ describe("the matcher snapshot", () => {
         stamp,
       ),
     ).toBeUndefined();
+  });
+
+  test("the regex and always card lists survive the round trip, and regex cards still fire", async () => {
+    const mixed = [
+      ...cards,
+      card("Wyrm", { keywords: ["/wyrm(s)?/i"] }),
+      card("Sun", {}, { policy: "always" }),
+      card("Rx", { keywords: ["b.t"] }, { regex: true, policy: "always" }),
+    ];
+    const built = new Matcher(mixed);
+    const saved = loadSnapshot(
+      saveSnapshot("s", { table: built.table, automaton: built.automaton, paths: [] }),
+      "s",
+    );
+    const restored = new Matcher(mixed, saved);
+    expect(Array.from(restored.table.regexCards)).toEqual([6, 8]);
+    expect(restored.alwaysCards()).toEqual([7, 8]);
+    const messages = ["WYRMS and a bat", "Alice"];
+    expect(await restored.match(messages, { scanDepth: 1 })).toEqual(
+      await built.match(messages, { scanDepth: 1 }),
+    );
+    expect((await restored.match(messages, { scanDepth: 1 })).map((m) => mixed[m.card]!.key).sort()).toEqual([
+      "Alice",
+      "Rx",
+      "Wyrm",
+    ]);
+  });
+
+  test("a snapshot from before the regex and always lists (LCM1) means rebuild", () => {
+    const built = new Matcher(cards);
+    const bytes = saveSnapshot("s", { table: built.table, automaton: built.automaton, paths: [] });
+    new DataView(bytes.buffer).setUint32(0, 0x314d434c, true);
+    expect(loadSnapshot(bytes, "s")).toBeUndefined();
   });
 });
