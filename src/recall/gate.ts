@@ -1,8 +1,10 @@
 /**
- * Stage 2, gate: the conditions besides the terms that can stop a hit card — `inject: false` and the
- * secondary all/any/not words. The rules themselves live in match/ (secondary.ts), beside the token
- * rules they share with the terms; this stage records their verdict. Later: decorators, per-card
- * policy and timed effects, from a read-only state snapshot the caller passes in.
+ * Stage: gate, the words besides the terms that can stop a card that came in on its words (`named`,
+ * or `reached` through another card's text): its secondary all/any/not/not_all words and the V3
+ * `@@additional_keys` / `@@exclude_keys` (vetoed `secondary`). The rules live in match/ (secondary.ts),
+ * beside the token rules they share with the terms; this stage records their verdict. Cards in without
+ * their words (always on, asked for by id, still sticky) have no words to weigh here, as SillyTavern's
+ * constant and sticky entries skip its key checks.
  */
 import { vetoOf } from "../match/index.ts";
 import type { Scan } from "./notice.ts";
@@ -12,8 +14,8 @@ import type { Selected, Selection } from "./types.ts";
 export async function gate(selection: Selection, scan: Scan): Promise<Selected[]> {
   const out: Selected[] = [];
   for (const entry of selection) {
-    const veto =
-      entry.verdict === "fired" ? await vetoOf(entry.card, entry.found, scan.window, scan.options) : null;
+    const weighed = entry.verdict === "fired" && (entry.via === "named" || entry.via === "reached");
+    const veto = weighed ? await vetoOf(entry.card, entry.found, scan.window, scan.options) : null;
     out.push(veto === null ? entry : { ...entry, verdict: "vetoed", reason: veto });
   }
   return out;

@@ -1,8 +1,10 @@
 /**
- * Stage 1, notice: the automaton over the scan window (match/), each card's own scan depth and the
- * whole-token rule → one selection entry per card hit, with its terms, score and where it was found.
- * Every entry starts as `fired`; the later stages decide.
+ * Stage 1, notice: the automaton over the scan window (match/), each card's own window and word rules
+ * → one selection entry per card hit, with its terms, score and where it was found. Every entry starts
+ * as `fired`, come in by its words (`named`); the later stages decide (policy.ts first). The reach pass
+ * (reach.ts) calls it again on fired cards' text.
  */
+import { rulesOf } from "../card/rules.ts";
 import type { CardMeta } from "../card/types.ts";
 import type { MatchOptions, WindowMessage } from "../match/index.ts";
 import type { Compiled } from "./pipeline.ts";
@@ -36,6 +38,8 @@ export async function notice(
       found: n.found,
       trigger: messages[messages.length - 1 - n.trigger] ?? "",
       verdict: "fired",
+      via: "named",
+      policy: rulesOf(card).policy,
     };
   });
   return { scan: { window: noticed.window, options }, selection };

@@ -1,21 +1,26 @@
 /**
- * The recall pipeline: plain functions over one selection, in order — notice (the window's hits) →
- * gate (vetoes) → select (set aside what is in context) → order → render each card → budget (and the
- * surface's cap) → place → render the blocks. Each stage returns a new selection with its verdict on
- * every card; nothing here caches, watches or writes (the VaultSource does the first two, and writes
- * only when told to). A dry run is just a call.
+ * The recall pipeline: plain functions over one selection, in order. First which cards fire
+ * (decide.ts: notice → policy → gate → timed → hold → groups → chance → reach, and the stages again
+ * for what the reach found), then what goes in: select (set aside what is in context) → order →
+ * render each card → budget (and the surface's cap) → place → render the blocks; last, the timed
+ * memory to keep for the next turn (timed.ts). Each stage returns a new selection with its verdict
+ * on every card; nothing here caches, watches or writes (the VaultSource does the first two, and
+ * writes only when told to). A dry run is just a call.
  */
+import { rulesOf } from "../card/rules.ts";
 import type { CardMeta, KindsConfig } from "../card/types.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { findCandidates, fold, type Segmenter } from "../match/index.ts";
 import type { Loaded } from "./_compiled.ts";
 import { budget } from "./budget.ts";
-import { gate } from "./gate.ts";
-import { notice } from "./notice.ts";
+import { decide } from "./decide.ts";
 import { order } from "./order.ts";
 import { place } from "./place.ts";
+import { cardById } from "./policy.ts";
 import { DEFAULT_FRAMING, renderBlocks, renderCards } from "./render.ts";
 import { select } from "./select.ts";
+import { nextMemory } from "./timed.ts";
+import { tokenBudget } from "./tokens.ts";
 import type {
   Candidates,
   FiredCard,
@@ -24,6 +29,7 @@ import type {
   RenderedBlock,
   Selected,
   Selection,
+  TimedMemory,
   Turn,
 } from "./types.ts";
 
@@ -55,18 +61,19 @@ export async function recall(
   const { markers, maxContextChars, segmenter } = options;
   const scanDepth = options.scanDepth ?? DEFAULT_SCAN_DEPTH;
 
-  const noticed = await notice(compiled, messages, { scanDepth, segmenter });
-  const gated = await gate(noticed.selection, noticed.scan);
-  const rendered = renderCards(order(select(gated, options)), compiled);
-  const limits = { budget: options.budget ?? DEFAULT_BUDGET, maxContextChars, framing, markers };
+  const decided = await decide(compiled, turns, { scanDepth, segmenter }, options);
+  const rendered = renderCards(order(select(decided.selection, options)), compiled, { names: options.names });
+  const tokens = await tokenBudget(options.budgetTokens);
+  const limits = { budget: options.budget ?? DEFAULT_BUDGET, tokens, maxContextChars, framing, markers };
   const selection = place(budget(rendered, limits));
   const blocks = renderBlocks(selection, { framing, markers });
+  const timed = nextMemory(selection, decided.clock, (id) => cardById(compiled, id));
 
   const candidates =
     options.candidates === false
       ? NO_CANDIDATES
       : await candidatesOf(compiled, messages[messages.length - 1] ?? "", segmenter);
-  return resultOf(selection, blocks, compiled, candidates);
+  return resultOf(selection, blocks, compiled, candidates, timed);
 }
 
 function resultOf(
@@ -74,6 +81,7 @@ function resultOf(
   blocks: RenderedBlock[],
   compiled: Compiled,
   candidates: Candidates,
+  timed: TimedMemory,
 ): RecallResult {
   const fired = selection.filter((e) => e.verdict !== "vetoed").map(firedCard);
   const chosen = fired.filter((c) => c.verdict === "chosen");
@@ -89,6 +97,8 @@ function resultOf(
     context: blocks.map((b) => b.text).join("\n"),
     broken: compiled.loaded.index.broken.map((b) => ({ path: b.path, error: b.error })),
     candidates,
+    leftOut: fired.filter((c) => c.verdict === "left_out"),
+    timed,
   };
 }
 
@@ -111,6 +121,9 @@ function firedCard(entry: Selected): FiredCard {
     inContext: entry.verdict === "in_context",
     trigger: entry.trigger,
     version: `${card.mtime}:${card.size}`,
+    via: entry.via,
+    policy: entry.policy,
+    placement: entry.placement ?? rulesOf(card).placement,
   };
 }
 

@@ -1,9 +1,10 @@
 /**
- * Stage 3, select: cards already in front of the model are set aside before the budget, so they never
- * take room from new ones and are never injected again. "Already there" is what the caller recorded
- * (`inContext` ids: the gateway's replay records, the hook's ledger) or a block of ours still in the
- * request (`present`: another surface's, such as the hook's in a session that also uses the gateway).
- * Later: inclusion groups and probability.
+ * Stage: select, after every card that fires is known (decide.ts): cards already in front of the model
+ * are set aside before the budget, so they never take room from new ones and are never injected again.
+ * "Already there" is what the caller recorded (`inContext` ids: the gateway's replay records, the
+ * hook's ledger) or a block of ours still in the request (`present`: another surface's, such as the
+ * hook's in a session that also uses the gateway). A card set aside still counts as fired for its
+ * timed effects (timed.ts).
  */
 import { cardHeading } from "./render.ts";
 import type { RecallOptions, Selected, Selection } from "./types.ts";

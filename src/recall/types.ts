@@ -4,7 +4,7 @@
  * and of the one selection the stages of recall (notice → gate → select → order → budget → place →
  * render) pass along, each recording its verdict on every card.
  */
-import type { CardMeta } from "../card/types.ts";
+import type { CardMeta, CardPlacement, Policy } from "../card/types.ts";
 import type { Markers } from "../inject/index.ts";
 
 export type Role = "user" | "assistant" | "system";
@@ -44,6 +44,49 @@ export interface RecallOptions {
    * "…". Unset: no cap beyond the budget.
    */
   maxContextChars?: number;
+  /**
+   * Seed of the reproducible draws (probability, inclusion groups). The gateway passes conversation id
+   * and turn, the hook session and turn; unset = derived from the turns, so the same input gives the
+   * same answer twice.
+   */
+  seed?: string;
+  /** `one-hop` (default): fired cards' own text is scanned once for more cards; `named`: only the person's words. */
+  reach?: "named" | "one-hop";
+  /** A budget in tokens (exact counts, tokenizer loaded only when set), besides the character budget. */
+  budgetTokens?: number;
+  /** Names for `{{char}}` / `{{user}}` in injected text; a macro with no name stays as written. */
+  names?: { char?: string; user?: string };
+  /** Card ids the person explicitly asked for: `manual` cards fire only this way. */
+  explicit?: ReadonlySet<string>;
+  /**
+   * The conversation so far, for timed effects and history decorators (sticky, cooldown, delay,
+   * `@@activate_only_after`, …). Absent: no memory (a first turn). The result's `timed` is the memory
+   * to keep for the next turn.
+   */
+  history?: ConversationHistory;
+}
+
+/** What one card's timed effects remember, in message counts of the conversation. */
+export interface TimedEntry {
+  /** Message count when it last fired (was chosen). */
+  last: number;
+  /** It stays in while the message count is below this (sticky / keep_activate_after_match: Infinity is stored as -1). */
+  stickyUntil?: number;
+  /** It may not fire while the message count is below this. */
+  cooldownUntil?: number;
+  /** `@@dont_activate_after_match`: fired once, never again. */
+  spent?: boolean;
+}
+
+/** Per card id (`kind/key`). */
+export type TimedMemory = Readonly<Record<string, TimedEntry>>;
+
+export interface ConversationHistory {
+  /** Messages in the conversation, the current one included (the clock of timed effects). */
+  messages: number;
+  /** Assistant messages so far (for `@@activate_only_after` / `@@activate_only_every`). */
+  assistantMessages: number;
+  memory: TimedMemory;
 }
 
 /**
@@ -53,13 +96,47 @@ export interface RecallOptions {
  *   in_context select: `recorded` (the caller's `inContext` ids) or `present` (in a block of ours
  *              already in the request); never injected again
  *   chosen     budget: goes in front of the model
- *   left_out   budget: `budget` (the character budget ran out) or `surface_cap` (`maxContextChars`)
+ *   left_out   budget: `budget` / `budget_tokens` (a budget ran out) or `surface_cap` (`maxContextChars`);
+ *              render: `empty` (no public text)
  */
 export type Verdict = "fired" | "vetoed" | "in_context" | "chosen" | "left_out";
-export type Reason = "not_automatic" | "secondary" | "recorded" | "present" | "budget" | "surface_cap";
+/**
+ * vetoed: `not_automatic` (manual / `inject: false`), `never`, `disabled_by_decorator`, `secondary`
+ * (all/any/not/not_all words, `@@additional_keys`, `@@exclude_keys`), `probability` (the seeded draw),
+ * `group` (another card of its inclusion group won), `delay`, `cooldown`, `timing`
+ * (`@@activate_only_after` / `_every`, `@@dont_activate_after_match`), `recursion_only`
+ * (`delay_until_recursion` and not reached); left_out: `budget`, `budget_tokens`, `surface_cap`,
+ * `empty` (render: nothing public to say once private sections and comments are gone).
+ */
+export type Reason =
+  | "not_automatic"
+  | "never"
+  | "secondary"
+  | "probability"
+  | "group"
+  | "delay"
+  | "cooldown"
+  | "timing"
+  | "recursion_only"
+  | "recorded"
+  | "present"
+  | "budget"
+  | "budget_tokens"
+  | "surface_cap"
+  | "empty";
 
-/** Where a surface puts a block. One place today; later stable/volatile parts, depth, role. */
-export type Placement = "default";
+/** How a card came into the selection: its words were noticed, it is always on, still sticky, asked for, or reached through another card's text. */
+export type Via = "named" | "always" | "sticky" | "explicit" | "reached";
+
+/** Where a card asks to go (null position = the surface's default place); reported, for the surfaces to use. */
+export type Placement = CardPlacement;
+
+/**
+ * Where a surface puts a block. One block today, `default` (the gateway's prefix or system part, the
+ * hook's additionalContext), holding every chosen card whatever its placement; blocks per placement
+ * (stable/volatile parts, depth, role) build on the cards' `placement`.
+ */
+export type BlockPlace = "default";
 
 /** One card of the selection: what the window showed, and each stage's verdict on it. */
 export interface Selected {
@@ -75,6 +152,10 @@ export interface Selected {
   trigger: string;
   verdict: Verdict;
   reason?: Reason;
+  /** How it came in. */
+  via: Via;
+  /** Its context policy (card/rules.ts `rulesOf`). */
+  policy: Policy;
   /** The card's rendered text, byte-stable for one version of the card (set for every unvetoed card). */
   text?: string;
   /** Characters (code points) of `text`. */
@@ -90,7 +171,7 @@ export type Selection = readonly Selected[];
 
 /** The text for one placement: framing + the chosen cards' blocks, in order. */
 export interface RenderedBlock {
-  placement: Placement;
+  placement: BlockPlace;
   /** Ids of its cards, in order. */
   cards: string[];
   text: string;
@@ -122,6 +203,10 @@ export interface FiredCard {
   trigger: string;
   /** `mtime:size` of the card file the text was rendered from. */
   version: string;
+  via: Via;
+  policy: Policy;
+  /** Where it goes (chosen cards; the card's own placement otherwise). */
+  placement: Placement;
 }
 
 export interface Candidates {
@@ -151,4 +236,8 @@ export interface RecallResult {
   candidates: Candidates;
   /** Card files that could not be parsed and were skipped (they never stop the others). */
   broken: { path: string; error: string }[];
+  /** Fired cards left out by a budget or the surface cap, with why (`try --json` `left_out`). */
+  leftOut: FiredCard[];
+  /** The timed-effects memory to keep for the next turn (see RecallOptions.history). */
+  timed: TimedMemory;
 }

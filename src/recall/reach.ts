@@ -1,0 +1,79 @@
+/**
+ * One-hop reach (README "Recursion as one-hop reach", the writing app's "one step out through prose"):
+ * the text of the cards that fired from the person's words is scanned once, with the same matcher, for
+ * more cards. What that finds comes in as `reached` and is never scanned again, so a heavily
+ * cross-referenced vault cannot cascade. SillyTavern's recursion does cascade (a new pass per level
+ * until nothing new fires or a step limit); one hop is our deliberate difference. `reach: "named"`
+ * turns the step off.
+ *
+ * SillyTavern's recursion flags, read for one hop:
+ *   prevent_recursion      the card's own text reaches nothing;
+ *   exclude_recursion      the card is never reached (it fires only on the person's words);
+ *   delay_until_recursion  the card fires only in the reach pass. As in SillyTavern, whose recursive
+ *                          pass reads the chat again beside the fired entries' text, a card named by
+ *                          the person is held (vetoed `recursion_only`) and released when the pass
+ *                          runs — when some fired card's text is scanned; reached, it comes in as
+ *                          any reached card. A still-sticky card is never held.
+ * The sources: cards that fired on their words (named), always-on and still-sticky cards; a card asked
+ * for by id reaches only when it was named too (a pick brings the card, not its neighbours).
+ * Reached cards then pass the same stages as named ones (policy, their words, the clock, groups,
+ * probability); their secondary words are looked for in the text that reached them.
+ */
+import { rulesOf } from "../card/rules.ts";
+import type { MatchOptions } from "../match/index.ts";
+import { gate } from "./gate.ts";
+import { notice } from "./notice.ts";
+import type { Compiled } from "./pipeline.ts";
+import { judged } from "./policy.ts";
+import type { Selected, Selection } from "./types.ts";
+
+/** Stage: cards that fire only in the reach pass are held until it runs. */
+export function hold(selection: Selection, sticky: ReadonlySet<string>): Selected[] {
+  return selection.map((entry) => {
+    if (entry.verdict !== "fired" || entry.via === "explicit" || sticky.has(entry.id)) return entry;
+    if (!rulesOf(entry.card).delayUntilRecursion) return entry;
+    return { ...entry, verdict: "vetoed", reason: "recursion_only" };
+  });
+}
+
+/** A fired card whose text is scanned for more cards. */
+function isSource(entry: Selected): boolean {
+  if (entry.verdict !== "fired" || rulesOf(entry.card).preventRecursion) return false;
+  return entry.via === "explicit" ? entry.hits.length > 0 : entry.via !== "reached";
+}
+
+export interface Reached {
+  selection: Selected[];
+  /** Ids that came in (or were released) in this pass: the later stages judge only these. */
+  batch: Set<string>;
+}
+
+/** Stage: the reach pass. Reached entries are appended after every card already in the selection. */
+export async function reach(
+  compiled: Compiled,
+  selection: Selection,
+  options: { match: MatchOptions; explicit: ReadonlySet<string> },
+): Promise<Reached> {
+  const sources = selection.filter(isSource);
+  const batch = new Set<string>();
+  if (sources.length === 0) return { selection: [...selection], batch };
+  const out = selection.map((entry) => {
+    if (entry.reason !== "recursion_only" || rulesOf(entry.card).excludeRecursion) return entry;
+    batch.add(entry.id);
+    const { reason: _held, ...released } = entry;
+    return { ...released, verdict: "fired" as const };
+  });
+  const seen = new Set(out.map((e) => e.id));
+  for (const source of sources) {
+    const text = compiled.publicText(source.card);
+    const scan = await notice(compiled, [text], { ...options.match, scanDepth: 0 });
+    const found = scan.selection.filter((e) => !seen.has(e.id) && !rulesOf(e.card).excludeRecursion);
+    const judgedNow = found.map((e) => judged({ ...e, via: "reached", trigger: text }, options.explicit));
+    for (const entry of await gate(judgedNow, scan.scan)) {
+      seen.add(entry.id);
+      batch.add(entry.id);
+      out.push({ ...entry, found: new Set() });
+    }
+  }
+  return { selection: out, batch };
+}
