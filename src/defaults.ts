@@ -12,6 +12,11 @@ export const DEFAULTS = {
   reinjectAfter: 6,
   /** Where the gateway puts the cards: before the last user message, or a system prompt. */
   inject: "user",
+  /**
+   * How far recall reaches from the person's words: `one-hop` scans the fired cards' own text once for
+   * more cards; `named` keeps only what was named. (`--reach`, settings.yaml `reach`.)
+   */
+  reach: "one-hop",
   /** The line that introduces the cards. */
   framing: "A memory surfaces:\n\n",
   /** Where the servers listen. */
@@ -24,3 +29,7 @@ export const DEFAULTS = {
 /** The gateway's placements, for options and the `--inject` flag. */
 export const INJECT_PLACES = ["user", "system"] as const;
 export type InjectPlace = (typeof INJECT_PLACES)[number];
+
+/** Recall's reach settings, for options, settings.yaml and the `--reach` flag. */
+export const REACHES = ["one-hop", "named"] as const;
+export type Reach = (typeof REACHES)[number];

@@ -8,7 +8,19 @@ import { LoreError } from "../errors.ts";
 
 const KNOWN = new Set<string>(KNOWN_FIELDS);
 /** Keys of the form (card/ `cardForm`) that are not frontmatter. */
-const RESERVED = new Set(["key", "kind", "path", "mtime", "fields", "extra", "preamble", "body", "warnings"]);
+// `rules` is the read-only resolved view of the lorebook fields (card/json.ts), never written back.
+const RESERVED = new Set([
+  "key",
+  "kind",
+  "path",
+  "mtime",
+  "fields",
+  "extra",
+  "preamble",
+  "body",
+  "warnings",
+  "rules",
+]);
 
 function bad(message: string): LoreError {
   return new LoreError("invalid_input", message);
@@ -31,9 +43,10 @@ function wordList(value: unknown, name: string): string[] {
 
 function secondaryOf(value: unknown): Record<string, string[]> | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "object" || Array.isArray(value)) throw bad("secondary must be {all, any, not}");
+  if (typeof value !== "object" || Array.isArray(value))
+    throw bad("secondary must be {all, any, not, not_all}");
   const out: Record<string, string[]> = {};
-  for (const part of ["all", "any", "not"] as const) {
+  for (const part of ["all", "any", "not", "not_all"] as const) {
     const words = wordList((value as Record<string, unknown>)[part], `secondary.${part}`);
     if (words.length > 0) out[part] = words;
   }

@@ -15,15 +15,24 @@ import {
   kindByName,
   parseCard,
 } from "../card/index.ts";
-import { checkCards } from "../check/index.ts";
+import { checkVault } from "../check/vault.ts";
 import { LoreError } from "../errors.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
-import { type Engine, hitEntry, parseTurns, recallJson, type Turn } from "../recall/index.ts";
+import {
+  type Engine,
+  hitEntry,
+  parseTurns,
+  REACHES,
+  type Reach,
+  type RecallOptions,
+  recallJson,
+  simulate,
+  type Turn,
+} from "../recall/index.ts";
 import type { HitEntry } from "../state/index.ts";
 import {
   archiveCard,
   createCard,
-  findLinks,
   listArchived,
   loadIndex,
   readCard,
@@ -200,12 +209,36 @@ function optionalCount(value: unknown, name: string): number | undefined {
   return value;
 }
 
+function optionalText(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new LoreError("invalid_input", `${name} must be a string`);
+  return value;
+}
+
+/** `char`, `user`, `budget_tokens`, `reach`, `seed`: as `try`'s flags; absent = the vault's settings. */
+function recallFields(input: Record<string, unknown>): RecallOptions {
+  const char = optionalText(input.char, "char");
+  const user = optionalText(input.user, "user");
+  const reach = optionalText(input.reach, "reach");
+  if (reach !== undefined && !(REACHES as readonly string[]).includes(reach)) {
+    throw new LoreError("invalid_input", `reach must be ${REACHES.join(" or ")}`);
+  }
+  return {
+    ...(char !== undefined || user !== undefined ? { names: { char, user } } : {}),
+    budgetTokens: optionalCount(input.budget_tokens, "budget_tokens"),
+    reach: reach as Reach | undefined,
+    seed: optionalText(input.seed, "seed"),
+  };
+}
+
 export async function tryText(ctx: Context, req: Request, url: URL) {
   const input = await readJsonObject(req, ctx.limits.json);
   const turns = turnsOf(input);
-  const result = await ctx.engine.recall(turns, {
+  // Given turns are replayed one user message at a time, as `try --turns` does (timed effects).
+  const result = await simulate((t, o) => ctx.engine.recall(t, o), turns, {
     budget: optionalCount(input.budget, "budget"),
     scanDepth: optionalCount(input.scan_depth, "scan_depth"),
+    ...recallFields(input),
   });
   // `--no-log` wins over `?log=1` (README "What gets written to disk").
   const logged = truthy(url.searchParams.get("log")) && !ctx.noLog && result.injected.length > 0;
@@ -226,16 +259,8 @@ export async function recent(ctx: Context, url: URL) {
 
 export function checkup(ctx: Context) {
   // The same shape as `lorecards check --json`, plus the count of unparseable files.
-  const index = loadIndex(ctx.vault);
-  const findings = checkCards(index.cards, index.broken, index.warnings, findLinks(ctx.vault));
-  const errors = findings.filter((f) => f.severity === "error").length;
-  return {
-    cards: index.cards.length,
-    errors,
-    warnings: findings.length - errors,
-    broken: index.broken.length,
-    findings,
-  };
+  const { cards, errors, warnings, broken, findings } = checkVault(ctx.vault);
+  return { cards, errors, warnings, broken, findings };
 }
 
 /**

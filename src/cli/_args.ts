@@ -4,7 +4,9 @@
  * a number by hand. Flags whose presence matters (mcp's `--host` and `--port` apply only with `--http`)
  * quote the default in their description instead of setting it.
  */
-import { DEFAULTS, INJECT_PLACES, type InjectPlace } from "../defaults.ts";
+import { DEFAULTS, INJECT_PLACES, type InjectPlace, REACHES, type Reach } from "../defaults.ts";
+import type { RecallOptions } from "../recall/types.ts";
+import { wholeNumber } from "./_shared.ts";
 
 const count = (value: number) => String(value);
 
@@ -73,3 +75,57 @@ export function logArg(description: string, negativeDescription: string) {
 export function allowHostArg(description: string) {
   return { "allow-host": { type: "string", description, valueHint: "NAMES" } } as const;
 }
+
+/**
+ * What every recall surface (`try`, `hook`, `gateway`) takes besides its budget and window. None has a
+ * citty default: a flag left out lets the vault's settings.yaml speak (README "settings.yaml"), so the
+ * defaults are quoted in the descriptions instead.
+ */
+export const recallArgs = {
+  char: {
+    type: "string",
+    description:
+      "the name for {{char}}, <char> and <bot> in cards (default: settings.yaml, else left as written)",
+    valueHint: "NAME",
+  } as const,
+  user: {
+    type: "string",
+    description: "the name for {{user}} and <user> in cards (default: settings.yaml, else left as written)",
+    valueHint: "NAME",
+  } as const,
+  "budget-tokens": {
+    type: "string",
+    description: "a budget in tokens (o200k_base) besides the characters (default: settings.yaml, else none)",
+    valueHint: "N",
+  } as const,
+  // Not `as const`: citty types an enum's value from a mutable `options` array.
+  reach: {
+    type: "enum" as const,
+    options: [...REACHES] as Reach[],
+    description: `one-hop: fired cards' own text is scanned once for more cards; named: only what was named (default: settings.yaml, else ${DEFAULTS.reach})`,
+  },
+};
+
+/** The recall options `recallArgs` give; a flag left out stays unset. */
+export function recallFlags(args: {
+  char?: string;
+  user?: string;
+  "budget-tokens"?: string;
+  reach?: string;
+}): Pick<RecallOptions, "names" | "budgetTokens" | "reach"> {
+  const options: Pick<RecallOptions, "names" | "budgetTokens" | "reach"> = {};
+  if (args.char !== undefined || args.user !== undefined)
+    options.names = { char: args.char, user: args.user };
+  const tokens = wholeNumber(args["budget-tokens"], "--budget-tokens");
+  if (tokens !== undefined) options.budgetTokens = tokens;
+  if (args.reach !== undefined) options.reach = args.reach as Reach;
+  return options;
+}
+
+export const seedArg = {
+  seed: {
+    type: "string",
+    description: "seed of the chance draws (probability, groups); with --turns, user message n uses SEED:n",
+    valueHint: "SEED",
+  },
+} as const;

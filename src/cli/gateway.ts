@@ -10,6 +10,8 @@ import {
   injectArg,
   listenArgs,
   logArg,
+  recallArgs,
+  recallFlags,
   reinjectArg,
   windowArg,
 } from "./_args.ts";
@@ -39,6 +41,7 @@ export const gatewayCommand = defineCommand({
     ...windowArg,
     ...reinjectArg("turns"),
     ...budgetArg,
+    ...recallArgs,
     ...framingArg,
     token: {
       type: "string",
@@ -67,6 +70,7 @@ export const gatewayCommand = defineCommand({
       token: tokenFrom(args),
       allowHosts: hostList(args["allow-host"]),
       log: args.log !== false,
+      recall: recallFlags(args),
       engine: { create: isDefaultVault(args) },
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.

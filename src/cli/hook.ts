@@ -3,7 +3,7 @@
 // happens (a message on stderr): in Claude Code, exit 2 from this hook would erase the user's prompt.
 import { writeSync } from "node:fs";
 import { defineCommand } from "citty";
-import { budgetArg, logArg, reinjectArg, scanDepthArg } from "./_args.ts";
+import { budgetArg, logArg, recallArgs, recallFlags, reinjectArg, scanDepthArg } from "./_args.ts";
 import { isDefaultVault, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
 
 export const hookCommand = defineCommand({
@@ -12,6 +12,7 @@ export const hookCommand = defineCommand({
     ...reinjectArg("prompts"),
     ...budgetArg,
     ...scanDepthArg,
+    ...recallArgs,
     ...logArg("record surfacings in hits.jsonl", "do not write hits.jsonl"),
     ...vaultArg,
     // The hook's answer is JSON already (Claude Code's contract); the flag is accepted for scripts
@@ -29,6 +30,7 @@ export const hookCommand = defineCommand({
         budget: wholeNumber(args.budget, "--budget"),
         scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
         log: args.log !== false,
+        recall: recallFlags(args),
       });
       if (result.stdout) answer(result.stdout);
     } catch (err) {

@@ -1,4 +1,5 @@
-// `lorecards import FILE [--kind K] [--force] [--json]`: a SillyTavern book or a character card in.
+// `lorecards import FILE [--kind K] [--force] [--json]`: a lorebook (SillyTavern World Info, RisuAI,
+// NovelAI, Agnai, KoboldAI) or a character card in.
 import fs from "node:fs";
 import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
@@ -56,7 +57,8 @@ export function summaryLine(file: string, r: ImportResult): string {
 export const importCommand = defineCommand({
   meta: {
     name: "import",
-    description: "import a SillyTavern lorebook or a character card (JSON, PNG, CHARX)",
+    description:
+      "import a lorebook (SillyTavern, RisuAI, NovelAI, Agnai, KoboldAI) or a character card (JSON, PNG, CHARX)",
   },
   args: {
     file: { type: "positional", required: true, description: "the book or card to import" },
@@ -82,12 +84,14 @@ export const importCommand = defineCommand({
     }
     for (const w of result.warnings) process.stderr.write(`lorecards: ${args.file}: ${w}\n`);
     if (args.json) {
-      const { created, kept, overwritten, skipped, format, kind } = result;
-      printJson({ created, kept, overwritten, skipped, format, kind });
+      const { created, kept, overwritten, skipped, format, kind, book, character, notes } = result;
+      printJson({ created, kept, overwritten, skipped, format, kind, book, character, notes });
       return 0;
     }
     const lines = [summaryLine(args.file, result)];
     for (const s of result.skipped) lines.push(`  skipped ${s.title}: ${s.reason}`);
+    // What the import leaves to the person: vault settings it never writes itself.
+    for (const note of result.notes) lines.push(`  ${note}`);
     print(lines.join("\n"));
     return 0;
   },

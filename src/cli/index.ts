@@ -27,6 +27,7 @@ const COMMANDS: Record<string, Loader> = {
   ui: () => lazy(import("./ui.ts")),
   import: () => lazy(import("./import.ts")),
   export: () => lazy(import("./export.ts")),
+  repair: () => lazy(import("./repair.ts")),
 };
 
 async function lazy(mod: Promise<Record<string, unknown>>): Promise<CommandDef<ArgsDef>> {

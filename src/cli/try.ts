@@ -1,19 +1,35 @@
 // `lorecards try "sentence"`: a dry run of recall with the reasons — what fires, on which words,
-// in or out of budget, the exact text that would be injected, and words that deserve a card.
+// in or out of budget (and why a card is out), the exact text that would be injected, and words that
+// deserve a card. With --turns the conversation is replayed one user message at a time, so timed
+// effects (sticky, cooldown, delay) act as they would in a real one (recall/simulate.ts).
 import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
-import { hitEntry, openEngine, parseTurns, type RecallResult, recallJson } from "../recall/index.ts";
+import {
+  type FiredCard,
+  hitEntry,
+  openEngine,
+  parseTurns,
+  type RecallResult,
+  recallJson,
+  simulate,
+} from "../recall/index.ts";
 import { openStore, stateUrl } from "../state/index.ts";
-import { budgetArg, scanDepthArg } from "./_args.ts";
+import { budgetArg, recallArgs, recallFlags, scanDepthArg, seedArg } from "./_args.ts";
 import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
 
 export const tryCommand = defineCommand({
   meta: { name: "try", description: "which cards a sentence fires, why, and what deserves a card" },
   args: {
     sentence: { type: "positional", description: "the current message", required: true },
-    turns: { type: "string", description: 'earlier messages, oldest first: [{"role":"user","text":"…"}]' },
+    turns: {
+      type: "string",
+      description:
+        'earlier messages, oldest first: [{"role":"user","text":"…"}], replayed one user message at a time',
+    },
     ...budgetArg,
     ...scanDepthArg,
+    ...recallArgs,
+    ...seedArg,
     "show-context": { type: "boolean", description: "print the exact text that would be injected" },
     log: { type: "boolean", description: "record this try in the hit log (hits.jsonl)" },
     ...vaultArg,
@@ -23,9 +39,11 @@ export const tryCommand = defineCommand({
     const turns = parseTurns(turnsJson(args.turns), args.sentence, { name: "--turns", code: "usage" });
     // A cold process: save a rebuilt index and matcher so the next command starts warm.
     const engine = await openEngine(vaultPath(args), { create: isDefaultVault(args), persist: true });
-    const result = await engine.recall(turns, {
+    const result = await simulate((t, o) => engine.recall(t, o), turns, {
       budget: wholeNumber(args.budget, "--budget"),
       scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
+      seed: args.seed,
+      ...recallFlags(args),
     });
     if (args.log && result.injected.length > 0) {
       const store = await openStore(stateUrl(engine.vault.root));
@@ -48,7 +66,7 @@ function describe(result: RecallResult, showContext: boolean): string {
       `${result.fired.length} card(s) fire; ${result.injectedChars} characters of cards would be injected (${total} with the framing line):`,
     );
     result.fired.forEach((f, i) => {
-      const status = f.inBudget ? "in budget" : "over budget (truncated)";
+      const status = f.inBudget ? "in budget" : whyOut(f);
       lines.push(
         `  ${i + 1}. ${f.title} [${f.kind}]  score ${f.score}  on: ${f.hits.join(", ")}  ${f.chars} chars  ${status}`,
       );
@@ -65,6 +83,25 @@ function describe(result: RecallResult, showContext: boolean): string {
     lines.push("", "--- context ---", result.context.trimEnd(), "--- end ---");
   for (const b of result.broken) lines.push(`skipped ${b.path}: ${b.error} (see: lorecards check)`);
   return lines.join("\n");
+}
+
+/** Why a fired card is not in, in words. */
+function whyOut(card: FiredCard): string {
+  switch (card.reason) {
+    case "budget":
+      return "left out: over the character budget";
+    case "budget_tokens":
+      return "left out: over the token budget";
+    case "surface_cap":
+      return "left out: over the surface's cap";
+    case "empty":
+      return "left out: no public text";
+    case "recorded":
+    case "present":
+      return "already in context";
+    default:
+      return card.reason ? `not in: ${card.reason}` : "not in";
+  }
 }
 
 /** `--turns` is JSON; what it holds is checked by recall's parseTurns, as `/api/try`'s turns are. */

@@ -10,7 +10,7 @@
 import { DEFAULTS, type InjectPlace } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
-import type { Engine, EngineOptions } from "../recall/index.ts";
+import type { Engine, EngineOptions, RecallOptions } from "../recall/index.ts";
 import { vaultDeps } from "./deps.ts";
 import { createHandler } from "./handler.ts";
 import type { InjectSettings } from "./pipeline.ts";
@@ -54,6 +54,8 @@ export interface GatewayOptions {
   allowHosts?: readonly string[];
   /** Write hits.jsonl (default true; `--no-log` turns it off). */
   log?: boolean;
+  /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
   engine?: EngineOptions;
   /** Use this already-open engine instead of opening one (see VaultDepsOptions.sharedEngine). */
   sharedEngine?: Engine;
@@ -109,6 +111,7 @@ export function startGateway(options: GatewayOptions): Gateway {
     budget: o.budget,
     framing: o.framing,
     log: o.log,
+    recall: o.recall,
   };
   const deps = vaultDeps({
     vaultRoot: o.vaultRoot,

@@ -1,15 +1,15 @@
 /**
  * One chat request, start to end: read the body through its adapter, find the conversation and its
  * replay records, re-insert what still applies, ask recall for new cards (with the ones in context set
- * aside), place them, and record what was done. Anything that throws here is caught by the handler,
- * which then forwards the request unchanged (fail open).
+ * aside, and the conversation's timed-effects memory), place them, and record what was done. Anything
+ * that throws here is caught by the handler, which then forwards the request unchanged (fail open).
  */
 
 import type { Markers } from "../inject/index.ts";
 import { findBlocks, stripBlocks, wrapBlock } from "../inject/index.ts";
 import { hitEntry } from "../recall/hit-entry.ts";
 import { typedText } from "../recall/typed-text.ts";
-import type { RecallOptions, RecallResult, Turn } from "../recall/types.ts";
+import type { ConversationHistory, RecallOptions, RecallResult, Turn } from "../recall/types.ts";
 import type { Conversation, HitEntry, ReplayRecord, Store } from "../state/index.ts";
 import { letOthersRun } from "./_body.ts";
 import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
@@ -23,6 +23,8 @@ export interface InjectSettings {
   budget: number;
   framing?: string;
   log: boolean;
+  /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
   /**
    * Re-insert earlier blocks (default true). `false` is the plain per-turn injection of the original
    * tool, kept only so benchmarks can measure what replay buys; dedupe then uses the ledger alone.
@@ -82,15 +84,19 @@ export async function runPipeline(
   if (plan.target === -1) return { changed: false, reason: "no user message" };
 
   let record: ReplayRecord | null = null;
+  let result: RecallResult | null = null;
   if (plan.repeat === null) {
     const reach = await deps.reach(settings.window);
-    const result = await deps.recall(turnsOf(view, plan.target, markers, reach), {
+    result = await deps.recall(turnsOf(view, plan.target, markers, reach), {
+      ...settings.recall,
       budget: settings.budget,
       scanDepth: settings.window,
       framing: settings.framing,
       inContext: plan.inContext,
       present: blocksInRequest(view, markers),
       candidates: false,
+      seed: `${conversation}:${plan.turn}`,
+      history: historyOf(view, plan.target, state.timed),
     });
     if (result.context !== "") {
       const place = settings.inject === "user" ? "prefix" : adapter.systemPlace;
@@ -104,13 +110,17 @@ export async function runPipeline(
   // A conversation never seen that gets nothing has nothing to remember: its turn clock alone would
   // change no later decision, yet the commit is most of a request's CPU and the row would take one of
   // the 500 slots from a conversation that has cards in context.
-  if (record !== null || state.turn !== 0) {
+  // Timed effects are remembered too, once there is something to remember or to forget.
+  const timed = result?.timed;
+  const remembers = timed !== undefined && (hasEntries(timed) || hasEntries(state.timed));
+  if (record !== null || state.turn !== 0 || remembers) {
     await store.commitTurn(conversation, {
       turn: plan.turn,
       now,
       injections: record?.cards.map((c) => ({ ...c, turn: plan.turn })),
       replay: record ?? undefined,
       opening,
+      timed,
     });
   }
 
@@ -207,6 +217,33 @@ function turnsOf(view: ChatView, target: number, markers: Markers, reach: number
     if (text !== "" || i === target) turns.push({ role: m.role, text });
   }
   return turns.reverse();
+}
+
+/**
+ * The conversation as timed effects count it, up to the target (the message being answered): its
+ * user and assistant messages, and the stored memory (what it holds from this message on, after a
+ * client went back to an earlier turn, recall ignores: recall/timed.ts).
+ */
+function historyOf(
+  view: ChatView,
+  target: number,
+  memory: ConversationHistory["memory"],
+): ConversationHistory {
+  let messages = 0;
+  let assistantMessages = 0;
+  for (const m of view.messages.slice(0, target + 1)) {
+    if (m.role === "user") messages++;
+    else if (m.role === "assistant") {
+      messages++;
+      assistantMessages++;
+    }
+  }
+  return { messages, assistantMessages, memory };
+}
+
+function hasEntries(memory: object): boolean {
+  for (const _ in memory) return true;
+  return false;
 }
 
 /** Blocks of ours the client sent (the hook's, in a Claude Code session that also uses the gateway). */

@@ -6,7 +6,7 @@
  * need, because it starts cold on every prompt.
  */
 export { type HookEvent, type HookInput, parseHookInput } from "./input.ts";
-export { beginTurn, conversationId, recordInjections, resetSession, type TurnState } from "./ledger.ts";
+export { beginTurn, conversationId, historyAt, recordTurn, resetSession, type TurnState } from "./ledger.ts";
 export {
   HOOK_DEFAULTS,
   type HookOptions,

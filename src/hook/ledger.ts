@@ -4,8 +4,13 @@
  * advances it on every prompt. A card injected at turn n is not injected again before turn
  * n + reinjectAfter (0 = inject on every match). Hook context stays in Claude Code's transcript, so
  * "already in context" holds until the context is compacted or cleared.
+ *
+ * The session also keeps recall's timed-effects memory (sticky, cooldown, delay), on the clock of its
+ * prompts: prompt n is message 2n − 1 of the conversation (each prompt and each answer one message),
+ * with n − 1 answers before it. A compaction or /clear starts the clock again and forgets the memory.
  */
-import type { Store } from "../state/index.ts";
+import type { ConversationHistory } from "../recall/types.ts";
+import type { Store, TimedRecords } from "../state/index.ts";
 
 /** Conversation ids of hook sessions are prefixed, so they never collide with gateway ids. */
 export function conversationId(sessionId: string): string {
@@ -16,6 +21,8 @@ export interface TurnState {
   turn: number;
   /** Card ids (`kind/key`) still in context at this turn. */
   inContext: Set<string>;
+  /** The conversation as recall's timed effects count it, with the memory the last prompt left. */
+  history: ConversationHistory;
 }
 
 /** Advance the session's clock and say which cards are still in context. */
@@ -26,28 +33,42 @@ export async function beginTurn(
   now: number,
 ): Promise<TurnState> {
   const turn = await store.advanceTurn(conversation, now);
+  const stored = await store.loadConversation(conversation);
   const inContext = new Set<string>();
   if (reinjectAfter > 0) {
-    for (const inj of (await store.loadConversation(conversation)).injections) {
+    for (const inj of stored.injections) {
       if (turn < inj.turn + reinjectAfter) inContext.add(inj.id);
     }
   }
-  return { turn, inContext };
+  return { turn, inContext, history: historyAt(turn, stored.timed) };
 }
 
-/** Record what went in at `turn`. */
-export async function recordInjections(
+/**
+ * Prompt `turn` on the timed clock. Memory written at this message or later (a clock that went back)
+ * is recall's to ignore (recall/timed.ts).
+ */
+export function historyAt(turn: number, memory: TimedRecords): ConversationHistory {
+  return { messages: 2 * turn - 1, assistantMessages: turn - 1, memory };
+}
+
+/**
+ * Record what went in at `turn` and the timed memory recall left; nothing is written when no card
+ * went in and the memory is and was empty.
+ */
+export async function recordTurn(
   store: Store,
   conversation: string,
   turn: number,
-  cards: readonly { id: string; version: string }[],
+  recalled: { cards: readonly { id: string; version: string }[]; timed: TimedRecords; before: TimedRecords },
   now: number,
 ): Promise<void> {
-  if (cards.length === 0) return;
+  const { cards, timed, before } = recalled;
+  if (cards.length === 0 && Object.keys(timed).length === 0 && Object.keys(before).length === 0) return;
   await store.commitTurn(conversation, {
     turn,
     now,
     injections: cards.map((c) => ({ id: c.id, version: c.version, turn })),
+    timed,
   });
 }
 

@@ -7,10 +7,10 @@
 
 import { DEFAULTS } from "../defaults.ts";
 import { markersFromSecret, stripBlocks } from "../inject/index.ts";
-import { hitEntry, openEngine, type Turn } from "../recall/index.ts";
+import { hitEntry, openEngine, type RecallOptions, type Turn } from "../recall/index.ts";
 import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
 import { parseHookInput } from "./input.ts";
-import { beginTurn, conversationId, recordInjections, resetSession } from "./ledger.ts";
+import { beginTurn, conversationId, recordTurn, resetSession } from "./ledger.ts";
 import { readTranscriptTail } from "./transcript.ts";
 
 export interface HookOptions {
@@ -25,6 +25,8 @@ export interface HookOptions {
   scanDepth?: number;
   /** Write hits.jsonl (default true). */
   log?: boolean;
+  /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
   /** Where the session ledger and the hit log live (state/ `openStore`); the vault's by default. */
   state?: string;
   now?: () => Date;
@@ -84,19 +86,26 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
     const conversation = input.sessionId ? conversationId(input.sessionId) : undefined;
     const state = conversation
       ? await beginTurn(store, conversation, reinjectAfter, now().getTime())
-      : { turn: 0, inContext: new Set<string>() };
+      : undefined;
     const turns = transcriptTurns(input.transcriptPath, input.prompt, scanDepth, clean);
     const result = await engine.recall(turns, {
+      ...options.recall,
       budget: options.budget,
       scanDepth,
-      inContext: state.inContext,
+      inContext: state?.inContext,
       candidates: false,
       markers,
       maxContextChars: MAX_CONTEXT_CHARS,
+      // The session's prompts are its turns: a seed per session and turn, as the gateway's per conversation.
+      seed: state && `${input.sessionId}:${state.turn}`,
+      history: state?.history,
     });
+    if (conversation && state) {
+      const recalled = { cards: result.chosen, timed: result.timed ?? {}, before: state.history.memory };
+      await recordTurn(store, conversation, state.turn, recalled, now().getTime());
+    }
     const block = result.blocks[0]?.wrapped;
     if (block === undefined) return NOTHING;
-    if (conversation) await recordInjections(store, conversation, state.turn, result.chosen, now().getTime());
     if (options.log !== false)
       await logHits(store, hitEntry("hook", result, input.prompt, now()), options.warn);
     const answer = {

@@ -1,41 +1,55 @@
 /**
- * Stage 5, budget: which fired cards fit. First the character budget (cards' own characters): the top
- * card always gets in, and the first card that would overflow stops the list — later, smaller cards are
- * not squeezed in, so the order the user sees is the order of importance. Then a surface's cap on its
- * whole output (`maxContextChars`, framing and markers included, measured on the block render.ts will
- * produce): cards are dropped from the end until it fits; a lone card still too long is kept and cut,
- * so the top card always gets in here too.
+ * Stage 5, budget: which fired cards fit, whole cards only, in the order stage's order (closest to the
+ * person's words first), so the cards dropped are the farthest from them. First the budgets: the
+ * character budget (cards' own characters) and, when set, a budget in tokens (each card's own text
+ * counted exactly, recall/tokens.ts). The top card always gets in, and the first card that would
+ * overflow either budget stops the list — later, smaller cards are not squeezed in, so what goes in is
+ * a prefix of the order; the cards after it are left out as `budget` or `budget_tokens`, whichever
+ * stopped it (characters are weighed first). A card marked `ignore_budget` is chosen without counting.
+ * Then a surface's cap on its whole output (`maxContextChars`, framing and markers included, measured
+ * on the block render.ts will produce): cards are dropped from the end until it fits; a lone card still
+ * too long is kept and cut, so the top card always gets in here too.
  */
+import { rulesOf } from "../card/rules.ts";
 import type { Markers } from "../inject/index.ts";
 import { frameBlock } from "./render.ts";
-import type { Selected, Selection } from "./types.ts";
+import type { TokenBudget } from "./tokens.ts";
+import type { Reason, Selected, Selection } from "./types.ts";
 
 export interface BudgetLimits {
   /** Characters of cards. */
   budget: number;
+  /** A budget in tokens besides the characters (`tokenBudget` in tokens.ts); unset = none. */
+  tokens?: TokenBudget;
   maxContextChars?: number;
   framing: string;
   markers?: Markers;
 }
 
 export function budget(selection: Selection, limits: BudgetLimits): Selected[] {
-  const fitted = fitBudget(selection, limits.budget);
+  const fitted = fitBudget(selection, limits.budget, limits.tokens);
   return limits.maxContextChars === undefined ? fitted : fitCap(fitted, limits.maxContextChars, limits);
 }
 
-function fitBudget(selection: Selection, budget: number): Selected[] {
-  let used = 0;
-  let chosen = 0;
-  let full = false;
+function fitBudget(selection: Selection, budget: number, tokens: TokenBudget | undefined): Selected[] {
+  let chars = 0;
+  let spent = 0;
+  let counted = 0;
+  let stop: Reason | undefined;
   return selection.map((entry) => {
     if (entry.verdict !== "fired") return entry;
-    const chars = entry.chars ?? 0;
-    if (full || (chosen > 0 && used + chars > budget)) {
-      full = true;
-      return { ...entry, verdict: "left_out", reason: "budget" };
+    if (rulesOf(entry.card).ignoreBudget) return { ...entry, verdict: "chosen" };
+    if (stop !== undefined) return { ...entry, verdict: "left_out", reason: stop };
+    const size = entry.chars ?? 0;
+    const cost = tokens ? tokens.count(entry.text ?? "") : 0;
+    if (counted > 0) {
+      if (chars + size > budget) stop = "budget";
+      else if (tokens && spent + cost > tokens.budget) stop = "budget_tokens";
+      if (stop !== undefined) return { ...entry, verdict: "left_out", reason: stop };
     }
-    chosen++;
-    used += chars;
+    counted++;
+    chars += size;
+    spent += cost;
     return { ...entry, verdict: "chosen" };
   });
 }

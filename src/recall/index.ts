@@ -12,9 +12,11 @@ import { jiebaSegmenter } from "../match/index.ts";
 import { openVault, type Vault } from "../vault/index.ts";
 import type { Loaded } from "./_compiled.ts";
 import { recall } from "./pipeline.ts";
+import { SettingsFile, withSettings } from "./settings.ts";
 import { type SourceOptions, VaultSource } from "./source.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
 
+export { simulate } from "./history.ts";
 export { hitEntry } from "./hit-entry.ts";
 export { recallJson } from "./json.ts";
 export { idOf } from "./notice.ts";
@@ -26,6 +28,7 @@ export {
   recall,
 } from "./pipeline.ts";
 export { DEFAULT_FRAMING, firstLine, renderCard, renderContext } from "./render.ts";
+export { parseSettings, REACHES, type Reach, SETTINGS_FILE, type VaultSettings } from "./settings.ts";
 export { type SourceOptions, VaultSource } from "./source.ts";
 export { parseTurns, type TurnsInput } from "./turns.ts";
 export { typedText } from "./typed-text.ts";
@@ -36,11 +39,14 @@ export interface EngineOptions extends SourceOptions {
   create?: boolean;
   /** Word segmentation for Chinese/Japanese (default: jieba, loaded on demand). `false` = none. */
   segmenter?: (() => Promise<Segmenter>) | false;
+  /** Where a problem with the vault's settings.yaml is said (default: stderr). */
+  warn?: (line: string) => void;
 }
 
 export class Engine {
   readonly source: VaultSource;
   private readonly segmenter?: () => Promise<Segmenter>;
+  private readonly settings: SettingsFile;
 
   constructor(
     readonly vault: Vault,
@@ -48,6 +54,7 @@ export class Engine {
   ) {
     this.source = new VaultSource(vault, options);
     this.segmenter = options.segmenter === false ? undefined : (options.segmenter ?? jiebaSegmenter);
+    this.settings = new SettingsFile(vault.root, options.warn ?? ((l) => process.stderr.write(`${l}\n`)));
   }
 
   /** Mark the vault as changed (an in-process writer calls this after a save). */
@@ -64,8 +71,10 @@ export class Engine {
     return (await this.source.current()).loaded;
   }
 
+  /** One recall; the vault's settings.yaml fills in what `opts` leaves unset. */
   async recall(turns: readonly Turn[], opts: RecallOptions = {}): Promise<RecallResult> {
-    return recall(await this.source.current(), turns, { ...opts, segmenter: this.segmenter });
+    const options = withSettings(opts, this.settings.current());
+    return recall(await this.source.current(), turns, { ...options, segmenter: this.segmenter });
   }
 }
 

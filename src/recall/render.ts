@@ -3,15 +3,20 @@
  * the same bytes, because the gateway's replay re-inserts earlier blocks and a provider's prompt cache
  * only hits on identical prefixes. No clocks, no counters, no map iteration order in here.
  * `renderCards` runs before the budget (which weighs each card's rendered size); `renderBlocks` runs
- * last, one block per placement. A card's body is read (through `Compiled`) only when it is rendered.
+ * last. A card's body is read (through `Compiled`) only when it is rendered. Macros (`{{char}}`, …:
+ * macros.ts) are expanded in the body and the see-also lines, never in the heading, which is how a
+ * card already in a request is recognised. A card with nothing to say once its private sections and
+ * comments are gone is left out (`empty`) rather than sent as a bare heading.
  */
+import { rulesOf } from "../card/rules.ts";
 import type { CardMeta } from "../card/types.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { type Markers, wrapBlock } from "../inject/index.ts";
 import { resolveRef } from "./_compiled.ts";
+import { expandMacros, type Names } from "./macros.ts";
 import { idOf } from "./notice.ts";
 import type { Compiled } from "./pipeline.ts";
-import type { Placement, RenderedBlock, Selected, Selection } from "./types.ts";
+import type { RenderedBlock, Selected, Selection } from "./types.ts";
 
 export const DEFAULT_FRAMING = DEFAULTS.framing;
 
@@ -57,24 +62,49 @@ export function firstLine(text: string): string {
 
 /**
  * Every card that fired (in context or not) rendered with its "see also" lines: refs that resolve to
- * another card which did not fire itself.
+ * another card which did not fire itself and may be shown unasked (a `manual` or `never` card, or one
+ * with `inject: false`, is never named there: its first line would leak into the prompt). A fired card
+ * whose public text is empty is left out (`empty`): a bare heading tells the model nothing.
  */
-export function renderCards(selection: Selection, compiled: Compiled): Selected[] {
+export function renderCards(
+  selection: Selection,
+  compiled: Compiled,
+  options: { names?: Names } = {},
+): Selected[] {
   const firedIds = new Set(selection.filter((e) => e.verdict !== "vetoed").map((e) => e.id));
   return selection.map((entry) => {
     if (entry.verdict === "vetoed") return entry;
-    const text = renderOne(entry.card, compiled, firedIds);
-    return { ...entry, text, chars: [...text].length };
+    const body = expandMacros(compiled.publicText(entry.card), options.names);
+    const text = renderCard({
+      title: entry.card.title,
+      kind: entry.card.kind,
+      text: body,
+      seeAlso: seeAlsoOf(entry.card, compiled, firedIds, options.names),
+    });
+    const rendered = { ...entry, text, chars: [...text].length };
+    if (entry.verdict !== "fired" || body.trim() !== "") return rendered;
+    return { ...rendered, verdict: "left_out", reason: "empty" };
   });
 }
 
-function renderOne(card: CardMeta, compiled: Compiled, firedIds: ReadonlySet<string>): string {
+function seeAlsoOf(
+  card: CardMeta,
+  compiled: Compiled,
+  firedIds: ReadonlySet<string>,
+  names: Names | undefined,
+): RenderInput["seeAlso"] {
   const self = idOf(card);
-  const seeAlso = card.refs
+  return card.refs
     .map((name) => resolveRef(name, compiled.loaded, compiled.kinds))
     .filter((t): t is CardMeta => t !== undefined && !firedIds.has(idOf(t)) && idOf(t) !== self)
-    .map((t) => ({ key: t.key, firstLine: t.firstLine }));
-  return renderCard({ title: card.title, kind: card.kind, text: compiled.publicText(card), seeAlso });
+    .filter(mayBeShownUnasked)
+    .map((t) => ({ key: t.key, firstLine: expandMacros(t.firstLine, names) }));
+}
+
+/** Only cards that go in when noticed (`automatic`) or every turn (`always`) may be named unasked. */
+function mayBeShownUnasked(card: CardMeta): boolean {
+  const { policy } = rulesOf(card);
+  return card.inject && (policy === "automatic" || policy === "always");
 }
 
 /** One placement's text: the framing and the cards, and the same between our markers when given. */
@@ -87,24 +117,34 @@ export function frameBlock(
   return markers ? { text, wrapped: wrapBlock(text, markers) } : { text };
 }
 
-/** The chosen cards as one block per placement, placements in the order of their first card. */
+/**
+ * The chosen cards as one block (`default`: every surface has one place for cards today, whatever
+ * each card's placement says). Inside it, cards with an insertion `order` come first, lowest first
+ * (SillyTavern's order: higher numbers sit nearer the end of the prompt), ties in budget order; cards
+ * without one follow in budget order, closest to the person's words first.
+ */
 export function renderBlocks(
   selection: Selection,
   options: { framing: string; markers?: Markers },
 ): RenderedBlock[] {
-  const groups = new Map<Placement, Selected[]>();
-  for (const entry of selection) {
-    if (entry.verdict !== "chosen") continue;
-    const placement = entry.placement ?? "default";
-    const group = groups.get(placement);
-    if (group) group.push(entry);
-    else groups.set(placement, [entry]);
-  }
-  return [...groups].map(([placement, cards]) => ({
-    placement,
-    cards: cards.map((c) => c.id),
-    ...frameBlock(cards.map(cardText), options.framing, options.markers),
-  }));
+  const chosen = selection.filter((e) => e.verdict === "chosen");
+  if (chosen.length === 0) return [];
+  const cards = insertionOrder(chosen);
+  return [
+    {
+      placement: "default",
+      cards: cards.map((c) => c.id),
+      ...frameBlock(cards.map(cardText), options.framing, options.markers),
+    },
+  ];
+}
+
+/** Ordered cards ascending (stable), then the unordered ones as they came. */
+function insertionOrder<T extends Pick<Selected, "card">>(cards: readonly T[]): T[] {
+  const orderOf = (e: T) => rulesOf(e.card).order;
+  const ordered = cards.filter((e) => orderOf(e) !== null);
+  ordered.sort((a, b) => orderOf(a)! - orderOf(b)!);
+  return [...ordered, ...cards.filter((e) => orderOf(e) === null)];
 }
 
 /** A card's text in its block: cut to `cutTo` code units (whole code points) and an ellipsis if set. */

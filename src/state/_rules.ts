@@ -5,13 +5,22 @@
  * `planCommit` needs, inside its own transaction, and applies the plan it gets back as it is.
  */
 
-import type { Conversation, ConversationChange, Injection, Limits, ReplayRecord } from "./types.ts";
+import type {
+  Conversation,
+  ConversationChange,
+  Injection,
+  Limits,
+  ReplayRecord,
+  TimedRecords,
+} from "./types.ts";
 
 /** The conversation's own row. */
 export interface ConversationRow {
   turn: number;
   lastSeen: number;
   opening: string | null;
+  /** The timed memory as stored: JSON (`timedText`), passed through untouched by commits without one. */
+  timed: string | null;
 }
 
 export interface ReplayKey {
@@ -69,6 +78,12 @@ export function planCommit(stored: StoredKeys, change: ConversationChange, limit
       turn: change.turn,
       lastSeen: Math.max(stored.row?.lastSeen ?? change.now, change.now),
       opening: stored.row?.opening ?? change.opening ?? null,
+      timed:
+        change.timed !== undefined
+          ? timedText(change.timed, limits.cardsPerConversation)
+          : newClock
+            ? null
+            : (stored.row?.timed ?? null),
     },
     created: stored.row === null,
     // A record dropped by a new clock whose key comes back in this change is replaced, not dropped.
@@ -87,12 +102,39 @@ export function advanceRow(row: ConversationRow | null, now: number): Conversati
     turn: (row?.turn ?? 0) + 1,
     lastSeen: Math.max(row?.lastSeen ?? now, now),
     opening: row?.opening ?? null,
+    timed: row?.timed ?? null,
   };
+}
+
+/**
+ * The stored form of a timed memory: its `max` entries that fired last (then by id), as JSON with
+ * the ids sorted, so equal memories are equal bytes; null for an empty one.
+ */
+export function timedText(timed: TimedRecords, max: number): string | null {
+  const ids = Object.keys(timed)
+    .sort((a, b) => timed[b]!.last - timed[a]!.last || compareText(a, b))
+    .slice(0, max)
+    .sort(compareText);
+  if (ids.length === 0) return null;
+  return JSON.stringify(Object.fromEntries(ids.map((id) => [id, timed[id]])));
+}
+
+/** A stored timed memory read back; text that is not one reads as none. */
+export function parseTimed(text: string | null): TimedRecords {
+  if (text === null) return {};
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as TimedRecords)
+      : {};
+  } catch {
+    return {};
+  }
 }
 
 /** A conversation never seen, or evicted. */
 export function emptyConversation(id: string): Conversation {
-  return { id, turn: 0, lastSeen: 0, injections: [], replays: [] };
+  return { id, turn: 0, lastSeen: 0, injections: [], replays: [], timed: {} };
 }
 
 function compareText(a: string, b: string): number {

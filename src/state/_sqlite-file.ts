@@ -11,7 +11,7 @@ import { describeError, LoreError } from "../errors.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS conversations (
-  id TEXT PRIMARY KEY, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL, opening TEXT);
+  id TEXT PRIMARY KEY, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL, opening TEXT, timed TEXT);
 CREATE INDEX IF NOT EXISTS conversations_seen ON conversations (last_seen);
 CREATE INDEX IF NOT EXISTS conversations_opening ON conversations (opening, last_seen);
 CREATE TABLE IF NOT EXISTS injections (
@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS replays (
   conversation TEXT NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL, place TEXT NOT NULL,
   text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL,
   PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 `;
 
 /** Each step takes a database from version `i + 1` to `i + 2`; a new file gets SCHEMA at once. */
@@ -29,6 +29,9 @@ const MIGRATIONS = [
   `ALTER TABLE conversations ADD COLUMN opening TEXT;
    CREATE INDEX IF NOT EXISTS conversations_opening ON conversations (opening, last_seen);
    PRAGMA user_version = 2;`,
+  // 2 → 3: the timed-effects memory of a conversation (JSON), on its row.
+  `ALTER TABLE conversations ADD COLUMN timed TEXT;
+   PRAGMA user_version = 3;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 
@@ -47,6 +50,7 @@ interface RowOfConversation {
   turn: number;
   last_seen: number;
   opening: string | null;
+  timed: string | null;
 }
 
 export interface Queries {
@@ -56,7 +60,7 @@ export interface Queries {
   injectionKeys: Statement<{ id: string; turn: number }, [string]>;
   replayKeys: Statement<{ anchor: number; hash: string; turn: number }, [string]>;
   byOpening: Statement<{ id: string }, [string]>;
-  putConversation: Statement<unknown, [string, number, number, string | null]>;
+  putConversation: Statement<unknown, [string, number, number, string | null, string | null]>;
   putInjection: Statement<unknown, [string, string, number, string]>;
   dropInjection: Statement<unknown, [string, string]>;
   putReplay: Statement<unknown, [string, number, string, string, string, number, string]>;
@@ -138,7 +142,7 @@ export function rebuild(file: string, warn: (line: string) => void, cause: unkno
 
 function prepare(db: Database): Queries {
   return {
-    conversation: db.query("SELECT turn, last_seen, opening FROM conversations WHERE id = ?"),
+    conversation: db.query("SELECT turn, last_seen, opening, timed FROM conversations WHERE id = ?"),
     injections: db.query(
       "SELECT card, turn, version FROM injections WHERE conversation = ? ORDER BY turn, card",
     ),
@@ -150,8 +154,8 @@ function prepare(db: Database): Queries {
     // `byMostRecentlySeen` in _rules.ts, in SQL (an index serves it).
     byOpening: db.query("SELECT id FROM conversations WHERE opening = ? ORDER BY last_seen DESC, id LIMIT 1"),
     putConversation: db.query(
-      "INSERT INTO conversations (id, turn, last_seen, opening) VALUES (?1, ?2, ?3, ?4) " +
-        "ON CONFLICT (id) DO UPDATE SET turn = ?2, last_seen = ?3, opening = ?4",
+      "INSERT INTO conversations (id, turn, last_seen, opening, timed) VALUES (?1, ?2, ?3, ?4, ?5) " +
+        "ON CONFLICT (id) DO UPDATE SET turn = ?2, last_seen = ?3, opening = ?4, timed = ?5",
     ),
     putInjection: db.query(
       "INSERT INTO injections (conversation, card, turn, version) VALUES (?1, ?2, ?3, ?4) " +

@@ -21,4 +21,6 @@ export {
   type Placement,
   type ReplayRecord,
   type Store,
+  type TimedRecord,
+  type TimedRecords,
 } from "./types.ts";

@@ -16,6 +16,7 @@ import {
   type ConversationRow,
   emptyConversation,
   keyOf,
+  parseTimed,
   planCommit,
 } from "./_rules.ts";
 import { type HitEntry, normalizeHit } from "./hits.ts";
@@ -75,6 +76,7 @@ export function openMemoryStore(options: MemoryStoreOptions): Store {
         lastSeen: c.row.lastSeen,
         injections: [...c.injections.values()].sort(byTurn),
         replays: [...c.replays.values()].sort(byAnchor),
+        timed: parseTimed(c.row.timed),
       });
     },
     async commitTurn(id, change) {

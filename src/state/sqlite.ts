@@ -21,7 +21,7 @@ import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { checkVault, ensureStateDir } from "./_dir.ts";
 import { appendHitLines, readHitLines } from "./_hits-file.ts";
-import { advanceRow, type ConversationRow, emptyConversation, planCommit } from "./_rules.ts";
+import { advanceRow, type ConversationRow, emptyConversation, parseTimed, planCommit } from "./_rules.ts";
 import { readOrCreateSecret } from "./_secret-file.ts";
 import {
   type Connection,
@@ -115,7 +115,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
           .transaction(() => {
             const stored = rowOf(c, id);
             const row = advanceRow(stored, now);
-            c.q.putConversation.run(id, row.turn, row.lastSeen, row.opening);
+            c.q.putConversation.run(id, row.turn, row.lastSeen, row.opening, row.timed);
             if (stored === null) evict(c, limits.conversations);
             return row.turn;
           })
@@ -147,7 +147,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
 
 function rowOf(c: Connection, id: string): ConversationRow | null {
   const r = c.q.conversation.get(id);
-  return r === null ? null : { turn: r.turn, lastSeen: r.last_seen, opening: r.opening };
+  return r === null ? null : { turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
 }
 
 function load(c: Connection, id: string): Conversation {
@@ -159,6 +159,7 @@ function load(c: Connection, id: string): Conversation {
     lastSeen: row.last_seen,
     injections: c.q.injections.all(id).map((r) => ({ id: r.card, turn: r.turn, version: r.version })),
     replays: c.q.replays.all(id).map(toRecord),
+    timed: parseTimed(row.timed),
   };
 }
 
@@ -180,7 +181,7 @@ function commit(c: Connection, id: string, change: ConversationChange, limits: L
     limits,
   );
   const { row } = plan;
-  c.q.putConversation.run(id, row.turn, row.lastSeen, row.opening);
+  c.q.putConversation.run(id, row.turn, row.lastSeen, row.opening, row.timed);
   for (const card of plan.dropInjections) c.q.dropInjection.run(id, card);
   for (const i of plan.putInjections) c.q.putInjection.run(id, i.id, i.turn, i.version);
   for (const r of plan.dropReplays) c.q.dropReplay.run(id, r.anchor, r.hash);

@@ -48,6 +48,20 @@ export interface ReplayRecord {
   cards: CardRef[];
 }
 
+/**
+ * What recall's timed effects (sticky, cooldown, delay, the history decorators) remember of one card,
+ * in message counts of the conversation: the shape of recall's `TimedEntry`, stored as given.
+ */
+export interface TimedRecord {
+  last: number;
+  stickyUntil?: number;
+  cooldownUntil?: number;
+  spent?: boolean;
+}
+
+/** Per card id (`kind/key`). */
+export type TimedRecords = Readonly<Record<string, TimedRecord>>;
+
 export interface Conversation {
   id: string;
   /** The last turn index seen; 0 for a conversation never seen. */
@@ -58,6 +72,8 @@ export interface Conversation {
   injections: Injection[];
   /** Ordered by anchor, then turn. */
   replays: ReplayRecord[];
+  /** The timed-effects memory the last recall left; {} for none. */
+  timed: TimedRecords;
 }
 
 export interface ConversationChange {
@@ -71,6 +87,8 @@ export interface ConversationChange {
    * system prompt); kept from the first commit that gives one.
    */
   opening?: string;
+  /** The timed-effects memory to keep: replaces the stored one whole. Absent: the stored one stays. */
+  timed?: TimedRecords;
 }
 
 export interface Store {
@@ -85,6 +103,8 @@ export interface Store {
    * - the first replay record for an (anchor, hash) wins; a second one is ignored;
    * - a conversation keeps its `cardsPerConversation` most recent cards (by turn, then id) and its
    *   `replaysPerConversation` records nearest the end (by anchor, then turn);
+   * - a change with `timed` replaces the timed memory, keeping its `cardsPerConversation` entries
+   *   that fired last (by `last`, then id); a new clock without one forgets it;
    * - a conversation stored for the first time may push the store over `conversations`: the least
    *   recently seen conversations (then by id) are dropped, with everything they hold.
    */

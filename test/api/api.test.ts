@@ -272,6 +272,26 @@ describe("writing", () => {
     expect(text).toContain("pronouns: he");
   });
 
+  test("a card read and written back unchanged keeps its lorebook fields and NOT ALL words", async () => {
+    const file = path.join(root, "people", "Ayla.md");
+    fs.writeFileSync(
+      file,
+      "---\ntitle: Ayla\nkeywords: [Ayla]\nsecondary:\n  not_all: [storm, night]\ncontext: always\nprobability: 40\ndecorators: ['@@depth 2']\n---\n## who\nA pilot.\n",
+    );
+    const card = await json(await call("GET", "/api/cards/people/Ayla"));
+    expect(card.secondary.not_all).toEqual(["storm", "night"]);
+    const res = await call("PUT", "/api/cards/people/Ayla", card);
+    expect(res.status).toBe(200);
+    const saved = await json(await call("GET", "/api/cards/people/Ayla"));
+    expect(saved.secondary.not_all).toEqual(["storm", "night"]);
+    expect(saved.rules).toEqual(card.rules);
+    const text = fs.readFileSync(file, "utf8");
+    expect(text).toContain("context: always");
+    expect(text).toContain("probability: 40");
+    expect(text).toContain("@@depth 2");
+    expect(text).not.toContain("rules:");
+  });
+
   test.each([
     ["/api/cards/people/Nobody", { title: "x" }, 404, "not_found"],
     ["/api/cards/people/Bob", { title: "x", mtime: 12 }, 400, "invalid_input"],
@@ -340,11 +360,36 @@ describe("try, recent, checkup", () => {
     expect(body.truncated).toBe(1);
   });
 
+  test("char, user, budget_tokens and reach in the body act as try's flags; left_out lists what is out", async () => {
+    fs.writeFileSync(
+      path.join(root, "people", "Lyra.md"),
+      "---\nkeywords: [Lyra]\npriority: 5\n---\n{{char}} trusts {{user}}.\n",
+    );
+    const body = await json(
+      await call("POST", "/api/try", {
+        text: "Lyra and Alice",
+        char: "Seraphina",
+        user: "Ann",
+        budget_tokens: 1,
+        reach: "named",
+        seed: "s",
+      }),
+    );
+    expect(body.context).toContain("Seraphina trusts Ann.");
+    expect(body.left_out.map((l: { reason: string }) => l.reason)).toEqual(["budget_tokens"]);
+    expect(body.fired[0]).toEqual(
+      expect.objectContaining({ via: "named", policy: "automatic", verdict: "chosen", reason: null }),
+    );
+  });
+
   test.each([
     [{}, "invalid_input"],
     [{ text: "x", turns: "no" }, "invalid_input"],
     [{ text: "x", turns: [{ role: "robot", text: "y" }] }, "invalid_input"],
     [{ text: "x", budget: -1 }, "invalid_input"],
+    [{ text: "x", budget_tokens: "many" }, "invalid_input"],
+    [{ text: "x", reach: "far" }, "invalid_input"],
+    [{ text: "x", char: 7 }, "invalid_input"],
   ])("POST /api/try %j is 400 %s", async (body, code) => {
     const res = await call("POST", "/api/try", body);
     expect(res.status).toBe(400);

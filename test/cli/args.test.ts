@@ -37,6 +37,23 @@ describe("defaults in --help", () => {
   });
 });
 
+describe("the recall flags every surface takes", () => {
+  test.each([
+    ["gateway", gatewayCommand, []],
+    ["hook", hookCommand, []],
+    ["try", tryCommand, ["--seed"]],
+  ] as const)(
+    "%s offers --char, --user, --budget-tokens and --reach, defaults said in words",
+    async (_n, cmd, more) => {
+      const help = await plain(cmd as CommandDef<ArgsDef>);
+      for (const flag of ["--char", "--user", "--budget-tokens", "--reach=<one-hop|named>", ...more]) {
+        expect(help).toContain(flag);
+      }
+      expect(help).toContain(`else ${DEFAULTS.reach})`);
+    },
+  );
+});
+
 describe("usage errors", () => {
   let err = "";
   let out = "";

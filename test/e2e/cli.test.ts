@@ -157,6 +157,7 @@ describe("try", () => {
       "fired",
       "injected",
       "injected_chars",
+      "left_out",
       "truncated",
     ]);
     expect(out.fired[0]).toEqual({
@@ -167,7 +168,13 @@ describe("try", () => {
       hits: ["alice", "payments team"],
       chars: expect.any(Number),
       in_budget: true,
+      verdict: "chosen",
+      reason: null,
+      via: "named",
+      policy: "automatic",
+      placement: { position: null, depth: null, role: null },
     });
+    expect(out.left_out).toEqual([]);
     expect(out.context).toContain("see also: the corner cafe — Down the street.");
     expect(out.context).not.toContain("Zanzibar");
     expect(out.candidates.names).toEqual(["Zoltan"]);
@@ -216,12 +223,101 @@ describe("try", () => {
     );
     expect(r.injected).toHaveLength(1);
     expect(r.truncated).toBe(1);
+    expect(r.left_out).toEqual([
+      { key: "Alice", kind: "people", title: "Alice", reason: "budget", chars: expect.any(Number) },
+    ]);
+  });
+
+  test("the text output says why a card is out", async () => {
+    const r = await runBinary([
+      "try",
+      "Alice and the Friday deploy",
+      "--budget",
+      "10",
+      "--vault",
+      vault.root,
+    ]);
+    expect(r.stdout).toMatch(/Alice \[people\].*left out: over the character budget/);
   });
 
   test("without --json the result reads as text, and --show-context prints the block", async () => {
     const r = await runBinary(["try", "Alice", "--show-context", "--vault", vault.root]);
     expect(r.stdout).toContain("Alice [people]");
     expect(r.stdout).toContain("A memory surfaces:");
+  });
+});
+
+describe("try: lorebook options", () => {
+  let book: TempVault;
+  beforeAll(() => {
+    book = tempVault({
+      "people/Lyra.md": cardText(
+        "keywords: [Lyra]\nsticky: 3\nposition: at_depth\ndepth: 4\nrole: system",
+        "{{char}} trusts Lyra; {{user}} does not.\n",
+      ),
+      "people/Coin.md": cardText("keywords: [coin]\nprobability: 50", "Heads or tails.\n"),
+      "places/Harbor.md": cardText("keywords: [harbor]\npriority: -1", `${"Boats and gulls. ".repeat(20)}\n`),
+    });
+  });
+  afterAll(() => book.remove());
+  const tryJson = async (...args: string[]) => {
+    const r = await runBinary(["try", ...args, "--json", "--vault", book.root]);
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+
+  test("each fired card carries its placement; --char and --user fill the macros", async () => {
+    const out = await tryJson("Lyra?", "--char", "Seraphina", "--user", "Ann");
+    expect(out.fired[0].placement).toEqual({ position: "at_depth", depth: 4, role: "system" });
+    expect(out.context).toContain("Seraphina trusts Lyra; Ann does not.");
+  });
+
+  test("the vault's settings.yaml gives the names when no flag does, and a flag wins over it", async () => {
+    book.write("settings.yaml", "char: Nyx\nuser: Bo\n");
+    try {
+      expect((await tryJson("Lyra?")).context).toContain("Nyx trusts Lyra; Bo does not.");
+      expect((await tryJson("Lyra?", "--user", "Ann")).context).toContain("Nyx trusts Lyra; Ann does not.");
+    } finally {
+      book.write("settings.yaml", "");
+    }
+  });
+
+  test("--budget-tokens leaves out the cards after the top one as budget_tokens", async () => {
+    const out = await tryJson("Lyra at the harbor", "--budget-tokens", "5");
+    expect(out.injected).toEqual(["Lyra"]);
+    expect(out.left_out.map((l: { key: string; reason: string }) => [l.key, l.reason])).toEqual([
+      ["Harbor", "budget_tokens"],
+    ]);
+  });
+
+  test("--turns replays the conversation: a sticky card named two messages ago is still in", async () => {
+    const turns = JSON.stringify([
+      { role: "user", text: "where is Lyra?" },
+      { role: "assistant", text: "by the hives" },
+    ]);
+    const out = await tryJson("and then?", "--turns", turns, "--scan-depth", "0");
+    expect(out.fired.map((f: { key: string; via: string }) => [f.key, f.via])).toEqual([["Lyra", "sticky"]]);
+  });
+
+  test("--seed makes the chance draws reproducible: the same seed, the same answer", async () => {
+    const answers = new Set<string>();
+    for (const seed of ["a", "b", "c", "d", "e", "f", "g", "h"]) {
+      const once = await tryJson("a coin", "--seed", seed);
+      const again = await tryJson("a coin", "--seed", seed);
+      expect(again.injected).toEqual(once.injected);
+      answers.add(JSON.stringify(once.injected));
+    }
+    // A 50% card over eight seeds: both outcomes show up, so the seed is really used.
+    expect(answers.size).toBe(2);
+  });
+
+  test.each([
+    [["--reach", "far"], "--reach"],
+    [["--budget-tokens", "lots"], "--budget-tokens must be a whole number"],
+  ])("%p is a usage error (exit 2)", async (flags, message) => {
+    const r = await runBinary(["try", "hi", ...flags, "--vault", book.root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
   });
 });
 

@@ -69,8 +69,9 @@ describe("a state file deleted under a running gateway", () => {
       const say = chat(h);
       expect((await say("the friday deploy?")).injected).toBe("the Friday deploy");
       remove(statePath(vault));
-      // What was in context went with the file: the deploy card, still in the window, comes again.
-      expect((await say("and Alice?")).injected).toBe("the Friday deploy,Alice");
+      // What was in context went with the file: the deploy card, still in the window, comes again
+      // (after Alice, who is named in the current message).
+      expect((await say("and Alice?")).injected).toBe("Alice,the Friday deploy");
       expect((await say("the corner cafe")).injected).toBe("the corner cafe");
 
       const other = await vaultStore(vault);

@@ -9,6 +9,7 @@ import { place } from "../../src/recall/place.ts";
 import { renderBlocks } from "../../src/recall/render.ts";
 import { select } from "../../src/recall/select.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
+import { entry } from "./_entry.ts";
 
 let vault: TempVault | undefined;
 afterEach(() => vault?.remove());
@@ -16,23 +17,6 @@ afterEach(() => vault?.remove());
 const user = (text: string) => ({ role: "user" as const, text });
 const FRAMING = "A memory surfaces:\n\n";
 const markers = markersFromSecret("test secret");
-
-/** A selection entry as the render stage leaves it: fired, with its text. */
-function entry(key: string, text: string, extra: Partial<Selected> = {}): Selected {
-  const card = { key, kind: "people", title: key, priority: 0 } as CardMeta;
-  return {
-    id: `people/${key}`,
-    card,
-    hits: [key.toLowerCase()],
-    score: 1,
-    found: new Set([0]),
-    trigger: key,
-    verdict: "fired",
-    text,
-    chars: [...text].length,
-    ...extra,
-  };
-}
 
 const verdicts = (selection: readonly Selected[]) =>
   selection.map((e) => [e.card.key, e.verdict, e.reason ?? "", e.cutTo ?? ""]);
@@ -132,12 +116,14 @@ describe("budget", () => {
 });
 
 describe("place and render", () => {
-  test("chosen cards get the default placement and one block; others get none", () => {
+  test("every card that fired carries its own placement; the chosen ones make the one default block", () => {
     const placed = place([
       entry("Ann", "A\n", { verdict: "chosen" }),
       entry("Ben", "B\n", { verdict: "left_out" }),
+      entry("Cy", "C\n", { verdict: "vetoed" }),
     ]);
-    expect(placed.map((e) => e.placement)).toEqual(["default", undefined]);
+    const none = { position: null, depth: null, role: null };
+    expect(placed.map((e) => e.placement)).toEqual([none, none, undefined]);
     expect(renderBlocks(placed, { framing: FRAMING })).toEqual([
       { placement: "default", cards: ["people/Ann"], text: "A memory surfaces:\n\nA\n" },
     ]);

@@ -60,6 +60,7 @@ export function storeContract(name: string, place: () => Place): void {
         lastSeen: 0,
         injections: [],
         replays: [],
+        timed: {},
       });
     });
 
@@ -78,6 +79,7 @@ export function storeContract(name: string, place: () => Place): void {
         lastSeen: 1000,
         injections: [{ id: "people/Alice", version: "1:1", turn: 1 }],
         replays: [r],
+        timed: {},
       });
     });
 
@@ -227,10 +229,59 @@ export function storeContract(name: string, place: () => Place): void {
         lastSeen: 0,
         injections: [],
         replays: [],
+        timed: {},
       });
       expect(await store.findByOpening("oa")).toBeNull();
       await store.commitTurn("a", { turn: 1, now: 3 });
       expect(await store.loadConversation("a")).toMatchObject({ turn: 1, injections: [], replays: [] });
+    });
+  });
+
+  describe(`${name} store: the timed-effects memory`, () => {
+    const sticky = { "people/Alice": { last: 3, stickyUntil: 6 } };
+
+    test("a commit with a timed memory keeps it; a later commit without one leaves it as it was", async () => {
+      const { store, again } = await fresh();
+      await store.commitTurn("c1", { turn: 1, now: 1, timed: sticky });
+      await store.commitTurn("c1", { turn: 2, now: 2, injections: [{ id: "a/x", version: "v", turn: 2 }] });
+      expect((await store.loadConversation("c1")).timed).toEqual(sticky);
+      expect((await (await again()).loadConversation("c1")).timed).toEqual(sticky);
+      await store.advanceTurn("c1", 3);
+      expect((await store.loadConversation("c1")).timed).toEqual(sticky);
+    });
+
+    test("a commit with a timed memory replaces the stored one whole; an empty one clears it", async () => {
+      const { store } = await fresh();
+      await store.commitTurn("c1", { turn: 1, now: 1, timed: sticky });
+      const cooling = { "people/Bob": { last: 5, cooldownUntil: 9 }, "people/Cy": { last: 5, spent: true } };
+      await store.commitTurn("c1", { turn: 2, now: 2, timed: cooling });
+      expect((await store.loadConversation("c1")).timed).toEqual(cooling);
+      await store.commitTurn("c1", { turn: 3, now: 3, timed: {} });
+      expect((await store.loadConversation("c1")).timed).toEqual({});
+    });
+
+    test("a new clock without a timed memory forgets the stored one; with one, it is kept", async () => {
+      const { store } = await fresh();
+      await store.commitTurn("c1", { turn: 4, now: 1, timed: sticky });
+      await store.commitTurn("c1", { turn: 2, now: 2 });
+      expect((await store.loadConversation("c1")).timed).toEqual({});
+      await store.commitTurn("c1", { turn: 4, now: 3, timed: sticky });
+      await store.commitTurn("c1", { turn: 1, now: 4, timed: sticky });
+      expect((await store.loadConversation("c1")).timed).toEqual(sticky);
+    });
+
+    test("the memory keeps the cards that fired last, up to the card cap (then by id)", async () => {
+      const { store } = await fresh({ cardsPerConversation: 2 });
+      const timed = { "k/a": { last: 1 }, "k/b": { last: 7 }, "k/c": { last: 7 }, "k/d": { last: 2 } };
+      await store.commitTurn("c1", { turn: 1, now: 1, timed });
+      expect((await store.loadConversation("c1")).timed).toEqual({ "k/b": { last: 7 }, "k/c": { last: 7 } });
+    });
+
+    test("an evicted conversation takes its memory with it", async () => {
+      const { store } = await fresh({ conversations: 1 });
+      await store.commitTurn("a", { turn: 1, now: 1, timed: sticky });
+      await store.commitTurn("b", { turn: 1, now: 2 });
+      expect((await store.loadConversation("a")).timed).toEqual({});
     });
   });
 

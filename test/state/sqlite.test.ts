@@ -128,7 +128,44 @@ describe("sqlite store: the file", () => {
     await store.commitTurn("old", { turn: 4, now: 6, opening: "o" });
     expect(await store.findByOpening("o")).toBe("old");
     const db = new Database(file, { readonly: true });
-    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(2);
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(3);
+    db.close();
+  });
+
+  test("a version 2 state file is migrated in place: its conversations stay, and now keep a timed memory", async () => {
+    const root = tempDir();
+    dirs.push(root);
+    const file = statePath(root);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const v2 = new Database(file, { create: true });
+    v2.exec(`CREATE TABLE conversations (id TEXT PRIMARY KEY, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL, opening TEXT);
+      CREATE TABLE injections (conversation TEXT NOT NULL, card TEXT NOT NULL, turn INTEGER NOT NULL,
+        version TEXT NOT NULL, PRIMARY KEY (conversation, card)) WITHOUT ROWID;
+      CREATE TABLE replays (conversation TEXT NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL,
+        place TEXT NOT NULL, text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL,
+        PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
+      INSERT INTO conversations VALUES ('old', 3, 5, 'o');
+      INSERT INTO injections VALUES ('old', 'people/Alice', 3, '1:1');
+      PRAGMA user_version = 2;`);
+    v2.close();
+    const store = await opened(root);
+    expect(await store.loadConversation("old")).toMatchObject({
+      turn: 3,
+      lastSeen: 5,
+      injections: [{ id: "people/Alice", turn: 3, version: "1:1" }],
+      timed: {},
+    });
+    expect(await store.findByOpening("o")).toBe("old");
+    await store.commitTurn("old", {
+      turn: 4,
+      now: 6,
+      timed: { "people/Alice": { last: 7, stickyUntil: 9 } },
+    });
+    expect((await store.loadConversation("old")).timed).toEqual({
+      "people/Alice": { last: 7, stickyUntil: 9 },
+    });
+    const db = new Database(file, { readonly: true });
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(3);
     db.close();
   });
 });

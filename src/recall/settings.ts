@@ -1,0 +1,116 @@
+/**
+ * The vault's own recall settings: a `settings.yaml` in the vault root, written by its owner (like
+ * kinds.yaml), read by every surface through the engine. Four keys:
+ *
+ *   char: Seraphina        the name for {{char}}, <char>, <bot>
+ *   user: Ann              the name for {{user}}, <user>
+ *   budget_tokens: 1200    a budget in tokens besides the characters
+ *   reach: one-hop         or `named`
+ *
+ * A flag or request field given on a surface wins over the file, which wins over the defaults. The
+ * file never stops recall: an unknown key, a value of the wrong kind, or YAML that does not parse is
+ * ignored with a warning (said once per version of the file). The file is stat'ed on each recall and
+ * read again only when it changed, so a running gateway follows edits; `yaml` is loaded only when
+ * there is a file to read, so a cold hook without one pays nothing.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type * as Yaml from "yaml";
+import { REACHES, type Reach } from "../defaults.ts";
+import type { RecallOptions } from "./types.ts";
+
+export const SETTINGS_FILE = "settings.yaml";
+
+export { REACHES, type Reach };
+
+export interface VaultSettings {
+  char?: string;
+  user?: string;
+  budgetTokens?: number;
+  reach?: Reach;
+}
+
+/** The settings a text holds, and what was ignored in it (one line each, naming the file). */
+export function parseSettings(text: string): { settings: VaultSettings; warnings: string[] } {
+  const warnings: string[] = [];
+  const warn = (message: string) => warnings.push(`${SETTINGS_FILE}: ${message}; ignored`);
+  let data: unknown;
+  try {
+    const yaml = require("yaml") as typeof Yaml;
+    const doc = yaml.parseDocument(text, { schema: "core", uniqueKeys: false });
+    if (doc.errors.length > 0) throw doc.errors[0];
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    warn(`not valid YAML (${(err as Error).message.split("\n")[0]})`);
+    return { settings: {}, warnings };
+  }
+  if (data === null || data === undefined) return { settings: {}, warnings };
+  if (typeof data !== "object" || Array.isArray(data)) {
+    warn("the file must be a mapping of setting: value");
+    return { settings: {}, warnings };
+  }
+  const settings: VaultSettings = {};
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    if (key === "char" || key === "user") {
+      if (typeof value === "string" || typeof value === "number") settings[key] = String(value).trim();
+      else if (value !== null) warn(`${key} must be a name`);
+    } else if (key === "budget_tokens") {
+      if (typeof value === "number" && Number.isInteger(value) && value >= 0) settings.budgetTokens = value;
+      else if (value !== null) warn("budget_tokens must be a whole number ≥ 0");
+    } else if (key === "reach") {
+      if ((REACHES as readonly unknown[]).includes(value)) settings.reach = value as Reach;
+      else if (value !== null) warn(`reach must be ${REACHES.join(" or ")}`);
+    } else {
+      warn(`unknown setting "${key}"`);
+    }
+  }
+  return { settings, warnings };
+}
+
+/**
+ * The options of one recall: what the caller gave, and the vault's settings where it gave nothing
+ * (each name on its own: `--user` alone keeps the file's `char`).
+ */
+export function withSettings(options: RecallOptions, settings: VaultSettings): RecallOptions {
+  const char = options.names?.char ?? settings.char;
+  const user = options.names?.user ?? settings.user;
+  const names = char === undefined && user === undefined ? undefined : { char, user };
+  const out: RecallOptions = { ...options };
+  if (names) out.names = names;
+  if (out.budgetTokens === undefined && settings.budgetTokens !== undefined)
+    out.budgetTokens = settings.budgetTokens;
+  if (out.reach === undefined && settings.reach !== undefined) out.reach = settings.reach;
+  return out;
+}
+
+/** The settings file of one vault, read again only when its mtime or size changed. */
+export class SettingsFile {
+  private stamp = "";
+  private settings: VaultSettings = {};
+
+  constructor(
+    private readonly root: string,
+    private readonly warn: (line: string) => void,
+  ) {}
+
+  current(): VaultSettings {
+    const file = join(this.root, SETTINGS_FILE);
+    const stat = statSync(file, { throwIfNoEntry: false, bigint: true });
+    const stamp = stat ? `${stat.mtimeNs}:${stat.size}` : "";
+    if (stamp === this.stamp) return this.settings;
+    this.stamp = stamp;
+    this.settings = {};
+    if (!stat) return this.settings;
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      this.warn(`lorecards: ${SETTINGS_FILE} could not be read (${(err as Error).message}); ignored`);
+      return this.settings;
+    }
+    const parsed = parseSettings(text);
+    for (const line of parsed.warnings) this.warn(`lorecards: ${line}`);
+    this.settings = parsed.settings;
+    return this.settings;
+  }
+}
