@@ -9,11 +9,14 @@ import { isRecord, type Raw } from "./_model.ts";
 
 export type CardVersion = "V1" | "V2" | "V3" | "Unknown";
 
-/** Spec 13.1, in its order. */
+/**
+ * Spec 13.1, in its order. An object with `entries` is a book, not a V1 card, whatever `name` it
+ * has (SillyTavern World Info files often carry one).
+ */
 export function detectVersion(obj: Raw): CardVersion {
   if (obj.spec === "chara_card_v3") return "V3";
   if (obj.spec === "chara_card_v2") return "V2";
-  if ("name" in obj && !("data" in obj)) return "V1";
+  if ("name" in obj && !("data" in obj) && !("entries" in obj)) return "V1";
   return "Unknown";
 }
 

@@ -29,6 +29,32 @@ export function isZip(bytes: Uint8Array): boolean {
   );
 }
 
+const EOCD = 0x06054b50;
+const LOCAL_HEADER = 0x04034b50;
+/** The end record is 22 bytes plus a comment of at most 65,535. */
+const EOCD_SEARCH = 22 + 0xffff;
+
+/**
+ * A zip that follows other bytes (RisuAI writes CHARX files as a JPEG with the archive appended): its
+ * end-of-central-directory record, found from the end, says how long the central directory is and
+ * where it starts relative to the archive, so the archive's first byte is the record's position less
+ * both. The bytes there must open a local file header; otherwise there is no embedded archive (null).
+ */
+export function embeddedZip(bytes: Uint8Array): Uint8Array | null {
+  if (bytes.length < 22) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const stop = Math.max(0, bytes.length - EOCD_SEARCH);
+  for (let at = bytes.length - 22; at >= stop; at--) {
+    if (view.getUint32(at, true) !== EOCD) continue;
+    const size = view.getUint32(at + 12, true);
+    const offset = view.getUint32(at + 16, true);
+    const start = at - size - offset;
+    if (start <= 0 || start + 4 > bytes.length) continue;
+    if (view.getUint32(start, true) === LOCAL_HEADER) return bytes.subarray(start);
+  }
+  return null;
+}
+
 /** A name that could land outside the folder it is extracted into, on any OS. */
 export function unsafeEntryName(name: string): boolean {
   if (name === "" || name.includes("\0")) return true;

@@ -19,6 +19,7 @@ import {
   type Vault,
   withSettledLock,
 } from "../vault/index.ts";
+import type { BookSettings } from "./_charbook.ts";
 import type { ZipLimits } from "./_charx.ts";
 import { cardToExport, entriesToDrafts } from "./_draft.ts";
 import { type BaseCardFile, type ExportFile, type ExportFormat, renderBook } from "./_export.ts";
@@ -46,6 +47,31 @@ export interface ImportResult {
   overwritten: number;
   skipped: SkippedEntry[];
   warnings: string[];
+  /** The book's own settings (spec 6.3) that a vault sets in settings.yaml, not on cards. */
+  book: BookSettings;
+  /** The character's name, when a character card carried the book (for `char:` in settings.yaml). */
+  character?: string;
+  /** One line per thing the person may want to set themselves (see `importNotes`). */
+  notes: string[];
+}
+
+/**
+ * What an import cannot put on a card and leaves for the person: the book's token budget and scan
+ * depth (vault settings), and the character's name (for {{char}}). The import never writes settings.
+ */
+export function importNotes(book: BookSettings, character?: string): string[] {
+  const notes: string[] = [];
+  if (book.tokenBudget !== undefined && book.tokenBudget > 0) {
+    notes.push(`book token_budget ${book.tokenBudget}: set budget_tokens in settings.yaml`);
+  }
+  if (book.scanDepth !== undefined) {
+    notes.push(`book scan_depth ${book.scanDepth} messages: set the scan window in settings.yaml`);
+  }
+  if (book.recursiveScanning === false) {
+    notes.push("book recursive_scanning false: every card got prevent_recursion: true");
+  }
+  if (character !== undefined) notes.push(`set char: ${character} in settings.yaml`);
+  return notes;
 }
 
 /**
@@ -79,7 +105,10 @@ export async function importBook(
     overwritten: 0,
     skipped: [...book.skipped],
     warnings: [...book.warnings, ...cutWarnings(book.entries)],
+    book: book.settings,
+    notes: importNotes(book.settings, book.character),
   };
+  if (book.character !== undefined) result.character = book.character;
   await withSettledLock(vault, async () => {
     // By case-folded key: macOS and Windows fold case.
     const existing = new Map(cardKeys(vault, kind).keys.map((k) => [k.toLowerCase(), k]));
@@ -109,17 +138,20 @@ export interface ExportOptions {
   bookName?: string;
 }
 
+/** One card file of the vault as read: its parsed card, its text, and where it is. */
+export interface VaultCardFile {
+  card: Card;
+  text: string;
+  /** Absolute path of the file. */
+  file: string;
+}
+
 /**
  * Every card of the vault (kinds in table order, then file names, as the index lists them), each file
- * read and parsed once. A file that does not parse is reported in `skipped`, not exported.
+ * read and parsed once. A file that does not parse is reported in `skipped`.
  */
-export async function exportBook(
-  vault: Vault,
-  format: ExportFormat,
-  opts: ExportOptions = {},
-): Promise<ExportFile> {
-  settleImports(vault);
-  const cards: Card[] = [];
+export function readVaultCards(vault: Vault): { files: VaultCardFile[]; skipped: SkippedEntry[] } {
+  const files: VaultCardFile[] = [];
   const skipped: SkippedEntry[] = [];
   for (const kind of vault.kinds.kinds) {
     const { dir, keys } = cardKeys(vault, kind.name);
@@ -129,8 +161,13 @@ export async function exportBook(
       try {
         const problem = keyProblem(key);
         if (problem !== null) throw new Error(`the file name is not a legal card name: ${problem}`);
-        const text = readNoFollow(vault, path.join(dir, `${key}.md`), false);
-        cards.push(parseCard(text, { kind: kind.name, key, path: rel, kinds: vault.kinds }));
+        const file = path.join(dir, `${key}.md`);
+        const text = readNoFollow(vault, file, false);
+        files.push({
+          card: parseCard(text, { kind: kind.name, key, path: rel, kinds: vault.kinds }),
+          text,
+          file,
+        });
       } catch (err) {
         // The parser names the file itself and may point at the line below: one line is enough here.
         const first = (err as Error).message.split("\n")[0]!;
@@ -141,6 +178,21 @@ export async function exportBook(
       }
     }
   }
-  const file = await renderBook(cards.map(cardToExport), format, opts);
+  return { files, skipped };
+}
+
+/** Every card of the vault as one export file; a card file that does not parse is left out, listed in `skipped`. */
+export async function exportBook(
+  vault: Vault,
+  format: ExportFormat,
+  opts: ExportOptions = {},
+): Promise<ExportFile> {
+  settleImports(vault);
+  const { files, skipped } = readVaultCards(vault);
+  const file = await renderBook(
+    files.map((f) => cardToExport(f.card)),
+    format,
+    opts,
+  );
   return { ...file, skipped };
 }

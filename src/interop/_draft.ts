@@ -5,8 +5,18 @@
  */
 
 import { keyFromTitle, numberedKey, publicText } from "../card/index.ts";
-import type { Card, CardDraft, Secondary } from "../card/types.ts";
-import { type BookEntry, isRecord, type Mapped, type Raw } from "./_model.ts";
+import { POSITIONS } from "../card/rules.ts";
+import type { Card, CardDraft, Policy, PromptRole, Secondary } from "../card/types.ts";
+import {
+  type BookEntry,
+  definedOnly,
+  type EntryRules,
+  isRecord,
+  type Mapped,
+  type Raw,
+  RULE_FIELDS,
+  stringList,
+} from "./_model.ts";
 
 export interface DraftOptions {
   kind: string;
@@ -35,9 +45,16 @@ export function uniqueKey(title: string, taken: Set<string>, next = new Map<stri
   return key;
 }
 
-function secondaryFrontmatter(s: Secondary): Partial<Secondary> | undefined {
-  const out: Partial<Secondary> = {};
-  for (const name of ["all", "any", "not"] as const) if (s[name].length > 0) out[name] = [...s[name]];
+/** The card's `secondary:` mapping (`not_all` is NOT ALL), or undefined when every list is empty. */
+function secondaryFrontmatter(s: Secondary): Raw | undefined {
+  const out: Raw = {};
+  const names: [keyof Secondary, string][] = [
+    ["all", "all"],
+    ["any", "any"],
+    ["not", "not"],
+    ["notAll", "not_all"],
+  ];
+  for (const [name, field] of names) if (s[name].length > 0) out[field] = [...s[name]];
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
@@ -58,8 +75,13 @@ export function entryToDraft(entry: BookEntry, key: string, opts: DraftOptions):
   const secondary = secondaryFrontmatter(entry.secondary);
   if (secondary) frontmatter.secondary = secondary;
   if (entry.scanDepth !== null) frontmatter.scan_depth = entry.scanDepth;
-  frontmatter.priority = entry.priority;
+  if (entry.priority !== null) frontmatter.priority = entry.priority;
   frontmatter.enabled = entry.enabled;
+  for (const name of RULE_FIELDS) {
+    const value = entry.rules[name];
+    if (value !== undefined) frontmatter[name] = Array.isArray(value) ? [...value] : value;
+  }
+  if (entry.decorators.length > 0) frontmatter.decorators = [...entry.decorators];
   frontmatter[opts.namespace] = entry.foreign;
   return { kind: opts.kind, key, frontmatter, body: fileBody(entry.body) };
 }
@@ -78,16 +100,89 @@ export interface ExportCard extends Mapped {
   card: Raw;
 }
 
+const POLICIES: readonly Policy[] = ["automatic", "always", "manual", "never"];
+const ROLES: readonly PromptRole[] = ["system", "user", "assistant"];
+
+const asBool = (v: unknown) => (typeof v === "boolean" ? v : undefined);
+const asNumber = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+const asCount = (v: unknown) => {
+  const n = asNumber(v);
+  return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;
+};
+const asName =
+  <T extends string>(names: readonly T[]) =>
+  (v: unknown) =>
+    typeof v === "string" ? names.find((n) => n === v.trim().toLowerCase()) : undefined;
+
+const READ: { [K in keyof EntryRules]-?: (v: unknown) => EntryRules[K] } = {
+  context: asName(POLICIES),
+  case_sensitive: asBool,
+  whole_words: asBool,
+  regex: asBool,
+  scan_messages: asCount,
+  order: (v) => (Number.isInteger(asNumber(v)) ? (v as number) : undefined),
+  group: (v) => {
+    const names = stringList(v);
+    return names.length > 0 ? names : undefined;
+  },
+  group_override: asBool,
+  group_weight: (v) => ((asNumber(v) ?? 0) > 0 ? (v as number) : undefined),
+  group_scoring: asBool,
+  probability: (v) => {
+    const n = asNumber(v);
+    return n !== undefined && n >= 0 && n <= 100 ? n : undefined;
+  },
+  exclude_recursion: asBool,
+  prevent_recursion: asBool,
+  delay_until_recursion: asBool,
+  sticky: asCount,
+  cooldown: asCount,
+  delay: asCount,
+  ignore_budget: asBool,
+  position: asName(POSITIONS),
+  depth: asCount,
+  role: asName(ROLES),
+};
+
+/**
+ * The lorebook settings a card states itself, as it wrote them (a value the card parser would not
+ * take either is left out). Decorators stay decorators: an export writes them back as they were.
+ */
+export function statedRules(frontmatter: Raw): EntryRules {
+  const out: Raw = {};
+  for (const name of RULE_FIELDS) {
+    const value = frontmatter[name];
+    if (value !== undefined && value !== null) out[name] = (READ[name] as (v: unknown) => unknown)(value);
+  }
+  // As the card parser reads it: `depth` alone means the at-depth place.
+  if (out.depth !== undefined && out.position === undefined) out.position = "at_depth";
+  return definedOnly(out) as EntryRules;
+}
+
+function decoratorLines(value: unknown): string[] | undefined {
+  if (typeof value === "string") return value.split("\n");
+  if (Array.isArray(value) && value.every((l) => typeof l === "string")) return [...value];
+  return undefined;
+}
+
 /**
  * A parsed card as export input. Its keywords and aliases both become keys (they are both match terms
- * here); the body is the public text only. A card with `inject: false` is kept out of automatic recall
- * here, and a lorebook only has automatic recall, so it goes out disabled.
+ * here); the body is the public text only. A card kept out of automatic recall (`context: manual` or
+ * `never`, or `inject: false`) goes out disabled: a lorebook entry has no "only when asked".
+ * A card imported before decorators had their own field keeps them under `card.decorators`; they
+ * go back out the same way.
  */
 export function cardToExport(card: Card): ExportCard {
   const hasPrivate = card.sections.some((s) => s.private);
   const text = hasPrivate ? publicText(card) : card.body;
   const keywords = [...card.keywords];
   for (const alias of card.aliases) if (!keywords.includes(alias)) keywords.push(alias);
+  const fm = card.frontmatter;
+  const rules = statedRules(fm);
+  const policy = rules.context ?? (card.inject ? "automatic" : "manual");
+  const held: Raw = isRecord(fm.card) ? { ...fm.card } : {};
+  const legacy = decoratorLines(held.decorators);
+  delete held.decorators;
   return {
     key: card.key,
     kind: card.kind,
@@ -95,10 +190,12 @@ export function cardToExport(card: Card): ExportCard {
     keywords,
     secondary: card.secondary,
     scanDepth: card.scanDepth,
-    priority: card.priority,
-    enabled: card.enabled && card.inject,
+    priority: "priority" in fm ? card.priority : null,
+    enabled: card.enabled && policy !== "manual" && policy !== "never",
     body: bookBody(text),
-    st: isRecord(card.frontmatter.st) ? card.frontmatter.st : {},
-    card: isRecord(card.frontmatter.card) ? card.frontmatter.card : {},
+    decorators: decoratorLines(fm.decorators) ?? legacy ?? [],
+    rules,
+    st: isRecord(fm.st) ? fm.st : {},
+    card: held,
   };
 }

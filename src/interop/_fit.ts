@@ -6,7 +6,7 @@
  */
 import { cutChars, formatCount, MAX_LIST_WORDS, MAX_TERM_CHARS, MAX_TITLE_CHARS } from "../card/index.ts";
 import type { Secondary } from "../card/types.ts";
-import type { Mapped } from "./_model.ts";
+import type { MappedPart } from "./_model.ts";
 
 function fitWords(name: string, words: string[], note: (what: string) => void): string[] {
   let long = 0;
@@ -26,7 +26,7 @@ function fitWords(name: string, words: string[], note: (what: string) => void): 
 }
 
 /** `mapped` (whole or one rule's part) within the card limits; `note` hears what was cut. */
-export function fitToCard<T extends Partial<Mapped>>(mapped: T, note: (what: string) => void): T {
+export function fitToCard<T extends MappedPart>(mapped: T, note: (what: string) => void): T {
   const out: T = { ...mapped };
   if (typeof mapped.title === "string") {
     const title = cutChars(mapped.title, MAX_TITLE_CHARS);
@@ -38,7 +38,7 @@ export function fitToCard<T extends Partial<Mapped>>(mapped: T, note: (what: str
   if (mapped.keywords) out.keywords = fitWords("keywords", mapped.keywords, note);
   if (mapped.secondary) {
     const secondary: Secondary = { ...mapped.secondary };
-    for (const part of ["all", "any", "not"] as const) {
+    for (const part of ["all", "any", "not", "notAll"] as const) {
       secondary[part] = fitWords(`secondary.${part} words`, mapped.secondary[part], note);
     }
     out.secondary = secondary;

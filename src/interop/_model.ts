@@ -5,21 +5,79 @@
  * thing. A card edited in the vault exports its new value instead.
  */
 
-import type { Secondary } from "../card/types.ts";
+import type { Policy, PromptRole, Secondary } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import { fitToCard } from "./_fit.ts";
+
+/**
+ * The lorebook settings an entry states, under their card frontmatter names (README "Lorebook
+ * fields"). A name left out is not stated (the card's default, or the source's `null` = "use the
+ * global setting"), so an entry that says nothing special adds nothing to its card.
+ */
+export interface EntryRules {
+  context?: Policy;
+  case_sensitive?: boolean;
+  whole_words?: boolean;
+  regex?: boolean;
+  scan_messages?: number;
+  order?: number;
+  group?: string[];
+  group_override?: boolean;
+  group_weight?: number;
+  group_scoring?: boolean;
+  probability?: number;
+  exclude_recursion?: boolean;
+  prevent_recursion?: boolean;
+  delay_until_recursion?: boolean;
+  sticky?: number;
+  cooldown?: number;
+  delay?: number;
+  ignore_budget?: boolean;
+  position?: string;
+  depth?: number;
+  role?: PromptRole;
+}
+
+/** The frontmatter names of EntryRules, in the order a card file lists them. */
+export const RULE_FIELDS = [
+  "context",
+  "case_sensitive",
+  "whole_words",
+  "regex",
+  "scan_messages",
+  "order",
+  "group",
+  "group_override",
+  "group_weight",
+  "group_scoring",
+  "probability",
+  "exclude_recursion",
+  "prevent_recursion",
+  "delay_until_recursion",
+  "sticky",
+  "cooldown",
+  "delay",
+  "ignore_budget",
+  "position",
+  "depth",
+  "role",
+] as const satisfies readonly (keyof EntryRules)[];
 
 /** What lorecards understands of one lorebook entry; everything else rides along in `foreign`. */
 export interface Mapped {
   title: string;
   keywords: string[];
   secondary: Secondary;
-  /** In turns; null to use the caller's window. */
+  /** In turns (the card's old `scan_depth`); imports state `scan_messages` instead, so null there. */
   scanDepth: number | null;
-  priority: number;
+  /** The card's `priority` (CCv3 `priority`); null when the entry states none. */
+  priority: number | null;
   enabled: boolean;
   /** The card body: the entry's content, without decorators. */
   body: string;
+  /** The V3 decorator lines that opened the content, verbatim and in order. */
+  decorators: string[];
+  rules: EntryRules;
 }
 
 /** One imported entry: what we understand plus every other field of the source, verbatim. */
@@ -32,30 +90,74 @@ export interface BookEntry extends Mapped {
 /** A loosely typed source object (one ST entry, one character book entry). */
 export type Raw = Record<string, unknown>;
 
+/** A rule's reading: some of the Mapped fields, and some of the rules. */
+export type MappedPart = Partial<Omit<Mapped, "rules">> & { rules?: EntryRules };
+
 /**
  * One row of a mapping table: the source fields it owns, how they become mapped values and back.
  * `read` sees the whole entry (a fallback may look at a field another rule keeps, like ST `depth`).
  */
 export interface FieldRule {
   fields: string[];
-  read(entry: Raw): Partial<Mapped>;
+  read(entry: Raw): MappedPart;
   write(mapped: Mapped): Raw;
 }
 
 export function emptySecondary(): Secondary {
-  return { all: [], any: [], not: [] };
+  return { all: [], any: [], not: [], notAll: [] };
 }
 
-/** Applies every rule; the rules together must produce a whole Mapped. */
+/** A Mapped that states nothing but its words: what a card with no lorebook settings exports. */
+export function plainMapped(over: Partial<Mapped> = {}): Mapped {
+  return {
+    title: "",
+    keywords: [],
+    secondary: emptySecondary(),
+    scanDepth: null,
+    priority: null,
+    enabled: true,
+    body: "",
+    decorators: [],
+    rules: {},
+    ...over,
+  };
+}
+
+/** Applies every rule; the rules together must produce a whole Mapped (their `rules` merged). */
 export function readAll(rules: FieldRule[], entry: Raw): Mapped {
-  const out: Partial<Mapped> = {};
-  for (const rule of rules) Object.assign(out, rule.read(entry));
-  return out as Mapped;
+  const out = plainMapped();
+  for (const rule of rules) {
+    const { rules: part, ...rest } = rule.read(entry);
+    Object.assign(out, rest);
+    if (part) Object.assign(out.rules, definedOnly(part));
+  }
+  return out;
+}
+
+/** Drops undefined values, so "not stated" is one thing (an absent key). */
+export function definedOnly<T extends object>(value: T): T {
+  const out = {} as T;
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) (out as Raw)[k] = v;
+  return out;
 }
 
 /** One rule's reading, cut to the card limits: what a card made from it will say. */
-function readFitted(rule: FieldRule, entry: Raw): Partial<Mapped> {
+function readFitted(rule: FieldRule, entry: Raw): MappedPart {
   return fitToCard(rule.read(entry), () => {});
+}
+
+/**
+ * Whether a rule's reading says what the card says: every Mapped field it returns is equal, and so is
+ * every setting it names. A rule names each setting it covers even when not stated (`undefined`), so
+ * a card that now states one its kept original did not is told apart.
+ */
+function agrees(part: MappedPart, mapped: Mapped): boolean {
+  const { rules: settings, ...rest } = part;
+  for (const k of Object.keys(rest) as (keyof Mapped)[]) {
+    if (!sameValue((rest as Raw)[k], mapped[k])) return false;
+  }
+  const stated = mapped.rules as Raw;
+  return Object.entries(settings ?? {}).every(([k, v]) => sameValue(v, stated[k]));
 }
 
 /**
@@ -95,10 +197,37 @@ export function joinEntry(rules: FieldRule[], mapped: Mapped, foreign: Raw): Raw
     if (kept.length === 0) return;
     const candidate: Raw = { ...foreign, ...fresh };
     for (const f of kept) candidate[f] = foreign[f];
-    const again = readFitted(rule, candidate);
-    const still = (Object.keys(again) as (keyof Mapped)[]).every((k) => sameValue(again[k], mapped[k]));
-    if (still) for (const f of kept) out[f] = foreign[f];
+    if (agrees(readFitted(rule, candidate), mapped)) for (const f of kept) out[f] = foreign[f];
   });
+  return out;
+}
+
+/**
+ * A source whose entries nest some fields one level down (a character book's `extensions`) is
+ * mapped flat: `extensions.position` is a field like any other. `nest` puts them back.
+ */
+export function flatten(entry: Raw, under: string): Raw {
+  const inner = entry[under];
+  if (!isRecord(inner)) return entry;
+  const out: Raw = {};
+  for (const [k, v] of Object.entries(entry)) if (k !== under) out[k] = v;
+  for (const [k, v] of Object.entries(inner)) out[`${under}.${k}`] = v;
+  return out;
+}
+
+export function nest(entry: Raw, under: string): Raw {
+  const prefix = `${under}.`;
+  const out: Raw = {};
+  let inner: Raw | undefined = isRecord(entry[under]) ? { ...(entry[under] as Raw) } : undefined;
+  for (const [k, v] of Object.entries(entry)) {
+    if (k === under) continue;
+    if (k.startsWith(prefix)) {
+      inner ??= {};
+      inner[k.slice(prefix.length)] = v;
+    } else out[k] = v;
+  }
+  if (inner !== undefined) out[under] = inner;
+  else if (under in entry) out[under] = entry[under];
   return out;
 }
 

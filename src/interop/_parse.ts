@@ -1,19 +1,35 @@
 /**
  * From a file's bytes (or JSON text, or an already parsed JSON value, as the HTTP API receives it) to book entries:
  * detect the format, find the lorebook, map each entry. Format detection: PNG signature, zip
- * signature (CHARX), otherwise JSON — a card (spec 13.1), a `lorebook_v3` export, or a World Info book.
+ * (CHARX, also after an image RisuAI puts in front of it), otherwise JSON — a card (spec 13.1), a
+ * `lorebook_v3` export, one of the books SillyTavern's World Info import converts (RisuAI, NovelAI,
+ * Agnai, KoboldAI), or a World Info book. A book's `entries` win over a top-level `name`, which only
+ * makes a V1 character card when there are no entries.
  */
 
 import { LoreError } from "../errors.ts";
 import { MAX_JSON_DEPTH, valueDeeperThan } from "../json-depth.ts";
+import { agnaiEntries, isAgnaiBook } from "./_agnai.ts";
 import { type CardVersion, detectVersion } from "./_card.ts";
-import { readLorebook } from "./_charbook.ts";
-import { isZip, readCharx, type ZipLimits } from "./_charx.ts";
+import { type BookSettings, readLorebook } from "./_charbook.ts";
+import { embeddedZip, isZip, readCharx, type ZipLimits } from "./_charx.ts";
+import { isKoboldBook, koboldEntries } from "./_kobold.ts";
 import { type BookEntry, badFile, isRecord, type Raw } from "./_model.ts";
+import { isNovelBook, novelEntries } from "./_novel.ts";
 import { cardTextFromPng, isPng } from "./_png.ts";
-import { isWorldInfo, readWorldInfo, type SkippedEntry } from "./_st.ts";
+import { isRisuBook, risuEntries } from "./_risu.ts";
+import { isWorldInfo, readEntries, readWorldInfo, type SkippedEntry } from "./_st.ts";
 
-export type SourceFormat = "st" | "lorebook_v3" | "card-json" | "card-png" | "charx";
+export type SourceFormat =
+  | "st"
+  | "risu"
+  | "novelai"
+  | "agnai"
+  | "kobold"
+  | "lorebook_v3"
+  | "card-json"
+  | "card-png"
+  | "charx";
 
 export interface ParsedBook {
   format: SourceFormat;
@@ -25,6 +41,10 @@ export interface ParsedBook {
   entries: BookEntry[];
   skipped: SkippedEntry[];
   warnings: string[];
+  /** The book's own settings (spec 6.3), for the import to report. */
+  settings: BookSettings;
+  /** The character's name, when a character card carried the book. */
+  character?: string;
 }
 
 export interface ParseOptions {
@@ -41,8 +61,9 @@ export async function parseBook(input: Uint8Array | unknown, opts: ParseOptions)
     const { text, chunk } = cardTextFromPng(input, file);
     return parseJsonValue(parseJsonText(text, file, `PNG chunk "${chunk}"`), "card-png", file);
   }
-  if (isZip(input)) {
-    const { cardJson } = await readCharx(input, file, { limits: opts.zipLimits });
+  const zip = isZip(input) ? input : embeddedZip(input);
+  if (zip !== null) {
+    const { cardJson } = await readCharx(zip, file, { limits: opts.zipLimits });
     return parseJsonValue(parseJsonText(cardJson, file, "card.json"), "charx", file);
   }
   let text: string;
@@ -62,6 +83,30 @@ function parseJsonText(text: string, file: string, what: string): unknown {
   }
 }
 
+function worldBook(
+  format: SourceFormat,
+  read: { entries: BookEntry[]; skipped: SkippedEntry[] },
+  name: unknown,
+): ParsedBook {
+  const settings: BookSettings = typeof name === "string" && name !== "" ? { name } : {};
+  return { format, namespace: "st", name: settings.name, ...read, warnings: [], settings };
+}
+
+/** The formats SillyTavern's World Info import takes: its own, and the four it converts. */
+function fromWorldBook(json: unknown, file: string): ParsedBook | null {
+  const name = isRecord(json) ? json.name : undefined;
+  if (isRisuBook(json)) {
+    const { list, skipped } = risuEntries(json);
+    const read = readEntries(list);
+    return worldBook("risu", { entries: read.entries, skipped: [...skipped, ...read.skipped] }, name);
+  }
+  if (isNovelBook(json)) return worldBook("novelai", readEntries(novelEntries(json)), name);
+  if (isAgnaiBook(json)) return worldBook("agnai", readEntries(agnaiEntries(json)), name);
+  if (isKoboldBook(json)) return worldBook("kobold", readEntries(koboldEntries(json)), name);
+  if (isWorldInfo(json)) return worldBook("st", readWorldInfo(json, file), name);
+  return null;
+}
+
 function parseJsonValue(json: unknown, container: SourceFormat, file: string): ParsedBook {
   // Every entry field ends up in YAML frontmatter, whose writer overflows the stack on deep values.
   if (valueDeeperThan(json, MAX_JSON_DEPTH)) {
@@ -71,16 +116,21 @@ function parseJsonValue(json: unknown, container: SourceFormat, file: string): P
     if (!isRecord(json.data)) throw badFile(file, "lorebook_v3 has no `data` object");
     return fromLorebook(json.data, "lorebook_v3", undefined, [], file);
   }
+  if (isRecord(json) && (json.spec === "chara_card_v2" || json.spec === "chara_card_v3")) {
+    return fromCard(json, detectVersion(json), container, file);
+  }
+  if (container === "card-json") {
+    const book = fromWorldBook(json, file);
+    if (book !== null) return book;
+  }
   if (isRecord(json)) {
     const version = detectVersion(json);
     if (version !== "Unknown") return fromCard(json, version, container, file);
   }
-  if (container === "card-json" && isWorldInfo(json)) {
-    const { entries, skipped } = readWorldInfo(json, file);
-    const name = isRecord(json) && typeof json.name === "string" ? json.name : undefined;
-    return { format: "st", namespace: "st", name, entries, skipped, warnings: [] };
-  }
-  throw badFile(file, "not a SillyTavern World Info book, a Character Card V1/V2/V3 or a lorebook_v3 export");
+  throw badFile(
+    file,
+    "not a SillyTavern World Info book (nor a RisuAI, NovelAI, Agnai or KoboldAI one), a Character Card V1/V2/V3 or a lorebook_v3 export",
+  );
 }
 
 function fromCard(card: Raw, version: CardVersion, format: SourceFormat, file: string): ParsedBook {
@@ -98,7 +148,9 @@ function fromCard(card: Raw, version: CardVersion, format: SourceFormat, file: s
   const book = data.character_book;
   if (!isRecord(book))
     throw badFile(file, `is a ${version} character card without a lorebook (character_book)`);
-  return fromLorebook(book, format, version, warnings, file);
+  const parsed = fromLorebook(book, format, version, warnings, file);
+  const name = typeof data.name === "string" ? data.name.trim() : "";
+  return name === "" ? parsed : { ...parsed, character: name };
 }
 
 function fromLorebook(
@@ -110,6 +162,6 @@ function fromLorebook(
 ): ParsedBook {
   if (!Array.isArray(book.entries)) throw badFile(file, "lorebook has no `entries` list");
   const v3 = version === undefined || version === "V3";
-  const { name, entries, skipped } = readLorebook(book, { v3 });
-  return { format, version, namespace: "card", name, entries, skipped, warnings };
+  const { name, entries, skipped, settings } = readLorebook(book, { v3 });
+  return { format, version, namespace: "card", name, entries, skipped, warnings, settings };
 }

@@ -99,13 +99,17 @@ export function textChunk(keyword: string, text: string): PngChunk {
   return { type: "tEXt", data: bytes };
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
 
-/** Strict base64 (RFC 4648 section 4, padded, no whitespace) decoded as UTF-8. */
+/**
+ * Base64 (RFC 4648 section 4) decoded as UTF-8. Line breaks and spaces are skipped and the final
+ * padding may be missing, as SillyTavern's reader (Node's Buffer) allows; any other character is refused.
+ */
 export function decodeBase64Text(text: string, what: string, file: string): string {
-  if (!BASE64.test(text)) throw badFile(file, `${what} is not valid base64`);
+  const packed = text.replace(/[\t\n\r ]+/g, "");
+  if (!BASE64.test(packed)) throw badFile(file, `${what} is not valid base64`);
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(text, "base64"));
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(packed, "base64"));
   } catch (err) {
     throw badFile(file, `${what} is not UTF-8 text`, err);
   }

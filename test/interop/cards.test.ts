@@ -2,25 +2,27 @@ import { describe, expect, test } from "bun:test";
 import type { Secondary } from "../../src/card/types.ts";
 import {
   detectVersion,
+  type EntryRules,
   type ExportCard,
   entriesToDrafts,
   parseBook,
+  plainMapped,
   renderBook,
 } from "../../src/interop/index.ts";
 import { HAVE_REAL, json, real, throughFile } from "./_support.ts";
 
 type Raw = Record<string, unknown>;
 
-const sec = (s: Partial<Secondary>): Secondary => ({ all: [], any: [], not: [], ...s });
+const sec = (s: Partial<Secondary>): Secondary => ({ all: [], any: [], not: [], notAll: [], ...s });
 
-function v3Card(entries: Raw[], extra: Raw = {}): Raw {
+function v3Card(entries: Raw[], extra: Raw = {}, book: Raw = {}): Raw {
   return {
     spec: "chara_card_v3",
     spec_version: "3.0",
     data: {
       name: "Test",
       extensions: {},
-      character_book: { name: "Book", extensions: {}, entries },
+      character_book: { name: "Book", extensions: {}, entries, ...book },
       ...extra,
     },
   };
@@ -34,25 +36,22 @@ async function importEntry(entry: Raw, wrap: (e: Raw[]) => Raw = (e) => v3Card(e
     },
   );
   const draft = entriesToDrafts(book.entries, { kind: "entry", namespace: book.namespace })[0]!;
-  return { draft, card: throughFile(draft) };
+  return { entry: book.entries[0]!, draft, card: throughFile(draft) };
 }
 
 function card(over: Partial<ExportCard>): ExportCard {
   return {
+    ...plainMapped({ title: "t", keywords: ["k"] }),
     key: "k",
     kind: "entry",
-    title: "t",
-    keywords: ["k"],
-    secondary: sec({}),
-    scanDepth: null,
-    priority: 0,
-    enabled: true,
-    body: "",
     st: {},
     card: {},
     ...over,
   };
 }
+
+/** What SillyTavern writes under an entry's extensions (src/endpoints/characters.js). */
+const ST_EXT = { display_index: 0, position: 0, selectiveLogic: 0, depth: 4, role: 0 };
 
 async function exportEntry(c: ExportCard): Promise<Raw> {
   const out = json((await renderBook([c], "lorebook_v3")).bytes) as { data: { entries: Raw[] } };
@@ -65,6 +64,7 @@ describe("spec 13.1: which card version a JSON object is", () => {
     [{ spec: "chara_card_v2", data: {} }, "V2"],
     [{ name: "Old", description: "" }, "V1"],
     [{ name: "Both", data: {} }, "Unknown"],
+    [{ name: "A World Info book", entries: {} }, "Unknown"],
     [{ spec: "something_else" }, "Unknown"],
   ])("%j is %s", (obj, version) => {
     expect(detectVersion(obj)).toBe(version as ReturnType<typeof detectVersion>);
@@ -85,38 +85,128 @@ describe("character book entry → card", () => {
       { secondary: sec({}) },
     ],
     [
-      "SillyTavern's extensions.selectiveLogic 1 → all",
+      "SillyTavern's extensions.selectiveLogic 1 → not_all (NOT ALL)",
       { secondary_keys: ["x"], selective: true, extensions: { selectiveLogic: 1 } },
-      { secondary: sec({ all: ["x"] }) },
+      { secondary: sec({ notAll: ["x"] }) },
     ],
     [
-      "SillyTavern's extensions.selectiveLogic 3 → not",
-      { secondary_keys: ["x"], selective: true, extensions: { selectiveLogic: 3 } },
+      "SillyTavern's extensions.selectiveLogic 2 → not (NOT ANY)",
+      { secondary_keys: ["x"], selective: true, extensions: { selectiveLogic: 2 } },
       { secondary: sec({ not: ["x"] }) },
+    ],
+    [
+      "SillyTavern's extensions.selectiveLogic 3 → all (AND ALL)",
+      { secondary_keys: ["x"], selective: true, extensions: { selectiveLogic: 3 } },
+      { secondary: sec({ all: ["x"] }) },
     ],
     ["name → title", { name: "Harbor", comment: "note" }, { title: "Harbor" }],
     ["comment → title when there is no name", { comment: "Harbor" }, { title: "Harbor" }],
-    ["insertion_order → priority", { insertion_order: 250 }, { priority: 250 }],
-    [
-      "priority → priority when there is no insertion_order",
-      { insertion_order: undefined, priority: 9 },
-      { priority: 9 },
-    ],
+    ["priority → priority", { priority: 9 }, { priority: 9 }],
+    ["no priority → none stated", {}, { priority: null }],
     ["enabled: false → enabled: false", { enabled: false }, { enabled: false }],
     ["content → body", { content: "The old harbor." }, { body: "The old harbor." }],
     [
-      "V3 decorators are not part of the body",
+      "V3 decorators → decorators, not part of the body",
       { content: "@@depth 4\n@@role system\nThe harbor." },
-      { body: "The harbor." },
+      { body: "The harbor.", decorators: ["@@depth 4", "@@role system"] },
     ],
   ])("%s", async (_name, entry, expected) => {
-    expect((await importEntry(entry)).card).toMatchObject(expected);
+    expect((await importEntry(entry)).entry).toMatchObject(expected);
   });
 
-  test("constant, case_sensitive, use_regex, position and decorators are kept under card:", async () => {
-    const entry = { constant: true, case_sensitive: true, use_regex: true, position: "after_char", id: 3 };
-    const { draft } = await importEntry({ ...entry, content: "@@depth 4\nBody" });
-    expect(draft.frontmatter.card).toEqual({ ...entry, decorators: ["@@depth 4"] });
+  test.each<[string, Raw, EntryRules]>([
+    ["insertion_order → order", { insertion_order: 250 }, { order: 250 }],
+    ["constant → context: always", { constant: true }, { order: 1, context: "always" }],
+    ["use_regex from a card not made by SillyTavern → regex", { use_regex: true }, { order: 1, regex: true }],
+    [
+      "use_regex from SillyTavern (which writes it on every entry) → nothing",
+      { use_regex: true, extensions: ST_EXT },
+      { order: 1, position: "before_char" },
+    ],
+    ["the spec's case_sensitive", { case_sensitive: true }, { order: 1, case_sensitive: true }],
+    [
+      "SillyTavern's extensions.case_sensitive wins",
+      { case_sensitive: true, extensions: { case_sensitive: false } },
+      { order: 1, case_sensitive: false },
+    ],
+    ["position after_char", { position: "after_char" }, { order: 1, position: "after_char" }],
+    ["position before_char alone is the default place", { position: "before_char" }, { order: 1 }],
+    [
+      "SillyTavern's position 4, depth and role",
+      { position: "after_char", extensions: { position: 4, depth: 0, role: 2 } },
+      { order: 1, position: "at_depth", depth: 0, role: "assistant" },
+    ],
+    ["scan_depth → scan_messages", { extensions: { scan_depth: 6 } }, { order: 1, scan_messages: 6 }],
+    ["match_whole_words → whole_words", { extensions: { match_whole_words: false } }, { order: 1 }],
+    ["probability", { extensions: { probability: 40, useProbability: true } }, { order: 1, probability: 40 }],
+    [
+      "useProbability false → always (not stated)",
+      { extensions: { probability: 40, useProbability: false } },
+      { order: 1 },
+    ],
+    [
+      "groups",
+      { extensions: { group: "a,b", group_override: true, group_weight: 7, use_group_scoring: true } },
+      { order: 1, group: ["a", "b"], group_override: true, group_weight: 7, group_scoring: true },
+    ],
+    [
+      "recursion",
+      { extensions: { exclude_recursion: true, prevent_recursion: true, delay_until_recursion: true } },
+      { order: 1, exclude_recursion: true, prevent_recursion: true, delay_until_recursion: true },
+    ],
+    [
+      "timed effects",
+      { extensions: { sticky: 1, cooldown: 2, delay: 3 } },
+      { order: 1, sticky: 1, cooldown: 2, delay: 3 },
+    ],
+    ["ignore_budget", { extensions: { ignore_budget: true } }, { order: 1, ignore_budget: true }],
+    [
+      "SillyTavern's nulls state nothing",
+      {
+        extensions: {
+          case_sensitive: null,
+          match_whole_words: null,
+          use_group_scoring: null,
+          scan_depth: null,
+          sticky: null,
+        },
+      },
+      { order: 1 },
+    ],
+  ])("%s", async (_name, entry, expected) => {
+    // Whole words is always stated: the spec's substring match (false), or for an entry SillyTavern
+    // made (it writes display_index), its shipped setting (true); the rows below check the rest.
+    const { whole_words: whole, ...rest } = (await importEntry(entry)).entry.rules;
+    const ext = (entry.extensions ?? {}) as Raw;
+    expect(whole).toBe(
+      typeof ext.match_whole_words === "boolean" ? ext.match_whole_words : "display_index" in ext,
+    );
+    expect(rest).toEqual(expected);
+  });
+
+  test.each<[string, Raw, boolean]>([
+    ["an entry of the spec matches keys as substrings", {}, false],
+    [
+      "an entry SillyTavern made, its match_whole_words null, gets its shipped setting",
+      { display_index: 0, match_whole_words: null },
+      true,
+    ],
+    ["SillyTavern's own false stays false", { display_index: 0, match_whole_words: false }, false],
+  ])("%s", async (_name, extensions, whole) => {
+    expect((await importEntry({ extensions })).entry.rules.whole_words).toBe(whole);
+  });
+
+  test("fields with no card setting (id, display_index, …) are kept under card:", async () => {
+    const { draft } = await importEntry({ id: 3, extensions: { display_index: 2, automation_id: "a" } });
+    expect(draft.frontmatter.card).toEqual({ id: 3, extensions: { display_index: 2, automation_id: "a" } });
+  });
+
+  test("a book without recursive scanning makes every card prevent_recursion", async () => {
+    const wrap = (e: Raw[]) => v3Card(e, {}, { recursive_scanning: false, token_budget: 500 });
+    const book = await parseBook(wrap([{ keys: ["a"], content: "A" }]), { filename: "b.json" });
+    expect(book.entries[0]!.rules.prevent_recursion).toBe(true);
+    expect(book.settings).toEqual({ name: "Book", recursiveScanning: false, tokenBudget: 500 });
+    expect(book.character).toBe("Test");
   });
 
   test("a V2 card's content is taken literally, @@ lines included", async () => {
@@ -138,32 +228,118 @@ describe("card → character book entry", () => {
       { secondary_keys: ["x"], selective: true },
     ],
     [
-      "all → secondary_keys + selectiveLogic 1",
+      "all → selectiveLogic 3 (AND ALL)",
       { secondary: sec({ all: ["x"] }) },
-      { secondary_keys: ["x"], extensions: { selectiveLogic: 1 } },
+      { secondary_keys: ["x"], extensions: { selectiveLogic: 3 } },
     ],
     [
-      "not → secondary_keys + selectiveLogic 2",
+      "not → selectiveLogic 2 (NOT ANY)",
       { secondary: sec({ not: ["x"] }) },
       { secondary_keys: ["x"], extensions: { selectiveLogic: 2 } },
     ],
+    [
+      "not_all → selectiveLogic 1 (NOT ALL)",
+      { secondary: sec({ notAll: ["x"] }) },
+      { secondary_keys: ["x"], extensions: { selectiveLogic: 1 } },
+    ],
     ["title → comment", { title: "Harbor" }, { comment: "Harbor" }],
-    ["priority → insertion_order", { priority: 250 }, { insertion_order: 250 }],
+    [
+      "priority → priority, and insertion_order when no order is stated",
+      { priority: 250 },
+      { priority: 250, insertion_order: 250 },
+    ],
     ["enabled → enabled", { enabled: false }, { enabled: false }],
     ["body → content", { body: "The old harbor." }, { content: "The old harbor." }],
     [
       "decorators go back in front of the content",
-      { body: "B", card: { decorators: ["@@depth 4"] } },
+      { body: "B", decorators: ["@@depth 4"] },
       { content: "@@depth 4\nB" },
     ],
     [
       "card: fields come back",
-      { card: { constant: true, use_regex: true, id: 3 } },
-      { constant: true, use_regex: true, id: 3 },
+      { card: { id: 3, extensions: { display_index: 5 } } },
+      { id: 3, extensions: { display_index: 5 } },
     ],
-    ["a new card gets use_regex: false (V3 requires it)", {}, { use_regex: false, extensions: {} }],
+    [
+      "a new card gets use_regex: false (V3 requires it)",
+      {},
+      { use_regex: false, constant: false, position: "before_char" },
+    ],
   ])("%s", async (_name, over, expected) => {
     expect(await exportEntry(card(over as Partial<ExportCard>))).toMatchObject(expected);
+  });
+
+  test.each<[string, EntryRules, Raw]>([
+    ["context: always → constant", { context: "always" }, { constant: true }],
+    ["regex → use_regex", { regex: true }, { use_regex: true }],
+    ["order → insertion_order", { order: 4 }, { insertion_order: 4 }],
+    [
+      "case_sensitive → both fields",
+      { case_sensitive: true },
+      { case_sensitive: true, extensions: { case_sensitive: true } },
+    ],
+    [
+      "position after_char",
+      { position: "after_char" },
+      { position: "after_char", extensions: { position: 1 } },
+    ],
+    [
+      "at_depth → SillyTavern's position 4, depth and role",
+      { position: "at_depth", depth: 2, role: "user" },
+      { position: "after_char", extensions: { position: 4, depth: 2, role: 1 } },
+    ],
+    [
+      "every other setting under extensions, as SillyTavern reads it",
+      {
+        scan_messages: 3,
+        whole_words: true,
+        probability: 10,
+        group: ["g"],
+        group_override: true,
+        group_weight: 2,
+        group_scoring: true,
+        exclude_recursion: true,
+        prevent_recursion: true,
+        delay_until_recursion: true,
+        sticky: 1,
+        cooldown: 2,
+        delay: 3,
+        ignore_budget: true,
+      },
+      {
+        extensions: {
+          scan_depth: 3,
+          match_whole_words: true,
+          probability: 10,
+          useProbability: true,
+          group: "g",
+          group_override: true,
+          group_weight: 2,
+          use_group_scoring: true,
+          exclude_recursion: true,
+          prevent_recursion: true,
+          delay_until_recursion: true,
+          sticky: 1,
+          cooldown: 2,
+          delay: 3,
+          ignore_budget: true,
+        },
+      },
+    ],
+  ])("%s", async (_name, rules, expected) => {
+    expect(await exportEntry(card({ rules }))).toMatchObject(expected);
+  });
+
+  test("decorators an old import kept under card: go back in front of the content", async () => {
+    const draft = {
+      kind: "entry",
+      key: "k",
+      frontmatter: { keywords: ["k"], card: { decorators: ["@@depth 4"] } },
+      body: "B\n",
+    };
+    const back = await exportEntry(throughFile(draft));
+    expect(back.content).toBe("@@depth 4\nB");
+    expect(back).not.toHaveProperty("decorators");
   });
 
   test("an entry comes back field for field, decorators and name included", async () => {
@@ -185,7 +361,15 @@ describe("card → character book entry", () => {
       position: "after_char",
     };
     const { card: c } = await importEntry(entry);
-    expect(await exportEntry(c)).toEqual(entry);
+    const back = await exportEntry(c);
+    // Every field as it was; SillyTavern's extension fields are added with their defaults.
+    expect(back).toEqual({
+      ...back,
+      ...entry,
+      extensions: { ...(back.extensions as Raw), ...entry.extensions },
+    });
+    // Not made by SillyTavern: the spec's substring match is stated, as false.
+    expect(back.extensions).toMatchObject({ scan_depth: null, match_whole_words: false, probability: 100 });
   });
 });
 
@@ -307,14 +491,12 @@ describe("card files", () => {
     expect(book).toMatchObject({ format: "card-png", version: "V3", name: "Eldoria" });
     expect(book.entries.map((e) => e.title)).toEqual(["eldoria", "shadowfang", "glade", "power"]);
     const drafts = entriesToDrafts(book.entries, { kind: "entry", namespace: "card" });
-    expect(drafts[0]!.frontmatter.card).toMatchObject({
-      use_regex: true,
-      constant: false,
-      position: "before_char",
-    });
+    // SillyTavern's use_regex: true on plain keys is kept aside, not read as regex.
+    expect(drafts[0]!.frontmatter.card).toMatchObject({ use_regex: true, id: 0 });
+    expect(drafts[0]!.frontmatter.regex).toBeUndefined();
     expect(throughFile(drafts[2]!)).toMatchObject({
       keywords: ["glade", "safe haven", "refuge"],
-      priority: 100,
+      rules: { order: 100, position: "before_char", group_scoring: false },
     });
   });
 

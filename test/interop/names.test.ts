@@ -2,7 +2,7 @@
 // always be legal (one bad title must never refuse a whole book) and unique within one import.
 import { describe, expect, test } from "bun:test";
 import { keyProblem } from "../../src/card/index.ts";
-import { type BookEntry, entriesToDrafts } from "../../src/interop/index.ts";
+import { type BookEntry, entriesToDrafts, plainMapped } from "../../src/interop/index.ts";
 
 /** A small seeded generator (mulberry32), so a failure names a seed that reproduces it. */
 function random(seed: number): () => number {
@@ -62,16 +62,7 @@ function randomTitle(next: () => number): string {
 }
 
 function entry(title: string): BookEntry {
-  return {
-    title,
-    keywords: [],
-    secondary: { all: [], any: [], not: [] },
-    scanDepth: null,
-    priority: 0,
-    enabled: true,
-    body: "",
-    foreign: {},
-  };
+  return { ...plainMapped({ title }), foreign: {} };
 }
 
 function keysOf(titles: string[]): string[] {

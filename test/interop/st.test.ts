@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import type { Secondary } from "../../src/card/types.ts";
-import { type ExportCard, entriesToDrafts, parseBook, renderBook } from "../../src/interop/index.ts";
+import {
+  type EntryRules,
+  type ExportCard,
+  entriesToDrafts,
+  parseBook,
+  plainMapped,
+  renderBook,
+} from "../../src/interop/index.ts";
 import { HAVE_REAL, json, real, throughFile } from "./_support.ts";
 
 type Raw = Record<string, unknown>;
@@ -15,17 +22,10 @@ async function importEntry(entry: Raw) {
 }
 
 function card(over: Partial<ExportCard>): ExportCard {
-  const secondary: Secondary = { all: [], any: [], not: [] };
   return {
+    ...plainMapped({ title: "t", keywords: ["k"] }),
     key: "k",
     kind: "entry",
-    title: "t",
-    keywords: ["k"],
-    secondary,
-    scanDepth: null,
-    priority: 0,
-    enabled: true,
-    body: "",
     st: {},
     card: {},
     ...over,
@@ -37,9 +37,9 @@ async function exportEntry(c: ExportCard): Promise<Raw> {
   return Object.values(out.entries)[0]!;
 }
 
-const sec = (s: Partial<Secondary>): Secondary => ({ all: [], any: [], not: [], ...s });
+const sec = (s: Partial<Secondary>): Secondary => ({ all: [], any: [], not: [], notAll: [], ...s });
 
-describe("SillyTavern World Info → card (the seed's mapping table)", () => {
+describe("SillyTavern World Info → card (docs/INTEROP.md)", () => {
   test.each([
     ["key → keywords", { key: ["Alice", "Al"] }, { keywords: ["Alice", "Al"] }],
     [
@@ -48,9 +48,9 @@ describe("SillyTavern World Info → card (the seed's mapping table)", () => {
       { secondary: sec({ any: ["x"] }) },
     ],
     [
-      "keysecondary + 1 AND ALL → all",
+      "keysecondary + 1 NOT ALL → not_all",
       { keysecondary: ["x"], selectiveLogic: 1 },
-      { secondary: sec({ all: ["x"] }) },
+      { secondary: sec({ notAll: ["x"] }) },
     ],
     [
       "keysecondary + 2 NOT ANY → not",
@@ -58,42 +58,117 @@ describe("SillyTavern World Info → card (the seed's mapping table)", () => {
       { secondary: sec({ not: ["x"] }) },
     ],
     [
-      "keysecondary + 3 NOT ALL → not",
+      "keysecondary + 3 AND ALL → all",
       { keysecondary: ["x"], selectiveLogic: 3 },
-      { secondary: sec({ not: ["x"] }) },
+      { secondary: sec({ all: ["x"] }) },
     ],
     [
       "keysecondary without selectiveLogic → any",
       { keysecondary: ["x"] },
       { secondary: sec({ any: ["x"] }) },
     ],
+    [
+      "selective: false → no secondary words (SillyTavern ignores them then)",
+      { keysecondary: ["x"], selective: false },
+      { secondary: sec({}) },
+    ],
     ["comment → title", { comment: "The harbor" }, { title: "The harbor" }],
     ["no comment → the first key as title", { comment: "", key: ["harbor", "port"] }, { title: "harbor" }],
     ["content → body", { content: "Line one\nLine two" }, { body: "Line one\nLine two" }],
-    ["order → priority", { order: 42 }, { priority: 42 }],
-    ["scanDepth is halved", { scanDepth: 4 }, { scanDepth: 2 }],
-    ["an odd scanDepth rounds up", { scanDepth: 5 }, { scanDepth: 3 }],
-    ["no scanDepth falls back to depth", { scanDepth: null, depth: 3 }, { scanDepth: 2 }],
-    ["neither scanDepth nor depth → no scan_depth", {}, { scanDepth: null }],
+    [
+      "leading @@ lines of the content → decorators",
+      { content: "@@activate\n@@depth 2\nBody" },
+      { body: "Body", decorators: ["@@activate", "@@depth 2"] },
+    ],
     ["disable: true → enabled: false", { disable: true }, { enabled: false }],
     ["disable: false → enabled: true", { disable: false }, { enabled: true }],
+    ["no scan_depth of old: scanDepth is no longer halved", { scanDepth: 4 }, { scanDepth: null }],
   ])("%s", async (_name, entry, expected) => {
-    const { card } = await importEntry(entry);
-    expect(card).toMatchObject(expected);
+    const { entry: mapped } = await importEntry(entry);
+    expect(mapped).toMatchObject(expected);
   });
 
-  test("every other field is kept verbatim under st:", async () => {
-    const extra = {
-      constant: true,
-      position: 4,
-      probability: 35,
-      uid: 0,
-      group: "g",
-      role: null,
-      triggers: ["normal"],
-    };
+  test.each<[string, Raw, EntryRules]>([
+    ["constant: true → context: always", { constant: true }, { context: "always" }],
+    ["order → order", { order: 42 }, { order: 42 }],
+    [
+      "scanDepth → scan_messages, counted in messages as SillyTavern counts",
+      { scanDepth: 5 },
+      { scan_messages: 5 },
+    ],
+    ["position 0–7 → POSITIONS", { position: 1 }, { position: "after_char" }],
+    [
+      "position 4 with depth and role → at_depth",
+      { position: 4, depth: 2, role: 1 },
+      { position: "at_depth", depth: 2, role: "user" },
+    ],
+    ["position 7 → outlet", { position: 7 }, { position: "outlet" }],
+    ["caseSensitive: true → case_sensitive: true", { caseSensitive: true }, { case_sensitive: true }],
+    ["caseSensitive: false stays stated", { caseSensitive: false }, { case_sensitive: false }],
+    ["matchWholeWords: false → whole_words: false", { matchWholeWords: false }, { whole_words: false }],
+    ["useGroupScoring: true → group_scoring", { useGroupScoring: true }, { group_scoring: true }],
+    ["probability with useProbability", { probability: 35, useProbability: true }, { probability: 35 }],
+    ["useProbability: false → always (100, not stated)", { probability: 35, useProbability: false }, {}],
+    ["group → a list of groups", { group: "a, b" }, { group: ["a", "b"] }],
+    [
+      "groupOverride and groupWeight",
+      { groupOverride: true, groupWeight: 30 },
+      { group_override: true, group_weight: 30 },
+    ],
+    [
+      "recursion flags",
+      { excludeRecursion: true, preventRecursion: true, delayUntilRecursion: true },
+      { exclude_recursion: true, prevent_recursion: true, delay_until_recursion: true },
+    ],
+    ["a recursion level counts as delayed", { delayUntilRecursion: 2 }, { delay_until_recursion: true }],
+    ["sticky, cooldown, delay", { sticky: 2, cooldown: 3, delay: 4 }, { sticky: 2, cooldown: 3, delay: 4 }],
+    ["ignoreBudget → ignore_budget", { ignoreBudget: true }, { ignore_budget: true }],
+    [
+      "matchWholeWords: null → whole_words: true, SillyTavern's shipped setting for every entry",
+      { matchWholeWords: null },
+      { whole_words: true },
+    ],
+    [
+      "null settings (the global setting) state nothing",
+      {
+        caseSensitive: null,
+        useGroupScoring: null,
+        scanDepth: null,
+        sticky: null,
+        role: null,
+      },
+      {},
+    ],
+    [
+      "defaults state nothing",
+      { constant: false, groupWeight: 100, probability: 100, sticky: 0, depth: 4 },
+      {},
+    ],
+  ])("%s", async (_name, entry, expected) => {
+    const { entry: mapped } = await importEntry(entry);
+    // Every entry states whole words (SillyTavern's shipped default for null): its own row checks it.
+    const { position: _p, order: _o, whole_words: whole, ...rest } = mapped.rules;
+    if ("matchWholeWords" in entry) Object.assign(rest, { whole_words: whole });
+    const got = { ...rest, ...("position" in entry ? { position: mapped.rules.position } : {}) };
+    if ("order" in entry) Object.assign(got, { order: mapped.rules.order });
+    expect(got).toEqual(expected);
+  });
+
+  test("fields with no card setting are kept verbatim under st:", async () => {
+    const extra = { uid: 0, displayIndex: 3, vectorized: false, automationId: "x", triggers: ["normal"] };
     const { draft } = await importEntry(extra);
     expect(draft.frontmatter.st).toEqual(extra);
+  });
+
+  test("a card file states the settings under their frontmatter names", async () => {
+    const { draft } = await importEntry({ constant: true, position: 4, depth: 1, role: 0, order: 5 });
+    expect(draft.frontmatter).toMatchObject({
+      context: "always",
+      order: 5,
+      position: "at_depth",
+      depth: 1,
+      role: "system",
+    });
   });
 
   test("the list form of entries is read too", async () => {
@@ -107,6 +182,15 @@ describe("SillyTavern World Info → card (the seed's mapping table)", () => {
       { filename: "l.json" },
     );
     expect(book.entries.map((e) => e.title)).toEqual(["a", "b"]);
+  });
+
+  test("a World Info book with a top-level name is a book, not a V1 character card", async () => {
+    const book = await parseBook(
+      { name: "Harbor lore", entries: { "0": { key: ["a"], content: "A" } } },
+      { filename: "named.json" },
+    );
+    expect(book).toMatchObject({ format: "st", name: "Harbor lore" });
+    expect(book.entries).toHaveLength(1);
   });
 
   test("bytes, JSON text and a parsed value give the same book", async () => {
@@ -135,30 +219,82 @@ describe("card → SillyTavern World Info", () => {
       { keysecondary: ["x"], selectiveLogic: 0 },
     ],
     [
-      "all → keysecondary + 1",
+      "all → keysecondary + 3 (AND ALL)",
       { secondary: sec({ all: ["x"] }) },
-      { keysecondary: ["x"], selectiveLogic: 1 },
+      { keysecondary: ["x"], selectiveLogic: 3 },
     ],
     [
       "not → keysecondary + 2",
       { secondary: sec({ not: ["x"] }) },
       { keysecondary: ["x"], selectiveLogic: 2 },
     ],
-    ["no secondary → empty keysecondary", {}, { keysecondary: [], selectiveLogic: 0 }],
+    [
+      "not_all → keysecondary + 1 (NOT ALL)",
+      { secondary: sec({ notAll: ["x"] }) },
+      { keysecondary: ["x"], selectiveLogic: 1 },
+    ],
+    ["no secondary → empty keysecondary", {}, { keysecondary: [], selectiveLogic: 0, selective: true }],
     ["title → comment", { title: "The harbor" }, { comment: "The harbor" }],
     ["body → content", { body: "Line one\nLine two" }, { content: "Line one\nLine two" }],
-    ["priority → order", { priority: 42 }, { order: 42 }],
-    ["scan_depth is doubled", { scanDepth: 3 }, { scanDepth: 6 }],
-    ["no scan_depth → null", { scanDepth: null }, { scanDepth: null }],
+    [
+      "decorators go back in front of the content",
+      { body: "B", decorators: ["@@activate"] },
+      { content: "@@activate\nB" },
+    ],
+    ["priority → order when the card states no order", { priority: 42 }, { order: 42 }],
+    ["the old scan_depth (turns) is doubled", { scanDepth: 3 }, { scanDepth: 6 }],
+    ["no scan window → null (the global setting)", {}, { scanDepth: null }],
     ["enabled: false → disable: true", { enabled: false }, { disable: true }],
     ["enabled: true → disable: false", { enabled: true }, { disable: false }],
     [
+      "unstated settings → SillyTavern's nulls",
+      {},
+      { caseSensitive: null, matchWholeWords: null, useGroupScoring: null, role: null },
+    ],
+    [
       "st: fields come back verbatim",
-      { st: { probability: 35, position: 4 } },
-      { probability: 35, position: 4 },
+      { st: { vectorized: true, automationId: "a" } },
+      { vectorized: true, automationId: "a" },
     ],
   ])("%s", async (_name, over, expected) => {
     expect(await exportEntry(card(over as Partial<ExportCard>))).toMatchObject(expected);
+  });
+
+  test.each<[string, EntryRules, Raw]>([
+    ["context: always → constant", { context: "always" }, { constant: true }],
+    ["order → order", { order: 7 }, { order: 7 }],
+    ["scan_messages → scanDepth", { scan_messages: 3 }, { scanDepth: 3 }],
+    ["position → its number", { position: "em_bottom" }, { position: 6 }],
+    [
+      "at_depth with depth and role",
+      { position: "at_depth", depth: 0, role: "assistant" },
+      { position: 4, depth: 0, role: 2 },
+    ],
+    [
+      "case and whole words",
+      { case_sensitive: true, whole_words: false },
+      { caseSensitive: true, matchWholeWords: false },
+    ],
+    ["probability", { probability: 25 }, { probability: 25, useProbability: true }],
+    [
+      "groups",
+      { group: ["a", "b"], group_override: true, group_weight: 5, group_scoring: true },
+      { group: "a, b", groupOverride: true, groupWeight: 5, useGroupScoring: true },
+    ],
+    [
+      "recursion",
+      { exclude_recursion: true, prevent_recursion: true, delay_until_recursion: true },
+      { excludeRecursion: true, preventRecursion: true, delayUntilRecursion: true },
+    ],
+    ["timed effects", { sticky: 1, cooldown: 2, delay: 3 }, { sticky: 1, cooldown: 2, delay: 3 }],
+    ["ignore_budget", { ignore_budget: true }, { ignoreBudget: true }],
+  ])("%s", async (_name, rules, expected) => {
+    expect(await exportEntry(card({ rules }))).toMatchObject(expected);
+  });
+
+  test("a card with depth alone goes to SillyTavern at that depth, as the card parser reads it", async () => {
+    const draft = { kind: "entry", key: "A", frontmatter: { keywords: ["a"], depth: 3 }, body: "A." };
+    expect(await exportEntry(throughFile(draft))).toMatchObject({ position: 4, depth: 3 });
   });
 
   test("a card's aliases are exported as keys too (both are match terms here)", async () => {
@@ -173,7 +309,10 @@ describe("card → SillyTavern World Info", () => {
 
   test.each([
     ["inject: false (kept out of automatic recall)", true, { inject: false }],
+    ["context: manual", true, { context: "manual" }],
+    ["context: never", true, { context: "never" }],
     ["enabled: false", true, { enabled: false }],
+    ["context: always", false, { context: "always" }],
     ["neither", false, {}],
   ])("a card with %s exports with disable %p", async (_name, disable, fields) => {
     const draft = {
@@ -213,23 +352,69 @@ describe("card → SillyTavern World Info", () => {
 
 describe("round trips", () => {
   test.each([
-    ["NOT ALL (3) comes back as 3 while the card is unchanged", { keysecondary: ["x"], selectiveLogic: 3 }],
+    ["NOT ALL (1) comes back as 1", { keysecondary: ["x"], selectiveLogic: 1 }],
+    ["AND ALL (3) comes back as 3", { keysecondary: ["x"], selectiveLogic: 3 }],
+    ["selective: false with secondary words comes back so", { keysecondary: ["x"], selective: false }],
     ["an odd scanDepth comes back odd", { scanDepth: 5 }],
     ["a null scanDepth beside depth comes back null", { scanDepth: null, depth: 4 }],
+    [
+      "null settings come back null",
+      { caseSensitive: null, matchWholeWords: null, useGroupScoring: null, sticky: null },
+    ],
+    ["useProbability false comes back false", { probability: 35, useProbability: false }],
+    ["a group written without a space comes back so", { group: "a,b" }],
+    ["a recursion level comes back as the level", { delayUntilRecursion: 2 }],
+    ["role 0 away from a depth comes back", { position: 1, role: 0, depth: 1 }],
     ["an empty comment comes back empty", { comment: "" }],
     ["CRLF content comes back with CRLF", { content: "a\r\nb" }],
+    ["decorators come back in front of the content", { content: "@@activate\nBody" }],
     ["content ending in a newline keeps it", { content: "a\n" }],
     ["repeated and padded keys come back as written", { key: [" a", "a", "b"] }],
   ])("%s", async (_name, entry) => {
     const { card } = await importEntry(entry);
     const back = await exportEntry(card);
-    for (const [field, value] of Object.entries(entry)) expect(back[field]).toEqual(value);
+    for (const [field, value] of Object.entries(entry)) expect([field, back[field]]).toEqual([field, value]);
   });
 
   test("an edited card exports its new value, not the kept original", async () => {
-    const { card } = await importEntry({ keysecondary: ["x"], selectiveLogic: 3, scanDepth: 5 });
-    const back = await exportEntry({ ...card, secondary: sec({ all: ["y"] }), scanDepth: 1 });
-    expect(back).toMatchObject({ keysecondary: ["y"], selectiveLogic: 1, scanDepth: 2 });
+    const { card } = await importEntry({
+      keysecondary: ["x"],
+      selective: false,
+      caseSensitive: null,
+      scanDepth: 5,
+    });
+    const back = await exportEntry({
+      ...card,
+      secondary: sec({ all: ["y"] }),
+      rules: { ...card.rules, case_sensitive: true, scan_messages: 2 },
+    });
+    expect(back).toMatchObject({
+      keysecondary: ["y"],
+      selectiveLogic: 3,
+      selective: true,
+      caseSensitive: true,
+      scanDepth: 2,
+    });
+  });
+
+  test.each([
+    ["case-blind", {}, ["/harbor/i", "/a\\/b/i", "/x+/g"]],
+    ["case-sensitive", { case_sensitive: true }, ["/harbor/", "/a\\/b/", "/x+/g"]],
+  ])(
+    "a %s regex card goes out with /pattern/ keys SillyTavern runs, and comes back as it was",
+    async (_n, more, keys) => {
+      const c = card({ keywords: ["harbor", "a/b", "/x+/g"], rules: { regex: true, ...more } });
+      const out = await exportEntry(c);
+      expect(out).toMatchObject({ key: keys, useRegex: true });
+      const book = await parseBook({ entries: { "0": out } }, { filename: "r.json" });
+      expect(book.entries[0]).toMatchObject({ keywords: c.keywords, rules: { regex: true } });
+    },
+  );
+
+  test("a card edited to state nothing exports SillyTavern's null, not the kept value", async () => {
+    const { card } = await importEntry({ caseSensitive: false, position: 4, depth: 2 });
+    const back = await exportEntry({ ...card, rules: {} });
+    expect(back).toMatchObject({ caseSensitive: null, position: 0, depth: 4 });
   });
 
   test.skipIf(!HAVE_REAL)("the real Eldoria book gives every field of every entry back", async () => {
@@ -258,8 +443,34 @@ describe("round trips", () => {
     expect(c).toMatchObject({
       title: "shadowfang",
       keywords: ["shadowfang", "beast", "monster", "monsters", "beasts"],
+      enabled: true,
+      rules: { order: 100, position: "before_char" },
     });
-    expect(c).toMatchObject({ priority: 100, enabled: true, scanDepth: 2 });
     expect(c.body.startsWith('{{user}}: "What are Shadowfangs?"')).toBe(true);
   });
+
+  test.skipIf(!HAVE_REAL)(
+    "the real Weather Director stays always-on, placed after the character",
+    async () => {
+      const book = await parseBook(real("hxh_Weather_Director.json"), {
+        filename: "hxh_Weather_Director.json",
+      });
+      const c = throughFile(entriesToDrafts(book.entries, { kind: "entry", namespace: "st" })[0]!);
+      expect(c.keywords).toEqual([]);
+      expect(c.rules).toEqual({
+        context: "always",
+        order: 1000,
+        position: "after_char",
+        exclude_recursion: true,
+        prevent_recursion: true,
+        whole_words: true,
+      });
+      const back = await exportEntry(c);
+      const original = (json(real("hxh_Weather_Director.json")) as { entries: Record<string, Raw> }).entries[
+        "0"
+      ]!;
+      // Every field as it was; the export only adds the defaults the file left out (ignoreBudget).
+      expect(back).toEqual({ ...back, ...original });
+    },
+  );
 });

@@ -64,12 +64,10 @@ describe("importBook", () => {
       overwritten: 0,
       skipped: [],
     });
-    expect(readCard(vault, "entry", "harbor")).toMatchObject({
-      title: "harbor",
-      priority: 10,
-      keywords: ["harbor"],
-    });
-    expect(readCard(vault, "entry", "harbor").frontmatter.st).toEqual({ uid: 0, probability: 50 });
+    const harbor = readCard(vault, "entry", "harbor");
+    expect(harbor).toMatchObject({ title: "harbor", keywords: ["harbor"] });
+    expect(harbor.frontmatter).toMatchObject({ order: 10, probability: 50 });
+    expect(harbor.frontmatter.st).toEqual({ uid: 0 });
     expect(readCard(vault, "entry", "lantern").enabled).toBe(false);
     expect(readCard(vault, "entry", "Harbor 2").body).toBe("Same title, other case.\n");
   });
@@ -209,6 +207,22 @@ describe("the import and export commands", () => {
     expect(JSON.parse(cli(["import", book, "--vault", vault.root, "--json"]).out)).toMatchObject({ kept: 3 });
     const forced = cli(["import", book, "--vault", vault.root, "--force"]);
     expect(forced.out).toMatch(/0 created, 0 kept, 3 overwritten, 0 skipped/);
+  });
+
+  test("importing a card names what to set in settings.yaml: the book's budget and the character", () => {
+    const vault = newVault();
+    const file = path.resolve(import.meta.dir, "fixtures/risu-card.json");
+    const run = cli(["import", file, "--vault", vault.root]);
+    expect(run.code).toBe(0);
+    expect(run.out).toContain("book token_budget 1200: set budget_tokens in settings.yaml");
+    expect(run.out).toContain("book recursive_scanning false: every card got prevent_recursion: true");
+    expect(run.out).toContain("set char: Mira in settings.yaml");
+    const json = JSON.parse(cli(["import", file, "--vault", vault.root, "--json"]).out);
+    expect(json).toMatchObject({
+      character: "Mira",
+      book: { name: "Mira's book", tokenBudget: 1200, scanDepth: 8, recursiveScanning: false },
+    });
+    expect(json.notes).toContain("set char: Mira in settings.yaml");
   });
 
   test("a bad file exits 5 naming the file and the problem", () => {

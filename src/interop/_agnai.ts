@@ -1,0 +1,30 @@
+/**
+ * Agnai memory books (`{"kind": "memory", "name", "entries": [...]}`, entries with `name`, `entry`,
+ * `keywords`, `priority`, `weight`, `enabled`), read as SillyTavern's World Info import reads them
+ * (world-info.js `convertAgnaiMemoryBook`): keywords, the name as the title, the entry text, `weight`
+ * as the order, `enabled`. Agnai's `priority` (which entries survive its budget first) becomes the
+ * card's `priority`, the tie-breaker; everything else rides along under `st:`.
+ */
+
+import { isRecord, type Raw } from "./_model.ts";
+
+export function isAgnaiBook(json: unknown): json is Raw & { entries: unknown[] } {
+  return isRecord(json) && json.kind === "memory" && Array.isArray(json.entries);
+}
+
+const RENAMED = ["keywords", "name", "entry", "weight", "enabled"];
+
+function convert(row: Raw): Raw {
+  const out: Raw = {};
+  for (const [k, v] of Object.entries(row)) if (!RENAMED.includes(k)) out[k] = v;
+  out.key = Array.isArray(row.keywords) ? row.keywords : [];
+  out.comment = typeof row.name === "string" ? row.name : "";
+  out.content = typeof row.entry === "string" ? row.entry : "";
+  if (typeof row.weight === "number") out.order = row.weight;
+  out.disable = row.enabled === false;
+  return out;
+}
+
+export function agnaiEntries(json: { entries: unknown[] }): [string, unknown][] {
+  return json.entries.map((row, index) => [String(index), isRecord(row) ? convert(row) : row]);
+}
