@@ -2,14 +2,18 @@
  * The health check behind `lorecards check` and `GET /api/checkup`: cards that cannot be parsed,
  * cards that can never fire, keywords so generic they fire on ordinary text, titles that do not
  * match the file name, refs to cards that do not exist or are disabled (vault/ `refTarget`, the rule
- * recall renders "see also" lines by), frontmatter values that fell back to defaults, and symbolic
- * links in the vault (never followed, so what they point to is not a card).
+ * recall renders "see also" lines by), frontmatter values and decorators that fell back to defaults,
+ * regular-expression keys that do not compile, `{{char}}` / `{{user}}` with no name configured,
+ * kinds.yaml settings that were ignored, and symbolic links in the vault (never followed, so what they
+ * point to is not a card).
  * Pure: it reads the index entries it is given and reports; it never changes a card.
  */
-import { formatCount, keyFromTitle } from "../card/index.ts";
-import type { BrokenCard, CardMeta } from "../card/types.ts";
-import { cardTerms, charCount, fold } from "../match/index.ts";
+import { formatCount, keyFromTitle, rulesOf } from "../card/index.ts";
+import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
+import { cardPatterns, cardTerms, charCount, fold } from "../match/index.ts";
+import type { Names } from "../recall/macros.ts";
 import { type CardLookup, lookupIn, refTarget } from "../vault/index.ts";
+import { macroProblems, patternProblems } from "./_rules.ts";
 
 export type Severity = "error" | "warning";
 
@@ -18,6 +22,7 @@ export interface Finding {
   code:
     | "unparseable"
     | "never_fires"
+    | "old_import"
     | "no_keywords"
     | "generic_keyword"
     | "title_mismatch"
@@ -25,6 +30,9 @@ export interface Finding {
     | "disabled_ref"
     | "duplicate_name"
     | "bad_value"
+    | "bad_pattern"
+    | "unnamed_macro"
+    | "bad_setting"
     | "symlink";
   /** `kind/key` of the card, or its path when it could not be parsed. */
   card: string;
@@ -44,6 +52,19 @@ const COMMON = new Set(
 
 export type CheckCard = CardMeta & { warnings?: string[] };
 
+/** What the vault adds to its cards for a check: each is optional, and checked only when given. */
+export interface CheckContext {
+  /** The vault's kind table: the kinds.yaml settings it ignored are reported (KindsConfig.warnings). */
+  kinds?: KindsConfig;
+  /**
+   * A card's injected (public) text, for the macro check; undefined when it cannot be read. Without
+   * it, macros are not checked (reading every card is what makes that check cost).
+   */
+  text?: (card: CardMeta) => string | undefined;
+  /** The names for {{char}} and {{user}} (settings.yaml, flags); a macro with no name is reported. */
+  names?: Names;
+}
+
 /**
  * `warnings` lists, per card path, frontmatter values that fell back to their defaults; `links` the
  * symbolic links where cards live (vault `findLinks`).
@@ -53,6 +74,7 @@ export function checkCards(
   broken: readonly BrokenCard[],
   warnings: readonly { path: string; warnings: string[] }[] = [],
   links: readonly { path: string; target: string }[] = [],
+  context: CheckContext = {},
 ): Finding[] {
   const byPath = new Map(warnings.map((w) => [w.path, w.warnings]));
   const out: Finding[] = broken.map((b) => ({
@@ -62,14 +84,27 @@ export function checkCards(
     path: b.path,
     detail: b.error,
   }));
+  for (const w of context.kinds?.warnings ?? []) {
+    out.push({ severity: "warning", code: "bad_setting", card: "kinds.yaml", path: "kinds.yaml", detail: w });
+  }
   const names = lookupIn(cards);
-  for (const card of cards) out.push(...checkCard({ ...card, warnings: byPath.get(card.path) }, names));
+  for (const card of cards) {
+    out.push(...checkCard({ ...card, warnings: byPath.get(card.path) }, names));
+    out.push(...ruleFindings(card, context));
+  }
   out.push(...duplicateNames(cards));
   for (const l of links) {
     const detail = `is a symbolic link to ${l.target}; lorecards never follows links inside the vault`;
     out.push({ severity: "error", code: "symlink", card: l.path, path: l.path, detail });
   }
   return out;
+}
+
+function ruleFindings(card: CardMeta, context: CheckContext): Finding[] {
+  const problems = patternProblems(card);
+  const text = context.text?.(card);
+  if (text !== undefined) problems.push(...macroProblems(card, text, context.names));
+  return problems.map((p) => ({ ...p, card: `${card.kind}/${card.key}`, path: card.path }));
 }
 
 /**
@@ -114,22 +149,39 @@ function namedOthers(ids: readonly string[], self: number): string {
   return rest > 0 ? `${named.join(", ")} and ${formatCount(rest)} more` : named.join(", ");
 }
 
+/** Why a card that fires on its words never can, or can only on its title. */
+function wordProblems(card: CheckCard, terms: string[]): Finding[] {
+  const found: Finding[] = [];
+  const add = (severity: Severity, code: Finding["code"], detail: string) =>
+    found.push({ severity, code, card: `${card.kind}/${card.key}`, path: card.path, detail });
+  if (terms.every((t) => !/[\p{L}\p{N}]/u.test(t)) && cardPatterns(card).length === 0) {
+    add("error", "never_fires", "it has no term with a letter or digit in it, so nothing can match it");
+  }
+  const { all, not, notAll } = card.secondary;
+  const forbidden = new Set(not.map(fold));
+  const vetoed = all.filter((w) => forbidden.has(fold(w)));
+  if (vetoed.length > 0) {
+    add("error", "never_fires", `"${vetoed[0]}" is required by secondary.all and forbidden by secondary.not`);
+  }
+  const required = new Set(all.map(fold));
+  if (notAll.length > 0 && notAll.every((w) => required.has(fold(w)))) {
+    const detail =
+      "every word of secondary.not_all is also required by secondary.all, so every hit is vetoed";
+    add("error", "never_fires", detail);
+  }
+  if (card.keywords.length === 0 && card.aliases.length === 0) {
+    add("warning", "no_keywords", "no keywords or aliases: it fires only when its title is written out");
+  }
+  return found;
+}
+
 function checkCard(card: CheckCard, names: CardLookup): Finding[] {
   const found: Finding[] = [];
   const add = (severity: Severity, code: Finding["code"], detail: string) =>
     found.push({ severity, code, card: `${card.kind}/${card.key}`, path: card.path, detail });
   const terms = cardTerms(card);
-  if (terms.every((t) => !/[\p{L}\p{N}]/u.test(t))) {
-    add("error", "never_fires", "it has no term with a letter or digit in it, so nothing can match it");
-  }
-  const forbidden = new Set(card.secondary.not.map(fold));
-  const vetoed = card.secondary.all.filter((w) => forbidden.has(fold(w)));
-  if (vetoed.length > 0) {
-    add("error", "never_fires", `"${vetoed[0]}" is required by secondary.all and forbidden by secondary.not`);
-  }
-  if (card.keywords.length === 0 && card.aliases.length === 0) {
-    add("warning", "no_keywords", "no keywords or aliases: it fires only when its title is written out");
-  }
+  // Only a card that waits for its words can be kept silent by them; `always` needs none at all.
+  if (rulesOf(card).policy === "automatic") found.push(...wordProblems(card, terms));
   for (const term of terms) {
     if (COMMON.has(term))
       add("warning", "generic_keyword", `"${term}" is a common word and fires on ordinary text`);

@@ -185,6 +185,11 @@ export const readResultShape = {
   path: z.string(),
   title: z.string(),
   frontmatter: z.record(z.string(), z.unknown()).describe("Every frontmatter key as written."),
+  rules: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "What the card's lorebook fields and decorators resolve to; only values that are not the default.",
+    ),
   preamble: z.string().describe("Text before the first ## heading."),
   sections: z.array(z.object({ heading: z.string(), text: z.string(), private: z.boolean() })),
   recent_section: z.string().nullable().describe("The section update_recent rewrites, or null."),

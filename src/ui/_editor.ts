@@ -78,7 +78,7 @@ function sections(kinds: Kinds, target: EditorTarget): HTMLElement {
 }
 
 function advanced(card?: CardData): HTMLElement {
-  const sec = card?.secondary ?? { all: [], any: [], not: [] };
+  const sec = card?.secondary ?? { all: [], any: [], not: [], not_all: [] };
   const extra = card && Object.keys(card.extra).length > 0 ? JSON.stringify(card.extra, null, 2) : "";
   return el(
     "details",
@@ -90,6 +90,7 @@ function advanced(card?: CardData): HTMLElement {
       field("Also needs all of", textInput("sec_all", words(sec.all)), "comma-separated"),
       field("Also needs any of", textInput("sec_any", words(sec.any)), "comma-separated"),
       field("Never when", textInput("sec_not", words(sec.not)), "checked in the triggering message"),
+      field("Never when all of", textInput("sec_not_all", words(sec.not_all)), "comma-separated"),
       field("See also (refs)", textInput("refs", words(card?.refs)), "card names"),
       field(
         "Scan depth (turns)",
@@ -208,6 +209,7 @@ export function readEditor(form: HTMLFormElement, target: EditorTarget): Record<
       all: split(value(form, "sec_all")),
       any: split(value(form, "sec_any")),
       not: split(value(form, "sec_not")),
+      not_all: split(value(form, "sec_not_all")),
     },
     scan_depth: value(form, "scan_depth") === "" ? null : Number(value(form, "scan_depth")),
     priority: value(form, "priority") === "" ? 0 : Number(value(form, "priority")),

@@ -40,7 +40,7 @@ export interface CardData {
   keywords: string[];
   aliases: string[];
   refs: string[];
-  secondary: { all: string[]; any: string[]; not: string[] };
+  secondary: { all: string[]; any: string[]; not: string[]; not_all?: string[] };
   scan_depth: number | null;
   priority: number;
   enabled: boolean;

@@ -14,7 +14,7 @@ function meta(key: string, extra: Partial<CardMeta> = {}): CardMeta {
     title: key,
     keywords: [`${key} keyword`],
     aliases: [],
-    secondary: { all: [], any: [], not: [] },
+    secondary: { all: [], any: [], not: [], notAll: [] },
     scanDepth: null,
     refs: [],
     priority: 0,
@@ -62,7 +62,7 @@ describe("the health check", () => {
     ["a ref to a card that does not exist", meta("Alice", { refs: ["Nobody"] }), ["warning dangling_ref"]],
     [
       "a word both required and forbidden can never fire",
-      meta("Alice", { secondary: { all: ["cafe"], any: [], not: ["Cafe"] } }),
+      meta("Alice", { secondary: { all: ["cafe"], any: [], not: ["Cafe"], notAll: [] } }),
       ["error never_fires"],
     ],
     [
@@ -118,7 +118,7 @@ describe("large cards and large vaults", () => {
   test.each([
     [
       "a card with 5,000 words both required and forbidden",
-      [meta("A", { secondary: { all: words(5000), any: [], not: words(5000) } })],
+      [meta("A", { secondary: { all: words(5000), any: [], not: words(5000), notAll: [] } })],
     ],
     [
       "3,000 cards with one title",

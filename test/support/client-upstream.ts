@@ -167,7 +167,11 @@ function responsesReply(body: Obj, raw: string): Reply {
   };
 }
 
-/** The vault the client sessions are replayed against: one card per keyword their prompts use. */
+/**
+ * The vault the client sessions are replayed against: one card per keyword their prompts use. No card's
+ * text names another card's keyword, so one-hop reach adds nothing and the sessions show exactly the
+ * placements the fixture README lists (reach has its own tests).
+ */
 export const CLIENT_CARDS: CardFile[] = [
   { dir: "people", key: "Zorblax", keywords: ["Zorblax"], body: "## who\nA trader who leaves notes.\n" },
   {
@@ -180,6 +184,6 @@ export const CLIENT_CARDS: CardFile[] = [
     dir: "places",
     key: "Lantern Harbour",
     keywords: ["harbourmaster"],
-    body: "## where\nThe harbour of Vellmoor; its harbourmaster is Ilse.\n",
+    body: "## where\nThe northern harbour; its harbourmaster is Ilse.\n",
   },
 ];

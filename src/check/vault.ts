@@ -1,0 +1,91 @@
+/**
+ * The whole check of one vault, as `lorecards check` and `GET /api/checkup` both run it: the index's
+ * cards through `checkCards`, with what only the card files can tell (their injected text, for macros
+ * with no name; their kept `st:` / `card:` blocks, for cards imported with the old secondary-word
+ * mapping, which `lorecards repair` fixes) and the vault's settings.yaml warnings. Reading every card
+ * file is what this costs; the check is run by hand, never on a prompt's path.
+ */
+import { publicTextOf } from "../card/index.ts";
+import type { Card, CardMeta } from "../card/types.ts";
+import { staleImports } from "../interop/index.ts";
+import type { Names } from "../recall/macros.ts";
+import { parseSettings, SETTINGS_FILE } from "../recall/settings.ts";
+import { findLinks, loadIndex, readCard, readNoFollow, type Vault } from "../vault/index.ts";
+import { checkCards, type Finding } from "./index.ts";
+
+export interface VaultCheck {
+  cards: number;
+  broken: number;
+  errors: number;
+  warnings: number;
+  findings: Finding[];
+}
+
+/** Check `vault`; `names` are the {{char}} / {{user}} names given on the command line, over settings.yaml's. */
+export function checkVault(vault: Vault, names: Names = {}): VaultCheck {
+  const index = loadIndex(vault);
+  const settings = settingsOf(vault);
+  const text = (card: CardMeta): string | undefined => {
+    try {
+      return publicTextOf(readNoFollow(vault, `${vault.root}/${card.path}`), vault.kinds);
+    } catch {
+      return undefined;
+    }
+  };
+  const findings = checkCards(index.cards, index.broken, index.warnings, findLinks(vault), {
+    kinds: vault.kinds,
+    text,
+    names: { char: names.char ?? settings.names.char, user: names.user ?? settings.names.user },
+  });
+  for (const w of settings.warnings) {
+    findings.push({
+      severity: "warning",
+      code: "bad_setting",
+      card: SETTINGS_FILE,
+      path: SETTINGS_FILE,
+      detail: w,
+    });
+  }
+  for (const stale of staleImports(fullCards(vault, index.cards))) {
+    findings.push({
+      severity: "warning",
+      code: "old_import",
+      card: `${stale.kind}/${stale.key}`,
+      path: stale.path,
+      detail: `imported with the old lorebook mapping (${stale.changes.join("; ")}); run lorecards repair`,
+    });
+  }
+  const errors = findings.filter((f) => f.severity === "error").length;
+  return {
+    cards: index.cards.length,
+    broken: index.broken.length,
+    errors,
+    warnings: findings.length - errors,
+    findings,
+  };
+}
+
+/** Cards that carry a block kept by an import (the only ones an old mapping can have touched), parsed. */
+function fullCards(vault: Vault, cards: readonly CardMeta[]): Card[] {
+  const out: Card[] = [];
+  for (const meta of cards) {
+    try {
+      const card = readCard(vault, meta.kind, meta.key);
+      if ("st" in card.frontmatter || "card" in card.frontmatter) out.push(card);
+    } catch {
+      // unreadable since the index was read: checkCards reports it next time
+    }
+  }
+  return out;
+}
+
+function settingsOf(vault: Vault): { names: Names; warnings: string[] } {
+  let raw: string;
+  try {
+    raw = readNoFollow(vault, `${vault.root}/${SETTINGS_FILE}`);
+  } catch {
+    return { names: {}, warnings: [] };
+  }
+  const { settings, warnings } = parseSettings(raw);
+  return { names: { char: settings.char, user: settings.user }, warnings };
+}
