@@ -9,7 +9,8 @@
  * card's case setting). A pattern re2js cannot compile never matches; `keyPattern` gives its error
  * text for `check`.
  */
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { re2 } from "./_re2.ts";
 import type { CardRules } from "../card/types.ts";
 
 /** A compiled key, or why it could not be compiled. */
@@ -58,13 +59,13 @@ export function keySource(key: string, rules: PatternRules): PatternSource | nul
   if (slashed && !BARE_SLASH.test(slashed[1]!))
     return { source: translated(slashed[1]!), flags: flagBits(slashed[2]!) };
   if (!rules.regex) return null;
-  return { source: translated(text), flags: rules.caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE };
+  return { source: translated(text), flags: rules.caseSensitive ? 0 : re2().RE2JS.CASE_INSENSITIVE };
 }
 
 /** JavaScript spellings (`\u00e9`, `(?<name>…)`) in re2's; a source it cannot read is left to fail compiling. */
 function translated(source: string): string {
   try {
-    return RE2JS.translateRegExp(source);
+    return re2().RE2JS.translateRegExp(source);
   } catch {
     return source;
   }
@@ -72,9 +73,9 @@ function translated(source: string): string {
 
 function flagBits(flags: string): number {
   let bits = 0;
-  if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes("m")) bits |= RE2JS.MULTILINE;
-  if (flags.includes("s")) bits |= RE2JS.DOTALL;
+  if (flags.includes("i")) bits |= re2().RE2JS.CASE_INSENSITIVE;
+  if (flags.includes("m")) bits |= re2().RE2JS.MULTILINE;
+  if (flags.includes("s")) bits |= re2().RE2JS.DOTALL;
   return bits;
 }
 
@@ -92,7 +93,7 @@ export function compilePattern({ source, flags }: PatternSource): KeyPattern {
 
 function compile(source: string, flags: number): KeyPattern {
   try {
-    return { regex: RE2JS.compile(source, flags) };
+    return { regex: re2().RE2JS.compile(source, flags) };
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
   }

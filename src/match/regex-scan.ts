@@ -12,7 +12,8 @@
  * A pattern a set will not take is tested alone, or dropped when it does not compile (it never
  * matches).
  */
-import { RE2JS, RE2Set } from "re2js";
+import type { RE2JS, RE2Set } from "re2js";
+import { re2 } from "./_re2.ts";
 import { Automaton } from "./automaton.ts";
 import { requiredLiterals } from "./literal.ts";
 import { compilePattern, type PatternSource } from "./pattern.ts";
@@ -95,7 +96,7 @@ export class RegexScan {
       for (const id of present) {
         for (const gate of this.gated[id]!) {
           if (!gate.ids.every((other) => present.has(other))) continue;
-          const caseless = (gate.key.pattern.flags & RE2JS.CASE_INSENSITIVE) !== 0;
+          const caseless = (gate.key.pattern.flags & re2().RE2JS.CASE_INSENSITIVE) !== 0;
           if (!caseless && !gate.literals.every((literal) => text.includes(literal))) continue;
           if (gate.regex === undefined) {
             const compiled = compilePattern(gate.key.pattern);
@@ -115,7 +116,7 @@ function chunk(keys: RegexKey[]): Chunk {
     const compiled = compilePattern(key.pattern);
     if ("regex" in compiled) out.alone.push({ key, regex: compiled.regex });
   };
-  const set = new RE2Set(RE2Set.UNANCHORED, 0, SET_MEMORY);
+  const set = new (re2().RE2Set)(re2().RE2Set.UNANCHORED, 0, SET_MEMORY);
   for (const key of keys) {
     try {
       // A set has one flag setting for all; each pattern carries its own as an inline group.
@@ -138,8 +139,8 @@ function chunk(keys: RegexKey[]): Chunk {
 
 function inlineFlags(flags: number): string {
   let out = "";
-  if (flags & RE2JS.CASE_INSENSITIVE) out += "i";
-  if (flags & RE2JS.MULTILINE) out += "m";
-  if (flags & RE2JS.DOTALL) out += "s";
+  if (flags & re2().RE2JS.CASE_INSENSITIVE) out += "i";
+  if (flags & re2().RE2JS.MULTILINE) out += "m";
+  if (flags & re2().RE2JS.DOTALL) out += "s";
   return out;
 }
