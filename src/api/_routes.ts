@@ -215,6 +215,15 @@ function optionalText(value: unknown, name: string): string | undefined {
   return value;
 }
 
+/** `with`: the names of cards asked for (manual cards come in only this way), as `try --with`. */
+function askedNames(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+    throw new LoreError("invalid_input", "with must be a list of card names");
+  }
+  return value.map((v) => v.trim()).filter((v) => v !== "");
+}
+
 /** `char`, `user`, `budget_tokens`, `reach`, `seed`: as `try`'s flags; absent = the vault's settings. */
 function recallFields(input: Record<string, unknown>): RecallOptions {
   const char = optionalText(input.char, "char");
@@ -234,11 +243,17 @@ function recallFields(input: Record<string, unknown>): RecallOptions {
 export async function tryText(ctx: Context, req: Request, url: URL) {
   const input = await readJsonObject(req, ctx.limits.json);
   const turns = turnsOf(input);
+  const ask = askedNames(input.with);
+  const unknown = await ctx.engine.unknownNames(ask);
+  if (unknown.length > 0) {
+    throw new LoreError("not_found", `with: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  }
   // Given turns are replayed one user message at a time, as `try --turns` does (timed effects).
   const result = await simulate((t, o) => ctx.engine.recall(t, o), turns, {
     budget: optionalCount(input.budget, "budget"),
     scanDepth: optionalCount(input.scan_depth, "scan_depth"),
     ...recallFields(input),
+    ask,
   });
   // `--no-log` wins over `?log=1` (README "What gets written to disk").
   const logged = truthy(url.searchParams.get("log")) && !ctx.noLog && result.injected.length > 0;

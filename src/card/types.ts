@@ -37,7 +37,7 @@ export interface Secondary {
 }
 
 /**
- * When a card is put in front of the model (README "Context policy"): `automatic` when its words are
+ * When a card is put in front of the model (README "Which cards fire"): `automatic` when its words are
  * noticed, `always` every turn named or not, `manual` only when explicitly asked for, `never`.
  */
 export type Policy = "automatic" | "always" | "manual" | "never";

@@ -1,12 +1,13 @@
 // `lorecards try "sentence"`: a dry run of recall with the reasons — what fires, on which words,
 // in or out of budget (and why a card is out), the exact text that would be injected, and words that
 // deserve a card. With --turns the conversation is replayed one user message at a time, so timed
-// effects (sticky, cooldown, delay) act as they would in a real one (recall/simulate.ts).
+// effects (sticky, cooldown, delay) act as they would in a real one (recall/history.ts).
 import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
 import {
   type FiredCard,
   hitEntry,
+  namesIn,
   openEngine,
   parseTurns,
   type RecallResult,
@@ -30,6 +31,11 @@ export const tryCommand = defineCommand({
     ...scanDepthArg,
     ...recallArgs,
     ...seedArg,
+    with: {
+      type: "string",
+      description: "cards asked for by name, comma-separated: manual cards come in only this way",
+      valueHint: "NAMES",
+    },
     "show-context": { type: "boolean", description: "print the exact text that would be injected" },
     log: { type: "boolean", description: "record this try in the hit log (hits.jsonl)" },
     ...vaultArg,
@@ -39,7 +45,12 @@ export const tryCommand = defineCommand({
     const turns = parseTurns(turnsJson(args.turns), args.sentence, { name: "--turns", code: "usage" });
     // A cold process: save a rebuilt index and matcher so the next command starts warm.
     const engine = await openEngine(vaultPath(args), { create: isDefaultVault(args), persist: true });
+    const ask = namesIn(args.with);
+    const unknown = await engine.unknownNames(ask);
+    if (unknown.length > 0)
+      throw new LoreError("not_found", `--with: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
     const result = await simulate((t, o) => engine.recall(t, o), turns, {
+      ask,
       budget: wholeNumber(args.budget, "--budget"),
       scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
       seed: args.seed,

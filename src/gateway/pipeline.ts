@@ -8,6 +8,7 @@
 import type { Markers } from "../inject/index.ts";
 import { findBlocks, stripBlocks, wrapBlock } from "../inject/index.ts";
 import { hitEntry } from "../recall/hit-entry.ts";
+import { namesIn } from "../recall/pipeline.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { ConversationHistory, RecallOptions, RecallResult, Turn } from "../recall/types.ts";
 import type { Conversation, HitEntry, ReplayRecord, Store } from "../state/index.ts";
@@ -54,6 +55,8 @@ export type Outcome =
   | { changed: true; body: string; injected: string[]; conversation: string };
 
 export const CONVERSATION_HEADER = "x-lorecards-conversation";
+/** Cards asked for by name on this request, comma-separated (manual cards come in only this way). */
+export const WITH_HEADER = "x-lorecards-with";
 
 export async function runPipeline(
   adapter: Adapter,
@@ -96,6 +99,7 @@ export async function runPipeline(
       present: blocksInRequest(view, markers),
       candidates: false,
       seed: `${conversation}:${plan.turn}`,
+      ask: namesIn(headers.get(WITH_HEADER)),
       history: historyOf(view, plan.target, state.timed),
     });
     if (result.context !== "") {

@@ -10,8 +10,8 @@
  * text for `check`.
  */
 import type { RE2JS } from "re2js";
-import { re2 } from "./_re2.ts";
 import type { CardRules } from "../card/types.ts";
+import { re2 } from "./_re2.ts";
 
 /** A compiled key, or why it could not be compiled. */
 export type KeyPattern = { regex: RE2JS } | { error: string };

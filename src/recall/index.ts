@@ -11,7 +11,7 @@ import type { Segmenter } from "../match/index.ts";
 import { jiebaSegmenter } from "../match/index.ts";
 import { openVault, type Vault } from "../vault/index.ts";
 import type { Loaded } from "./_compiled.ts";
-import { recall } from "./pipeline.ts";
+import { recall, unknownNames } from "./pipeline.ts";
 import { SettingsFile, withSettings } from "./settings.ts";
 import { type SourceOptions, VaultSource } from "./source.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
@@ -24,6 +24,7 @@ export {
   type Compiled,
   DEFAULT_BUDGET,
   DEFAULT_SCAN_DEPTH,
+  namesIn,
   type PipelineOptions,
   recall,
 } from "./pipeline.ts";
@@ -69,6 +70,11 @@ export class Engine {
   /** Cards and broken cards as of now, re-parsing only what changed on disk. */
   async index(): Promise<Loaded> {
     return (await this.source.current()).loaded;
+  }
+
+  /** The names among `names` that find no card (for `ask`: a surface that refuses them says which). */
+  async unknownNames(names: readonly string[]): Promise<string[]> {
+    return unknownNames(await this.source.current(), names);
   }
 
   /** One recall; the vault's settings.yaml fills in what `opts` leaves unset. */

@@ -11,9 +11,10 @@ import { rulesOf } from "../card/rules.ts";
 import type { CardMeta, KindsConfig } from "../card/types.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { findCandidates, fold, type Segmenter } from "../match/index.ts";
-import type { Loaded } from "./_compiled.ts";
+import { type Loaded, resolveRef } from "./_compiled.ts";
 import { budget } from "./budget.ts";
 import { decide } from "./decide.ts";
+import { idOf } from "./notice.ts";
 import { order } from "./order.ts";
 import { place } from "./place.ts";
 import { cardById } from "./policy.ts";
@@ -61,6 +62,8 @@ export async function recall(
   const { markers, maxContextChars, segmenter } = options;
   const scanDepth = options.scanDepth ?? DEFAULT_SCAN_DEPTH;
 
+  const asked = askedIds(compiled, options);
+  if (asked) options = { ...options, explicit: asked };
   const decided = await decide(compiled, turns, { scanDepth, segmenter }, options);
   const rendered = renderCards(order(select(decided.selection, options)), compiled, { names: options.names });
   const tokens = await tokenBudget(options.budgetTokens);
@@ -74,6 +77,30 @@ export async function recall(
       ? NO_CANDIDATES
       : await candidatesOf(compiled, messages[messages.length - 1] ?? "", segmenter);
   return resultOf(selection, blocks, compiled, candidates, timed);
+}
+
+/** The ids of the cards asked for by id or by name (`ask`); undefined when none were. */
+function askedIds(compiled: Compiled, options: RecallOptions): ReadonlySet<string> | undefined {
+  if (!options.ask || options.ask.length === 0) return options.explicit;
+  const ids = new Set(options.explicit);
+  for (const name of options.ask) {
+    const card = resolveRef(name, compiled.loaded, compiled.kinds);
+    if (card) ids.add(idOf(card));
+  }
+  return ids;
+}
+
+/** Card names written in one line, comma-separated (`try --with`, the gateway's `X-Lorecards-With`). */
+export function namesIn(line: string | null | undefined): string[] {
+  return (line ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
+}
+
+/** The names of `ask` that find no card, for a surface that refuses them (`try`, `/api/try`). */
+export function unknownNames(compiled: Compiled, names: readonly string[]): string[] {
+  return names.filter((name) => resolveRef(name, compiled.loaded, compiled.kinds) === undefined);
 }
 
 function resultOf(

@@ -1,6 +1,6 @@
 /**
  * Stage: policy, who is in the selection before any word is weighed. A card's context policy
- * (README "Context policy", card/rules.ts) decides how a noticed card comes in, and brings cards in
+ * (README "Which cards fire", card/rules.ts) decides how a noticed card comes in, and brings cards in
  * that were not noticed at all:
  *   automatic  in when its words are noticed (`named`);
  *   always     in every turn, named or not (`always`; score 0 unless its words were noticed too);

@@ -59,6 +59,12 @@ export interface RecallOptions {
   /** Card ids the person explicitly asked for: `manual` cards fire only this way. */
   explicit?: ReadonlySet<string>;
   /**
+   * Cards asked for by name (a key, title or alias, as `read` finds them; `try --with`, `/api/try`'s
+   * `with`, the gateway's `X-Lorecards-With` header): added to `explicit`. A name that finds no card
+   * is passed over (`unknownNames` lets a surface refuse it first).
+   */
+  ask?: readonly string[];
+  /**
    * The conversation so far, for timed effects and history decorators (sticky, cooldown, delay,
    * `@@activate_only_after`, …). Absent: no memory (a first turn). The result's `timed` is the memory
    * to keep for the next turn.

@@ -360,6 +360,19 @@ describe("try, recent, checkup", () => {
     expect(body.truncated).toBe(1);
   });
 
+  test("`with` asks for cards by name, which brings a manual card in; an unknown name is 404", async () => {
+    fs.writeFileSync(
+      path.join(root, "things", "Ledger.md"),
+      "---\nkeywords: [ledger]\ncontext: manual\n---\nThe secret ledger.\n",
+    );
+    const named = await json(await call("POST", "/api/try", { text: "the ledger?" }));
+    expect(named.injected).toEqual([]);
+    const asked = await json(await call("POST", "/api/try", { text: "the ledger?", with: ["Ledger"] }));
+    expect(asked.injected).toEqual(["Ledger"]);
+    const unknown = await call("POST", "/api/try", { text: "hi", with: ["Nobody"] });
+    expect(unknown.status).toBe(404);
+  });
+
   test("char, user, budget_tokens and reach in the body act as try's flags; left_out lists what is out", async () => {
     fs.writeFileSync(
       path.join(root, "people", "Lyra.md"),

@@ -257,9 +257,21 @@ describe("try: lorebook options", () => {
       ),
       "people/Coin.md": cardText("keywords: [coin]\nprobability: 50", "Heads or tails.\n"),
       "places/Harbor.md": cardText("keywords: [harbor]\npriority: -1", `${"Boats and gulls. ".repeat(20)}\n`),
+      "things/Ledger.md": cardText("keywords: [ledger]\ncontext: manual", "The secret ledger.\n"),
     });
   });
   afterAll(() => book.remove());
+
+  test("a manual card stays out when named and comes in with --with; an unknown name exits 3 (not found)", async () => {
+    const named = await tryJson("where is the ledger?");
+    expect(named.injected).toEqual([]);
+    const asked = await tryJson("where is the ledger?", "--with", "Ledger");
+    expect(asked.injected).toEqual(["Ledger"]);
+    expect(asked.fired[0]).toMatchObject({ via: "explicit", policy: "manual" });
+    const r = await runBinary(["try", "hi", "--with", "Nobody", "--vault", book.root]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('no card named "Nobody"');
+  });
   const tryJson = async (...args: string[]) => {
     const r = await runBinary(["try", ...args, "--json", "--vault", book.root]);
     expect(r.code).toBe(0);
