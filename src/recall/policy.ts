@@ -12,7 +12,6 @@
  */
 import { rulesOf } from "../card/rules.ts";
 import type { CardMeta } from "../card/types.ts";
-import { resolveRef } from "./_compiled.ts";
 import { idOf } from "./notice.ts";
 import type { Compiled } from "./pipeline.ts";
 import type { Selected, Selection, Via } from "./types.ts";
@@ -81,10 +80,17 @@ export function judged(
   return entry;
 }
 
-/** The enabled card with this id (`kind/key`), or undefined (the ref rule finds only enabled cards). */
+/**
+ * The enabled card with this id (`kind/key`), or undefined. Straight from the index row of its file:
+ * a cold hook with timed memory must not decode every card to build the name tables.
+ */
 export function cardById(compiled: Compiled, id: string): CardMeta | undefined {
-  const card = resolveRef(id, compiled.loaded, compiled.kinds);
-  return card !== undefined && idOf(card) === id ? card : undefined;
+  const slash = id.indexOf("/");
+  const kind = compiled.kinds.kinds.find((k) => k.name === id.slice(0, slash));
+  if (slash === -1 || kind === undefined) return undefined;
+  const key = id.slice(slash + 1);
+  const card = compiled.loaded.index.entries.meta(kind.dir === "" ? `${key}.md` : `${kind.dir}/${key}.md`);
+  return card?.enabled ? card : undefined;
 }
 
 /** Every `always` card of the vault (the matcher keeps their positions). */

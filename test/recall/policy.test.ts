@@ -35,6 +35,21 @@ describe("context policy", () => {
     expect(chosen(await book.recall(["Ann without the other word"]))).toEqual(["Ann"]);
   });
 
+  test.each([
+    ["a card of a kind folder", ["people/Ann.md", "---\nkeywords: [x]\n---\nAnn.\n"], "people/Ann", ["Ann"]],
+    [
+      "a card in the vault root (kind entry)",
+      ["Ann.md", "---\nkeywords: [x]\n---\nAnn.\n"],
+      "entry/Ann",
+      ["Ann"],
+    ],
+    ["a disabled card", ["people/Ann.md", "---\nenabled: false\n---\nAnn.\n"], "people/Ann", []],
+    ["an id of no card", ["people/Ann.md", "---\nkeywords: [x]\n---\nAnn.\n"], "people/Bo", []],
+  ] as const)("asked for by id: %s", async (_name, file, id, expected) => {
+    const book = await lorebook([[file[0], file[1]]]);
+    expect(chosen(await book.recall(["nobody"], { explicit: new Set([id]) }))).toEqual([...expected]);
+  });
+
   test("an always card with `enabled: false` never appears", async () => {
     const book = await lorebook([person("Ann", "context: always\nenabled: false")]);
     expect(verdicts(await book.recall(["Ann"]))).toEqual([]);
