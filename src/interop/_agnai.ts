@@ -6,7 +6,7 @@
  * card's `priority`, the tie-breaker; everything else rides along under `st:`.
  */
 
-import { isRecord, type Raw } from "./_model.ts";
+import { convertedRows, exceptRenamed, isRecord, type Raw } from "./_model.ts";
 
 export function isAgnaiBook(json: unknown): json is Raw & { entries: unknown[] } {
   return isRecord(json) && json.kind === "memory" && Array.isArray(json.entries);
@@ -15,8 +15,7 @@ export function isAgnaiBook(json: unknown): json is Raw & { entries: unknown[] }
 const RENAMED = ["keywords", "name", "entry", "weight", "enabled"];
 
 function convert(row: Raw): Raw {
-  const out: Raw = {};
-  for (const [k, v] of Object.entries(row)) if (!RENAMED.includes(k)) out[k] = v;
+  const out = exceptRenamed(row, RENAMED);
   out.key = Array.isArray(row.keywords) ? row.keywords : [];
   out.comment = typeof row.name === "string" ? row.name : "";
   out.content = typeof row.entry === "string" ? row.entry : "";
@@ -26,5 +25,5 @@ function convert(row: Raw): Raw {
 }
 
 export function agnaiEntries(json: { entries: unknown[] }): [string, unknown][] {
-  return json.entries.map((row, index) => [String(index), isRecord(row) ? convert(row) : row]);
+  return convertedRows(json.entries, convert);
 }

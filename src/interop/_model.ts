@@ -261,6 +261,21 @@ export function stringList(value: unknown): string[] {
   return [...seen];
 }
 
+/**
+ * A foreign book's row as a World Info entry begins: every field but the ones the converter renames,
+ * which the World Info table would otherwise read under their old names.
+ */
+export function exceptRenamed(row: Raw, renamed: readonly string[]): Raw {
+  const out: Raw = {};
+  for (const [k, v] of Object.entries(row)) if (!renamed.includes(k)) out[k] = v;
+  return out;
+}
+
+/** Rows of a foreign book's list as `[id, entry]` pairs, ids by position, each object converted. */
+export function convertedRows(rows: readonly unknown[], convert: (row: Raw) => Raw): [string, unknown][] {
+  return rows.map((row, index) => [String(index), isRecord(row) ? convert(row) : row]);
+}
+
 export function isRecord(value: unknown): value is Raw {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

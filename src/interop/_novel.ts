@@ -7,7 +7,7 @@
  * both. Everything else (`contextConfig`, `searchRange`, `category`, …) rides along under `st:`.
  */
 
-import { isRecord, type Raw } from "./_model.ts";
+import { convertedRows, exceptRenamed, isRecord, type Raw } from "./_model.ts";
 
 export function isNovelBook(json: unknown): json is Raw & { entries: unknown[] } {
   return isRecord(json) && json.lorebookVersion !== undefined && Array.isArray(json.entries);
@@ -16,8 +16,7 @@ export function isNovelBook(json: unknown): json is Raw & { entries: unknown[] }
 const RENAMED = ["keys", "text", "displayName", "enabled", "forceActivation"];
 
 function convert(row: Raw): Raw {
-  const out: Raw = {};
-  for (const [k, v] of Object.entries(row)) if (!RENAMED.includes(k)) out[k] = v;
+  const out = exceptRenamed(row, RENAMED);
   out.key = Array.isArray(row.keys) ? row.keys : [];
   out.comment = typeof row.displayName === "string" ? row.displayName : "";
   out.content = typeof row.text === "string" ? row.text : "";
@@ -29,5 +28,5 @@ function convert(row: Raw): Raw {
 }
 
 export function novelEntries(json: { entries: unknown[] }): [string, unknown][] {
-  return json.entries.map((row, index) => [String(index), isRecord(row) ? convert(row) : row]);
+  return convertedRows(json.entries, convert);
 }

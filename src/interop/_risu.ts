@@ -8,7 +8,7 @@
  * along under `st:`.
  */
 
-import { isRecord, type Raw } from "./_model.ts";
+import { exceptRenamed, isRecord, type Raw } from "./_model.ts";
 import type { SkippedEntry } from "./_st.ts";
 
 export function isRisuBook(json: unknown): json is Raw & { data: unknown[] } {
@@ -19,8 +19,7 @@ const RENAMED = ["key", "secondkey", "alwaysActive", "insertorder", "activationP
 
 /** A RisuAI row as a World Info entry, plus what the card should say beyond it. */
 function convert(row: Raw): Raw {
-  const out: Raw = {};
-  for (const [k, v] of Object.entries(row)) if (!RENAMED.includes(k)) out[k] = v;
+  const out = exceptRenamed(row, RENAMED);
   out.key = typeof row.key === "string" ? row.key.split(",") : [];
   out.keysecondary =
     typeof row.secondkey === "string" && row.secondkey !== "" ? row.secondkey.split(",") : [];
