@@ -1,8 +1,10 @@
 /**
  * One Aho–Corasick automaton over every card's folded terms. Built once per vault version; a lookup
  * walks each message once, so its cost follows the length of the text and the number of hits, not
- * the number of cards. Nodes live in typed arrays (children as sibling lists; the root, which has a
- * child per distinct first character, uses a Map) to keep 100k-card vaults compact.
+ * the number of cards. Nodes live in typed arrays (children as sibling lists) to keep 100k-card vaults
+ * compact and usable straight from a snapshot's bytes. The root, which has a child per distinct first
+ * character, is a direct table for ASCII and a sorted list searched by halves for the rest, so loading
+ * a snapshot builds nothing.
  */
 
 export interface AutomatonHit {
@@ -16,7 +18,7 @@ export interface AutomatonHit {
 export interface AutomatonParts {
   size: number;
   termCount: number;
-  root: Int32Array; // pairs of (char code, node)
+  root: Int32Array; // pairs of (char code, node), ascending by char code
   firstChild: Int32Array;
   nextSibling: Int32Array;
   fail: Int32Array;
@@ -26,8 +28,13 @@ export interface AutomatonParts {
   edgeChar: Uint16Array;
 }
 
+const ASCII = 128;
+
 export class Automaton {
-  private readonly rootChildren = new Map<number, number>();
+  /** The root's children while building; frozen into `rootAscii` and `rootPairs` once built. */
+  private building?: Map<number, number> = new Map();
+  private rootAscii = new Int32Array(ASCII).fill(-1);
+  private rootPairs: Int32Array = new Int32Array(0);
   private firstChild: Int32Array;
   private nextSibling: Int32Array;
   private edgeChar: Uint16Array;
@@ -52,7 +59,7 @@ export class Automaton {
       this.depth = p.depth;
       this.size = p.size;
       this.termCount = p.termCount;
-      for (let i = 0; i < p.root.length; i += 2) this.rootChildren.set(p.root[i]!, p.root[i + 1]!);
+      this.freeze(p.root);
       return;
     }
     let capacity = 1;
@@ -69,20 +76,22 @@ export class Automaton {
       this.insert(term, id);
     });
     this.link();
+    const pairs = [...this.building!].sort((a, b) => a[0] - b[0]);
+    this.freeze(Int32Array.from(pairs.flat()));
+  }
+
+  private freeze(pairs: Int32Array): void {
+    this.building = undefined;
+    this.rootPairs = pairs;
+    for (let i = 0; i < pairs.length && pairs[i]! < ASCII; i += 2) this.rootAscii[pairs[i]!] = pairs[i + 1]!;
   }
 
   toParts(): AutomatonParts {
-    const root = new Int32Array(this.rootChildren.size * 2);
-    let i = 0;
-    for (const [code, node] of this.rootChildren) {
-      root[i++] = code;
-      root[i++] = node;
-    }
     const n = this.size;
     return {
       size: n,
       termCount: this.termCount,
-      root,
+      root: this.rootPairs,
       firstChild: this.firstChild.subarray(0, n),
       nextSibling: this.nextSibling.subarray(0, n),
       fail: this.fail.subarray(0, n),
@@ -93,8 +102,24 @@ export class Automaton {
     };
   }
 
+  private rootChild(code: number): number {
+    if (this.building) return this.building.get(code) ?? -1;
+    if (code < ASCII) return this.rootAscii[code]!;
+    const pairs = this.rootPairs;
+    let lo = 0;
+    let hi = (pairs.length >> 1) - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = pairs[mid * 2]!;
+      if (at === code) return pairs[mid * 2 + 1]!;
+      if (at < code) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
   private child(node: number, code: number): number {
-    if (node === 0) return this.rootChildren.get(code) ?? -1;
+    if (node === 0) return this.rootChild(code);
     for (let c = this.firstChild[node]!; c !== -1; c = this.nextSibling[c]!) {
       if (this.edgeChar[c] === code) return c;
     }
@@ -111,7 +136,7 @@ export class Automaton {
         next = this.size++;
         this.edgeChar[next] = code;
         this.depth[next] = this.depth[node]! + 1;
-        if (node === 0) this.rootChildren.set(code, next);
+        if (node === 0) this.building!.set(code, next);
         else {
           this.nextSibling[next] = this.firstChild[node]!;
           this.firstChild[node] = next;
@@ -128,7 +153,7 @@ export class Automaton {
     const queue = new Int32Array(this.size);
     let head = 0;
     let tail = 0;
-    for (const c of this.rootChildren.values()) {
+    for (const c of this.building!.values()) {
       this.fail[c] = 0;
       queue[tail++] = c;
     }

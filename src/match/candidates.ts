@@ -34,8 +34,8 @@ const WORD = /[\p{Lu}\p{Lt}][\p{L}\p{M}'’-]*|[\p{L}\p{M}\p{N}'’-]+|[.!?。�
 export interface CandidateContext {
   /** True when a folded phrase is already covered by some card's terms. */
   covered: (folded: string) => boolean;
-  /** Folded card titles, to offer prefixes of them as aliases. */
-  titles: readonly string[];
+  /** True when some card's folded title is longer than `folded` and starts with it: an alias. */
+  extendsTitle: (folded: string) => boolean;
   segmenter?: () => Promise<Segmenter>;
 }
 
@@ -49,7 +49,7 @@ export async function findCandidates(sentence: string, ctx: CandidateContext): P
   };
   for (const run of capitalisedRuns(sentence)) {
     const folded = fold(run.phrase);
-    const isAlias = !run.phrase.includes(" ") && ctx.titles.some((t) => t !== folded && t.startsWith(folded));
+    const isAlias = !run.phrase.includes(" ") && ctx.extendsTitle(folded);
     if (isAlias) add(out.aliases, run.phrase);
     else if (run.afterPlaceWord || PLACE_WORD.test(run.phrase)) add(out.places, run.phrase);
     else add(out.names, run.phrase);

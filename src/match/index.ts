@@ -6,14 +6,17 @@
  * It takes cards and text and returns hits; it never reads a vault, renders a card or keeps state
  * between calls (the only thing it loads is the segmenter, on first need).
  */
+export { findIn, PackedStrings, type Strings } from "./_packed.ts";
 export { Automaton, type AutomatonHit } from "./automaton.ts";
 export { type CandidateContext, findCandidates } from "./candidates.ts";
 export { charCount, fold, hasUnspaced, isWordCharAt } from "./fold.ts";
 export {
+  buildLayer,
   type CardMatch,
   type CardNotice,
   type CardSource,
   compareMatches,
+  type Layer,
   type MatchCard,
   Matcher,
   type MatchOptions,

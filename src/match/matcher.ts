@@ -75,36 +75,108 @@ export interface Noticed {
   cards: CardNotice[];
 }
 
+/**
+ * One compiled part of a matcher: a term table and its automaton over the cards at positions
+ * `offset …` of the matcher's card list. A matcher loaded from a snapshot is the snapshot's layer plus
+ * a small layer of the cards changed since, with the snapshot's copies of those cards `hidden`: an
+ * edit compiles only what changed instead of rebuilding everything (recall/_compiled.ts).
+ */
+export interface Layer {
+  table: TermTable;
+  automaton: Automaton;
+  /** Position in the matcher's card list of this layer's card 0. */
+  offset: number;
+  /** This layer's own card numbers that no longer count (their card changed or is gone). */
+  hidden?: ReadonlySet<number>;
+}
+
+/** Compile `count` cards of `cards` from position `offset` into one layer. */
+export function buildLayer(cards: CardSource, offset = 0, count = cards.length - offset): Layer {
+  const part: CardSource = { length: count, at: (i) => cards.at(offset + i) };
+  const table = buildTable(part);
+  return { table, automaton: new Automaton(table.texts as string[]), offset };
+}
+
 export class Matcher {
-  readonly automaton: Automaton;
-  readonly table: TermTable;
+  readonly layers: readonly Layer[];
   /** The regex keys of every regex card in one scan, built on the first lookup that needs it. */
   private regexScan?: RegexScan;
 
-  /** Compile `cards`, or adopt a table and automaton saved earlier for exactly these cards. */
+  /** Compile `cards` in one layer, or adopt layers compiled earlier (a snapshot, an overlay). */
   constructor(
     private readonly cards: CardSource,
-    saved?: { table: TermTable; automaton: Automaton },
+    layers?: readonly Layer[],
   ) {
-    this.table = saved?.table ?? buildTable(cards);
-    this.automaton = saved?.automaton ?? new Automaton(this.table.texts);
+    this.layers = layers ?? [buildLayer(cards)];
+  }
+
+  /** The first layer's table and automaton: what a snapshot saves. */
+  get table(): TermTable {
+    return this.layers[0]!.table;
+  }
+
+  get automaton(): Automaton {
+    return this.layers[0]!.automaton;
   }
 
   get termCount(): number {
-    return this.table.texts.length;
+    return this.layers.reduce((n, l) => n + l.table.texts.length, 0);
+  }
+
+  /** Turns of history the deepest card window needs. */
+  get maxDepth(): number {
+    return Math.max(0, ...this.layers.map((l) => l.table.maxDepth));
   }
 
   /** Indices of the cards whose policy is `always`. */
   alwaysCards(): number[] {
-    return Array.from(this.table.alwaysCards);
+    return this.live((t) => t.alwaysCards);
+  }
+
+  /** How many cards have regular-expression keys. */
+  get regexCardCount(): number {
+    return this.live((t) => t.regexCards).length;
+  }
+
+  /** The cards of one of each layer's lists, as matcher positions, without the hidden ones. */
+  private live(list: (t: TermTable) => Int32Array): number[] {
+    const out: number[] = [];
+    for (const { table, offset, hidden } of this.layers) {
+      for (const i of list(table)) if (!hidden?.has(i)) out.push(offset + i);
+    }
+    return out;
+  }
+
+  /** True when some card's folded title starts with `folded` and is longer (for candidate aliases). */
+  extendsTitle(folded: string): boolean {
+    for (const { table, hidden } of this.layers) {
+      const { titles, titleOrder } = table;
+      // The first title not before `folded` in code-unit order, then on while titles start with it.
+      let lo = 0;
+      let hi = titleOrder.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (titles.at(titleOrder[mid]!)! < folded) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < titleOrder.length; i++) {
+        const card = titleOrder[i]!;
+        const title = titles.at(card)!;
+        if (!title.startsWith(folded)) break;
+        if (title !== folded && !hidden?.has(card)) return true;
+      }
+    }
+    return false;
   }
 
   /** True when some card term of two or more characters occurs in `folded` (for candidate keywords). */
   containsTerm(folded: string): boolean {
     let found = false;
-    this.automaton.scan(folded, (hit) => {
-      if (this.table.single[hit.term] === 0) found = true;
-    });
+    for (const { table, automaton } of this.layers) {
+      automaton.scan(folded, (hit) => {
+        if (table.single[hit.term] === 0) found = true;
+      });
+    }
     return found;
   }
 
@@ -125,7 +197,7 @@ export class Matcher {
 
   /** Every card whose terms occur in its own window, with its score; no veto, no order. */
   async notice(messages: readonly string[], options: MatchOptions): Promise<Noticed> {
-    const depth = Math.max(options.scanDepth, this.table.maxDepth);
+    const depth = Math.max(options.scanDepth, this.maxDepth);
     const window = newestFirst(messages, 1 + 2 * depth);
     const perCard = new Map<number, CardState>();
     const note = (card: number, id: number | string, text: string, m: number) => {
@@ -139,7 +211,7 @@ export class Matcher {
       if (m === 0) state.current.add(id);
     };
     for (let m = 0; m < window.length; m++) {
-      await this.termHits(window[m]!, m, options, note);
+      for (const layer of this.layers) await this.termHits(layer, window[m]!, m, options, note);
       this.patternHits(window[m]!, m, options, note);
     }
     const cards = [...perCard].map(([index, state]) => ({
@@ -153,20 +225,28 @@ export class Matcher {
   }
 
   /** The automaton's hits in message `m`, kept for each card whose window, case and word rules allow. */
-  private async termHits(msg: WindowMessage, m: number, options: MatchOptions, note: Note): Promise<void> {
-    const { texts, cardStart, cardList } = this.table;
+  private async termHits(
+    layer: Layer,
+    msg: WindowMessage,
+    m: number,
+    options: MatchOptions,
+    note: Note,
+  ): Promise<void> {
+    const { texts, cardStart, cardList } = layer.table;
     const hits: AutomatonHit[] = [];
-    this.automaton.scan(msg.folded, (hit) => hits.push(hit));
+    layer.automaton.scan(msg.folded, (hit) => hits.push(hit));
     // A card counts a term once per message; a case-sensitive verdict covers the whole message.
     const settled = new Set<string>();
     for (const hit of hits) {
-      const term = texts[hit.term]!;
+      const term = texts.at(hit.term)!;
       for (let c = cardStart[hit.term]!; c < cardStart[hit.term + 1]!; c++) {
-        const index = cardList[c]!;
+        if (layer.hidden?.has(cardList[c]!)) continue;
+        const index = layer.offset + cardList[c]!;
         const once = `${index}:${hit.term}`;
         if (settled.has(once)) continue;
-        const card = this.cards.at(index)!;
-        if (m >= windowSize(card, options)) continue;
+        const card = this.cards.at(index);
+        // A card whose file went away after this matcher was made is not found: it cannot fire.
+        if (card === undefined || m >= windowSize(card, options)) continue;
         const rules = rulesOf(card);
         if (rules.caseSensitive) {
           settled.add(once);
@@ -181,10 +261,11 @@ export class Matcher {
 
   /** The regex keys matching message `m`, kept for each card whose window reaches that far. */
   private patternHits(msg: WindowMessage, m: number, options: MatchOptions, note: Note): void {
-    if (this.table.regexCards.length === 0) return;
+    if (this.layers.every((l) => l.table.regexCards.length === 0)) return;
     this.regexScan ??= new RegexScan(this.regexKeys());
     for (const { card: index, key, written, pattern } of this.regexScan.matching(msg.raw)) {
-      if (m >= windowSize(this.cards.at(index)!, options)) continue;
+      const card = this.cards.at(index);
+      if (card === undefined || m >= windowSize(card, options)) continue;
       const compiled = compilePattern(pattern);
       const text = ("regex" in compiled ? firstMatch(compiled.regex, msg.raw) : null) ?? "";
       note(index, `re:${key}`, text.length > 0 ? fold(text) : written, m);
@@ -194,8 +275,9 @@ export class Matcher {
   /** Every regex key of the regex cards, not yet compiled (the scan drops the invalid ones). */
   private regexKeys(): RegexKey[] {
     const out: RegexKey[] = [];
-    for (const card of this.table.regexCards) {
-      const meta = this.cards.at(card)!;
+    for (const card of this.live((t) => t.regexCards)) {
+      const meta = this.cards.at(card);
+      if (meta === undefined) continue;
       const rules = rulesOf(meta);
       cardPatterns(meta).forEach((written, key) => {
         const pattern = keySource(written, rules);
@@ -233,7 +315,7 @@ interface CardState {
   messages: Set<number>;
 }
 
-/** Fired cards in order: score ↓, priority ↓, title, kind. */
+/** Fired cards in order: score ↓, priority ↓, title, kind, key (so no two cards ever tie). */
 export function compareMatches(
   ca: MatchCard,
   a: Pick<CardMatch, "score">,
@@ -243,5 +325,6 @@ export function compareMatches(
   if (a.score !== b.score) return b.score - a.score;
   if (ca.priority !== cb.priority) return cb.priority - ca.priority;
   if (ca.title !== cb.title) return ca.title < cb.title ? -1 : 1;
-  return ca.kind < cb.kind ? -1 : ca.kind > cb.kind ? 1 : 0;
+  if (ca.kind !== cb.kind) return ca.kind < cb.kind ? -1 : 1;
+  return ca.key < cb.key ? -1 : ca.key > cb.key ? 1 : 0;
 }

@@ -6,6 +6,7 @@
  */
 import { rulesOf } from "../card/rules.ts";
 import type { CardRules } from "../card/types.ts";
+import { type Strings, sortedOrder } from "./_packed.ts";
 import { charCount, fold } from "./fold.ts";
 import type { CardSource, MatchCard } from "./matcher.ts";
 import { isPatternKey } from "./pattern.ts";
@@ -13,7 +14,8 @@ import { turnsFor } from "./window.ts";
 
 /** The terms table: term id → folded text, one-character flag, and the cards that carry it. */
 export interface TermTable {
-  texts: string[];
+  /** Term id → folded text (a packed list when loaded from a snapshot: decoded per term hit). */
+  texts: Strings;
   single: Uint8Array;
   /** Cards of term t are cardList[cardStart[t] .. cardStart[t + 1]). */
   cardStart: Int32Array;
@@ -24,6 +26,9 @@ export interface TermTable {
   regexCards: Int32Array;
   /** Cards whose policy is `always`, ascending, so recall adds them without decoding every card. */
   alwaysCards: Int32Array;
+  /** Card → its folded title, and the cards in code-unit order of it (`findIn`), for prefix questions. */
+  titles: Strings;
+  titleOrder: Int32Array;
 }
 
 /** The table of `cards`: their plain terms, regex and always lists, and the deepest window. */
@@ -33,9 +38,11 @@ export function buildTable(cards: CardSource): TermTable {
   const perTerm: number[][] = [];
   const regexCards: number[] = [];
   const alwaysCards: number[] = [];
+  const titles: string[] = [];
   let maxDepth = 0;
   for (let index = 0; index < cards.length; index++) {
     const card = cards.at(index)!;
+    titles.push(fold(card.title));
     const rules = rulesOf(card);
     if (card.scanDepth !== null && card.scanDepth > maxDepth) maxDepth = card.scanDepth;
     if (rules.scanMessages !== null) maxDepth = Math.max(maxDepth, turnsFor(rules.scanMessages));
@@ -72,6 +79,8 @@ export function buildTable(cards: CardSource): TermTable {
     maxDepth,
     regexCards: Int32Array.from(regexCards),
     alwaysCards: Int32Array.from(alwaysCards),
+    titles,
+    titleOrder: sortedOrder(titles),
   };
 }
 

@@ -1,11 +1,25 @@
 /**
- * The compiled state of one vault version: the matcher (from the snapshot when it is current) and
- * the cards it was built from, decoded lazily from the index. Private to recall/.
+ * The compiled state of one vault version: the matcher and the cards it was built from, decoded
+ * lazily from the index. The matcher is the snapshot saved in matcher.bin (used from the mapped file,
+ * match/snapshot.ts) plus, when cards changed since it was saved, a small layer of just those cards,
+ * with the snapshot's copies of them set aside: an edit costs the cards it touched, not a rebuild of
+ * the vault. Past OVERLAY_MAX changed cards the snapshot is rebuilt (and saved, when persisting).
+ * Private to recall/.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CardMeta } from "../card/types.ts";
-import { type CardSource, loadSnapshot, Matcher, saveSnapshot } from "../match/index.ts";
+import {
+  buildLayer,
+  type CardSource,
+  findIn,
+  type Layer,
+  loadSnapshot,
+  Matcher,
+  type Snapshot,
+  type Strings,
+  saveSnapshot,
+} from "../match/index.ts";
 import {
   atomicWrite,
   type CardLookup,
@@ -16,33 +30,44 @@ import {
   type VaultIndex,
 } from "../vault/index.ts";
 
-/** The matcher's cards by position, each decoded from the index only when first needed. */
+/** Changed cards compiled in a layer of their own before the snapshot is rebuilt instead. */
+export const OVERLAY_MAX = 256;
+
+/** The matcher's cards by position (the snapshot's paths, then the changed cards'), decoded on use. */
 export class CardList implements CardSource {
-  private readonly cache: (CardMeta | undefined)[];
+  private readonly cache: (CardMeta | null)[];
+  readonly length: number;
 
   constructor(
-    private readonly paths: readonly string[],
+    private readonly parts: readonly Strings[],
     private readonly entries: VaultIndex["entries"],
   ) {
-    this.cache = new Array(paths.length);
+    this.length = parts.reduce((n, p) => n + p.length, 0);
+    this.cache = new Array(this.length);
   }
 
-  get length(): number {
-    return this.paths.length;
+  private pathAt(index: number): string | undefined {
+    let i = index;
+    for (const part of this.parts) {
+      if (i < part.length) return part.at(i);
+      i -= part.length;
+    }
+    return undefined;
   }
 
+  /** The card at `index`; undefined when its file is gone (or is broken) since the matcher was made. */
   at(index: number): CardMeta | undefined {
     let card = this.cache[index];
     if (card === undefined) {
-      const path = this.paths[index];
-      card = path === undefined ? undefined : this.entries.meta(path);
+      const path = this.pathAt(index);
+      card = (path === undefined ? undefined : this.entries.meta(path)) ?? null;
       this.cache[index] = card;
     }
-    return card;
+    return card ?? undefined;
   }
 
   all(): CardMeta[] {
-    return Array.from({ length: this.length }, (_, i) => this.at(i)!);
+    return Array.from({ length: this.length }, (_, i) => this.at(i) ?? []).flat();
   }
 }
 
@@ -53,7 +78,6 @@ export interface Loaded {
   matcher: Matcher;
   /** Cards by name (vault/ lookup), for refs; its tables are built on first use. */
   names?: CardLookup;
-  titles?: string[];
 }
 
 /** Where the compiled matcher of the current vault state is kept for the next cold start. */
@@ -62,32 +86,81 @@ function snapshotPath(vault: Vault): string {
 }
 
 /**
- * The matcher of this vault state: loaded from the snapshot when it was saved for `stamp` (then only
- * the cards that get hit are ever decoded), else built from every enabled card, and saved for the next
- * cold start only when the caller says so (`persist`): recall's read path writes nothing by itself.
+ * The saved snapshot, mapped into memory rather than read: a cold process pays only for the pages a
+ * lookup walks. Files are only ever replaced by a rename, never rewritten in place, so a mapping stays
+ * valid. Where mapping is not available, the file is read.
  */
-export function compile(vault: Vault, index: VaultIndex, opts: { persist?: boolean } = {}): Loaded {
+function savedSnapshot(vault: Vault): Snapshot | undefined {
+  const file = snapshotPath(vault);
+  let bytes: Uint8Array;
   try {
-    const saved = loadSnapshot(readFileSync(snapshotPath(vault)), index.stamp);
-    if (saved) {
-      const cards = new CardList(saved.paths, index.entries);
-      return { stamp: index.stamp, index, cards, matcher: new Matcher(cards, saved) };
-    }
+    bytes = Bun.mmap(file, { shared: false });
   } catch {
-    // no snapshot yet, or unreadable: build one
+    try {
+      bytes = readFileSync(file);
+    } catch {
+      return undefined; // none yet
+    }
   }
-  const enabled = index.cards.filter((c) => c.enabled);
-  const paths = enabled.map((c) => c.path);
-  const matcher = new Matcher(enabled);
+  return loadSnapshot(bytes);
+}
+
+/**
+ * The snapshot plus a layer of the cards changed since it was saved, when the index can tell what
+ * changed and that is few enough; else undefined.
+ */
+function layered(index: VaultIndex, saved: Snapshot, most: number): Loaded | undefined {
+  const changes = index.changesSince(saved.stamp);
+  if (changes === undefined || changes.changed.length + changes.gone.length > most) return undefined;
+  const hidden = new Set<number>();
+  for (const path of [...changes.changed, ...changes.gone]) {
+    const at = findIn(saved.paths, saved.byPath, path);
+    if (at !== -1) hidden.add(at);
+  }
+  const added = changes.changed.filter((p) => index.entries.meta(p)?.enabled === true).sort();
+  const cards = new CardList([saved.paths, added], index.entries);
+  const layers: Layer[] = [{ table: saved.table, automaton: saved.automaton, offset: 0, hidden }];
+  if (added.length > 0) layers.push(buildLayer(cards, saved.paths.length, added.length));
+  return { stamp: index.stamp, index, cards, matcher: new Matcher(cards, layers) };
+}
+
+export interface CompileOptions {
+  /** Save a rebuilt snapshot for the next process (default false: recall writes nothing). */
+  persist?: boolean;
+  /**
+   * Changed cards compiled as a layer before the snapshot is rebuilt instead (default OVERLAY_MAX).
+   * A server whose refresher rebuilds snapshots in another process passes Infinity: its own thread
+   * then never runs a rebuild between requests.
+   */
+  overlayMax?: number;
+}
+
+/**
+ * The matcher of this vault state: the saved snapshot, as it is or with a layer of what changed
+ * since, else built from every enabled card and saved for the next cold start only when the caller
+ * says so (`persist`): recall's read path writes nothing by itself.
+ */
+export function compile(vault: Vault, index: VaultIndex, opts: CompileOptions = {}): Loaded {
+  const saved = savedSnapshot(vault);
+  const loaded = saved && layered(index, saved, opts.overlayMax ?? OVERLAY_MAX);
+  if (loaded) return loaded;
+  // Each enabled card is decoded once to compile it and not kept: the matcher's list fetches the few
+  // cards a lookup hits.
+  const { paths, rows } = index.entries.enabledRows();
+  const layer = buildLayer({ length: paths.length, at: (i) => index.entries.decode(paths[i]!, rows[i]!) });
+  const cards = new CardList([paths], index.entries);
+  const matcher = new Matcher(cards, [layer]);
   if (opts.persist) {
     try {
       const snapshot = { table: matcher.table, automaton: matcher.automaton, paths };
       atomicWrite(snapshotPath(vault), saveSnapshot(index.stamp, snapshot));
+      // No process needs removals older than the snapshot every process now starts from.
+      index.forgetUpTo(index.stamp);
     } catch {
       // a read-only vault still works; it just rebuilds next time
     }
   }
-  return { stamp: index.stamp, index, cards: new CardList(paths, index.entries), matcher };
+  return { stamp: index.stamp, index, cards, matcher };
 }
 
 /** A ref's card when recall shows it as a "see also" line: the one rule, vault/ `refTarget`. */

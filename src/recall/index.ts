@@ -28,9 +28,10 @@ export {
   type PipelineOptions,
   recall,
 } from "./pipeline.ts";
+export { type RefreshReport, refreshVault } from "./refresh.ts";
 export { DEFAULT_FRAMING, firstLine, renderCard, renderContext } from "./render.ts";
 export { parseSettings, REACHES, type Reach, SETTINGS_FILE, type VaultSettings } from "./settings.ts";
-export { type SourceOptions, VaultSource } from "./source.ts";
+export { type Refresher, type SourceOptions, VaultSource } from "./source.ts";
 export { parseTurns, type TurnsInput } from "./turns.ts";
 export { typedText } from "./typed-text.ts";
 export * from "./types.ts";
@@ -58,9 +59,12 @@ export class Engine {
     this.settings = new SettingsFile(vault.root, options.warn ?? ((l) => process.stderr.write(`${l}\n`)));
   }
 
-  /** Mark the vault as changed (an in-process writer calls this after a save). */
-  invalidate(): void {
-    this.source.invalidate();
+  /**
+   * Mark the vault as changed (an in-process writer calls this after a save): `paths` (vault-relative)
+   * when it knows which files it wrote, so only those are compared.
+   */
+  invalidate(paths?: readonly string[]): void {
+    this.source.invalidate(paths);
   }
 
   close(): void {

@@ -10,7 +10,7 @@
 import { rulesOf } from "../card/rules.ts";
 import type { CardMeta, KindsConfig } from "../card/types.ts";
 import { DEFAULTS } from "../defaults.ts";
-import { findCandidates, fold, type Segmenter } from "../match/index.ts";
+import { findCandidates, type Segmenter } from "../match/index.ts";
 import { type Loaded, resolveRef } from "./_compiled.ts";
 import { budget } from "./budget.ts";
 import { decide } from "./decide.ts";
@@ -159,11 +159,10 @@ function candidatesOf(
   sentence: string,
   segmenter: (() => Promise<Segmenter>) | undefined,
 ): Promise<Candidates> {
-  const { loaded } = compiled;
-  loaded.titles ??= loaded.cards.all().map((c) => fold(c.title));
+  const { matcher } = compiled.loaded;
   return findCandidates(sentence, {
-    covered: (f) => loaded.matcher.containsTerm(f),
-    titles: loaded.titles,
+    covered: (f) => matcher.containsTerm(f),
+    extendsTitle: (f) => matcher.extendsTitle(f),
     segmenter,
   });
 }

@@ -1,17 +1,27 @@
 /**
  * The vault as recall reads it, kept current: the persisted index and the compiled matcher, cached
- * per vault version; a watcher (long-running servers) so unchanged vaults are not even re-stat'ed;
- * `invalidate` for in-process writers; card bodies cached per card version. It writes the index and
- * matcher snapshots only when opened with `persist` (a cold process that wants the next one to start
- * warm, or a server after a rebuild); otherwise reading never changes a file. One exception, which is
- * a repair, not a cache: loadIndex settles an import killed part way before reading (vault/_settle.ts).
+ * per vault version; card bodies cached per card version. It writes the index and matcher snapshot
+ * only when opened with `persist` (a cold process that wants the next one to start warm, or a server);
+ * otherwise reading never changes a file. One exception, which is a repair, not a cache: loadIndex
+ * settles an import killed part way before reading (vault/_settle.ts).
+ *
+ * A cold process checks the vault on each call (folder mtimes: vault/catalog.ts). A long-running
+ * server (`watch`) never makes a request wait for a scan of the vault or a rebuild:
+ * - a watcher names the files that changed; they alone are compared, after a short pause, between
+ *   requests (an in-process writer names its file through `invalidate`, and sees it at once);
+ * - every `recheckMs` it compares folder mtimes with the index (a few stats) to catch what the watcher
+ *   missed, and when they moved, or a full check is due, the `refresher` (another process: the
+ *   binary's `refresh` command) scans and rebuilds; the server then adopts the result;
+ * - the matcher it compiles itself is the saved snapshot plus a layer of the cards changed since.
  */
 import { type FSWatcher, watch } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
 import {
   ARCHIVE_DIR,
+  indexStale,
+  type LoadIndexOptions,
   loadIndex,
   readNoFollow,
   STATE_DIR,
@@ -21,61 +31,142 @@ import {
 import { compile } from "./_compiled.ts";
 import type { Compiled } from "./pipeline.ts";
 
+/**
+ * Brings a vault's index and snapshot up to date somewhere else (a full check too, when one is due);
+ * resolves when it is done.
+ */
+export type Refresher = () => Promise<void>;
+
 export interface SourceOptions {
-  /**
-   * Long-running servers: watch the vault and re-check the index only after a change (plus at most
-   * once every `recheckMs` as a safety net). Without it every recall re-checks file stats.
-   */
+  /** Long-running servers: watch the vault and keep checks and rebuilds off the request path. */
   watch?: boolean;
+  /** How often a watching server compares folder mtimes with the index (default 2000 ms). */
   recheckMs?: number;
   /**
-   * Save a rebuilt index (index.json) and matcher (matcher.bin) in the vault's state folder, so the
+   * Save a rebuilt index (index.db) and matcher (matcher.bin) in the vault's state folder, so the
    * next cold process starts warm. Default false: recall then writes nothing.
    */
   persist?: boolean;
+  /**
+   * Where a watching server has folder scans and snapshot rebuilds done (the gateway and the UI pass
+   * one that runs `lorecards refresh`). Without one it does them itself, between requests.
+   */
+  refresher?: Refresher;
 }
 
 /** Bodies kept before the cache starts again (a cache hit saves a file read per fired card). */
 const MAX_BODIES = 5000;
+/** Watcher events are gathered this long, so a save that writes and renames is compared once. */
+const SETTLE_MS = 20;
 
 export class VaultSource {
   private compiled?: Compiled;
-  private lastIndex?: VaultIndex;
+  private index?: VaultIndex;
+  /** An in-process writer changed something it did not name: check the vault on the next call. */
   private dirty = true;
-  private lastCheck = 0;
+  /** Files a watcher or a writer named, not compared yet. */
+  private readonly touched = new Set<string>();
   private watcher?: FSWatcher;
+  private timers: ReturnType<typeof setTimeout>[] = [];
+  private settling?: ReturnType<typeof setTimeout>;
+  private refreshing = false;
   private readonly bodies = new Map<string, string>();
 
   constructor(
     readonly vault: Vault,
     private readonly options: SourceOptions = {},
   ) {
-    if (options.watch) this.watcher = watchVault(vault, () => this.invalidate());
+    if (!options.watch) return;
+    this.watcher = watchVault(vault, (rel) => this.touch(rel));
+    const every = setInterval(() => this.recheck(), options.recheckMs ?? 2000);
+    every.unref();
+    this.timers.push(every);
   }
 
-  /** Mark the vault as changed (an in-process writer calls this after a save). */
-  invalidate(): void {
-    this.dirty = true;
+  /**
+   * The vault changed in this process: `paths` (vault-relative) when the writer knows which files,
+   * which are then compared on the next call; else the next call checks the whole vault.
+   */
+  invalidate(paths?: readonly string[]): void {
+    if (paths === undefined) this.dirty = true;
+    else for (const p of paths) this.touched.add(p);
   }
 
   close(): void {
     this.watcher?.close();
+    for (const t of this.timers) clearInterval(t);
+    if (this.settling) clearTimeout(this.settling);
   }
 
-  /** The vault as of now, re-parsing only what changed on disk, recompiling only a new version. */
+  /** The vault as of now (see the module comment for what a server checks when). */
   async current(): Promise<Compiled> {
-    const now = Date.now();
-    const recheck = this.options.recheckMs ?? 2000;
-    if (this.compiled && this.watcher && !this.dirty && now - this.lastCheck < recheck) return this.compiled;
-    this.dirty = false;
-    this.lastCheck = now;
+    if (this.compiled === undefined || this.dirty || !this.options.watch) {
+      this.dirty = false;
+      return this.load({ check: "changed" });
+    }
+    if (this.touched.size > 0) return this.load({ check: "none", touched: this.take() });
+    return this.compiled;
+  }
+
+  private take(): string[] {
+    const paths = [...this.touched];
+    this.touched.clear();
+    return paths;
+  }
+
+  private load(opts: LoadIndexOptions): Compiled {
     const persist = this.options.persist ?? false;
-    const index = loadIndex(this.vault, { previous: this.lastIndex, persist });
-    this.lastIndex = index;
+    const index = loadIndex(this.vault, { ...opts, previous: this.index, persist });
+    this.index = index;
     if (this.compiled && this.compiled.loaded.stamp === index.stamp) return this.compiled;
-    const loaded = compile(this.vault, index, { persist });
+    // A server with a refresher leaves rebuilds to it: its own thread only ever adds a layer.
+    const overlayMax = this.options.refresher ? Number.POSITIVE_INFINITY : undefined;
+    const loaded = compile(this.vault, index, { persist, overlayMax });
     this.compiled = { loaded, kinds: this.vault.kinds, publicText: (card) => this.publicText(card) };
     return this.compiled;
+  }
+
+  /** A watcher named a file: compare it shortly, between requests. */
+  private touch(rel: string): void {
+    this.touched.add(rel);
+    if (this.settling) return;
+    this.settling = setTimeout(() => {
+      this.settling = undefined;
+      this.guard(() => {
+        if (this.compiled && this.touched.size > 0) this.load({ check: "none", touched: this.take() });
+        this.recheck();
+      });
+    }, SETTLE_MS);
+    this.settling.unref?.();
+  }
+
+  /** Compare folder mtimes (a few stats); when they moved or a full check is due, refresh. */
+  private recheck(): void {
+    this.guard(() => {
+      if (this.refreshing || this.index === undefined || !indexStale(this.vault, this.index)) return;
+      const refresher = this.options.refresher;
+      if (!refresher) {
+        this.load({ check: "changed" });
+        return;
+      }
+      this.refreshing = true;
+      refresher()
+        .then(() => this.guard(() => this.load({ check: "none" })))
+        .catch((err) => warn(err))
+        .finally(() => {
+          this.refreshing = false;
+        });
+    });
+  }
+
+  /** Background work never throws into a timer: the next request checks again. */
+  private guard(work: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      this.dirty = true;
+      warn(err);
+    }
   }
 
   private publicText(card: CardMeta): string {
@@ -91,17 +182,24 @@ export class VaultSource {
   }
 }
 
-function watchVault(vault: Vault, changed: () => void): FSWatcher | undefined {
+function warn(err: unknown): void {
+  process.stderr.write(
+    `lorecards: vault refresh failed: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+}
+
+/** Watch the vault; `changed` gets each named file's vault-relative path (with `/` separators). */
+function watchVault(vault: Vault, changed: (rel: string) => void): FSWatcher | undefined {
   try {
     // Our own state (state.db, hits.jsonl, the index) changes on every request: not a card edit.
     const watcher = watch(vault.root, { recursive: true }, (_event, name) => {
       const file = typeof name === "string" ? name : "";
-      if (file.startsWith(STATE_DIR) || file.startsWith(ARCHIVE_DIR)) return;
-      changed();
+      if (file === "" || file.startsWith(STATE_DIR) || file.startsWith(ARCHIVE_DIR)) return;
+      changed(relative(vault.root, join(vault.root, file)).split(sep).join("/"));
     });
     watcher.unref();
     return watcher;
   } catch {
-    return undefined; // no watcher: fall back to checking stats on every recall
+    return undefined; // no watcher: the periodic folder check still catches changes
   }
 }

@@ -1,20 +1,43 @@
 /**
  * The persisted index (docs/ARCHITECTURE.md, "A cold process must not re-read the vault"): CardMeta
- * per file, keyed by path, with the mtime (ns) and size it was parsed at, stored in
- * `<vault>/.lorecards/index.json`. A load stats every card file and re-parses only those whose mtime or
- * size changed; a missing, corrupt or outdated index file is rebuilt. Known limit (README "Known
- * limits"): an edit that keeps both mtime and size identical is not noticed.
+ * per file in `<vault>/.lorecards/index.db` (vault/_index-db.ts), with the mtime (ns) and size each row
+ * was parsed at. What a load checks, so that its cost follows what changed, not the vault's size:
+ * - each kind folder's mtime. Creating, deleting or renaming a file changes it, and so does every
+ *   atomic save (a temp file renamed over the card: ours, and most editors'). Only a folder whose
+ *   mtime moved has its files stat'ed and compared with the rows; only files whose mtime or size moved
+ *   are parsed again;
+ * - every file, when the last such full check is older than FULL_CHECK_MS, or when asked (`full`,
+ *   `lorecards check --reindex`): the only way to notice an edit written into the file in place,
+ *   which leaves its folder's mtime alone (README "When an edit is seen").
+ * A folder or file touched within RACY_MS of the check is not recorded as seen: a change in the same
+ * clock tick would keep its mtime, so it is compared again next time.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { cardMeta, keyProblem, parseCard } from "../card/index.ts";
 import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
-import { atomicWrite } from "./_fs.ts";
-import { IndexTable, type ParsedEntry } from "./_index-file.ts";
+import { type IndexDb, metaValue, openIndexDb, STATUS } from "./_index-db.ts";
+import { encodeRow, type ParsedEntry } from "./_index-row.ts";
+import { IndexRows } from "./_index-rows.ts";
 import { linkBelow, readNoFollow } from "./_links.ts";
 import { settleImports } from "./_settle.ts";
 import { removeStaleTemps } from "./_temps.ts";
 import { kindDir, STATE_DIR, type Vault } from "./paths.ts";
+
+export { indexPath } from "./_index-db.ts";
+
+/** A cold process compares every file when the last full comparison is older than this. */
+export const FULL_CHECK_MS = 60_000;
+/** Changes this recent may share their mtime with a later one (coarse file system clocks). */
+const RACY_MS = 2000;
+
+/** What changed between two versions of the index. */
+export interface IndexChanges {
+  /** Paths whose row was written (created, edited, or broken) after the older version. */
+  changed: string[];
+  /** Paths removed after the older version. */
+  gone: string[];
+}
 
 export interface VaultIndex {
   /** Every parsed card (enabled or not): kinds in table order, then file names in code-unit order. */
@@ -23,19 +46,36 @@ export interface VaultIndex {
   broken: BrokenCard[];
   /** Cards that parsed with frontmatter values falling back to defaults. */
   warnings: { path: string; warnings: string[] }[];
-  /** Changes whenever any card file (or the kind table) changes. */
+  /** Names this version of the index: changes whenever any card file (or the kind table) changes. */
   stamp: string;
   /** How many files this load had to parse (0 on a warm, unchanged vault). */
   parsed: number;
-  /** The cache itself, by relative path (rows decoded on demand); hand the index back as `previous`. */
-  entries: IndexTable;
+  /** The rows, by relative path, decoded on demand. */
+  entries: IndexRows;
+  /**
+   * What changed after the version `stamp` named, or undefined when this index cannot tell (another
+   * epoch: the file was rebuilt; or removals that old were forgotten).
+   */
+  changesSince(stamp: string): IndexChanges | undefined;
+  /** Forget removals up to the version `stamp` names: nothing older than it will be asked about. */
+  forgetUpTo(stamp: string): void;
+  /** @internal the connection, reused by the next load given this one as `previous`. */
+  readonly db: IndexDb;
 }
 
 export interface LoadIndexOptions {
-  /** A previous result: used as the cache instead of reading index.json again. */
+  /** A previous result of the same vault: its connection is reused. */
   previous?: VaultIndex;
-  /** Write index.json back when something changed (default true). */
+  /** Write index.db (default true). False: changes are kept in an in-memory copy only. */
   persist?: boolean;
+  /**
+   * How much of the vault is compared with the rows: "changed" (the default) the folders whose mtime
+   * moved, and every file once the last full check is older than FULL_CHECK_MS; "all" every file;
+   * "none" nothing (a server whose refresher has just brought the rows up to date).
+   */
+  check?: "changed" | "all" | "none";
+  /** Vault-relative paths compared whatever their folder shows (the files a watcher named). */
+  touched?: readonly string[];
 }
 
 interface CardFile {
@@ -45,11 +85,7 @@ interface CardFile {
   key: string;
 }
 
-export function indexPath(vault: Vault): string {
-  return path.join(vault.root, STATE_DIR, "index.json");
-}
-
-/** The `*.md` names in a kind directory (no dotfiles), sorted by code unit; none if it is missing. */
+/** The `*.md` names in a kind directory (no dotfiles); none if it is missing. */
 function cardFileNames(dir: string): string[] {
   let names: string[];
   try {
@@ -57,21 +93,11 @@ function cardFileNames(dir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith(".md") && n.charCodeAt(0) !== 46).sort();
+  return names.filter((n) => n.endsWith(".md") && n.charCodeAt(0) !== 46);
 }
 
 function kindsSignature(vault: Vault): string {
   return JSON.stringify(vault.kinds);
-}
-
-function readIndexFile(vault: Vault): IndexTable | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(indexPath(vault), "utf8");
-  } catch {
-    return null;
-  }
-  return IndexTable.decode(text, kindsSignature(vault), vault.kinds);
 }
 
 function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): ParsedEntry {
@@ -92,85 +118,246 @@ function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): 
   }
 }
 
-function persist(vault: Vault, entries: IndexTable): void {
-  try {
-    // Not recursive: a vault moved away while open must not come back as an empty folder.
-    if (!fs.existsSync(path.join(vault.root, STATE_DIR))) fs.mkdirSync(path.join(vault.root, STATE_DIR));
-    removeStaleTemps(path.join(vault.root, STATE_DIR));
-    atomicWrite(indexPath(vault), entries.encode(kindsSignature(vault)));
-  } catch {
-    // The index is a cache: a read-only vault still works, it just re-parses next time.
+/** What one load found different from the rows, before it is written. */
+interface Pending {
+  /** Write what is held so far (rows only: folders are marked once all their files were compared). */
+  flush(): void;
+  /** `racy`: recorded under a never-matching mtime, so a same-tick rewrite is parsed again next time. */
+  put: { file: CardFile; entry: ParsedEntry; racy: boolean }[];
+  drop: string[];
+  /** Folder → the mtime to record (or "" to compare again next time). */
+  dirs: Map<string, string>;
+}
+
+type Stat = fs.BigIntStats | undefined;
+
+const lstat = (abs: string): Stat => fs.lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+/** A folder's mark: its mtime, or "none" when it is missing, not a folder, or reached through a link. */
+const dirMark = (vault: Vault, abs: string): string => {
+  if (linkBelow(vault, abs) !== null) return "none";
+  const st = lstat(abs);
+  return st?.isDirectory() ? `${st.mtimeNs}` : "none";
+};
+const isRacy = (st: fs.BigIntStats, since: number) => Number(st.mtimeMs) >= since - RACY_MS;
+
+/** Compare one kind folder's files with their rows: what to parse again, what is gone. */
+function compareDir(vault: Vault, idx: IndexDb, kind: KindDef, mark: string, started: number, out: Pending) {
+  const stored = new Map(idx.q.statsIn.all(kind.dir).map((s) => [s.path, s]));
+  const dir = kindDir(vault, kind) + path.sep;
+  const prefix = kind.dir === "" ? "" : `${kind.dir}/`;
+  let racy = false;
+  // One lstat per file of a folder that changed (lstat: a card file that is a link is skipped).
+  for (const name of mark === "none" ? [] : cardFileNames(dir)) {
+    const st = lstat(dir + name);
+    if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
+    const rel = prefix + name;
+    const old = stored.get(rel);
+    stored.delete(rel);
+    const mtime = `${st.mtimeNs}`;
+    const size = Number(st.size);
+    if (old !== undefined && old.mtime === mtime && old.size === size) continue;
+    const file = { rel, abs: dir + name, kind, key: name.slice(0, -3) };
+    const fresh = isRacy(st, started);
+    racy ||= fresh;
+    out.put.push({ file, entry: parseEntry(vault, file, mtime, size), racy: fresh });
+    if (out.put.length >= BATCH) out.flush();
   }
+  out.drop.push(...stored.keys());
+  const dirStat = mark === "none" ? undefined : lstat(dir);
+  out.dirs.set(kind.dir, racy || (dirStat !== undefined && isRacy(dirStat, started)) ? "" : mark);
+}
+
+/** Parsed files held before they are written: a fresh 100k-card vault is not held in memory at once. */
+const BATCH = 2000;
+
+/**
+ * Write what a load found, in one transaction that other processes wait for. A folder's mark is
+ * recorded only if its mtime is still the one seen before its files were compared: when something
+ * moved meanwhile (another writer), the folder is compared again next time, so a row written from an
+ * older view of a file is corrected by the next load, never trusted.
+ */
+function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | undefined): number {
+  const { q } = idx;
+  let rewritten = 0;
+  idx.db
+    .transaction(() => {
+      const gen = Number(metaValue(idx, "gen") ?? 0) + 1;
+      for (const { file, entry, racy } of pending.put) {
+        const mtime = racy ? "" : entry.mtime;
+        const row = JSON.stringify(encodeRow(file.rel, entry));
+        // The same row parsed again (a file checked twice in its racy window): no new version.
+        if (q.row.get(file.rel)?.row === row) q.restat.run(mtime, entry.size, file.rel);
+        else {
+          q.put.run(file.rel, file.kind.dir, mtime, entry.size, row, gen, statusOf(entry));
+          q.unbury.run(file.rel);
+          rewritten++;
+        }
+      }
+      for (const rel of pending.drop) {
+        q.drop.run(rel);
+        q.bury.run(rel, gen);
+        rewritten++;
+      }
+      if (rewritten > 0) q.setMeta.run("gen", String(gen));
+      for (const [dir, mark] of pending.dirs) {
+        const kind = vault.kinds.kinds.find((k) => k.dir === dir);
+        const still = kind !== undefined && dirMark(vault, kindDir(vault, kind)) === mark;
+        q.setDir.run(dir, still ? mark : "");
+      }
+      if (full !== undefined) q.setMeta.run("checked", String(full));
+    })
+    .immediate();
+  pending.put = [];
+  pending.drop = [];
+  pending.dirs.clear();
+  return rewritten;
+}
+
+function statusOf(entry: ParsedEntry): number {
+  if (!entry.meta) return STATUS.broken;
+  return entry.meta.enabled ? STATUS.enabled : STATUS.disabled;
+}
+
+/** Compare named files with their rows, whatever their folders show. */
+function compareFiles(vault: Vault, idx: IndexDb, rels: readonly string[], started: number, out: Pending) {
+  const byDir = new Map(vault.kinds.kinds.map((k) => [k.dir, k]));
+  for (const rel of new Set(rels)) {
+    const slash = rel.lastIndexOf("/");
+    const kind = byDir.get(slash === -1 ? "" : rel.slice(0, slash));
+    const name = rel.slice(slash + 1);
+    if (kind === undefined || !name.endsWith(".md") || name.charCodeAt(0) === 46) continue;
+    const abs = path.join(kindDir(vault, kind), name);
+    const st = linkBelow(vault, abs) === null ? lstat(abs) : undefined;
+    const old = idx.q.stat.get(rel);
+    if (st === undefined || !st.isFile()) {
+      if (old) out.drop.push(rel);
+      continue;
+    }
+    const mtime = `${st.mtimeNs}`;
+    const size = Number(st.size);
+    if (old && old.mtime === mtime && old.size === size) continue;
+    const file = { rel, abs, kind, key: name.slice(0, -3) };
+    out.put.push({ file, entry: parseEntry(vault, file, mtime, size), racy: isRacy(st, started) });
+  }
+}
+
+/** True when a full check is due or some kind folder's mtime is not the one its rows were checked at. */
+export function indexStale(vault: Vault, index: VaultIndex): boolean {
+  const idx = index.db;
+  if (Date.now() - Number(metaValue(idx, "checked") ?? 0) > FULL_CHECK_MS) return true;
+  const known = new Map(idx.q.dirs.all().map((d) => [d.dir, d.mtime]));
+  return vault.kinds.kinds.some((kind) => {
+    const mark = known.get(kind.dir);
+    return mark === undefined || mark === "" || mark !== dirMark(vault, kindDir(vault, kind));
+  });
 }
 
 /** Load every card's metadata, re-parsing only what changed since the last load. */
 export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex {
   settleImports(vault); // never a half-imported book (_settle.ts)
-  const cached = opts.previous?.entries ?? readIndexFile(vault);
-  const old = cached ?? new IndexTable(vault.kinds);
-  const present: string[] = [];
-  const fresh = new Map<string, ParsedEntry>();
-  const stampParts: string[] = [kindsSignature(vault)];
-  // The hot loop of every cold start (one pass per card file, run by a cold engine): kept lean.
-  // lstat, not stat: a card file that is a symbolic link is skipped, as is a kind folder that is one.
-  for (const kind of vault.kinds.kinds) {
-    if (linkBelow(vault, kindDir(vault, kind)) !== null) continue;
-    const dir = kindDir(vault, kind) + path.sep;
-    const prefix = kind.dir === "" ? "" : `${kind.dir}/`;
-    for (const name of cardFileNames(dir)) {
-      const st = fs.lstatSync(dir + name, { bigint: true, throwIfNoEntry: false });
-      if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
-      const rel = prefix + name;
-      const mtime = `${st.mtimeNs}`;
-      const size = Number(st.size);
-      if (!old.isCurrent(rel, mtime, size)) {
-        const file = { rel, abs: dir + name, kind, key: name.slice(0, -3) };
-        fresh.set(rel, parseEntry(vault, file, mtime, size));
-      }
-      present.push(rel);
-      stampParts.push(`${rel}\0${mtime}\0${size}`);
-    }
+  const kinds = kindsSignature(vault);
+  const reuse = opts.previous?.db;
+  const idx =
+    reuse && metaValue(reuse, "kinds") === kinds ? reuse : openIndexDb(vault, kinds, opts.persist !== false);
+  const started = Date.now();
+  const check = opts.check ?? "changed";
+  const lastFull = Number(metaValue(idx, "checked") ?? 0);
+  const full = check === "all" || (check === "changed" && started - lastFull > FULL_CHECK_MS);
+  const known = new Map(idx.q.dirs.all().map((d) => [d.dir, d.mtime]));
+  let parsed = 0;
+  let wrote = false;
+  const pending: Pending = {
+    put: [],
+    drop: [],
+    dirs: new Map(),
+    flush() {
+      parsed += pending.put.length;
+      wrote = true;
+      commit(vault, idx, pending, undefined);
+    },
+  };
+  const compared = new Set<string>();
+  for (const kind of check === "none" ? [] : vault.kinds.kinds) {
+    const mark = dirMark(vault, kindDir(vault, kind));
+    if (!full && known.get(kind.dir) === mark && mark !== "") continue;
+    compared.add(kind.dir);
+    compareDir(vault, idx, kind, mark, started, pending);
   }
-  const stamp = new Bun.CryptoHasher("sha1").update(stampParts.join("\0")).digest("hex");
-  const unchanged = cached !== null && fresh.size === 0 && present.length === old.size;
-  // Warm path: nothing changed, so the previous table can be handed back as it is.
-  if (unchanged) return summarize(old, stamp, 0);
-  const entries = new IndexTable(vault.kinds);
-  for (const rel of present) {
-    const parsed = fresh.get(rel);
-    if (parsed) entries.add(rel, parsed);
-    else entries.copyFrom(old, rel);
+  const touched = (opts.touched ?? []).filter((rel) => !compared.has(dirOf(rel)));
+  compareFiles(vault, idx, touched, started, pending);
+  parsed += pending.put.length;
+  const changed = pending.put.length + pending.drop.length > 0;
+  const marksMoved = [...pending.dirs].some(([dir, mark]) => known.get(dir) !== mark);
+  if (changed || marksMoved || full || wrote) {
+    commit(vault, idx, pending, full ? started : undefined);
+    // What a killed write of ours (the matcher snapshot's temp file) left in the state folder.
+    if (idx.onDisk) removeStaleTemps(path.join(vault.root, STATE_DIR));
   }
-  if (opts.persist !== false) persist(vault, entries);
-  return summarize(entries, stamp, fresh.size);
+  return summarize(idx, vault, parsed);
+}
+
+/** The folder part of a vault-relative path ("" for the vault root). */
+function dirOf(rel: string): string {
+  const slash = rel.lastIndexOf("/");
+  return slash === -1 ? "" : rel.slice(0, slash);
+}
+
+/** The stamp of the index as it is now: its epoch and generation. */
+function stampOf(idx: IndexDb): string {
+  return `${metaValue(idx, "epoch")}.${metaValue(idx, "gen")}`;
+}
+
+/** The generation a stamp of this index's epoch names, or undefined for another epoch. */
+function genOf(idx: IndexDb, stamp: string): number | undefined {
+  const dot = stamp.lastIndexOf(".");
+  if (dot === -1 || stamp.slice(0, dot) !== metaValue(idx, "epoch")) return undefined;
+  const gen = Number(stamp.slice(dot + 1));
+  return Number.isInteger(gen) ? gen : undefined;
 }
 
 /**
  * The lists are built on first access: a caller that looks up a few entries by path (the hook, the
  * gateway) never walks every row.
  */
-function summarize(entries: IndexTable, stamp: string, parsed: number): VaultIndex {
+function summarize(idx: IndexDb, vault: Vault, parsed: number): VaultIndex {
+  const entries = new IndexRows(idx, vault.kinds);
   let cards: CardMeta[] | undefined;
   let broken: BrokenCard[] | undefined;
   let warnings: VaultIndex["warnings"] | undefined;
   return {
     get cards() {
-      cards ??= [...entries.paths()].flatMap((rel) => entries.meta(rel) ?? []);
+      cards ??= entries.paths().flatMap((rel) => entries.meta(rel) ?? []);
       return cards;
     },
     get broken() {
-      broken ??= [...entries.paths()].flatMap((rel) => entries.broken(rel) ?? []);
+      broken ??= entries.brokenPaths().flatMap((rel) => entries.broken(rel) ?? []);
       return broken;
     },
     get warnings() {
-      warnings ??= [...entries.paths()].flatMap((rel) => {
+      warnings ??= entries.paths().flatMap((rel) => {
         const w = entries.warnings(rel);
         return w ? [{ path: rel, warnings: w }] : [];
       });
       return warnings;
     },
-    stamp,
+    stamp: stampOf(idx),
     parsed,
     entries,
+    db: idx,
+    changesSince(stamp) {
+      const gen = genOf(idx, stamp);
+      if (gen === undefined || gen < Number(metaValue(idx, "pruned") ?? 0)) return undefined;
+      const changed = idx.q.changedSince.all(gen).map((r) => r.path);
+      const gone = idx.q.goneSince.all(gen).map((r) => r.path);
+      return { changed, gone };
+    },
+    forgetUpTo(stamp) {
+      const gen = genOf(idx, stamp);
+      if (gen === undefined || gen <= Number(metaValue(idx, "pruned") ?? 0)) return;
+      idx.db.transaction(() => {
+        idx.q.pruneGone.run(gen);
+        idx.q.setMeta.run("pruned", String(gen));
+      })();
+    },
   };
 }

@@ -9,13 +9,21 @@
 
 export { hasLeftovers, type Placement, type Progress, placeAll, recoverImports } from "./_batch.ts";
 export { atomicWrite, randomHex } from "./_fs.ts";
-export type { IndexTable } from "./_index-file.ts";
+export type { IndexRows } from "./_index-rows.ts";
 export { findLinks, linkBelow, readNoFollow, type VaultLink } from "./_links.ts";
 export { settleImports, withSettledLock } from "./_settle.ts";
 export { sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { createCard, findCard, readCard, updateCard, updateRecent, type WriteOptions } from "./cards.ts";
-export { indexPath, type LoadIndexOptions, loadIndex, type VaultIndex } from "./catalog.ts";
+export {
+  FULL_CHECK_MS,
+  type IndexChanges,
+  indexPath,
+  indexStale,
+  type LoadIndexOptions,
+  loadIndex,
+  type VaultIndex,
+} from "./catalog.ts";
 export { acquireLock, type LockOptions, lockPath, withLock } from "./lock.ts";
 export {
   CardLookup,

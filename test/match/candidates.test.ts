@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { findCandidates } from "../../src/match/candidates.ts";
 import { fold } from "../../src/match/fold.ts";
+import { Matcher } from "../../src/match/matcher.ts";
+import { card } from "./_cards.ts";
 
-const none = { covered: () => false, titles: [] as string[] };
+const none = { covered: () => false, extendsTitle: () => false };
 
 describe("candidate keywords", () => {
   test.each([
@@ -25,5 +27,20 @@ describe("candidate keywords", () => {
   test("a phrase some card covers is not offered", async () => {
     const covered = (f: string) => f.includes(fold("Bob"));
     expect((await findCandidates("Went to the market with Bob.", { ...none, covered })).names).toEqual([]);
+  });
+
+  test("a word that begins a longer card title is offered as an alias, a title itself is not", async () => {
+    const matcher = new Matcher([card("Alexandra Hamilton"), card("Bo")]);
+    const ctx = { covered: () => false, extendsTitle: (f: string) => matcher.extendsTitle(f) };
+    const c = await findCandidates("Then Alex and Bo called Alexandra.", ctx);
+    expect(c.aliases).toEqual(["Alex", "Alexandra"]);
+    expect(c.names).toEqual(["Bo"]);
+  });
+
+  test("a title of a card set aside in its layer no longer makes an alias", () => {
+    const built = new Matcher([card("Alexandra Hamilton")]);
+    const layer = { ...built.layers[0]!, hidden: new Set([0]) };
+    expect(built.extendsTitle("alex")).toBe(true);
+    expect(new Matcher([card("Alexandra Hamilton")], [layer]).extendsTitle("alex")).toBe(false);
   });
 });

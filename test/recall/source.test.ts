@@ -1,9 +1,19 @@
 // The VaultSource: recall reads the vault without writing, unless the process says it should persist.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { openEngine } from "../../src/recall/index.ts";
-import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
+import { backdate, cardText, type TempVault, tempVault } from "../support/card-vault.ts";
+import { until } from "../support/wait.ts";
 
 let vault: TempVault | undefined;
 afterEach(() => vault?.remove());
@@ -42,25 +52,30 @@ describe("recall's read path", () => {
     engine.invalidate();
     expect((await engine.recall([user("Carol")])).injected).toEqual(["Carol"]);
     expect(everything(vault.root)).toEqual({ ...before, "people/Carol.md": expect.any(String) });
-    expect(existsSync(join(vault.root, ".lorecards", "index.json"))).toBe(false);
+    expect(existsSync(join(vault.root, ".lorecards", "index.db"))).toBe(false);
     expect(existsSync(join(vault.root, ".lorecards", "matcher.bin"))).toBe(false);
   });
 
   test("an engine opened with persist saves the index and the matcher for the next cold start", async () => {
     vault = tempVault(files);
+    backdate(vault.root); // settled cards: the next process has nothing to compare again
+
     await (await openEngine(vault.root, { segmenter: false, persist: true })).recall([user("Alice")]);
     const state = join(vault.root, ".lorecards");
-    const saved = {
-      index: statSync(join(state, "index.json")),
-      matcher: statSync(join(state, "matcher.bin")),
-    };
+    // The index (with its write-ahead log) and the matcher, by modification time.
+    const saved = () =>
+      ["index.db", "index.db-wal", "matcher.bin"].map((f) =>
+        existsSync(join(state, f)) ? statSync(join(state, f)).mtimeMs : "none",
+      );
+    const first = saved();
+    expect(first[0]).not.toBe("none");
+    expect(first[2]).not.toBe("none");
     // The next cold process finds both current and writes neither again.
     const again = await (await openEngine(vault.root, { segmenter: false, persist: true })).recall([
       user("Alice"),
     ]);
     expect(again.injected).toEqual(["Alice"]);
-    expect(statSync(join(state, "index.json")).mtimeMs).toBe(saved.index.mtimeMs);
-    expect(statSync(join(state, "matcher.bin")).mtimeMs).toBe(saved.matcher.mtimeMs);
+    expect(saved()).toEqual(first);
   });
 
   test("an engine without persistence still reads the snapshots another process saved", async () => {
@@ -72,5 +87,67 @@ describe("recall's read path", () => {
     const second = await (await openEngine(vault.root, { segmenter: false })).recall([user("Alice")]);
     expect(second.context).toBe(first.context);
     expect(everything(vault.root)).toEqual(before);
+  });
+});
+
+describe("a long-running server's source", () => {
+  const inPlace = (file: string, text: string) => {
+    const fd = openSync(file, "r+");
+    ftruncateSync(fd, 0);
+    writeSync(fd, text);
+    closeSync(fd);
+  };
+
+  test("sees an edit written in place as soon as its watcher names the file", async () => {
+    vault = tempVault(files);
+    backdate(vault.root);
+    const engine = await openEngine(vault.root, { segmenter: false, persist: true, watch: true });
+    try {
+      expect((await engine.recall([user("Alice")])).context).toContain("Alice runs payments.");
+      inPlace(
+        join(vault.root, "people/Alice.md"),
+        cardText("keywords: [Alice]", "## who\nAlice now runs ops.\n"),
+      );
+      await until(
+        async () => (await engine.recall([user("Alice")])).context.includes("Alice now runs ops."),
+        "the in-place edit to be seen",
+      );
+    } finally {
+      engine.close();
+    }
+  });
+
+  test("hands folder scans to its refresher and answers meanwhile from what it has", async () => {
+    vault = tempVault(files);
+    let release = () => {};
+    let calls = 0;
+    const refresher = () => {
+      calls++;
+      return new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    };
+    const engine = await openEngine(vault.root, {
+      segmenter: false,
+      persist: true,
+      watch: true,
+      recheckMs: 20,
+      refresher,
+    });
+    try {
+      await engine.recall([user("Bob")]);
+      // A new card moves its folder's mtime: the periodic folder check asks the refresher to settle it.
+      vault.write("places/Cafe.md", cardText("keywords: [Cafe]", "A cafe.\n"));
+      await until(() => calls > 0, "the refresher to be asked");
+      // The refresher has not finished: requests are still answered at once.
+      expect((await engine.recall([user("Bob")])).injected).toEqual(["Bob"]);
+      release();
+      await until(
+        async () => (await engine.recall([user("Cafe")])).injected.includes("Cafe"),
+        "the new card",
+      );
+    } finally {
+      engine.close();
+    }
   });
 });

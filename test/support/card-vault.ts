@@ -1,5 +1,13 @@
 // A temporary vault on disk with cards written as real files, for tests of anything that reads one.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 
@@ -50,4 +58,23 @@ export function vaultFiles(root: string): Record<string, string> {
   };
   walk(root);
   return out;
+}
+
+/**
+ * Move the modification time of every file and folder under `root` (our state folder aside) `ms` into
+ * the past, as if the vault had been edited long ago: an index check then treats them as settled
+ * rather than as changed within the same clock tick (src/vault/catalog.ts, RACY_MS).
+ */
+export function backdate(root: string, ms = 10_000): void {
+  const then = new Date(Date.now() - ms);
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === ".lorecards") continue;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      utimesSync(p, then, then);
+    }
+  };
+  walk(root);
+  utimesSync(root, then, then);
 }

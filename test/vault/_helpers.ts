@@ -1,8 +1,9 @@
+import { Database } from "bun:sqlite";
 import { expect } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { initVault, openVault, type Vault } from "../../src/vault/index.ts";
+import { indexPath, initVault, openVault, type Vault } from "../../src/vault/index.ts";
 
 /** A fresh vault (with the example cards when `init`) in a temp dir; call `done()` to remove it. */
 export function tempVault(init = true): Vault & { done: () => void } {
@@ -34,4 +35,31 @@ export async function rejectsWith(
     return err as { code: string; message: string };
   }
   throw new Error(`expected a LoreError ${code}`);
+}
+
+/** Run `fn` on the vault's index.db (as another process would), then close it. */
+export function withIndexDb<T>(vault: Vault, fn: (db: Database) => T): T {
+  const db = new Database(indexPath(vault));
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The stored row of `rel` in index.db (src/vault/_index-row.ts), decoded. */
+export function storedRow(vault: Vault, rel: string): unknown[] | undefined {
+  const found = withIndexDb(vault, (db) => db.query("SELECT row FROM cards WHERE path = ?").get(rel)) as {
+    row: string;
+  } | null;
+  return found ? JSON.parse(found.row) : undefined;
+}
+
+/** Replace the stored row of `rel` after `edit` changed it. */
+export function editStoredRow(vault: Vault, rel: string, edit: (row: unknown[]) => void): void {
+  const row = storedRow(vault, rel)!;
+  edit(row);
+  withIndexDb(vault, (db) =>
+    db.query("UPDATE cards SET row = ? WHERE path = ?").run(JSON.stringify(row), rel),
+  );
 }

@@ -2,30 +2,31 @@ import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { cardPath, indexPath, loadIndex, openVault, updateCard } from "../../src/vault/index.ts";
-import { fixture, tempVault, write } from "./_helpers.ts";
+import { backdate } from "../support/card-vault.ts";
+import { editStoredRow, fixture, storedRow, tempVault, withIndexDb, write } from "./_helpers.ts";
 
 let vault: ReturnType<typeof tempVault>;
 afterEach(() => vault?.done());
 
-/** Rewrite a cached entry in index.json so we can tell whether loadIndex trusted it or re-parsed. */
-function editCachedRow(rel: string, edit: (row: unknown[]) => void): void {
-  const data = JSON.parse(fs.readFileSync(indexPath(vault), "utf8"));
-  edit(data.rows.find((row: unknown[]) => row[0] === rel));
-  fs.writeFileSync(indexPath(vault), JSON.stringify(data));
+/** The example vault, settled in the past so a second load trusts its rows (src/vault/catalog.ts). */
+function settledVault(): ReturnType<typeof tempVault> {
+  const v = tempVault();
+  backdate(v.root);
+  return v;
 }
 
-/** Row layout: [path, mtime, size, status, title, …] (src/vault/_index-file.ts). */
-function poisonCachedTitle(rel: string, title: string): void {
-  editCachedRow(rel, (row) => {
+function poisonStoredTitle(rel: string, title: string): void {
+  editStoredRow(vault, rel, (row) => {
     row[4] = title;
   });
 }
 
-const titleOf = (rel: string) => loadIndex(vault).cards.find((c) => c.path === rel)?.title;
+const titleOf = (rel: string, check?: "all") =>
+  loadIndex(vault, { check }).cards.find((c) => c.path === rel)?.title;
 
 describe("the persisted index", () => {
-  test("a cold load parses every card and writes index.json; a warm load parses none", () => {
-    vault = tempVault();
+  test("a cold load parses every card and writes index.db; a warm load parses none", () => {
+    vault = settledVault();
     const cold = loadIndex(vault);
     expect(cold.parsed).toBe(6);
     expect(cold.cards).toHaveLength(6);
@@ -37,16 +38,17 @@ describe("the persisted index", () => {
   });
 
   test("an unchanged card is served from the index without being read", () => {
-    vault = tempVault();
+    vault = settledVault();
     loadIndex(vault);
-    poisonCachedTitle("people/Alice.md", "FROM THE CACHE");
+    poisonStoredTitle("people/Alice.md", "FROM THE CACHE");
     expect(titleOf("people/Alice.md")).toBe("FROM THE CACHE");
+    expect(titleOf("people/Alice.md", "all")).toBe("FROM THE CACHE");
   });
 
   test("only the card whose file changed is parsed again", async () => {
-    vault = tempVault();
+    vault = settledVault();
     loadIndex(vault);
-    poisonCachedTitle("places/the corner cafe.md", "FROM THE CACHE");
+    poisonStoredTitle("places/the corner cafe.md", "FROM THE CACHE");
     await updateCard(vault, "people", "Alice", { frontmatter: { title: "Alice B." } });
     const index = loadIndex(vault);
     expect(index.parsed).toBe(1);
@@ -57,15 +59,16 @@ describe("the persisted index", () => {
   test.each([
     ["its size", "size"],
     ["its mtime", "mtime"],
-  ])("a card is parsed again when only %s differs from the cached entry", (_name, field) => {
-    vault = tempVault();
+  ])("a full check parses a card again when only %s differs from the stored one", (_name, field) => {
+    vault = settledVault();
     loadIndex(vault);
-    editCachedRow("people/Alice.md", (row) => {
-      row[4] = "FROM THE CACHE";
-      if (field === "size") row[2] = (row[2] as number) + 1;
-      else row[1] = "1";
-    });
-    const index = loadIndex(vault);
+    poisonStoredTitle("people/Alice.md", "FROM THE CACHE");
+    withIndexDb(vault, (db) =>
+      db
+        .query(`UPDATE cards SET ${field} = ${field === "size" ? "size + 1" : "'1'"} WHERE path = ?`)
+        .run("people/Alice.md"),
+    );
+    const index = loadIndex(vault, { check: "all" });
     expect(index.parsed).toBe(1);
     expect(index.cards.find((c) => c.key === "Alice")?.title).toBe("Alice");
   });
@@ -84,36 +87,44 @@ describe("the persisted index", () => {
   });
 
   test("deleted files drop out of the index file too", () => {
-    vault = tempVault();
+    vault = settledVault();
     loadIndex(vault);
+    expect(storedRow(vault, "slang/yak shaving.md")).toBeDefined();
     fs.rmSync(cardPath(vault, "slang", "yak shaving"));
     expect(loadIndex(vault).cards.map((c) => c.key)).not.toContain("yak shaving");
-    const data = JSON.parse(fs.readFileSync(indexPath(vault), "utf8"));
-    expect(data.rows.map((row: unknown[]) => row[0])).not.toContain("slang/yak shaving.md");
-  });
-
-  test("index.json is not rewritten when nothing changed", () => {
-    vault = tempVault();
-    loadIndex(vault);
-    const before = fs.statSync(indexPath(vault), { bigint: true }).mtimeNs;
-    loadIndex(vault);
-    expect(fs.statSync(indexPath(vault), { bigint: true }).mtimeNs).toBe(before);
+    expect(storedRow(vault, "slang/yak shaving.md")).toBeUndefined();
   });
 
   test.each([
     ["deleted", () => fs.rmSync(indexPath(vault))],
-    ["truncated", () => fs.writeFileSync(indexPath(vault), '{"format":1,"entr')],
-    ["not an object", () => fs.writeFileSync(indexPath(vault), "[1,2,3]")],
-    ["from another format", () => fs.writeFileSync(indexPath(vault), '{"format":99,"rows":[]}')],
-    ["holding a malformed row", () => editCachedRow("people/Alice.md", (row) => row.splice(4, 3, 5))],
+    ["not a database", () => fs.writeFileSync(indexPath(vault), "not a database, just text ".repeat(400))],
+    ["of another layout", () => withIndexDb(vault, (db) => db.exec("PRAGMA user_version = 9901"))],
+    [
+      "for another kind table",
+      () => withIndexDb(vault, (db) => db.query("UPDATE meta SET value = '{}' WHERE name = 'kinds'").run()),
+    ],
   ])("an index that is %s is rebuilt from the cards", (_name, damage) => {
-    vault = tempVault();
+    vault = settledVault();
     const good = loadIndex(vault);
     damage();
+    for (const side of ["-wal", "-shm"])
+      if (_name === "not a database") fs.rmSync(`${indexPath(vault)}${side}`, { force: true });
     const rebuilt = loadIndex(vault);
     expect(rebuilt.parsed).toBe(6);
     expect(rebuilt.cards).toEqual(good.cards);
     expect(loadIndex(vault).parsed).toBe(0);
+  });
+
+  test("a damaged row is not served, and the card is parsed again by the next load", () => {
+    vault = settledVault();
+    const good = loadIndex(vault);
+    withIndexDb(vault, (db) =>
+      db.query("UPDATE cards SET row = '[1, 2' WHERE path = ?").run("people/Alice.md"),
+    );
+    expect(loadIndex(vault).entries.meta("people/Alice.md")).toBeUndefined();
+    const next = loadIndex(vault);
+    expect(next.parsed).toBe(1);
+    expect(next.cards).toEqual(good.cards);
   });
 
   test("a change to kinds.yaml rebuilds the index", () => {
@@ -126,13 +137,23 @@ describe("the persisted index", () => {
     expect(after.cards.find((c) => c.key === "Pen")!.publicChars).not.toBe(before.publicChars);
   });
 
-  test("a previous result can stand in for index.json", () => {
-    vault = tempVault();
+  test("a previous result lends its connection to the next load", () => {
+    vault = settledVault();
     const first = loadIndex(vault);
-    fs.rmSync(indexPath(vault));
     const again = loadIndex(vault, { previous: first });
+    expect(again.db).toBe(first.db);
     expect(again.parsed).toBe(0);
     expect(again.cards).toEqual(first.cards);
+  });
+
+  test("a load that must not write works on a copy: index.db is neither created nor changed", () => {
+    vault = settledVault();
+    expect(loadIndex(vault, { persist: false }).cards).toHaveLength(6);
+    expect(fs.existsSync(indexPath(vault))).toBe(false);
+    loadIndex(vault);
+    write(vault, "people/Bob.md", "---\ntitle: Bob\n---\n");
+    expect(loadIndex(vault, { persist: false }).cards).toHaveLength(7);
+    expect(storedRow(vault, "people/Bob.md")).toBeUndefined();
   });
 });
 

@@ -1,9 +1,9 @@
 // The persisted index keeps a card's lorebook rules and NOT ALL words: a warm load (rows decoded from
-// index.json) gives exactly the metadata a cold load (every card parsed) gave.
+// index.db) gives exactly the metadata a cold load (every card parsed) gave.
 import { afterEach, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import { indexPath, loadIndex } from "../../src/vault/index.ts";
-import { tempVault, write } from "./_helpers.ts";
+import { loadIndex } from "../../src/vault/index.ts";
+import { backdate } from "../support/card-vault.ts";
+import { storedRow, tempVault, withIndexDb, write } from "./_helpers.ts";
 
 let vault: ReturnType<typeof tempVault>;
 afterEach(() => vault?.done());
@@ -25,8 +25,10 @@ const CARDS: [string, string][] = [
   ["warned-plain.md", "title: WarnedPlain\npriority: high"],
 ];
 
+/** Write the cards, settled in the past so a second load trusts its rows (src/vault/catalog.ts). */
 function writeCards(): void {
   for (const [file, fm] of CARDS) write(vault, file, `---\n${fm}\n---\nText of ${file}.\n`);
+  backdate(vault.root);
 }
 
 describe("the index with lorebook rules", () => {
@@ -50,8 +52,7 @@ describe("the index with lorebook rules", () => {
     vault = tempVault(false);
     writeCards();
     loadIndex(vault);
-    const rows: unknown[][] = JSON.parse(fs.readFileSync(indexPath(vault), "utf8")).rows;
-    const row = (rel: string) => rows.find((r) => r[0] === rel)!;
+    const row = (rel: string) => storedRow(vault, rel)!;
     expect(row("plain.md")).toHaveLength(14);
     expect(row("warned-plain.md")).toHaveLength(15);
     expect(row("always.md").slice(14)).toEqual([0, { policy: "always" }]);
@@ -59,13 +60,14 @@ describe("the index with lorebook rules", () => {
     expect(row("not-all.md")[7]).toEqual([["a"], [], [], ["b", "c"]]);
   });
 
-  test("an index written by format 3 is not trusted: every card is parsed again", () => {
+  test("an index written for row format 3 is not trusted: every card is parsed again", () => {
     vault = tempVault(false);
     writeCards();
     loadIndex(vault);
-    const data = JSON.parse(fs.readFileSync(indexPath(vault), "utf8"));
-    expect(data.format).toBe(4);
-    fs.writeFileSync(indexPath(vault), JSON.stringify({ ...data, format: 3 }));
+    const layout = () => withIndexDb(vault, (db) => db.query("PRAGMA user_version").get());
+    expect(layout()).toEqual({ user_version: 402 });
+    withIndexDb(vault, (db) => db.exec("PRAGMA user_version = 302"));
     expect(loadIndex(vault).parsed).toBe(CARDS.length);
+    expect(layout()).toEqual({ user_version: 402 });
   });
 });

@@ -1,0 +1,207 @@
+/**
+ * The persisted index on disk: `<vault>/.lorecards/index.db`, one bun:sqlite file, so a cold process
+ * reads only the rows it needs (the cards that fired) instead of decoding the whole index, and a change
+ * writes only the rows that changed. Tables:
+ *   meta   name → value: `kinds` (the kind table it was built for), `epoch` (random, new whenever the file is rebuilt), `gen` (bumped by every change),
+ *          `pruned` (tombstones older than this were dropped), `checked` (ms of the last full check)
+ *   dirs   kind folder → its mtime (ns) when its files were last compared with the rows ("" = compare
+ *          again next time)
+ *   cards  path → mtime, size, row (vault/_index-row.ts), the `gen` that wrote it, and its status
+ *          (STATUS: every recall reports the broken files, and a rebuild reads only the enabled
+ *          cards, both without decoding every row)
+ *   gone   path → the `gen` that removed it: what "what changed since" needs for deleted cards
+ * Its layout (row format and schema) is the database's user_version. It is a cache: a file that is
+ * not a database, is corrupt, or was built for another layout or kind table is dropped and rebuilt. A process that must not write (recall without `persist`) works on an
+ * in-memory copy.
+ */
+import { Database, type Statement } from "bun:sqlite";
+import fs from "node:fs";
+import path from "node:path";
+import { randomHex } from "./_fs.ts";
+import { FORMAT } from "./_index-row.ts";
+import { STATE_DIR, type Vault } from "./paths.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dirs (dir TEXT PRIMARY KEY, mtime TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS cards (
+  path TEXT PRIMARY KEY, dir TEXT NOT NULL, mtime TEXT NOT NULL, size INTEGER NOT NULL,
+  row TEXT NOT NULL, gen INTEGER NOT NULL, status INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS cards_dir ON cards (dir);
+CREATE INDEX IF NOT EXISTS cards_broken ON cards (status) WHERE status = 2;
+CREATE INDEX IF NOT EXISTS cards_gen ON cards (gen);
+CREATE TABLE IF NOT EXISTS gone (path TEXT PRIMARY KEY, gen INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
+/** Row layout and schema together (PRAGMA user_version): a file of another layout is rebuilt. */
+export const LAYOUT = FORMAT * 100 + 2;
+
+/** A row's status column. */
+export const STATUS = { enabled: 0, disabled: 1, broken: 2 } as const;
+
+export interface StoredStat {
+  path: string;
+  mtime: string;
+  size: number;
+}
+
+export interface IndexQueries {
+  meta: Statement<{ value: string }, [string]>;
+  setMeta: Statement<unknown, [string, string]>;
+  dirs: Statement<{ dir: string; mtime: string }, []>;
+  setDir: Statement<unknown, [string, string]>;
+  statsIn: Statement<StoredStat, [string]>;
+  stat: Statement<StoredStat, [string]>;
+  allStats: Statement<StoredStat & { dir: string }, []>;
+  row: Statement<{ row: string }, [string]>;
+  rowsIn: Statement<{ path: string; row: string }, [string]>;
+  brokenRows: Statement<{ path: string; row: string }, []>;
+  enabledRowsIn: Statement<{ path: string; row: string }, [string]>;
+  put: Statement<unknown, [string, string, string, number, string, number, number]>;
+  restat: Statement<unknown, [string, number, string]>;
+  drop: Statement<unknown, [string]>;
+  bury: Statement<unknown, [string, number]>;
+  unbury: Statement<unknown, [string]>;
+  changedSince: Statement<{ path: string }, [number]>;
+  goneSince: Statement<{ path: string }, [number]>;
+  pruneGone: Statement<unknown, [number]>;
+  count: Statement<{ n: number }, []>;
+}
+
+export interface IndexDb {
+  db: Database;
+  q: IndexQueries;
+  /** False for the in-memory copy of a process that must not write. */
+  onDisk: boolean;
+}
+
+export function indexPath(vault: Vault): string {
+  return path.join(vault.root, STATE_DIR, "index.db");
+}
+
+function prepare(db: Database): IndexQueries {
+  return {
+    meta: db.query("SELECT value FROM meta WHERE name = ?"),
+    setMeta: db.query("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)"),
+    dirs: db.query("SELECT dir, mtime FROM dirs"),
+    setDir: db.query("INSERT OR REPLACE INTO dirs (dir, mtime) VALUES (?, ?)"),
+    statsIn: db.query("SELECT path, mtime, size FROM cards WHERE dir = ?"),
+    stat: db.query("SELECT path, mtime, size FROM cards WHERE path = ?"),
+    allStats: db.query("SELECT path, dir, mtime, size FROM cards"),
+    row: db.query("SELECT row FROM cards WHERE path = ?"),
+    rowsIn: db.query("SELECT path, row FROM cards WHERE dir = ?"),
+    brokenRows: db.query(`SELECT path, row FROM cards WHERE status = ${STATUS.broken}`),
+    enabledRowsIn: db.query(`SELECT path, row FROM cards WHERE dir = ? AND status = ${STATUS.enabled}`),
+    put: db.query(
+      "INSERT OR REPLACE INTO cards (path, dir, mtime, size, row, gen, status) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ),
+    restat: db.query("UPDATE cards SET mtime = ?, size = ? WHERE path = ?"),
+    drop: db.query("DELETE FROM cards WHERE path = ?"),
+    bury: db.query("INSERT OR REPLACE INTO gone (path, gen) VALUES (?, ?)"),
+    unbury: db.query("DELETE FROM gone WHERE path = ?"),
+    changedSince: db.query("SELECT path FROM cards WHERE gen > ?"),
+    goneSince: db.query("SELECT path FROM gone WHERE gen > ?"),
+    pruneGone: db.query("DELETE FROM gone WHERE gen <= ?"),
+    count: db.query("SELECT count(*) AS n FROM cards"),
+  };
+}
+
+/** The value of a meta entry, or undefined. */
+export function metaValue(idx: IndexDb, name: string): string | undefined {
+  return idx.q.meta.get(name)?.value;
+}
+
+/** Empty every table and start a new epoch: the file is rebuilt for `kinds`. */
+function reset(idx: IndexDb, kinds: string): void {
+  idx.db.transaction(() => {
+    idx.db.exec("DELETE FROM meta; DELETE FROM dirs; DELETE FROM cards; DELETE FROM gone;");
+    idx.q.setMeta.run("kinds", kinds);
+    idx.q.setMeta.run("epoch", randomHex(6));
+    idx.q.setMeta.run("gen", "0");
+    idx.q.setMeta.run("pruned", "0");
+    idx.q.setMeta.run("checked", "0");
+  })();
+}
+
+/** Tables of this layout: a database of another one has its tables dropped and made again. */
+function ensureLayout(db: Database): void {
+  const version = () => (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  if (version() === LAYOUT) return;
+  db.transaction(() => {
+    if (version() === LAYOUT) return; // another process did it first
+    db.exec("DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS dirs; DROP TABLE IF EXISTS cards;");
+    db.exec(`DROP TABLE IF EXISTS gone; ${SCHEMA} PRAGMA user_version = ${LAYOUT};`);
+  }).immediate();
+}
+
+function connect(file: string): Database {
+  const db = new Database(file, { create: true, strict: true });
+  // Several processes (hooks, a gateway, the UI) share the file: wait for a writer instead of failing.
+  db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+  ensureLayout(db);
+  return db;
+}
+
+/** A private in-memory copy of the file (or an empty index): reading never changes the vault. */
+function memoryCopy(file: string): Database {
+  if (fs.existsSync(file)) {
+    try {
+      const disk = new Database(file, { readonly: true, strict: true });
+      try {
+        disk.exec("PRAGMA busy_timeout = 5000");
+        const copy = Database.deserialize(disk.serialize(), { strict: true });
+        ensureLayout(copy);
+        return copy;
+      } finally {
+        disk.close();
+      }
+    } catch {
+      // unreadable or not a database: start empty
+    }
+  }
+  const db = new Database(":memory:", { strict: true });
+  ensureLayout(db);
+  return db;
+}
+
+/** Drop a damaged file and its WAL side files (the index is a cache). */
+function discard(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+}
+
+/**
+ * The index of `vault`, checked to be of this layout and kind table (else emptied for a rebuild).
+ * `write: false` gives an in-memory copy that is never saved.
+ */
+export function openIndexDb(vault: Vault, kinds: string, write: boolean): IndexDb {
+  const file = indexPath(vault);
+  let db: Database | undefined;
+  if (write) {
+    try {
+      // Not recursive: a vault moved away while open must not come back as an empty folder.
+      const state = path.join(vault.root, STATE_DIR);
+      if (!fs.existsSync(state)) fs.mkdirSync(state);
+      db = openChecked(file);
+    } catch {
+      db = undefined; // a read-only vault still works: it re-parses in memory each time
+    }
+  }
+  const onDisk = db !== undefined;
+  db ??= memoryCopy(file);
+  const idx: IndexDb = { db, q: prepare(db), onDisk };
+  if (metaValue(idx, "kinds") !== kinds) reset(idx, kinds);
+  return idx;
+}
+
+function openChecked(file: string): Database {
+  try {
+    const db = connect(file);
+    db.query("SELECT count(*) FROM meta").get();
+    return db;
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? "";
+    if (code !== "SQLITE_NOTADB" && code !== "SQLITE_CORRUPT") throw err;
+    discard(file);
+    return connect(file);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The index's rows as callers read them: a card's metadata by path, fetched from index.db and decoded
+ * on first use, so a process that needs the few cards that fired touches only their rows. The full
+ * lists (every path, in the vault's order) are read only by callers that want every card.
+ */
+import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
+import type { IndexDb } from "./_index-db.ts";
+import { brokenOfRow, decodeRow, type Row, readRow, warningsOfRow } from "./_index-row.ts";
+
+export class IndexRows {
+  private readonly rows = new Map<string, Row | null>();
+  private readonly metas = new Map<string, CardMeta>();
+  private readonly owner: (rel: string) => { kind: string; key: string } | undefined;
+  private ordered?: string[];
+
+  constructor(
+    private readonly idx: IndexDb,
+    private readonly config: KindsConfig,
+  ) {
+    const byDir = new Map(config.kinds.map((k) => [k.dir, k.name]));
+    this.owner = (rel) => {
+      const slash = rel.lastIndexOf("/");
+      const kind = byDir.get(slash === -1 ? "" : rel.slice(0, slash));
+      return kind === undefined ? undefined : { kind, key: rel.slice(slash + 1, -3) };
+    };
+  }
+
+  /** Every path, kinds in table order, then file names in code-unit order. */
+  paths(): readonly string[] {
+    this.ordered ??= this.config.kinds.flatMap((kind) => this.ordering(this.idx.q.rowsIn.all(kind.dir)));
+    return this.ordered;
+  }
+
+  /** The paths of broken files, in the same order: found without reading every row. */
+  brokenPaths(): readonly string[] {
+    const rank = new Map(this.config.kinds.map((k, i) => [k.dir, i]));
+    const dirRank = (rel: string) =>
+      rank.get(rel.lastIndexOf("/") === -1 ? "" : rel.slice(0, rel.lastIndexOf("/")));
+    const paths = this.ordering(this.idx.q.brokenRows.all());
+    return paths.sort((a, b) => (dirRank(a) ?? 0) - (dirRank(b) ?? 0) || byCodeUnit(a, b));
+  }
+
+  /**
+   * Every enabled card, in the vault's order, as stored rows: for a rebuild that reads each card once
+   * (`decode`) and keeps none, so a 100k-card vault is never held decoded all at once.
+   */
+  enabledRows(): { paths: string[]; rows: string[] } {
+    const paths: string[] = [];
+    const rows: string[] = [];
+    for (const kind of this.config.kinds) {
+      const found = this.idx.q.enabledRowsIn.all(kind.dir).sort((a, b) => byCodeUnit(a.path, b.path));
+      for (const f of found) {
+        paths.push(f.path);
+        rows.push(f.row);
+      }
+    }
+    return { paths, rows };
+  }
+
+  /** One stored row as a card, not kept (see `enabledRows`). */
+  decode(rel: string, text: string): CardMeta | undefined {
+    const row = readRow(text);
+    const owner = this.owner(rel);
+    return row === null || owner === undefined ? undefined : decodeRow(row, rel, owner);
+  }
+
+  /** Keep the rows read, and give their paths in code-unit order. */
+  private ordering(found: { path: string; row: string }[]): string[] {
+    for (const { path, row } of found) if (!this.rows.has(path)) this.rows.set(path, readRow(row));
+    return found.map((f) => f.path).sort(byCodeUnit);
+  }
+
+  get size(): number {
+    return this.ordered?.length ?? this.idx.q.count.get()?.n ?? 0;
+  }
+
+  has(rel: string): boolean {
+    return this.row(rel) !== null;
+  }
+
+  /** The card at `rel`, decoded on first use; undefined when there is none or it is broken. */
+  meta(rel: string): CardMeta | undefined {
+    const known = this.metas.get(rel);
+    if (known) return known;
+    const row = this.row(rel);
+    const owner = this.owner(rel);
+    if (row === null || owner === undefined) return undefined;
+    const meta = decodeRow(row, rel, owner);
+    if (meta) this.metas.set(rel, meta);
+    return meta;
+  }
+
+  broken(rel: string): BrokenCard | undefined {
+    const row = this.row(rel);
+    const owner = this.owner(rel);
+    const error = row === null ? undefined : brokenOfRow(row);
+    return error === undefined || owner === undefined ? undefined : { path: rel, ...owner, error };
+  }
+
+  warnings(rel: string): string[] | undefined {
+    const row = this.row(rel);
+    return row === null ? undefined : warningsOfRow(row);
+  }
+
+  private row(rel: string): Row | null {
+    let row = this.rows.get(rel);
+    if (row === undefined) {
+      const stored = this.idx.q.row.get(rel);
+      row = stored ? readRow(stored.row) : null;
+      if (stored && row === null) this.forget(rel);
+      this.rows.set(rel, row);
+    }
+    return row;
+  }
+
+  /** A damaged row is not served; its file and folder are marked to be compared (and parsed) again. */
+  private forget(rel: string): void {
+    try {
+      const slash = rel.lastIndexOf("/");
+      this.idx.db.transaction(() => {
+        this.idx.q.restat.run("", -1, rel);
+        this.idx.q.setDir.run(slash === -1 ? "" : rel.slice(0, slash), "");
+      })();
+    } catch {
+      // a read-only index: the next full check finds the file again
+    }
+  }
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

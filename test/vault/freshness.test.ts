@@ -1,0 +1,147 @@
+// When an edit is seen (README "When an edit is seen"): a load compares only the kind folders whose
+// mtime moved, so a create, a delete, a rename and an atomic save (temp file renamed over the card)
+// are seen by the very next load; an edit written into the file in place is seen by the next full
+// check (`full`, or a cold load once the last full check is older than FULL_CHECK_MS).
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { FULL_CHECK_MS, indexPath, loadIndex, openVault, type Vault } from "../../src/vault/index.ts";
+import { backdate, cardText, type TempVault, tempVault } from "../support/card-vault.ts";
+
+let temp: TempVault | undefined;
+afterEach(() => temp?.remove());
+
+const card = (title: string, extra = "") =>
+  cardText(`title: ${title}\nkeywords: [${title}]${extra}`, "Text.\n");
+
+/** A vault of three settled cards whose index has just been built and fully checked. */
+function settledVault(): Vault {
+  temp = tempVault({
+    "people/Alice.md": card("Alice"),
+    "people/Bob.md": card("Bob"),
+    "places/Cafe.md": card("Cafe"),
+  });
+  backdate(temp.root);
+  const vault = openVault(temp.root);
+  loadIndex(vault, { check: "all" });
+  return vault;
+}
+
+const titles = (vault: Vault, full = false) =>
+  loadIndex(vault, { check: full ? "all" : "changed" }).cards.map((c) => c.title);
+
+/** Write `text` to `rel` the way an atomic saver does: a temp file in the same folder, renamed over it. */
+function atomicSave(vault: Vault, rel: string, text: string): void {
+  const file = path.join(vault.root, rel);
+  fs.writeFileSync(`${file}.tmp~`, text);
+  fs.renameSync(`${file}.tmp~`, file);
+}
+
+/** Rewrite `rel` in place (same inode), then move its mtime into the past, beyond the racy window. */
+function inPlaceEdit(vault: Vault, rel: string, text: string): void {
+  const file = path.join(vault.root, rel);
+  const fd = fs.openSync(file, "r+");
+  fs.ftruncateSync(fd, 0);
+  fs.writeSync(fd, text);
+  fs.closeSync(fd);
+  const then = new Date(Date.now() - 5000);
+  fs.utimesSync(file, then, then);
+}
+
+describe("when an edit is seen", () => {
+  test.each([
+    [
+      "a created card",
+      (v: Vault) => fs.writeFileSync(path.join(v.root, "people/Carol.md"), card("Carol")),
+      ["Alice", "Bob", "Carol", "Cafe"],
+    ],
+    ["a deleted card", (v: Vault) => fs.rmSync(path.join(v.root, "people/Bob.md")), ["Alice", "Cafe"]],
+    [
+      "a renamed card",
+      (v: Vault) => fs.renameSync(path.join(v.root, "people/Bob.md"), path.join(v.root, "people/Robert.md")),
+      ["Alice", "Bob", "Cafe"],
+    ],
+    [
+      "an atomic save",
+      (v: Vault) => atomicSave(v, "people/Bob.md", card("Bobby")),
+      ["Alice", "Bobby", "Cafe"],
+    ],
+  ])("%s is seen by the very next load", (_name, change, expected) => {
+    const vault = settledVault();
+    change(vault);
+    expect(titles(vault)).toEqual(expected);
+  });
+
+  test("a renamed card is found under its new path, and its old path is gone", () => {
+    const vault = settledVault();
+    fs.renameSync(path.join(vault.root, "people/Bob.md"), path.join(vault.root, "people/Robert.md"));
+    const index = loadIndex(vault);
+    expect(index.cards.map((c) => c.path)).toEqual(["people/Alice.md", "people/Robert.md", "places/Cafe.md"]);
+    expect(index.entries.meta("people/Bob.md")).toBeUndefined();
+  });
+
+  test("a load of a settled, unchanged vault stats folders only: it parses nothing and writes nothing", () => {
+    const vault = settledVault();
+    const before = fs.statSync(`${indexPath(vault)}-wal`).mtimeMs;
+    const index = loadIndex(vault);
+    expect(index.parsed).toBe(0);
+    expect(fs.statSync(`${indexPath(vault)}-wal`).mtimeMs).toBe(before);
+  });
+
+  test("an edit written in place is not seen by a quick load, and is seen by a full check", () => {
+    const vault = settledVault();
+    inPlaceEdit(vault, "people/Bob.md", card("Bobby", "\npriority: 3"));
+    expect(titles(vault)).toEqual(["Alice", "Bob", "Cafe"]);
+    expect(titles(vault, true)).toEqual(["Alice", "Bobby", "Cafe"]);
+  });
+
+  test("an edit written in place is seen by the first load after the last full check grew old", () => {
+    const vault = settledVault();
+    inPlaceEdit(vault, "people/Bob.md", card("Bobby", "\npriority: 3"));
+    const db = new Database(indexPath(vault));
+    db.query("UPDATE meta SET value = ? WHERE name = 'checked'").run(
+      String(Date.now() - FULL_CHECK_MS - 1000),
+    );
+    db.close();
+    expect(titles(vault)).toEqual(["Alice", "Bobby", "Cafe"]);
+  });
+
+  test("a file changed within the racy window is compared again by the next load", () => {
+    const vault = settledVault();
+    // Created now: its folder's mtime is too recent to be trusted, so it is not recorded as seen.
+    fs.writeFileSync(path.join(vault.root, "people/Carol.md"), card("Carol"));
+    expect(titles(vault)).toContain("Carol");
+    // Rewritten in place with the same size right away: a same-tick change the folder does not show.
+    const file = path.join(vault.root, "people/Carol.md");
+    fs.writeFileSync(file, card("Carla"));
+    expect(titles(vault)).toContain("Carla");
+  });
+
+  test("the stamp moves with every change and stays put without one", () => {
+    const vault = settledVault();
+    const first = loadIndex(vault).stamp;
+    expect(loadIndex(vault).stamp).toBe(first);
+    atomicSave(vault, "people/Bob.md", card("Bobby"));
+    const second = loadIndex(vault).stamp;
+    expect(second).not.toBe(first);
+    fs.rmSync(path.join(vault.root, "places/Cafe.md"));
+    expect(loadIndex(vault).stamp).not.toBe(second);
+  });
+
+  test("what changed since a version is told by path, deletions included", () => {
+    const vault = settledVault();
+    const before = loadIndex(vault);
+    atomicSave(vault, "people/Bob.md", card("Bobby"));
+    fs.rmSync(path.join(vault.root, "places/Cafe.md"));
+    fs.writeFileSync(path.join(vault.root, "people/Carol.md"), card("Carol"));
+    const after = loadIndex(vault);
+    const changes = after.changesSince(before.stamp)!;
+    expect(changes.changed.sort()).toEqual(["people/Bob.md", "people/Carol.md"]);
+    expect(changes.gone).toEqual(["places/Cafe.md"]);
+    expect(after.changesSince("another-epoch.0")).toBeUndefined();
+    after.forgetUpTo(after.stamp);
+    expect(after.changesSince(before.stamp)).toBeUndefined();
+    expect(after.changesSince(after.stamp)).toEqual({ changed: [], gone: [] });
+  });
+});
