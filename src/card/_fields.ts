@@ -6,18 +6,19 @@
  * words, and a list cut short or a title or term over its length limit (limits.ts) leaves a warning.
  * The lorebook fields (context, order, groups, …) are read by _rule-fields.ts into `rules`.
  */
-import type { Document, Node } from "yaml";
 import { readRules } from "./_rule-fields.ts";
 import {
-  isMap,
-  isScalar,
+  isBlank,
+  isNothing,
   keptList,
-  nodeOf,
+  mapEntries,
   readBool,
   readList,
   readNumber,
   scalarText,
   stringList,
+  type Value,
+  valueAt,
   type Warn,
 } from "./_values.ts";
 import { lengthProblem, MAX_TERM_CHARS, MAX_TITLE_CHARS } from "./limits.ts";
@@ -60,52 +61,55 @@ export const KNOWN_FIELDS = [
 /** secondary's parts as written in the frontmatter → their names in Secondary. */
 const SECONDARY_PARTS = { all: "all", any: "any", not: "not", not_all: "notAll" } as const;
 
-function readSecondary(node: Node | undefined, warn: Warn): Secondary {
+function readSecondary(value: Value, warn: Warn): Secondary {
   const out: Secondary = { all: [], any: [], not: [], notAll: [] };
-  if (node === undefined || (isScalar(node) && node.value === null)) return out;
-  if (!isMap(node)) {
+  if (isNothing(value)) return out;
+  const entries = mapEntries(value);
+  if (entries === null) {
     warn("secondary must be a mapping with all / any / not / not_all; ignored");
     return out;
   }
-  for (const pair of node.items) {
-    const name = String(isScalar(pair.key) ? pair.key.value : pair.key);
+  for (const [name, part] of entries) {
     if (!Object.hasOwn(SECONDARY_PARTS, name)) {
       warn(`secondary.${name} is not all / any / not / not_all; ignored`);
       continue;
     }
-    const list = stringList((pair.value ?? undefined) as Node | undefined);
-    const part = SECONDARY_PARTS[name as keyof typeof SECONDARY_PARTS];
+    const list = stringList(part);
+    const field = SECONDARY_PARTS[name as keyof typeof SECONDARY_PARTS];
     if (list === null) warn(`secondary.${name} must be a word or a list of words; ignored`);
-    else out[part] = keptList(`secondary.${name}`, list, MAX_TERM_CHARS, warn);
+    else out[field] = keptList(`secondary.${name}`, list, MAX_TERM_CHARS, warn);
   }
   return out;
 }
 
-function readTitle(node: Node | undefined, key: string, warn: Warn): string {
-  if (node === undefined) return key;
-  const text = scalarText(node);
+function readTitle(value: Value, key: string, warn: Warn): string {
+  if (value === undefined) return key;
+  const text = scalarText(value);
   if (text !== null && text.trim() !== "") {
     const title = text.trim();
     const long = lengthProblem("title", title, MAX_TITLE_CHARS);
     if (long !== null) warn(long);
     return title;
   }
-  if (!(isScalar(node) && (node.value === null || node.value === ""))) {
+  if (!isBlank(value)) {
     warn("title must be text; the file name is used");
   }
   return key;
 }
 
-/** Read the known fields out of parsed frontmatter, never throwing. */
+/**
+ * Read the known fields out of parsed frontmatter: `data` as plain values, `root` as the readers see it
+ * (the YAML document's root node, or the same plain data on the fast path). Never throws, except
+ * SourceNeeded when a plain `root` has lost a scalar's written text (_values.ts).
+ */
 export function readFields(
   data: Record<string, unknown>,
-  doc: Document | null,
+  root: Value,
   key: string,
 ): { fields: CardFields; warnings: string[] } {
   const warnings: string[] = [];
   const warn = (m: string) => warnings.push(m);
-  const root = doc?.contents ?? null;
-  const list = (name: string, max: number) => readList(name, nodeOf(root, name), max, warn);
+  const list = (name: string, max: number) => readList(name, valueAt(root, name), max, warn);
   let priority = 0;
   if (data.priority !== undefined && data.priority !== null) {
     const n = readNumber(data.priority);
@@ -120,10 +124,10 @@ export function readFields(
     return b ?? true;
   };
   const fields: CardFields = {
-    title: readTitle(nodeOf(root, "title"), key, warn),
+    title: readTitle(valueAt(root, "title"), key, warn),
     keywords: list("keywords", MAX_TERM_CHARS),
     aliases: list("aliases", MAX_TERM_CHARS),
-    secondary: readSecondary(nodeOf(root, "secondary"), warn),
+    secondary: readSecondary(valueAt(root, "secondary"), warn),
     scanDepth: readScanDepth(data.scan_depth, warn),
     // A ref names a card by its key or title, so it may be as long as a title.
     refs: list("refs", MAX_TITLE_CHARS),

@@ -6,8 +6,7 @@
  * other field is (_fields.ts). The `decorators:` list is resolved by decorators.ts; an explicit field
  * wins over a decorator, and `inject: false` without `context:` means `context: manual`.
  */
-import type { Node } from "yaml";
-import { nodeOf, readBool, readCount, readList, readNumber, type Warn } from "./_values.ts";
+import { readBool, readCount, readList, readNumber, type Value, valueAt, type Warn } from "./_values.ts";
 import { readDecorators } from "./decorators.ts";
 import { MAX_TERM_CHARS } from "./limits.ts";
 import { isDefaultRules, POSITIONS, type RuleChanges, rulesWith } from "./rules.ts";
@@ -20,7 +19,7 @@ interface RuleField {
   field: string;
   rule: RuleKey;
   /** The value as the rule holds it, or undefined when the value is unusable. */
-  read: (value: unknown, node: Node | undefined, warn: Warn) => unknown;
+  read: (value: unknown, written: Value, warn: Warn) => unknown;
   /** What a usable value looks like, for the warning. */
   want: string;
 }
@@ -67,7 +66,7 @@ export const RULE_FIELDS: readonly RuleField[] = [
   {
     field: "group",
     rule: "groups",
-    read: (_v, node, warn) => readList("group", node, MAX_TERM_CHARS, warn),
+    read: (_v, written, warn) => readList("group", written, MAX_TERM_CHARS, warn),
     want: "a name or a list of names",
   },
   { field: "group_override", rule: "groupOverride", read: bool, want: YES_NO },
@@ -104,12 +103,12 @@ function setRule(changes: RuleChanges, rule: RuleKey, value: unknown): void {
 }
 
 /** The rules the frontmatter states explicitly (a malformed value is left out, with a warning). */
-function explicitRules(data: Record<string, unknown>, root: unknown, warn: Warn): RuleChanges {
+function explicitRules(data: Record<string, unknown>, root: Value, warn: Warn): RuleChanges {
   const changes: RuleChanges = {};
   for (const f of RULE_FIELDS) {
     const value = data[f.field];
     if (value === undefined || value === null) continue;
-    const got = f.read(value, nodeOf(root, f.field), warn);
+    const got = f.read(value, valueAt(root, f.field), warn);
     if (got === undefined) warn(`${f.field} ${JSON.stringify(value)} is not ${f.want}; ignored`);
     else setRule(changes, f.rule, got);
   }
@@ -139,13 +138,15 @@ function decoratorRules(value: unknown, warn: Warn): RuleChanges {
  */
 export function readRules(
   data: Record<string, unknown>,
-  root: unknown,
+  root: Value,
   inject: boolean,
   warn: Warn,
 ): CardRules | undefined {
   const decorated = decoratorRules(data.decorators, warn);
   const explicit = explicitRules(data, root, warn);
   if (!inject && explicit.policy === undefined) explicit.policy = "manual";
+  // Most cards set no rule: skip building a whole CardRules only to find it is the defaults.
+  if (Object.keys(decorated).length === 0 && Object.keys(explicit).length === 0) return undefined;
   const rules = rulesWith(decorated, explicit);
   return isDefaultRules(rules) ? undefined : rules;
 }

@@ -1,15 +1,17 @@
 /**
- * The forgiving value readers every frontmatter field uses (README "Card format"): a YAML node or a
- * parsed value in, the value a field means (or null when it means nothing usable) out. Word lists are
- * read from the scalar's source, so `[yes, 2024]` stays two words, not a boolean and a number.
+ * The forgiving value readers every frontmatter field uses (README "Card format"): a frontmatter value
+ * in, the value a field means (or null when it means nothing usable) out. Word lists are read from the
+ * scalar's source, so `[yes, 2024]` stays two words, not a boolean and a number.
+ *
+ * A value is either a node of the parsed YAML document (the full path) or a plain value from Bun's YAML
+ * parser (the fast path, _plain-yaml.ts): a string, number, boolean, null, array or plain object. Nodes
+ * are instances of `yaml`'s classes, so the two never look alike, and one set of readers serves both.
+ * A plain number or boolean has lost the text it was written as (`007`, `True`), which a word or a
+ * title keeps: reading its text throws SourceNeeded, and the card is read again from its YAML nodes.
  */
 import type { Node } from "yaml";
 import { yamlLib } from "./_lazy.ts";
 import { formatCount, lengthProblem, MAX_LIST_WORDS } from "./limits.ts";
-
-export const isMap = (n: unknown) => yamlLib().isMap(n);
-export const isScalar = (n: unknown) => yamlLib().isScalar(n);
-const isSeq = (n: unknown) => yamlLib().isSeq(n);
 
 const LIST_SEPARATORS = /[,，、]/;
 const TRUE_WORDS = new Set(["true", "yes", "y", "on", "1"]);
@@ -17,21 +19,73 @@ const FALSE_WORDS = new Set(["false", "no", "n", "off", "0"]);
 
 export type Warn = (message: string) => void;
 
-/** The value node of `key` in a mapping node; the last pair wins, as in toJS() with duplicate keys. */
-export function nodeOf(parent: unknown, key: string): Node | undefined {
-  if (!isMap(parent)) return undefined;
-  for (const pair of [...parent.items].reverse()) {
-    const k = isScalar(pair.key) ? pair.key.value : pair.key;
-    if (String(k) === key) return (pair.value ?? undefined) as Node | undefined;
-  }
-  return undefined;
+/** A frontmatter value: a YAML node, a plain value, or undefined when the key is absent. */
+export type Value = unknown;
+
+/** Thrown when a plain value's written text is needed: only the YAML nodes still hold it. */
+export class SourceNeeded extends Error {}
+
+/** True for the plain values of the fast path (and undefined); false for `yaml` nodes. */
+function isPlain(v: Value): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return true;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
-export function scalarText(node: Node): string | null {
-  if (!isScalar(node) || node.value === null) return null;
+const isPlainMapping = (v: Value): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && isPlain(v);
+
+/** A scalar (no list, no mapping). */
+function isScalar(v: Value): boolean {
+  return isPlain(v) ? v === null || typeof v !== "object" : yamlLib().isScalar(v);
+}
+
+/** Absent, or written as nothing / `~` / `null`. */
+export function isNothing(v: Value): boolean {
+  if (v === undefined || v === null) return true;
+  return !isPlain(v) && yamlLib().isScalar(v) && v.value === null;
+}
+
+/** A scalar written as nothing or as "". */
+export function isBlank(v: Value): boolean {
+  return isNothing(v) || v === "" || (!isPlain(v) && yamlLib().isScalar(v) && v.value === "");
+}
+
+/** The value of `key` in a mapping; in a YAML mapping the last pair wins, as in toJS() with duplicate keys. */
+export function valueAt(parent: Value, key: string): Value {
+  if (isPlainMapping(parent)) return Object.hasOwn(parent, key) ? parent[key] : undefined;
+  return mapEntries(parent)?.findLast(([k]) => k === key)?.[1];
+}
+
+/** A mapping's entries as [name, value], or null when the value is no mapping. */
+export function mapEntries(v: Value): [string, Value][] | null {
+  if (isPlainMapping(v)) return Object.entries(v);
+  if (isPlain(v) || !yamlLib().isMap(v)) return null;
+  return v.items.map((pair) => {
+    const k = yamlLib().isScalar(pair.key) ? pair.key.value : pair.key;
+    return [String(k), pair.value ?? undefined];
+  });
+}
+
+function listItems(v: Value): readonly Value[] | null {
+  if (Array.isArray(v)) return v;
+  return !isPlain(v) && yamlLib().isSeq(v) ? v.items : null;
+}
+
+/** A scalar's text as written (a string's value); null for nothing and for a list or a mapping. */
+export function scalarText(v: Value): string | null {
+  if (typeof v === "string") return v;
+  if (v === null || v === undefined || (isPlain(v) && typeof v === "object")) return null;
+  if (isPlain(v)) throw new SourceNeeded(`the written text of ${String(v)} is needed`);
+  const node = v as Node;
+  if (!yamlLib().isScalar(node) || node.value === null) return null;
   if (typeof node.value === "string") return node.value;
   return node.source ?? String(node.value);
 }
+
+/** A dropped list item as JSON text. */
+const jsonOf = (v: Value) =>
+  JSON.stringify(isPlain(v) ? (v ?? null) : ((v as Node | null)?.toJSON() ?? null));
 
 /** One pair of matching quotes around a word of a comma line (`Alpha, 'Beta'`) is YAML's, not the word's. */
 function unquote(word: string): string {
@@ -48,26 +102,27 @@ export interface WordList {
 }
 
 /**
- * A string list from a node: a YAML list, or one comma-separated line, without empties or repeats.
- * Null when the node is no list and no word. A nested value inside a list is dropped (and counted),
+ * A string list from a value: a YAML list, or one comma-separated line, without empties or repeats.
+ * Null when the value is no list and no word. A nested value inside a list is dropped (and counted),
  * the words beside it kept. Every word is counted, but only the first MAX_LIST_WORDS are kept.
  */
-export function stringList(node: Node | undefined): WordList | null {
+export function stringList(value: Value): WordList | null {
   const seen = new Set<string>();
   const dropped: string[] = [];
   const push = (s: string) => {
     const t = s.trim();
     if (t !== "") seen.add(t);
   };
-  if (node === undefined || (isScalar(node) && node.value === null)) return { words: [], total: 0, dropped };
-  if (isSeq(node)) {
-    for (const item of node.items) {
-      const text = isScalar(item) ? scalarText(item as Node) : undefined;
-      if (text === undefined) dropped.push(JSON.stringify((item as Node | null)?.toJSON() ?? null));
+  if (isNothing(value)) return { words: [], total: 0, dropped };
+  const items = listItems(value);
+  if (items !== null) {
+    for (const item of items) {
+      const text = isScalar(item) ? scalarText(item) : undefined;
+      if (text === undefined) dropped.push(jsonOf(item));
       else if (text !== null) push(text);
     }
   } else {
-    const text = scalarText(node);
+    const text = scalarText(value);
     if (text === null) return null;
     for (const part of text.split(LIST_SEPARATORS)) push(unquote(part.trim()));
   }
@@ -95,8 +150,8 @@ export function keptList(name: string, got: WordList, max: number, warn: Warn): 
 }
 
 /** A word list field, or [] with a warning when the value is no list at all. */
-export function readList(name: string, node: Node | undefined, max: number, warn: Warn): string[] {
-  const got = stringList(node);
+export function readList(name: string, value: Value, max: number, warn: Warn): string[] {
+  const got = stringList(value);
   if (got !== null) return keptList(name, got, max, warn);
   warn(`${name} must be a word, a comma-separated line or a list of words; ignored`);
   return [];

@@ -1,11 +1,21 @@
 /**
  * Text → Card. Pure: the caller supplies the key, kind, path and file stats. Private sections are
  * flagged here and cut out by `publicText`, the only text the engine may match on or inject.
+ * A card is read by the fast path when it can be (plain values from Bun's YAML parser, for frontmatter
+ * in the simple shapes: _plain-yaml.ts), else by the full path (gray-matter + `yaml` nodes); both give
+ * the same Card (test/card/plain-path.test.ts holds them to it), the fast one several times sooner.
  */
 import { LoreError } from "../errors.ts";
 import { scanSections } from "./_body.ts";
 import { readFields } from "./_fields.ts";
-import { locateFrontmatter, normalizeText, readFrontmatter } from "./_frontmatter.ts";
+import {
+  type FrontmatterRead,
+  locateFrontmatter,
+  normalizeText,
+  readFrontmatter,
+  readPlainFrontmatter,
+} from "./_frontmatter.ts";
+import { SourceNeeded } from "./_values.ts";
 import { defaultKinds, isPrivateSection } from "./kinds.ts";
 import type { Card, CardMeta, KindsConfig, Section } from "./types.ts";
 
@@ -60,18 +70,13 @@ function firstLineOf(text: string): string {
   return "";
 }
 
-/** Parse one card file's text. Throws LoreError parse_error when the frontmatter cannot be read. */
-export function parseCard(text: string, opts: ParseOptions): Card {
+function cardOf(
+  text: string,
+  opts: ParseOptions,
+  read: FrontmatterRead,
+  { fields, warnings }: ReturnType<typeof readFields>,
+): Card {
   const kinds = opts.kinds ?? defaultKinds();
-  let read: ReturnType<typeof readFrontmatter>;
-  try {
-    read = readFrontmatter(text);
-  } catch (err) {
-    const where = opts.path ?? `${opts.key}.md`;
-    const message = err instanceof Error ? err.message : String(err);
-    throw new LoreError("parse_error", `${where}: ${message}`, { cause: err });
-  }
-  const { fields, warnings } = readFields(read.data, read.doc, opts.key);
   const { preamble, sections } = splitBody(read.body, kinds);
   const pub = publicText({ preamble, sections });
   return {
@@ -89,6 +94,36 @@ export function parseCard(text: string, opts: ParseOptions): Card {
     body: read.body,
     warnings: [...read.warnings, ...warnings],
   };
+}
+
+/** The card by the fast path, or null when its frontmatter is not in the simple shapes. */
+export function parsePlainCard(text: string, opts: ParseOptions): Card | null {
+  const read = readPlainFrontmatter(text);
+  if (read === null) return null;
+  try {
+    return cardOf(text, opts, read, readFields(read.data, read.root, opts.key));
+  } catch (err) {
+    if (err instanceof SourceNeeded) return null;
+    throw err;
+  }
+}
+
+/** The card by the full path. Throws LoreError parse_error when the frontmatter cannot be read. */
+export function parseFullCard(text: string, opts: ParseOptions): Card {
+  let read: FrontmatterRead;
+  try {
+    read = readFrontmatter(text);
+  } catch (err) {
+    const where = opts.path ?? `${opts.key}.md`;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new LoreError("parse_error", `${where}: ${message}`, { cause: err });
+  }
+  return cardOf(text, opts, read, readFields(read.data, read.root, opts.key));
+}
+
+/** Parse one card file's text. Throws LoreError parse_error when the frontmatter cannot be read. */
+export function parseCard(text: string, opts: ParseOptions): Card {
+  return parsePlainCard(text, opts) ?? parseFullCard(text, opts);
 }
 
 /** The index-sized part of a card. */
