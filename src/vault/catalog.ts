@@ -28,8 +28,12 @@ export { indexPath } from "./_index-db.ts";
 
 /** A cold process compares every file when the last full comparison is older than this. */
 export const FULL_CHECK_MS = 60_000;
-/** Changes this recent may share their mtime with a later one (coarse file system clocks). */
-const RACY_MS = 2000;
+/**
+ * Changes this recent may share their mtime with a later one. A file system whose times carry
+ * sub-second digits ticks every few milliseconds; one that keeps whole seconds (FAT, HFS+) ticks
+ * every one or two.
+ */
+const RACY_MS = { fine: 100, coarse: 2000 };
 
 /** What changed between two versions of the index. */
 export interface IndexChanges {
@@ -138,7 +142,10 @@ const dirMark = (vault: Vault, abs: string): string => {
   const st = lstat(abs);
   return st?.isDirectory() ? `${st.mtimeNs}` : "none";
 };
-const isRacy = (st: fs.BigIntStats, since: number) => Number(st.mtimeMs) >= since - RACY_MS;
+const isRacy = (st: fs.BigIntStats, since: number) => {
+  const coarse = st.mtimeNs % 1_000_000_000n === 0n;
+  return Number(st.mtimeMs) >= since - (coarse ? RACY_MS.coarse : RACY_MS.fine);
+};
 
 /** Compare one kind folder's files with their rows: what to parse again, what is gone. */
 function compareDir(vault: Vault, idx: IndexDb, kind: KindDef, mark: string, started: number, out: Pending) {

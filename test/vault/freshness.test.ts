@@ -109,12 +109,18 @@ describe("when an edit is seen", () => {
 
   test("a file changed within the racy window is compared again by the next load", () => {
     const vault = settledVault();
-    // Created now: its folder's mtime is too recent to be trusted, so it is not recorded as seen.
-    fs.writeFileSync(path.join(vault.root, "people/Carol.md"), card("Carol"));
-    expect(titles(vault)).toContain("Carol");
-    // Rewritten in place with the same size right away: a same-tick change the folder does not show.
     const file = path.join(vault.root, "people/Carol.md");
-    fs.writeFileSync(file, card("Carla"));
+    // Both writes land in the same clock tick: the file and its folder keep the same mtimes, and
+    // the two texts have the same size, so only a second look at the file can tell them apart.
+    const tick = new Date(Date.now() + 1000);
+    const writeInTick = (text: string) => {
+      fs.writeFileSync(file, text);
+      fs.utimesSync(file, tick, tick);
+      fs.utimesSync(path.dirname(file), tick, tick);
+    };
+    writeInTick(card("Carol"));
+    expect(titles(vault)).toContain("Carol");
+    writeInTick(card("Carla"));
     expect(titles(vault)).toContain("Carla");
   });
 
