@@ -121,7 +121,8 @@ export async function importBook(
       }
       const key = found ?? draft.key;
       plan.push({
-        text: serializeCard(draft),
+        // Made while the cards before it are being written (vault/_batch.ts): as slow as writing them.
+        text: () => serializeCard(draft),
         target: cardPath(vault, kind, key),
         replaces: found !== undefined,
       });

@@ -1,26 +1,39 @@
 /**
  * Putting many card files into a vault as one step that a crash cannot leave half done. A vault is a
  * folder of files, so no single rename can swap ten thousand of them in; instead an import is journalled:
- *   1. every file is written and fsynced into a fresh `import-*` folder under `.lorecards/`;
+ *   1. every file is written and fsynced into a fresh `import-*` folder under `.lorecards/`, and the
+ *      folder is fsynced once (its names);
  *   2. `plan.json` (which staged file goes where) is written atomically: from here on the import counts;
- *   3. each staged file is renamed onto its card path (a card it replaces is moved aside into `old/`);
+ *   3. each staged file is renamed onto its card path (a card it replaces is moved aside into `old/`),
+ *      and each target folder is fsynced once, so the import is durable when it returns;
  *   4. the folder is removed.
  * A process killed before step 2 leaves a folder without a plan, which the next run deletes: the vault
  * is as it was. Killed after it, the next run finishes the moves (roll forward): the vault is complete.
  * An error inside a live process undoes its moves at once instead. Callers hold the vault lock.
+ *
+ * Step 1 is most of an import's time. No file's contents can be made durable without an fsync of that
+ * file (a folder's fsync covers its names, not its files' data), so each staged file gets one; what
+ * makes ten thousand of them cheap is issuing them from several threads at once, which lets the file
+ * system commit many in one journal commit. Bun's own pool runs only a few file operations at a time,
+ * so the staged files are written by a few worker threads (`Writers`), while this thread goes on making
+ * the next texts (a text may be given as a function for that: making cards costs as much as writing them).
  */
 
 import fs from "node:fs";
-import fsp from "node:fs/promises";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
-import { atomicWrite, randomHex, statExact } from "./_fs.ts";
+import { atomicWrite, fsyncDir, randomHex, statExact } from "./_fs.ts";
 import { linkBelow, refuseLinks } from "./_links.ts";
+import { Writers } from "./_stage-writers.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 
 /** One file to put in place. */
 export interface Placement {
-  text: string;
+  /**
+   * The file's contents, or a function that makes them: it is called once, while the files before it
+   * are being written. When it throws, nothing is changed and its error is thrown as it is.
+   */
+  text: string | (() => string);
   /** Absolute path of the card file. */
   target: string;
   /** An existing card is being overwritten (--force). */
@@ -32,8 +45,18 @@ export type Progress = (done: number, total: number) => void;
 const PREFIX = "import-";
 const PLAN = "plan.json";
 
-/** Staged files are written this many at a time: file creation and fsync dominate a large import. */
-const WRITE_CONCURRENCY = 32;
+/**
+ * Threads writing staged files. Each mostly waits for the disk, so there can be more than cores; eight
+ * keep enough fsyncs in flight to share journal commits (measured: bench/import.ts) for a few MB of memory.
+ */
+const WRITERS = 8;
+/**
+ * Files handed to a writer at once: few messages, yet the writers start while the texts are still being
+ * made. A smaller import is spread over fewer writers, each with MIN_CHUNK files or more: starting a
+ * thread costs about as much as a few dozen fsyncs one after another (~10 ms).
+ */
+const CHUNK = 128;
+const MIN_CHUNK = 64;
 
 /** The plan as written to disk: paths relative to the vault, so a moved vault still recovers. */
 interface PlanFile {
@@ -44,6 +67,11 @@ interface Moved {
   staged: string;
   target: string;
   backup?: string;
+}
+
+/** A text function threw: not an I/O failure, so placeAll passes the error on as it is. */
+class TextFailed {
+  constructor(readonly error: unknown) {}
 }
 
 /**
@@ -72,7 +100,9 @@ export async function placeAll(vault: Vault, files: Placement[], onProgress?: Pr
         was: (f.replaces && statExact(f.target)) || undefined,
       })),
     };
-    fsyncDir(stage);
+    // The staged names, the staging folder's own name and the folders made must be durable before the
+    // plan counts: a crash must not lose a file or folder a plan names.
+    for (const d of new Set([stage, ...parentsOf([stage, ...madeDirs])])) fsyncDir(d);
     atomicWrite(path.join(stage, PLAN), JSON.stringify(plan));
     files.forEach((f, i) => {
       const step: Moved = { staged: path.join(stage, `${i}.md`), target: f.target };
@@ -92,6 +122,7 @@ export async function placeAll(vault: Vault, files: Placement[], onProgress?: Pr
       fs.rmSync(stage, { recursive: true, force: true });
       for (const d of madeDirs.reverse()) fs.rmSync(d, { recursive: true, force: true });
     }
+    if (err instanceof TextFailed) throw err.error;
     const where = moved.at(-1)?.target ?? stage;
     throw new LoreError(
       "io_error",
@@ -104,17 +135,49 @@ export async function placeAll(vault: Vault, files: Placement[], onProgress?: Pr
   fs.rmSync(stage, { recursive: true, force: true });
 }
 
+/** The folders holding the entries of folders that were just made (their names need an fsync there). */
+function parentsOf(made: string[]): string[] {
+  return made.map((d) => path.dirname(d));
+}
+
+/**
+ * Writes and fsyncs every file into `stage` as `<i>.md`, a chunk of files at a time, spread over the
+ * writers; the texts are made here meanwhile. Returns once every file is durable, or throws the first
+ * failure once no writer is still writing (so a caller removing the folder never races one).
+ */
 async function stageAll(stage: string, files: Placement[], onDone: (done: number) => void): Promise<void> {
-  let next = 0;
+  const size = Math.max(MIN_CHUNK, Math.min(CHUNK, Math.ceil(files.length / WRITERS)));
+  const writers = new Writers(Math.min(WRITERS, Math.ceil(files.length / size)));
+  const writing: Promise<void>[] = [];
   let done = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const i = next++;
-      await writeDurably(path.join(stage, `${i}.md`), files[i]!.text);
-      onDone(++done);
+  let failed: unknown;
+  try {
+    for (let i = 0; i < files.length && failed === undefined; i += size) {
+      const chunk = files.slice(i, i + size).map((f, j): [string, string] => {
+        try {
+          return [path.join(stage, `${i + j}.md`), typeof f.text === "string" ? f.text : f.text()];
+        } catch (err) {
+          throw new TextFailed(err);
+        }
+      });
+      const wrote = writers.write(chunk).then(
+        (n) => {
+          done += n;
+          onDone(done);
+        },
+        (err: unknown) => {
+          failed ??= err;
+        },
+      );
+      writing.push(wrote);
+      // Let finished chunks report (progress, a failure that ends the loop) between two chunks.
+      await new Promise((resolve) => setImmediate(resolve));
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, files.length) }, worker));
+  } finally {
+    await Promise.all(writing);
+    writers.close();
+  }
+  if (failed !== undefined) throw failed;
 }
 
 /** Puts every moved file back where it was, newest first; a replaced card gets its old file back. */
@@ -205,26 +268,4 @@ function changedSince(target: string, was: { mtime: string; size: number } | und
   if (was === undefined) return false;
   const now = statExact(target);
   return now !== null && (now.mtime !== String(was.mtime) || now.size !== was.size);
-}
-
-async function writeDurably(file: string, text: string): Promise<void> {
-  const handle = await fsp.open(file, "wx");
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** fsync a directory so the renames into it survive a crash (a no-op where directories cannot be opened). */
-function fsyncDir(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, "r");
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {}
 }

@@ -46,6 +46,11 @@ function staging(vault: Vault): boolean {
   );
 }
 
+/** Whether an import has written its plan (and so counts: a kill from here on rolls forward). */
+function plannedMoves(vault: Vault): boolean {
+  return stagingFolders(vault).some((n) => fs.existsSync(path.join(vault.root, STATE_DIR, n, "plan.json")));
+}
+
 async function killWhen(args: string[], ready: () => boolean): Promise<void> {
   const child = Bun.spawn([BUN, MAIN, ...args], { stdout: "ignore", stderr: "ignore" });
   const deadline = Date.now() + 20_000;
@@ -73,6 +78,34 @@ describe("an import killed with SIGKILL", () => {
       const again = await importBook(vault, fs.readFileSync(book), { filename: "book.json", kind: "thing" });
       expect(again.created + again.kept).toBe(ENTRIES);
       expect(gadgets(things)).toBe(ENTRIES);
+    },
+    30_000,
+  );
+});
+
+describe("an import --force killed with SIGKILL", () => {
+  test.each([
+    ["while staging its files", (v: Vault) => staging(v)],
+    ["while moving cards into place", (v: Vault) => plannedMoves(v)],
+  ])(
+    "%s leaves every replaced card all old or all new after the next run",
+    async (_when, ready) => {
+      const { vault, book, things } = setup();
+      await importBook(vault, fs.readFileSync(book), { filename: "book.json", kind: "thing" });
+      const edited = path.join(path.dirname(book), "edited.json");
+      fs.writeFileSync(
+        edited,
+        fs.readFileSync(book, "utf8").replaceAll("is kept in drawer", "moved to shelf"),
+      );
+      await killWhen(["import", edited, "--kind", "thing", "--force", "--vault", vault.root], () =>
+        ready(vault),
+      );
+      await exportBook(vault, "st");
+      const texts = fs.readdirSync(things).map((n) => fs.readFileSync(path.join(things, n), "utf8"));
+      const moved = texts.filter((t) => t.includes("moved to shelf")).length;
+      expect(gadgets(things)).toBe(ENTRIES);
+      expect([0, ENTRIES]).toContain(moved);
+      expect(stagingFolders(vault)).toEqual([]);
     },
     30_000,
   );
