@@ -130,7 +130,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       // The matcher reads the current message and two turns (user + assistant) per level of depth
       // before it, the depth being the window or the largest scan_depth a card asks for (match/).
       const loaded = await (await openedEngine()).index();
-      return 1 + 2 * Math.max(window, loaded.matcher.table.maxDepth);
+      return 1 + 2 * Math.max(window, loaded.matcher.maxDepth);
     },
     async recall(turns: Turn[], opts: RecallOptions): Promise<RecallResult> {
       return (await openedEngine()).recall(turns, opts);

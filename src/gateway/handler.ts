@@ -49,6 +49,12 @@ export interface HandlerOptions {
 
 const ADAPTERS: readonly Adapter[] = [openaiAdapter, anthropicAdapter, responsesAdapter];
 
+/**
+ * Chat-like paths warned about once each, up to this many: a client probing paths must not make a
+ * long-running gateway remember (or print) an unbounded list.
+ */
+const WARNED_PATHS = 100;
+
 export function adapterFor(method: string, pathname: string): Adapter | undefined {
   if (method !== "POST") return undefined;
   return ADAPTERS.find((a) => a.paths.includes(pathname));
@@ -68,7 +74,12 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
     if (isPreflight(req)) return withOurHeadersAllowed(await forward(plain(target, req, doFetch)));
     const adapter = adapterFor(req.method, url.pathname);
     if (!adapter) {
-      if (req.method === "POST" && looksLikeChat(url.pathname) && !warnedPaths.has(url.pathname)) {
+      if (
+        req.method === "POST" &&
+        looksLikeChat(url.pathname) &&
+        !warnedPaths.has(url.pathname) &&
+        warnedPaths.size < WARNED_PATHS
+      ) {
         warnedPaths.add(url.pathname);
         options.deps.warn(
           `lorecards gateway: POST ${url.pathname} passed through without cards: it looks like a chat API, ` +

@@ -69,10 +69,11 @@ export async function runPipeline(
 ): Promise<Outcome> {
   const view = adapter.read(body);
   if (view === null) throw new Error(`${adapter.name} body has a shape we do not recognise`);
-  // Other requests get a turn here and before the new body is serialised, never between loading this
-  // conversation's state and committing it, so requests of one conversation keep their order there.
-  // (The embedded stores answer without yielding to I/O; a remote one would let others in, and its
-  // atomic merge, where the first replay record wins, keeps their state whole: Store contract.)
+  // Other requests get a turn here, before the new body is serialised, and while this request's commit
+  // waits for the group commit it shares with them (state/_write-queue.ts). A request of the same
+  // conversation that loads meanwhile reads the queued write (a store reads its own writes), and every
+  // commit is an atomic merge where the first replay record wins (Store contract), so requests of one
+  // conversation keep their order and their state whole.
   await letOthersRun(large);
   const markers = await deps.markers();
   const store = await deps.store();
@@ -88,6 +89,7 @@ export async function runPipeline(
 
   let record: ReplayRecord | null = null;
   let result: RecallResult | null = null;
+  let logged: Promise<void> = Promise.resolve();
   if (plan.repeat === null) {
     const reach = await deps.reach(settings.window);
     result = await deps.recall(turnsOf(view, plan.target, markers, reach), {
@@ -106,8 +108,9 @@ export async function runPipeline(
       const place = settings.inject === "user" ? "prefix" : adapter.systemPlace;
       const cards = result.chosen.map((c) => ({ id: c.id, version: c.version }));
       record = recordFor(view, plan, place, wrapBlock(result.context, markers), cards);
+      // Written alongside the commit (both wait for the same turn's flush), awaited after it.
       if (settings.log) {
-        await logSafely(deps, hitEntry("gateway", result, result.chosen[0]?.trigger ?? "", new Date(now)));
+        logged = logSafely(deps, hitEntry("gateway", result, result.chosen[0]?.trigger ?? "", new Date(now)));
       }
     }
   }
@@ -127,6 +130,7 @@ export async function runPipeline(
       timed,
     });
   }
+  await logged;
 
   const edits: Edit[] = [...plan.edits];
   if (record) edits.push({ anchor: record.anchor, place: record.place, text: record.text });

@@ -9,20 +9,29 @@ import { Database, type Statement } from "bun:sqlite";
 import { existsSync, renameSync, statSync } from "node:fs";
 import { describeError, LoreError } from "../errors.ts";
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS conversations (
-  id TEXT PRIMARY KEY, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL, opening TEXT, timed TEXT);
-CREATE INDEX IF NOT EXISTS conversations_seen ON conversations (last_seen);
-CREATE INDEX IF NOT EXISTS conversations_opening ON conversations (opening, last_seen);
-CREATE TABLE IF NOT EXISTS injections (
-  conversation TEXT NOT NULL, card TEXT NOT NULL, turn INTEGER NOT NULL, version TEXT NOT NULL,
+/**
+ * A conversation's rows in the other tables are keyed by its number `n`, given in the order
+ * conversations are first stored, not by its id (a client's UUID or a hash, in no order): new rows go
+ * at the end of each table and evicted ones, the least recently seen, mostly come from its start, so
+ * a commit writes a few pages where random keys would write one per table and conversation.
+ */
+const TABLES = `
+CREATE TABLE conversations (
+  n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+  opening TEXT, timed TEXT);
+CREATE TABLE injections (
+  conversation INTEGER NOT NULL, card TEXT NOT NULL, turn INTEGER NOT NULL, version TEXT NOT NULL,
   PRIMARY KEY (conversation, card)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS replays (
-  conversation TEXT NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL, place TEXT NOT NULL,
+CREATE TABLE replays (
+  conversation INTEGER NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL, place TEXT NOT NULL,
   text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL,
   PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
-PRAGMA user_version = 3;
 `;
+const INDEXES = `
+CREATE INDEX conversations_seen ON conversations (last_seen);
+CREATE INDEX conversations_opening ON conversations (opening, last_seen);
+`;
+const SCHEMA = `${TABLES}${INDEXES}PRAGMA user_version = 4;`;
 
 /** Each step takes a database from version `i + 1` to `i + 2`; a new file gets SCHEMA at once. */
 const MIGRATIONS = [
@@ -32,6 +41,24 @@ const MIGRATIONS = [
   // 2 → 3: the timed-effects memory of a conversation (JSON), on its row.
   `ALTER TABLE conversations ADD COLUMN timed TEXT;
    PRAGMA user_version = 3;`,
+  // 3 → 4: rows keyed by the conversation's number; numbered from the least recently seen.
+  `ALTER TABLE conversations RENAME TO old_conversations;
+   ALTER TABLE injections RENAME TO old_injections;
+   ALTER TABLE replays RENAME TO old_replays;
+   DROP INDEX IF EXISTS conversations_seen;
+   DROP INDEX IF EXISTS conversations_opening;
+   ${TABLES}
+   INSERT INTO conversations (id, turn, last_seen, opening, timed)
+     SELECT id, turn, last_seen, opening, timed FROM old_conversations ORDER BY last_seen, id;
+   INSERT INTO injections SELECT c.n, i.card, i.turn, i.version
+     FROM old_injections i JOIN conversations c ON c.id = i.conversation;
+   INSERT INTO replays SELECT c.n, r.anchor, r.hash, r.place, r.text, r.turn, r.cards
+     FROM old_replays r JOIN conversations c ON c.id = r.conversation;
+   DROP TABLE old_conversations;
+   DROP TABLE old_injections;
+   DROP TABLE old_replays;
+   ${INDEXES}
+   PRAGMA user_version = 4;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 
@@ -47,27 +74,30 @@ export interface ReplayRow {
 }
 
 interface RowOfConversation {
+  n: number;
   turn: number;
   last_seen: number;
   opening: string | null;
   timed: string | null;
 }
 
+/** Statements by conversation take its number `n` (see TABLES), except those that find it by id. */
 export interface Queries {
   conversation: Statement<RowOfConversation, [string]>;
-  injections: Statement<{ card: string; turn: number; version: string }, [string]>;
-  replays: Statement<ReplayRow, [string]>;
-  injectionKeys: Statement<{ id: string; turn: number }, [string]>;
-  replayKeys: Statement<{ anchor: number; hash: string; turn: number }, [string]>;
+  injections: Statement<{ card: string; turn: number; version: string }, [number]>;
+  replays: Statement<ReplayRow, [number]>;
+  injectionKeys: Statement<{ id: string; turn: number }, [number]>;
+  replayKeys: Statement<{ anchor: number; hash: string; turn: number }, [number]>;
   byOpening: Statement<{ id: string }, [string]>;
-  putConversation: Statement<unknown, [string, number, number, string | null, string | null]>;
-  putInjection: Statement<unknown, [string, string, number, string]>;
-  dropInjection: Statement<unknown, [string, string]>;
-  putReplay: Statement<unknown, [string, number, string, string, string, number, string]>;
-  dropReplay: Statement<unknown, [string, number, string]>;
-  evict: Statement<{ id: string }, [number]>;
-  dropInjections: Statement<unknown, [string]>;
-  dropReplays: Statement<unknown, [string]>;
+  /** Inserts or updates by id; returns the conversation's number. */
+  putConversation: Statement<{ n: number }, [string, number, number, string | null, string | null]>;
+  putInjection: Statement<unknown, [number, string, number, string]>;
+  dropInjection: Statement<unknown, [number, string]>;
+  putReplay: Statement<unknown, [number, number, string, string, string, number, string]>;
+  dropReplay: Statement<unknown, [number, number, string]>;
+  evict: Statement<{ n: number }, [number]>;
+  dropInjections: Statement<unknown, [number]>;
+  dropReplays: Statement<unknown, [number]>;
 }
 
 export interface Connection {
@@ -142,7 +172,7 @@ export function rebuild(file: string, warn: (line: string) => void, cause: unkno
 
 function prepare(db: Database): Queries {
   return {
-    conversation: db.query("SELECT turn, last_seen, opening, timed FROM conversations WHERE id = ?"),
+    conversation: db.query("SELECT n, turn, last_seen, opening, timed FROM conversations WHERE id = ?"),
     injections: db.query(
       "SELECT card, turn, version FROM injections WHERE conversation = ? ORDER BY turn, card",
     ),
@@ -155,7 +185,7 @@ function prepare(db: Database): Queries {
     byOpening: db.query("SELECT id FROM conversations WHERE opening = ? ORDER BY last_seen DESC, id LIMIT 1"),
     putConversation: db.query(
       "INSERT INTO conversations (id, turn, last_seen, opening, timed) VALUES (?1, ?2, ?3, ?4, ?5) " +
-        "ON CONFLICT (id) DO UPDATE SET turn = ?2, last_seen = ?3, opening = ?4, timed = ?5",
+        "ON CONFLICT (id) DO UPDATE SET turn = ?2, last_seen = ?3, opening = ?4, timed = ?5 RETURNING n",
     ),
     putInjection: db.query(
       "INSERT INTO injections (conversation, card, turn, version) VALUES (?1, ?2, ?3, ?4) " +
@@ -168,8 +198,8 @@ function prepare(db: Database): Queries {
     dropReplay: db.query("DELETE FROM replays WHERE conversation = ? AND anchor = ? AND hash = ?"),
     // The conversation cap's order (`byLeastRecentlySeen` in _rules.ts), in SQL: it spans the table.
     evict: db.query(
-      "DELETE FROM conversations WHERE id IN (SELECT id FROM conversations ORDER BY last_seen ASC, id " +
-        "LIMIT max(0, (SELECT count(*) FROM conversations) - ?)) RETURNING id",
+      "DELETE FROM conversations WHERE n IN (SELECT n FROM conversations ORDER BY last_seen ASC, id " +
+        "LIMIT max(0, (SELECT count(*) FROM conversations) - ?)) RETURNING n",
     ),
     dropInjections: db.query("DELETE FROM injections WHERE conversation = ?"),
     dropReplays: db.query("DELETE FROM replays WHERE conversation = ?"),

@@ -1,19 +1,22 @@
 /**
  * The embedded Store: bun:sqlite at `<vault>/.lorecards/state.db` (`sqlite:<path>`), with the marker
- * secret (`marker-secret`) and the hit log (`hits.jsonl`) as files beside it. Every write is an
+ * secret (`marker-secret`) and the hit log (`hits.jsonl`) as files beside it. Every write runs in an
  * immediate transaction that reads the keys `planCommit` needs and applies its plan, so the
- * read-modify-write of one process cannot interleave with another's. Nothing is opened or created until
- * it is used: a cold process that only needs the secret or the hit log never opens the database, and
- * reading an empty hit log creates nothing.
+ * read-modify-write of one process cannot interleave with another's. The writes made in one turn of
+ * the event loop share one transaction (group commit, _write-queue.ts), and each resolves only once
+ * that transaction is committed; the hit log lines of one turn go to the file in one append the same
+ * way. A read of a conversation with a write still queued commits the queue first, so a handle always
+ * reads its own writes. Nothing is opened or created until it is used: a cold process that only needs
+ * the secret or the hit log never opens the database, and reading an empty hit log creates nothing.
  *
  * The store follows the path, not the open file: a long-lived process (the gateway) whose state.db is
  * deleted or replaced under it would otherwise keep writing to a file no one else can see. Before each
- * operation it compares the file at the path with the one it opened (device and inode, one stat of a
- * few microseconds); when they differ it closes the old connection (SQLite then neither checkpoints
- * into nor deletes anything of a moved database), opens the file now there, creating it when missing,
- * and says so in one line. A database that goes bad while open is moved aside and rebuilt, and the
- * operation is tried once more. The state folder is only ever made inside a folder that exists (the
- * vault): a vault that is gone is an error, never re-created.
+ * read and each group commit it compares the file at the path with the one it opened (device and
+ * inode, one stat of a few microseconds); when they differ it closes the old connection (SQLite then
+ * neither checkpoints into nor deletes anything of a moved database), opens the file now there,
+ * creating it when missing, and says so in one line. A database that goes bad while open is moved
+ * aside and rebuilt, and the operation is tried once more. The state folder is only ever made inside
+ * a folder that exists (the vault): a vault that is gone is an error, never re-created.
  */
 
 import { existsSync } from "node:fs";
@@ -32,6 +35,8 @@ import {
   rebuild,
   wrap,
 } from "./_sqlite-file.ts";
+import { WriteQueue } from "./_write-queue.ts";
+import type { HitEntry } from "./hits.ts";
 import type {
   CardRef,
   Conversation,
@@ -46,6 +51,12 @@ export interface SqliteStoreOptions {
   limits: Limits;
   /** Where the "moved aside and rebuilt" and "deleted or replaced" notices go. */
   warn: (line: string) => void;
+}
+
+/** What the writes of one group commit share: the connection, and whether one stored a new conversation. */
+interface Batch {
+  c: Connection;
+  created: boolean;
 }
 
 export function statePath(vaultRoot: string): string {
@@ -90,7 +101,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
   };
 
   // One retry after a rebuild: a database that went bad under us costs its contents, never the request.
-  const guarded = async <T>(op: (c: Connection) => T): Promise<T> => {
+  const guardedNow = <T>(op: (c: Connection) => T): T => {
     ensureOpen();
     try {
       return op(current());
@@ -105,23 +116,60 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
       }
     }
   };
+  const guarded = async <T>(op: (c: Connection) => T): Promise<T> => guardedNow(op);
+
+  // Writes wait for the next turn of the event loop and are committed together (_write-queue.ts); the
+  // conversation cap is applied once per batch, after its writes.
+  const writes = new WriteQueue<Batch>((body) =>
+    guardedNow((c) =>
+      c.db
+        .transaction(() => {
+          const batch: Batch = { c, created: false };
+          body(batch);
+          if (batch.created) evict(c, limits.conversations);
+        })
+        .immediate(),
+    ),
+  );
+  // The hit log too: the lines of one turn go to the file in one append.
+  const hits = new WriteQueue<HitEntry[]>((body) => {
+    const batch: HitEntry[] = [];
+    body(batch);
+    appendHitLines(hitsFile, batch, ensureDir);
+  });
+  /** A read sees this handle's queued writes: those it depends on are committed first. */
+  const settled = (id?: string): void => {
+    if (id === undefined ? writes.size > 0 : writes.has(id)) writes.flush();
+  };
+
   return {
-    loadConversation: (id) => guarded((c) => load(c, id)),
-    commitTurn: (id, change) =>
-      guarded((c) => c.db.transaction(() => commit(c, id, change, limits)).immediate()),
-    advanceTurn: (id, now) =>
-      guarded((c) =>
-        c.db
-          .transaction(() => {
-            const stored = rowOf(c, id);
-            const row = advanceRow(stored, now);
-            c.q.putConversation.run(id, row.turn, row.lastSeen, row.opening, row.timed);
-            if (stored === null) evict(c, limits.conversations);
-            return row.turn;
-          })
-          .immediate(),
-      ),
-    findByOpening: (opening) => guarded((c) => c.q.byOpening.get(opening)?.id ?? null),
+    async loadConversation(id) {
+      ensureOpen();
+      settled(id);
+      return guarded((c) => load(c, id));
+    },
+    async commitTurn(id, change) {
+      ensureOpen();
+      return writes.add(id, (b) => {
+        if (commit(b.c, id, change, limits)) b.created = true;
+      });
+    },
+    async advanceTurn(id, now) {
+      ensureOpen();
+      return writes.add(id, (b) => {
+        const stored = rowOf(b.c, id);
+        const row = advanceRow(stored, now);
+        putRow(b.c, id, row);
+        if (stored === null) b.created = true;
+        return row.turn;
+      });
+    },
+    async findByOpening(opening) {
+      ensureOpen();
+      // Any queued write may give a conversation this opening or see it later than the one stored.
+      settled();
+      return guarded((c) => c.q.byOpening.get(opening)?.id ?? null);
+    },
     async markerSecret() {
       ensureOpen();
       // The secret goes with the state folder: deleted with it, a new one is made (or the one another
@@ -131,13 +179,18 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
     },
     async appendHits(entries) {
       ensureOpen();
-      appendHitLines(hitsFile, entries, ensureDir);
+      return hits.add("hits", (batch) => void batch.push(...entries));
     },
     async recentHits(limit) {
       ensureOpen();
+      hits.flush();
       return readHitLines(hitsFile, limit);
     },
     async close() {
+      if (!closed) {
+        writes.flush();
+        hits.flush();
+      }
       closed = true;
       conn?.db.close();
       conn = undefined;
@@ -145,9 +198,17 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
   };
 }
 
-function rowOf(c: Connection, id: string): ConversationRow | null {
+/** The conversation's row and its number (`n`, what its other rows are keyed by), or null. */
+function rowOf(c: Connection, id: string): (ConversationRow & { n: number }) | null {
   const r = c.q.conversation.get(id);
-  return r === null ? null : { turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
+  return r === null
+    ? null
+    : { n: r.n, turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
+}
+
+/** Stores the row; returns the conversation's number. */
+function putRow(c: Connection, id: string, row: ConversationRow): number {
+  return c.q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n;
 }
 
 function load(c: Connection, id: string): Conversation {
@@ -157,8 +218,8 @@ function load(c: Connection, id: string): Conversation {
     id,
     turn: row.turn,
     lastSeen: row.last_seen,
-    injections: c.q.injections.all(id).map((r) => ({ id: r.card, turn: r.turn, version: r.version })),
-    replays: c.q.replays.all(id).map(toRecord),
+    injections: c.q.injections.all(row.n).map((r) => ({ id: r.card, turn: r.turn, version: r.version })),
+    replays: c.q.replays.all(row.n).map(toRecord),
     timed: parseTimed(row.timed),
   };
 }
@@ -174,26 +235,29 @@ function toRecord(r: ReplayRow): ReplayRecord {
   };
 }
 
-function commit(c: Connection, id: string, change: ConversationChange, limits: Limits): void {
+/** Applies one commit; true when it stored the conversation for the first time (the cap then applies). */
+function commit(c: Connection, id: string, change: ConversationChange, limits: Limits): boolean {
+  const stored = rowOf(c, id);
   const plan = planCommit(
-    { row: rowOf(c, id), injections: c.q.injectionKeys.all(id), replays: c.q.replayKeys.all(id) },
+    stored === null
+      ? { row: null, injections: [], replays: [] }
+      : { row: stored, injections: c.q.injectionKeys.all(stored.n), replays: c.q.replayKeys.all(stored.n) },
     change,
     limits,
   );
-  const { row } = plan;
-  c.q.putConversation.run(id, row.turn, row.lastSeen, row.opening, row.timed);
-  for (const card of plan.dropInjections) c.q.dropInjection.run(id, card);
-  for (const i of plan.putInjections) c.q.putInjection.run(id, i.id, i.turn, i.version);
-  for (const r of plan.dropReplays) c.q.dropReplay.run(id, r.anchor, r.hash);
+  const n = putRow(c, id, plan.row);
+  for (const card of plan.dropInjections) c.q.dropInjection.run(n, card);
+  for (const i of plan.putInjections) c.q.putInjection.run(n, i.id, i.turn, i.version);
+  for (const r of plan.dropReplays) c.q.dropReplay.run(n, r.anchor, r.hash);
   const r = plan.putReplay;
-  if (r) c.q.putReplay.run(id, r.anchor, r.hash, r.place, r.text, r.turn, JSON.stringify(r.cards));
-  if (plan.created) evict(c, limits.conversations);
+  if (r) c.q.putReplay.run(n, r.anchor, r.hash, r.place, r.text, r.turn, JSON.stringify(r.cards));
+  return plan.created;
 }
 
 /** The conversation cap: the least recently seen go first, with everything they hold. */
 function evict(c: Connection, max: number): void {
-  for (const { id } of c.q.evict.all(max)) {
-    c.q.dropInjections.run(id);
-    c.q.dropReplays.run(id);
+  for (const { n } of c.q.evict.all(max)) {
+    c.q.dropInjections.run(n);
+    c.q.dropReplays.run(n);
   }
 }

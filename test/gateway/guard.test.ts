@@ -92,6 +92,13 @@ describe("paths the gateway does not inject into", () => {
     expect(h.warnings[0]).toContain("without /v1");
   });
 
+  test("warnings for chat-looking paths stop after a hundred paths: a prober cannot grow them without end", async () => {
+    const h = setup();
+    for (let i = 0; i < 105; i++) await h.sendRaw(`/p${i}/messages`, chat);
+    expect(h.warnings).toHaveLength(100);
+    expect(h.warnings[99]).toContain("POST /p99/messages passed through");
+  });
+
   test("other paths pass through without a word", async () => {
     const h = setup();
     await h.sendRaw("/v1/files", "x");

@@ -102,7 +102,10 @@ describe("two gateways on one vault", () => {
     const db = new Database(statePath(vault), { readonly: true });
     try {
       const row = db
-        .query("SELECT count(*) AS n FROM replays WHERE conversation LIKE 'parallel-%'")
+        .query(
+          "SELECT count(*) AS n FROM replays JOIN conversations c ON c.n = replays.conversation " +
+            "WHERE c.id LIKE 'parallel-%'",
+        )
         .get() as { n: number };
       expect(row.n).toBe(n);
     } finally {

@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { SCHEMA_VERSION } from "../../src/state/_sqlite-file.ts";
 import { openStore, type Store, type StoreOptions, statePath, stateUrl } from "../../src/state/index.ts";
 import { removeDir, tempDir } from "../support/vault.ts";
 import { record, storeContract } from "./contract.ts";
@@ -128,7 +129,9 @@ describe("sqlite store: the file", () => {
     await store.commitTurn("old", { turn: 4, now: 6, opening: "o" });
     expect(await store.findByOpening("o")).toBe("old");
     const db = new Database(file, { readonly: true });
-    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(3);
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(
+      SCHEMA_VERSION,
+    );
     db.close();
   });
 
@@ -165,7 +168,54 @@ describe("sqlite store: the file", () => {
       "people/Alice": { last: 7, stickyUntil: 9 },
     });
     const db = new Database(file, { readonly: true });
-    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(3);
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(
+      SCHEMA_VERSION,
+    );
+    db.close();
+  });
+
+  test("a version 3 state file is migrated in place: every conversation keeps its ledger, replay records and timed memory", async () => {
+    const root = tempDir();
+    dirs.push(root);
+    const file = statePath(root);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const v3 = new Database(file, { create: true });
+    v3.exec(`CREATE TABLE conversations (id TEXT PRIMARY KEY, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+        opening TEXT, timed TEXT);
+      CREATE INDEX conversations_seen ON conversations (last_seen);
+      CREATE INDEX conversations_opening ON conversations (opening, last_seen);
+      CREATE TABLE injections (conversation TEXT NOT NULL, card TEXT NOT NULL, turn INTEGER NOT NULL,
+        version TEXT NOT NULL, PRIMARY KEY (conversation, card)) WITHOUT ROWID;
+      CREATE TABLE replays (conversation TEXT NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL,
+        place TEXT NOT NULL, text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL,
+        PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
+      INSERT INTO conversations VALUES ('later', 4, 9, 'o', '{"people/Bob":{"last":3}}');
+      INSERT INTO conversations VALUES ('earlier', 2, 5, 'o', NULL);
+      INSERT INTO injections VALUES ('later', 'people/Bob', 3, '1:1'), ('earlier', 'people/Alice', 2, '2:2');
+      INSERT INTO replays VALUES ('later', 1, 'h1', 'prefix', 'block 1', 3, '[{"id":"people/Bob","version":"1:1"}]');
+      PRAGMA user_version = 3;`);
+    v3.close();
+    const store = await opened(root);
+    expect(await store.loadConversation("later")).toEqual({
+      id: "later",
+      turn: 4,
+      lastSeen: 9,
+      injections: [{ id: "people/Bob", turn: 3, version: "1:1" }],
+      replays: [record(1, 3, ["people/Bob"])],
+      timed: { "people/Bob": { last: 3 } },
+    });
+    expect((await store.loadConversation("earlier")).injections).toEqual([
+      { id: "people/Alice", turn: 2, version: "2:2" },
+    ]);
+    expect(await store.findByOpening("o")).toBe("later");
+    // The cap still drops the least recently seen first, with what it holds.
+    const capped = await opened(root, { warn: quiet, limits: { conversations: 2 } });
+    await capped.commitTurn("new", { turn: 1, now: 10 });
+    expect((await capped.loadConversation("earlier")).turn).toBe(0);
+    expect((await capped.loadConversation("later")).injections).toHaveLength(1);
+    const db = new Database(file, { readonly: true });
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(4);
+    expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM injections").get()?.n).toBe(1);
     db.close();
   });
 });

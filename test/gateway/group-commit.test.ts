@@ -1,0 +1,133 @@
+/**
+ * The gateway on group commit (src/state/_write-queue.ts): requests in flight together share one
+ * state transaction, yet each is forwarded only once its own write is committed, so dedupe and replay
+ * survive a crash right after any response; when the shared commit fails, the requests in it go
+ * upstream unchanged and stderr says why.
+ */
+
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import { createHandler, vaultDeps } from "../../src/gateway/index.ts";
+import { statePath } from "../../src/state/index.ts";
+import { openaiBody } from "../support/bodies.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
+
+const vaults: string[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+  for (const v of vaults.splice(0)) removeDir(v);
+});
+
+const FRIDAY = "event/the Friday deploy";
+
+/** Cards another connection (another process) sees committed for a conversation right now. */
+function committedCards(vault: string, conversation: string): string[] {
+  const db = new Database(statePath(vault), { readonly: true });
+  try {
+    return db
+      .query<{ card: string }, [string]>(
+        "SELECT card FROM injections JOIN conversations c ON c.n = injections.conversation " +
+          "WHERE c.id = ? ORDER BY card",
+      )
+      .all(conversation)
+      .map((r) => r.card);
+  } finally {
+    db.close();
+  }
+}
+
+interface Forwarded {
+  body: string;
+  /** What the state file held for the request's conversation when the request went upstream. */
+  committed: string[];
+}
+
+/**
+ * A handler whose upstream is a function: it answers at once, so a write still waiting for its
+ * commit when the request is forwarded would be caught there. `conversationOf` names the conversation
+ * a forwarded body belongs to, whose committed cards are read then (null: none read).
+ */
+function gateway(vault: string, conversationOf: (body: string) => string | null, breakState = () => {}) {
+  const warnings: string[] = [];
+  const forwarded: Forwarded[] = [];
+  const deps = vaultDeps({ vaultRoot: vault, engine: { watch: false }, warn: (l) => warnings.push(l) });
+  closers.push(() => deps.close());
+  const upstream = async (_url: string | URL | Request, init?: RequestInit) => {
+    const body = String(init?.body);
+    const conversation = conversationOf(body);
+    forwarded.push({ body, committed: conversation === null ? [] : committedCards(vault, conversation) });
+    return Response.json({ choices: [{ message: { role: "assistant", content: "Noted." } }] });
+  };
+  const handler = createHandler({
+    upstream: new URL("http://127.0.0.1:9"),
+    settings: { inject: "user", window: 3, reinjectAfter: 6, budget: 800, log: false },
+    // Between reading the conversation and committing it, when asked: the commit is what fails.
+    deps: {
+      ...deps,
+      recall: async (turns, opts) => {
+        const result = await deps.recall(turns, opts);
+        breakState();
+        return result;
+      },
+    },
+    fetch: upstream as typeof fetch,
+  });
+  const send = (conversation: string, raw: string) =>
+    handler(
+      new Request("http://127.0.0.1:8765/v1/chat/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-lorecards-conversation": conversation },
+        body: raw,
+      }),
+    );
+  return { send, forwarded, warnings };
+}
+
+const chat = (n: number) =>
+  JSON.stringify(openaiBody({ messages: [{ role: "user", content: `request ${n}: the friday deploy?` }] }));
+const numberIn = (body: string) => /request (\d+)/.exec(body)?.[1] ?? "?";
+
+describe("gateway: group commit", () => {
+  test("requests sent together are each forwarded only once their own state is committed", async () => {
+    const vault = makeVault();
+    vaults.push(vault);
+    const g = gateway(vault, (body) => `g-${numberIn(body)}`);
+    const responses = await Promise.all(Array.from({ length: 12 }, (_, n) => g.send(`g-${n}`, chat(n))));
+    expect(responses.map((r) => r.headers.get("x-lorecards-injected"))).toEqual(
+      Array(12).fill("the Friday deploy"),
+    );
+    expect(g.forwarded).toHaveLength(12);
+    for (const f of g.forwarded) expect(f.committed).toEqual([FRIDAY]);
+    expect(g.warnings).toEqual([]);
+  });
+
+  test("a commit that fails forwards the requests in it unchanged, with a line on stderr; the next one injects", async () => {
+    const vault = makeVault();
+    vaults.push(vault);
+    let broken = false;
+    const g = gateway(
+      vault,
+      () => null,
+      () => {
+        if (broken) return;
+        broken = true;
+        // The state file becomes something no database can be opened on, after the requests read it.
+        for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(statePath(vault) + suffix, { force: true });
+        fs.mkdirSync(statePath(vault));
+      },
+    );
+    const raws = [chat(1), chat(2)];
+    const responses = await Promise.all(raws.map((raw, i) => g.send(`f-${i}`, raw)));
+    expect(responses.map((r) => r.headers.get("x-lorecards-injected"))).toEqual([null, null]);
+    expect(g.forwarded.map((f) => f.body).sort()).toEqual([...raws].sort());
+    const unchanged = g.warnings.filter((l) => l.includes("forwarding /v1/chat/completions unchanged"));
+    expect(unchanged).toHaveLength(2);
+    expect(unchanged[0]).toContain("state.db");
+
+    fs.rmdirSync(statePath(vault));
+    const after = await g.send("f-after", chat(3));
+    expect(after.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
+  });
+});
