@@ -13,11 +13,32 @@ export interface MeantCard {
   body?: string;
 }
 
-function differingKey(got: Record<string, unknown>, want: Record<string, unknown>): string | undefined {
-  const keys = new Set([...Object.keys(got), ...Object.keys(want)]);
-  for (const k of keys) {
-    if (Object.hasOwn(got, k) !== Object.hasOwn(want, k) || !isDeepStrictEqual(got[k], want[k])) return k;
+/**
+ * `isDeepStrictEqual` for what frontmatter reads as (strings, numbers, booleans, null, arrays and plain
+ * objects), several times sooner: an import runs it once a card. Any other object is left to it.
+ */
+function same(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const proto = Object.getPrototypeOf(a);
+  if (proto !== Object.getPrototypeOf(b)) return false;
+  if (proto === Object.prototype) {
+    return differingKey(a as Record<string, unknown>, b as Record<string, unknown>) === undefined;
   }
+  if (proto !== Array.prototype) return isDeepStrictEqual(a, b);
+  const x = a as unknown[];
+  const y = b as unknown[];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    if (Object.hasOwn(x, i) !== Object.hasOwn(y, i) || !same(x[i], y[i])) return false;
+  }
+  return true;
+}
+
+/** The first key (the read data's order, then the meant data's) whose value differs or that only one has. */
+function differingKey(got: Record<string, unknown>, want: Record<string, unknown>): string | undefined {
+  for (const k of Object.keys(got)) if (!Object.hasOwn(want, k) || !same(got[k], want[k])) return k;
+  for (const k of Object.keys(want)) if (!Object.hasOwn(got, k)) return k;
   return undefined;
 }
 

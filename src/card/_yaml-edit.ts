@@ -19,8 +19,8 @@ const TO_STRING = { flowCollectionPadding: false, lineWidth: 0 } as const;
 // The anchor characters the `yaml` writer refuses (yaml/dist/doc/anchors.js).
 const BAD_ANCHOR = /[\x00-\x19\s,[\]{}]/;
 
-/** A string that only double quotes write back unchanged. */
-function needsQuotes(s: string): boolean {
+/** A string that only double quotes write back unchanged (also the fast writer's rule: _plain-write.ts). */
+export function needsQuotes(s: string): boolean {
   return s.includes("\uFEFF") || /(^|\n)[ \t]+(\n|$)/.test(s) || /\n[ \t]*\n$/.test(s);
 }
 

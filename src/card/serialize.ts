@@ -11,6 +11,7 @@ import { findSection, replaceSectionText } from "./_body.ts";
 import { KNOWN_FIELDS } from "./_fields.ts";
 import { locateFrontmatter, normalizeText, parseYamlDocument, readFrontmatter } from "./_frontmatter.ts";
 import { yamlLib } from "./_lazy.ts";
+import { plainFrontmatter } from "./_plain-write.ts";
 import { assertReadsBack } from "./_readback.ts";
 import { LOREBOOK_FIELDS } from "./_rule-fields.ts";
 import { deleteKey, rootMap, setKey, yamlText } from "./_yaml-edit.ts";
@@ -89,10 +90,24 @@ function ordered(data: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/**
+ * A new card's frontmatter as YAML text and as it should read back: by the fast writer when it takes
+ * the data (_plain-write.ts: the same bytes, several times sooner), else through a YAML Document.
+ * `fast: false` forces the Document, the writer the fast one is held to (test/card/plain-write.test.ts).
+ */
+export function newFrontmatter(
+  frontmatter: Record<string, unknown>,
+  fast = true,
+): { yaml: string; meant: Record<string, unknown>; fast: boolean } {
+  const data = ordered(frontmatter);
+  const plain = fast ? plainFrontmatter(data) : null;
+  return plain === null ? { ...frontmatterText(data), fast: false } : { ...plain, fast: true };
+}
+
 /** A whole new card file. LoreError invalid_input when it would not read back as given. */
 export function serializeCard(draft: { frontmatter: Record<string, unknown>; body: string }): string {
   const body = ensureFinalNewline(normalizeText(draft.body));
-  const { yaml, meant } = frontmatterText(ordered(draft.frontmatter));
+  const { yaml, meant } = newFrontmatter(draft.frontmatter);
   const text = `---\n${yaml}---\n${body}`;
   assertReadsBack(text, { data: meant, body });
   return text;
