@@ -1,9 +1,20 @@
 /**
  * What every command shares: the global `--vault` and `--json` flags, and how a command prints its
- * result. Only cli/ reads argv and the environment; everything below it takes plain options.
+ * result. Only cli/ reads argv and the environment; everything below it takes plain options. It loads
+ * nothing but errors.ts, so `--version` and `--help` stay light (the vault a command works on is
+ * resolved by _vault.ts).
  */
+import type { ArgsDef, CommandDef } from "citty";
 import { LoreError } from "../errors.ts";
-import { resolveVaultPath } from "../vault/index.ts";
+import { writeStdout } from "./_out.ts";
+
+/**
+ * citty's `defineCommand`, which only returns its argument: importing it would load citty and
+ * node:util on every command, where only help and the argv _parse.ts leaves to citty need them.
+ */
+export function defineCommand<const T extends ArgsDef = ArgsDef>(def: CommandDef<T>): CommandDef<T> {
+  return def;
+}
 
 export const vaultArg = {
   vault: {
@@ -17,22 +28,12 @@ export const jsonArg = {
   json: { type: "boolean", description: "print one JSON object instead of text" },
 } as const;
 
-/** The vault a command works on: --vault, then $LORECARDS_VAULT, then ~/.lorecards. */
-export function vaultPath(args: { vault?: string }): string {
-  return resolveVaultPath(args.vault, process.env);
-}
-
-/** True when the default vault is in use (it is created with example cards on first use). */
-export function isDefaultVault(args: { vault?: string }): boolean {
-  return !args.vault && !process.env.LORECARDS_VAULT;
-}
-
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  writeStdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 export function print(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  writeStdout(text.endsWith("\n") ? text : `${text}\n`);
 }
 
 /** Shorter tokens are refused at start-up: 16 hex characters are 64 bits, beyond any guessing. */
@@ -92,7 +93,7 @@ export function untilShutdown(close: () => Promise<unknown> | undefined): Promis
 
 /** One JSON object on one line: what a server command prints under --json once it is listening. */
 export function printJsonLine(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  writeStdout(`${JSON.stringify(value)}\n`);
 }
 
 /** `--allow-host a.example,b.lan` → the names, lower case. */

@@ -1,9 +1,9 @@
 // `lorecards export OUT [--format F] [--card FILE] [--json]`: the vault as a lorebook or a card.
-import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook } from "../interop/index.ts";
 import { atomicWrite, openVault } from "../vault/index.ts";
-import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
+import { isDefaultVault, vaultPath } from "./_vault.ts";
 import { readInput } from "./import.ts";
 
 /** Without --format, the output's extension decides; anything else is a SillyTavern book. */

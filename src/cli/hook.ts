@@ -1,10 +1,11 @@
 // `lorecards hook`: the Claude Code UserPromptSubmit hook. Reads the hook JSON on stdin, prints
 // `hookSpecificOutput.additionalContext` when cards match and nothing otherwise. It exits 0 whatever
 // happens (a message on stderr): in Claude Code, exit 2 from this hook would erase the user's prompt.
-import { writeSync } from "node:fs";
-import { defineCommand } from "citty";
+import { fstatSync } from "node:fs";
 import { budgetArg, logArg, recallArgs, recallFlags, reinjectArg, scanDepthArg } from "./_args.ts";
-import { isDefaultVault, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
+import { writeAll } from "./_out.ts";
+import { defineCommand, vaultArg, wholeNumber } from "./_shared.ts";
+import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const hookCommand = defineCommand({
   meta: { name: "hook", description: "the Claude Code UserPromptSubmit hook (reads the hook JSON on stdin)" },
@@ -21,7 +22,7 @@ export const hookCommand = defineCommand({
   },
   async run({ args }) {
     try {
-      const stdin = process.stdin.isTTY ? "" : await Bun.stdin.text();
+      const stdin = (await stdinIsTerminal()) ? "" : await Bun.stdin.text();
       const { runHook } = await import("../hook/index.ts");
       const result = await runHook(stdin, {
         vaultRoot: vaultPath(args),
@@ -41,13 +42,27 @@ export const hookCommand = defineCommand({
 });
 
 /**
+ * Whether stdin is a terminal (run by hand: nothing to read). Asked without `process.stdin`, whose
+ * stream costs about 5 ms to build; only a character device can be a terminal, and node:tty is loaded
+ * only for one.
+ */
+async function stdinIsTerminal(): Promise<boolean> {
+  try {
+    if (!fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  const { isatty } = await import("node:tty");
+  return isatty(0);
+}
+
+/**
  * One synchronous write to fd 1. process.stdout reports a reader that went away (EPIPE) or a full
  * device as an asynchronous 'error' event, which would end the process with exit 1; a hook must exit 0.
  */
 function answer(text: string): void {
-  const bytes = Buffer.from(text);
   try {
-    for (let done = 0; done < bytes.length; ) done += writeSync(1, bytes, done);
+    writeAll(1, text);
   } catch (err) {
     complain(err);
   }
@@ -55,7 +70,7 @@ function answer(text: string): void {
 
 function complain(err: unknown): void {
   try {
-    writeSync(2, `lorecards hook: ${err instanceof Error ? err.message : String(err)}\n`);
+    writeAll(2, `lorecards hook: ${err instanceof Error ? err.message : String(err)}\n`);
   } catch {
     // stderr is gone too: nothing left to tell.
   }

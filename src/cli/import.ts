@@ -1,11 +1,11 @@
 // `lorecards import FILE [--kind K] [--force] [--json]`: a lorebook (SillyTavern World Info, RisuAI,
 // NovelAI, Agnai, KoboldAI) or a character card in.
 import fs from "node:fs";
-import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
 import { type ImportResult, importBook } from "../interop/index.ts";
 import { openVault } from "../vault/index.ts";
-import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
+import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 /** Larger inputs are refused before reading: no lorebook is this big, a mistaken path might be. */
 const MAX_INPUT_BYTES = 512 * 1024 * 1024;

@@ -1,13 +1,16 @@
 /**
- * The command line. Parses argv with citty, but owns three things citty leaves loose: `--vault` and
- * `--json` work on either side of the subcommand, an unknown flag is an error (exit 2) instead of
- * being ignored, and help is plain text when piped. Errors become one line on stderr (and a JSON
- * object on stdout under --json) with the exit code of their LoreError code.
+ * The command line. Parses argv with citty's rules, but owns three things citty leaves loose:
+ * `--vault` and `--json` work on either side of the subcommand, an unknown flag is an error (exit 2)
+ * instead of being ignored, and help is plain text when piped. Errors become one line on stderr (and a
+ * JSON object on stdout under --json) with the exit code of their LoreError code. Cold starts load
+ * neither citty (_parse.ts parses the usual argv) nor any command but the one run.
  */
-import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
+import type { ArgsDef, CommandDef } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { describeError, EXIT_CODES, isLoreError, LoreError } from "../errors.ts";
-import { jsonArg, vaultArg } from "./_shared.ts";
+import { quietOnEpipe, stdoutStream } from "./_out.ts";
+import { simpleArgs } from "./_parse.ts";
+import { defineCommand, jsonArg, vaultArg } from "./_shared.ts";
 
 type Loader = () => Promise<CommandDef<ArgsDef>>;
 
@@ -21,6 +24,7 @@ const COMMANDS: Record<string, Loader> = {
   read: () => lazy(import("./read.ts")),
   try: () => lazy(import("./try.ts")),
   check: () => lazy(import("./check.ts")),
+  refresh: () => lazy(import("./refresh.ts")),
   gateway: () => lazy(import("./gateway.ts")),
   hook: () => lazy(import("./hook.ts")),
   mcp: () => lazy(import("./mcp.ts")),
@@ -38,6 +42,9 @@ async function lazy(mod: Promise<Record<string, unknown>>): Promise<CommandDef<A
 }
 
 const GLOBAL_FLAGS = new Set(["--vault", "--json"]);
+
+/** Commands that run once per prompt and exit: they keep the start-up JIT policy. */
+const SHORT_LIVED = new Set(["hook", "try"]);
 
 function rootCommand() {
   return defineCommand({
@@ -104,8 +111,9 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 
 // biome-ignore lint/suspicious/noExplicitAny: citty's usage renderer takes commands of any argument shape.
 async function usage(cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<string> {
+  const { renderUsage } = await import("citty");
   const text = await renderUsage(cmd, parent);
-  return process.stdout.isTTY ? text : text.replace(ANSI, "");
+  return stdoutStream().isTTY ? text : text.replace(ANSI, "");
 }
 
 /** Run the CLI; resolves to the process exit code. */
@@ -117,23 +125,27 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const name = args[0];
     if (name === undefined || name === "--help" || name === "-h" || name.startsWith("-")) {
       if (args.includes("--version") || args.includes("-v")) {
-        process.stdout.write(`${pkg.version}\n`);
+        // Bun.write, not writeStdout: the version needs nothing loaded, not even node:fs.
+        await Bun.write(Bun.stdout, `${pkg.version}\n`).catch(quietOnEpipe);
         return 0;
       }
-      process.stdout.write(`${await usage(root)}\n`);
+      stdoutStream().write(`${await usage(root)}\n`);
       return name === undefined || args.includes("--help") || args.includes("-h") ? 0 : 2;
     }
     const load = COMMANDS[name];
     if (!load) throw new LoreError("usage", `unknown command "${name}" (try: lorecards --help)`);
+    // The binary starts with the JIT's tier-up thresholds raised (build.ts): right for the hook and
+    // `try`, which live for milliseconds, wrong for a server or a long import.
+    if (!SHORT_LIVED.has(name)) Bun.unsafe.setJITPolicy(1);
     const cmd = await load();
     const rest = args.slice(1);
     if (rest.includes("--help") || rest.includes("-h")) {
-      process.stdout.write(`${await usage(cmd, root)}\n`);
+      stdoutStream().write(`${await usage(cmd, root)}\n`);
       return 0;
     }
     const cmdArgs = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
     checkFlags(cmdArgs, rest);
-    const { result } = await runCommand(cmd, { rawArgs: rest });
+    const result = await run(cmd, cmdArgs, rest);
     return typeof result === "number" ? result : 0;
   } catch (err) {
     // Claude Code treats exit 2 from a UserPromptSubmit hook as "block this prompt and erase it",
@@ -145,6 +157,16 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     return reportError(err, json);
   }
+}
+
+/** A command's run with its parsed arguments: by _parse.ts when it can, else by citty. */
+async function run(cmd: CommandDef<ArgsDef>, def: ArgsDef, rawArgs: string[]): Promise<unknown> {
+  const args = cmd.setup || cmd.cleanup || cmd.plugins ? undefined : simpleArgs(def, rawArgs);
+  if (args === undefined || cmd.run === undefined) {
+    const { runCommand } = await import("citty");
+    return (await runCommand(cmd, { rawArgs })).result;
+  }
+  return cmd.run({ rawArgs, args: args as never, cmd });
 }
 
 /** The subcommand named in argv (after any global flags and their values), without validating. */
@@ -181,6 +203,6 @@ function reportError(err: unknown, json: boolean): number {
   if (code === "internal" && err instanceof Error && process.env.LORECARDS_DEBUG)
     message = err.stack ?? message;
   process.stderr.write(`lorecards: ${message}\n`);
-  if (json) process.stdout.write(`${JSON.stringify({ error: code, detail })}\n`);
+  if (json) stdoutStream().write(`${JSON.stringify({ error: code, detail })}\n`);
   return EXIT_CODES[code];
 }

@@ -1,7 +1,6 @@
 // `lorecards init [DIR]`: the kind directories plus one example card per kind. Never overwrites.
-import { defineCommand } from "citty";
 import { initVault, resolveVaultPath } from "../vault/index.ts";
-import { jsonArg, print, printJson, vaultArg } from "./_shared.ts";
+import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 
 export const initCommand = defineCommand({
   meta: { name: "init", description: "create a vault with one example card per kind" },

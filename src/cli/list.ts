@@ -1,8 +1,8 @@
 // `lorecards list [--kind K]`: every card with its keywords, grouped by kind.
-import { defineCommand } from "citty";
 import { brokenSummary, byKindThenTitle, cardSummary, kindByName } from "../card/index.ts";
 import { loadIndex, openVault } from "../vault/index.ts";
-import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
+import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const listCommand = defineCommand({
   meta: { name: "list", description: "every card with its keywords" },

@@ -1,19 +1,12 @@
 // `lorecards mcp`: the MCP server for writing cards. stdio by default (stdout carries protocol only;
 // messages go to stderr); `--http` serves streamable HTTP at /mcp. The MCP SDK is loaded only here.
-import { defineCommand } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { openVault } from "../vault/index.ts";
-import {
-  isDefaultVault,
-  portNumber,
-  printJsonLine,
-  tokenFrom,
-  untilShutdown,
-  vaultArg,
-  vaultPath,
-} from "./_shared.ts";
+import { stdoutStream } from "./_out.ts";
+import { defineCommand, portNumber, printJsonLine, tokenFrom, untilShutdown, vaultArg } from "./_shared.ts";
+import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const mcpCommand = defineCommand({
   meta: { name: "mcp", description: "the MCP server for writing cards (stdio, or --http)" },
@@ -40,6 +33,8 @@ export const mcpCommand = defineCommand({
       if (args.host !== undefined || args.port !== undefined || args.token !== undefined || args.json) {
         throw new LoreError("usage", "--host, --port, --token and --json only apply with --http");
       }
+      // The SDK writes the protocol to process.stdout: a client that leaves ends us quietly.
+      stdoutStream();
       await mcp.serveStdio(vault, pkg.version);
       return 0;
     }

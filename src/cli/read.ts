@@ -2,10 +2,10 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { defineCommand } from "citty";
 import { cardDocument } from "../card/index.ts";
 import { findCard, openVault } from "../vault/index.ts";
-import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
+import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const readCommand = defineCommand({
   meta: { name: "read", description: "print one card" },

@@ -1,8 +1,8 @@
 // `lorecards repair [--dry-run] [--json]`: cards imported with the old lorebook mapping, mapped again.
-import { defineCommand } from "citty";
 import { type RepairResult, repairImports } from "../interop/index.ts";
 import { openVault } from "../vault/index.ts";
-import { jsonArg, print, printJson, vaultArg, vaultPath } from "./_shared.ts";
+import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
+import { vaultPath } from "./_vault.ts";
 
 export function repairLines(r: RepairResult): string[] {
   const verb = r.dryRun ? "would repair" : "repaired";

@@ -2,7 +2,6 @@
 // in or out of budget (and why a card is out), the exact text that would be injected, and words that
 // deserve a card. With --turns the conversation is replayed one user message at a time, so timed
 // effects (sticky, cooldown, delay) act as they would in a real one (recall/history.ts).
-import { defineCommand } from "citty";
 import { LoreError } from "../errors.ts";
 import {
   type FiredCard,
@@ -16,7 +15,8 @@ import {
 } from "../recall/index.ts";
 import { openStore, stateUrl } from "../state/index.ts";
 import { budgetArg, recallArgs, recallFlags, scanDepthArg, seedArg } from "./_args.ts";
-import { isDefaultVault, jsonArg, print, printJson, vaultArg, vaultPath, wholeNumber } from "./_shared.ts";
+import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
+import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const tryCommand = defineCommand({
   meta: { name: "try", description: "which cards a sentence fires, why, and what deserves a card" },
