@@ -1,6 +1,5 @@
 // `lorecards gateway --upstream URL`: the injecting proxy. Flags map 1:1 onto GatewayOptions; the
 // command resolves only when the gateway shuts down (SIGINT/SIGTERM).
-import { defineCommand } from "citty";
 import { DEFAULTS } from "../defaults.ts";
 import { baseUrls, startGateway } from "../gateway/index.ts";
 import {
@@ -15,17 +14,18 @@ import {
   reinjectArg,
   windowArg,
 } from "./_args.ts";
+import { selfRefresher } from "./_refresher.ts";
 import {
+  defineCommand,
   hostList,
-  isDefaultVault,
   portNumber,
   printJsonLine,
   tokenFrom,
   untilShutdown,
   vaultArg,
-  vaultPath,
   wholeNumber,
 } from "./_shared.ts";
+import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const gatewayCommand = defineCommand({
   meta: { name: "gateway", description: "the injecting proxy in front of an OpenAI/Anthropic API" },
@@ -71,7 +71,7 @@ export const gatewayCommand = defineCommand({
       allowHosts: hostList(args["allow-host"]),
       log: args.log !== false,
       recall: recallFlags(args),
-      engine: { create: isDefaultVault(args) },
+      engine: { create: isDefaultVault(args), refresher: selfRefresher(vaultPath(args)) },
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     const stopped = untilShutdown(() => gateway.close());

@@ -3,7 +3,6 @@
 // same process on its own port, so one service on a home server does both. Every response carries the
 // editor's security headers; a request without Host is answered 400 (http/ listen).
 import os from "node:os";
-import { defineCommand } from "citty";
 import { createApi } from "../api/index.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
@@ -12,16 +11,17 @@ import { isLoopbackHost, type Listener, listen, type ThrottleOptions } from "../
 import { type Engine, openEngine } from "../recall/index.ts";
 import { uiRoutes } from "../ui/index.ts";
 import { allowHostArg, listenArgs, logArg } from "./_args.ts";
+import { selfRefresher } from "./_refresher.ts";
 import {
+  defineCommand,
   hostList,
-  isDefaultVault,
   portNumber,
   printJsonLine,
   tokenFrom,
   untilShutdown,
   vaultArg,
-  vaultPath,
 } from "./_shared.ts";
+import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const uiCommand = defineCommand({
   meta: { name: "ui", description: "the web editor and HTTP API" },
@@ -56,9 +56,11 @@ export const uiCommand = defineCommand({
         `listening on ${host} needs --token: anyone on the network could edit your cards`,
       );
     }
-    const engine = await openEngine(vaultPath(args), {
+    const root = vaultPath(args);
+    const engine = await openEngine(root, {
       watch: true,
       persist: true, // a rebuild after an edit is saved, so the next hook or `try` starts warm
+      refresher: selfRefresher(root),
       create: isDefaultVault(args),
     });
     const extra = hostList(args["allow-host"]);

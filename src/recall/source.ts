@@ -70,6 +70,7 @@ export class VaultSource {
   private timers: ReturnType<typeof setTimeout>[] = [];
   private settling?: ReturnType<typeof setTimeout>;
   private refreshing = false;
+  private priming?: Promise<void>;
   private readonly bodies = new Map<string, string>();
 
   constructor(
@@ -100,6 +101,12 @@ export class VaultSource {
 
   /** The vault as of now (see the module comment for what a server checks when). */
   async current(): Promise<Compiled> {
+    // A server's first load: its refresher brings the index and snapshot up to date first, so even a
+    // fresh vault is never indexed (nor its memory peak reached) in the server's own process.
+    if (this.compiled === undefined && this.options.refresher) {
+      this.priming ??= this.options.refresher().catch((err) => warn(err));
+      await this.priming;
+    }
     if (this.compiled === undefined || this.dirty || !this.options.watch) {
       this.dirty = false;
       return this.load({ check: "changed" });

@@ -11,6 +11,7 @@ import { fsyncDir, statExact } from "./_fs.ts";
 import { linkBelow, readNoFollow, refuseLinks } from "./_links.ts";
 import { withSettledLock } from "./_settle.ts";
 import { readCard } from "./cards.ts";
+import { recordOwnWrite } from "./catalog.ts";
 import type { LockOptions } from "./lock.ts";
 import { archiveDir, cardPath, relPath, type Vault } from "./paths.ts";
 
@@ -56,7 +57,7 @@ export function archiveCard(
       let name = key;
       for (let n = 2; fs.existsSync(path.join(dir, `${name}.md`)); n++) name = `${key}~${n}`;
       const to = path.join(dir, `${name}.md`);
-      moveFile(from, to);
+      recordOwnWrite(vault, from, () => moveFile(from, to));
       return {
         kind: def.name,
         key: name,
@@ -99,7 +100,7 @@ export function restoreCard(
         kinds: vault.kinds,
         path: relPath(vault, to),
       });
-      moveFile(from, to);
+      recordOwnWrite(vault, to, () => moveFile(from, to));
       return readCard(vault, kind, key);
     },
     opts,

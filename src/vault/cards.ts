@@ -20,7 +20,7 @@ import { advanceMtime, atomicWrite } from "./_fs.ts";
 import { openNoFollow, refuseLinks } from "./_links.ts";
 import { settleImports, withSettledLock } from "./_settle.ts";
 import { removeStaleTemps } from "./_temps.ts";
-import { loadIndex } from "./catalog.ts";
+import { loadIndex, recordOwnWrite } from "./catalog.ts";
 import type { LockOptions } from "./lock.ts";
 import { cleanName, indexLookup, splitName } from "./lookup.ts";
 import { cardPath, relPath, type Vault } from "./paths.ts";
@@ -108,7 +108,7 @@ export async function createCard(vault: Vault, draft: CardDraft, opts: LockOptio
       }
       fs.mkdirSync(path.dirname(file), { recursive: true });
       removeStaleTemps(path.dirname(file));
-      atomicWrite(file, text);
+      recordOwnWrite(vault, file, () => atomicWrite(file, text));
       return readCard(vault, draft.kind, draft.key);
     },
     opts,
@@ -134,8 +134,10 @@ async function rewrite(
       const next = change(text, card);
       if (next === text) return card;
       removeStaleTemps(path.dirname(file));
-      atomicWrite(file, next);
-      advanceMtime(file, card.mtime);
+      recordOwnWrite(vault, file, () => {
+        atomicWrite(file, next);
+        advanceMtime(file, card.mtime);
+      });
       return readCard(vault, kind, key);
     },
     opts,

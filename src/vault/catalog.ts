@@ -309,6 +309,38 @@ function dirOf(rel: string): string {
   return slash === -1 ? "" : rel.slice(0, slash);
 }
 
+/**
+ * Run one of lorecards' own writes to the card file `abs` (create, edit, archive, restore) and tell the
+ * index at once: the file is compared, and when the index had seen the card's folder exactly as it was
+ * before the write, the folder's new mtime is recorded too, so the next process finds the change
+ * without looking inside the folder. (A change someone else makes to that folder within the same
+ * clock tick as ours is left to the next full check; README "When an edit is seen".) The index is a
+ * cache: when telling it fails, the next load compares the folder as usual.
+ */
+export function recordOwnWrite<T>(vault: Vault, abs: string, write: () => T): T {
+  const rel = path.relative(vault.root, abs).split(path.sep).join("/");
+  const kind = vault.kinds.kinds.find((k) => k.dir === dirOf(rel));
+  const before = kind === undefined ? undefined : dirMark(vault, kindDir(vault, kind));
+  const result = write();
+  if (kind === undefined || before === undefined) return result;
+  try {
+    const idx = openIndexDb(vault, kindsSignature(vault), true);
+    try {
+      if (!idx.onDisk) return result;
+      const pending: Pending = { put: [], drop: [], dirs: new Map(), flush: () => {} };
+      compareFiles(vault, idx, [rel], Date.now(), pending);
+      const seen = idx.q.dirs.all().find((d) => d.dir === kind.dir)?.mtime;
+      if (seen === before && before !== "") pending.dirs.set(kind.dir, dirMark(vault, kindDir(vault, kind)));
+      commit(vault, idx, pending, undefined);
+    } finally {
+      idx.db.close();
+    }
+  } catch {
+    // the next load compares the folder
+  }
+  return result;
+}
+
 /** The stamp of the index as it is now: its epoch and generation. */
 function stampOf(idx: IndexDb): string {
   return `${metaValue(idx, "epoch")}.${metaValue(idx, "gen")}`;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { cardPath, indexPath, loadIndex, openVault, updateCard } from "../../src/vault/index.ts";
+import { cardPath, indexPath, loadIndex, openVault } from "../../src/vault/index.ts";
 import { backdate } from "../support/card-vault.ts";
 import { editStoredRow, fixture, storedRow, tempVault, withIndexDb, write } from "./_helpers.ts";
 
@@ -49,7 +49,10 @@ describe("the persisted index", () => {
     vault = settledVault();
     loadIndex(vault);
     poisonStoredTitle("places/the corner cafe.md", "FROM THE CACHE");
-    await updateCard(vault, "people", "Alice", { frontmatter: { title: "Alice B." } });
+    // Saved the way an editor does: a temp file renamed over the card.
+    const file = cardPath(vault, "people", "Alice");
+    fs.writeFileSync(`${file}.tmp~`, "---\ntitle: Alice B.\n---\n");
+    fs.renameSync(`${file}.tmp~`, file);
     const index = loadIndex(vault);
     expect(index.parsed).toBe(1);
     expect(index.cards.find((c) => c.key === "Alice")?.title).toBe("Alice B.");

@@ -6,7 +6,14 @@ import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { FULL_CHECK_MS, indexPath, loadIndex, openVault, type Vault } from "../../src/vault/index.ts";
+import {
+  FULL_CHECK_MS,
+  indexPath,
+  loadIndex,
+  openVault,
+  updateCard,
+  type Vault,
+} from "../../src/vault/index.ts";
 import { backdate, cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
 let temp: TempVault | undefined;
@@ -149,5 +156,22 @@ describe("when an edit is seen", () => {
     after.forgetUpTo(after.stamp);
     expect(after.changesSince(before.stamp)).toBeUndefined();
     expect(after.changesSince(after.stamp)).toEqual({ changed: [], gone: [] });
+  });
+
+  test("a write through lorecards is told to the index: the next load parses nothing and looks in no folder", async () => {
+    const vault = settledVault();
+    // An edit written in place beside it, which only a look inside the folder would find.
+    inPlaceEdit(vault, "people/Bob.md", card("Bobby", "\npriority: 3"));
+    await updateCard(vault, "people", "Alice", { frontmatter: { title: "Alicia" } });
+    const index = loadIndex(vault);
+    expect(index.parsed).toBe(0);
+    expect(index.cards.map((c) => c.title)).toEqual(["Alicia", "Bob", "Cafe"]);
+  });
+
+  test("a write through lorecards into a folder with changes not yet seen leaves that folder to be compared", async () => {
+    const vault = settledVault();
+    fs.writeFileSync(path.join(vault.root, "people/Carol.md"), card("Carol"));
+    await updateCard(vault, "people", "Alice", { frontmatter: { title: "Alicia" } });
+    expect(titles(vault)).toEqual(["Alicia", "Bob", "Carol", "Cafe"]);
   });
 });

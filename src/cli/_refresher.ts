@@ -1,0 +1,25 @@
+/**
+ * The refresher a server hands folder scans and snapshot rebuilds to (recall/source.ts): this same
+ * program run as `lorecards refresh --vault <root>`, in a process of its own, so that work never
+ * shares a thread with requests, nor leaves its memory peak in the server.
+ */
+import { existsSync } from "node:fs";
+import type { Refresher } from "../recall/index.ts";
+
+export function selfRefresher(root: string): Refresher {
+  return async () => {
+    const proc = Bun.spawn([...selfCommand(), "refresh", "--vault", root, "--json"], {
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    if (code !== 0) throw new Error(`lorecards refresh exited with ${code}: ${stderr.trim()}`);
+  };
+}
+
+/** How to run this program again: the compiled binary alone, or the runtime with its script. */
+function selfCommand(): string[] {
+  // In a compiled binary the entry point lives inside the executable, not on disk.
+  return existsSync(Bun.main) ? [process.execPath, Bun.main] : [process.execPath];
+}
