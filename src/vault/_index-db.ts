@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS gone (path TEXT PRIMARY KEY, gen INTEGER NOT NULL) WI
 `;
 
 /** Row layout and schema together (PRAGMA user_version): a file of another layout is rebuilt. */
-export const LAYOUT = FORMAT * 100 + 2;
+export const LAYOUT = FORMAT * 100 + 3;
 
 /** A row's status column. */
 export const STATUS = { enabled: 0, disabled: 1, broken: 2 } as const;
