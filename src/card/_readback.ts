@@ -3,7 +3,6 @@
  * with what the writer meant. A writer bug (or a `yaml` round-trip we did not foresee) then becomes a
  * coded refusal before anything reaches the disk, never an unreadable or silently changed card.
  */
-import { isDeepStrictEqual } from "node:util";
 import { LoreError } from "../errors.ts";
 import { readFrontmatter, readPlainFrontmatter } from "./_frontmatter.ts";
 
@@ -11,6 +10,14 @@ export interface MeantCard {
   data: Record<string, unknown>;
   /** The body as parseCard should give it (LF line endings); unchecked when undefined. */
   body?: string;
+}
+
+/**
+ * node:util's `isDeepStrictEqual`, loaded on first use: loading node:util costs about a millisecond,
+ * and a hook, which writes no card, would pay it on every prompt.
+ */
+function deepStrictEqual(a: unknown, b: unknown): boolean {
+  return (require("node:util") as typeof import("node:util")).isDeepStrictEqual(a, b);
 }
 
 /**
@@ -25,7 +32,7 @@ function same(a: unknown, b: unknown): boolean {
   if (proto === Object.prototype) {
     return differingKey(a as Record<string, unknown>, b as Record<string, unknown>) === undefined;
   }
-  if (proto !== Array.prototype) return isDeepStrictEqual(a, b);
+  if (proto !== Array.prototype) return deepStrictEqual(a, b);
   const x = a as unknown[];
   const y = b as unknown[];
   if (x.length !== y.length) return false;

@@ -8,6 +8,7 @@
 import { Database, type Statement } from "bun:sqlite";
 import { existsSync, renameSync, statSync } from "node:fs";
 import { describeError, LoreError } from "../errors.ts";
+import { lazyStatements } from "../sqlite-statements.ts";
 
 /**
  * A conversation's rows in the other tables are keyed by its number `n`, given in the order
@@ -171,39 +172,32 @@ export function rebuild(file: string, warn: (line: string) => void, cause: unkno
 }
 
 function prepare(db: Database): Queries {
-  return {
-    conversation: db.query("SELECT n, turn, last_seen, opening, timed FROM conversations WHERE id = ?"),
-    injections: db.query(
-      "SELECT card, turn, version FROM injections WHERE conversation = ? ORDER BY turn, card",
-    ),
-    replays: db.query(
+  return lazyStatements<Queries>(db, {
+    conversation: "SELECT n, turn, last_seen, opening, timed FROM conversations WHERE id = ?",
+    injections: "SELECT card, turn, version FROM injections WHERE conversation = ? ORDER BY turn, card",
+    replays:
       "SELECT anchor, hash, place, text, turn, cards FROM replays WHERE conversation = ? ORDER BY anchor, turn, hash",
-    ),
-    injectionKeys: db.query("SELECT card AS id, turn FROM injections WHERE conversation = ?"),
-    replayKeys: db.query("SELECT anchor, hash, turn FROM replays WHERE conversation = ?"),
+    injectionKeys: "SELECT card AS id, turn FROM injections WHERE conversation = ?",
+    replayKeys: "SELECT anchor, hash, turn FROM replays WHERE conversation = ?",
     // `byMostRecentlySeen` in _rules.ts, in SQL (an index serves it).
-    byOpening: db.query("SELECT id FROM conversations WHERE opening = ? ORDER BY last_seen DESC, id LIMIT 1"),
-    putConversation: db.query(
+    byOpening: "SELECT id FROM conversations WHERE opening = ? ORDER BY last_seen DESC, id LIMIT 1",
+    putConversation:
       "INSERT INTO conversations (id, turn, last_seen, opening, timed) VALUES (?1, ?2, ?3, ?4, ?5) " +
-        "ON CONFLICT (id) DO UPDATE SET turn = ?2, last_seen = ?3, opening = ?4, timed = ?5 RETURNING n",
-    ),
-    putInjection: db.query(
+      "ON CONFLICT (id) DO UPDATE SET turn = ?2, last_seen = ?3, opening = ?4, timed = ?5 RETURNING n",
+    putInjection:
       "INSERT INTO injections (conversation, card, turn, version) VALUES (?1, ?2, ?3, ?4) " +
-        "ON CONFLICT (conversation, card) DO UPDATE SET turn = ?3, version = ?4",
-    ),
-    dropInjection: db.query("DELETE FROM injections WHERE conversation = ? AND card = ?"),
-    putReplay: db.query(
+      "ON CONFLICT (conversation, card) DO UPDATE SET turn = ?3, version = ?4",
+    dropInjection: "DELETE FROM injections WHERE conversation = ? AND card = ?",
+    putReplay:
       "INSERT OR REPLACE INTO replays (conversation, anchor, hash, place, text, turn, cards) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ),
-    dropReplay: db.query("DELETE FROM replays WHERE conversation = ? AND anchor = ? AND hash = ?"),
+    dropReplay: "DELETE FROM replays WHERE conversation = ? AND anchor = ? AND hash = ?",
     // The conversation cap's order (`byLeastRecentlySeen` in _rules.ts), in SQL: it spans the table.
-    evict: db.query(
+    evict:
       "DELETE FROM conversations WHERE n IN (SELECT n FROM conversations ORDER BY last_seen ASC, id " +
-        "LIMIT max(0, (SELECT count(*) FROM conversations) - ?)) RETURNING n",
-    ),
-    dropInjections: db.query("DELETE FROM injections WHERE conversation = ?"),
-    dropReplays: db.query("DELETE FROM replays WHERE conversation = ?"),
-  };
+      "LIMIT max(0, (SELECT count(*) FROM conversations) - ?)) RETURNING n",
+    dropInjections: "DELETE FROM injections WHERE conversation = ?",
+    dropReplays: "DELETE FROM replays WHERE conversation = ?",
+  });
 }
 
 export function isCorrupt(err: unknown): boolean {

@@ -17,6 +17,7 @@
 import { Database, type Statement } from "bun:sqlite";
 import fs from "node:fs";
 import path from "node:path";
+import { lazyStatements } from "../sqlite-statements.ts";
 import { randomHex } from "./_fs.ts";
 import { FORMAT } from "./_index-row.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
@@ -52,7 +53,6 @@ export interface IndexQueries {
   setDir: Statement<unknown, [string, string]>;
   statsIn: Statement<StoredStat, [string]>;
   stat: Statement<StoredStat, [string]>;
-  allStats: Statement<StoredStat & { dir: string }, []>;
   row: Statement<{ row: string }, [string]>;
   rowsIn: Statement<{ path: string; row: string }, [string]>;
   brokenRows: Statement<{ path: string; row: string }, []>;
@@ -80,30 +80,27 @@ export function indexPath(vault: Vault): string {
 }
 
 function prepare(db: Database): IndexQueries {
-  return {
-    meta: db.query("SELECT value FROM meta WHERE name = ?"),
-    setMeta: db.query("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)"),
-    dirs: db.query("SELECT dir, mtime FROM dirs"),
-    setDir: db.query("INSERT OR REPLACE INTO dirs (dir, mtime) VALUES (?, ?)"),
-    statsIn: db.query("SELECT path, mtime, size FROM cards WHERE dir = ?"),
-    stat: db.query("SELECT path, mtime, size FROM cards WHERE path = ?"),
-    allStats: db.query("SELECT path, dir, mtime, size FROM cards"),
-    row: db.query("SELECT row FROM cards WHERE path = ?"),
-    rowsIn: db.query("SELECT path, row FROM cards WHERE dir = ?"),
-    brokenRows: db.query(`SELECT path, row FROM cards WHERE status = ${STATUS.broken}`),
-    enabledRowsIn: db.query(`SELECT path, row FROM cards WHERE dir = ? AND status = ${STATUS.enabled}`),
-    put: db.query(
-      "INSERT OR REPLACE INTO cards (path, dir, mtime, size, row, gen, status) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ),
-    restat: db.query("UPDATE cards SET mtime = ?, size = ? WHERE path = ?"),
-    drop: db.query("DELETE FROM cards WHERE path = ?"),
-    bury: db.query("INSERT OR REPLACE INTO gone (path, gen) VALUES (?, ?)"),
-    unbury: db.query("DELETE FROM gone WHERE path = ?"),
-    changedSince: db.query("SELECT path FROM cards WHERE gen > ?"),
-    goneSince: db.query("SELECT path FROM gone WHERE gen > ?"),
-    pruneGone: db.query("DELETE FROM gone WHERE gen <= ?"),
-    count: db.query("SELECT count(*) AS n FROM cards"),
-  };
+  return lazyStatements<IndexQueries>(db, {
+    meta: "SELECT value FROM meta WHERE name = ?",
+    setMeta: "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)",
+    dirs: "SELECT dir, mtime FROM dirs",
+    setDir: "INSERT OR REPLACE INTO dirs (dir, mtime) VALUES (?, ?)",
+    statsIn: "SELECT path, mtime, size FROM cards WHERE dir = ?",
+    stat: "SELECT path, mtime, size FROM cards WHERE path = ?",
+    row: "SELECT row FROM cards WHERE path = ?",
+    rowsIn: "SELECT path, row FROM cards WHERE dir = ?",
+    brokenRows: `SELECT path, row FROM cards WHERE status = ${STATUS.broken}`,
+    enabledRowsIn: `SELECT path, row FROM cards WHERE dir = ? AND status = ${STATUS.enabled}`,
+    put: "INSERT OR REPLACE INTO cards (path, dir, mtime, size, row, gen, status) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    restat: "UPDATE cards SET mtime = ?, size = ? WHERE path = ?",
+    drop: "DELETE FROM cards WHERE path = ?",
+    bury: "INSERT OR REPLACE INTO gone (path, gen) VALUES (?, ?)",
+    unbury: "DELETE FROM gone WHERE path = ?",
+    changedSince: "SELECT path FROM cards WHERE gen > ?",
+    goneSince: "SELECT path FROM gone WHERE gen > ?",
+    pruneGone: "DELETE FROM gone WHERE gen <= ?",
+    count: "SELECT count(*) AS n FROM cards",
+  });
 }
 
 /** The value of a meta entry, or undefined. */

@@ -2,7 +2,6 @@
  * Where things are: the vault root (flag → $LORECARDS_VAULT → ~/.lorecards, `~` expanded) and the
  * file of each card. Every card path is checked to stay inside the vault.
  */
-import os from "node:os";
 import path from "node:path";
 import { kindByName, validateKey } from "../card/index.ts";
 import type { KindDef, KindsConfig } from "../card/types.ts";
@@ -19,7 +18,8 @@ export const STATE_DIR = ".lorecards";
 
 function expandHome(p: string, env: Record<string, string | undefined>): string {
   if (p !== "~" && !p.startsWith("~/") && !p.startsWith("~\\")) return p;
-  const home = env.HOME || env.USERPROFILE || os.homedir();
+  // node:os only when the environment does not say: loading it costs a cold start about a millisecond.
+  const home = env.HOME || env.USERPROFILE || (require("node:os") as typeof import("node:os")).homedir();
   return path.join(home, p.slice(1));
 }
 
