@@ -12,7 +12,7 @@ import { jiebaSegmenter } from "../match/index.ts";
 import { openVault, type Vault } from "../vault/index.ts";
 import type { Loaded } from "./_compiled.ts";
 import { recall, unknownNames } from "./pipeline.ts";
-import { SettingsFile, withSettings } from "./settings.ts";
+import { SETTINGS_FILE, SettingsFile, withSettings } from "./settings.ts";
 import { type SourceOptions, VaultSource } from "./source.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
 
@@ -36,6 +36,8 @@ export { parseTurns, type TurnsInput } from "./turns.ts";
 export { typedText } from "./typed-text.ts";
 export * from "./types.ts";
 
+const SETTINGS_RECHECK_MS = 1000;
+
 export interface EngineOptions extends SourceOptions {
   /** Create the vault with example cards when it does not exist (the default vault does). */
   create?: boolean;
@@ -54,9 +56,15 @@ export class Engine {
     readonly vault: Vault,
     options: EngineOptions = {},
   ) {
-    this.source = new VaultSource(vault, options);
+    const warn = options.warn ?? ((l: string) => process.stderr.write(`${l}\n`));
+    // A server re-reads settings.yaml when its watcher names it, else at most once a second.
+    this.settings = new SettingsFile(vault.root, warn, options.watch ? SETTINGS_RECHECK_MS : 0);
+    const onFile = (rel: string) => {
+      if (rel === SETTINGS_FILE) this.settings.invalidate();
+      options.onFile?.(rel);
+    };
+    this.source = new VaultSource(vault, { ...options, onFile });
     this.segmenter = options.segmenter === false ? undefined : (options.segmenter ?? jiebaSegmenter);
-    this.settings = new SettingsFile(vault.root, options.warn ?? ((l) => process.stderr.write(`${l}\n`)));
   }
 
   /**

@@ -83,17 +83,30 @@ export function withSettings(options: RecallOptions, settings: VaultSettings): R
   return out;
 }
 
-/** The settings file of one vault, read again only when its mtime or size changed. */
+/**
+ * The settings file of one vault, read again only when its mtime or size changed. A server checks
+ * that at most every `recheckMs` (a stat on every request was a sixth of a lookup), and at once when
+ * its watcher names the file (`invalidate`).
+ */
 export class SettingsFile {
   private stamp = "";
   private settings: VaultSettings = {};
+  private checked = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly root: string,
     private readonly warn: (line: string) => void,
+    private readonly recheckMs = 0,
   ) {}
 
+  invalidate(): void {
+    this.checked = Number.NEGATIVE_INFINITY;
+  }
+
   current(): VaultSettings {
+    const now = performance.now();
+    if (now - this.checked < this.recheckMs) return this.settings;
+    this.checked = now;
     const file = join(this.root, SETTINGS_FILE);
     const stat = statSync(file, { throwIfNoEntry: false, bigint: true });
     const stamp = stat ? `${stat.mtimeNs}:${stat.size}` : "";

@@ -52,6 +52,8 @@ export interface SourceOptions {
    * one that runs `lorecards refresh`). Without one it does them itself, between requests.
    */
   refresher?: Refresher;
+  /** Told every vault-relative path a watching server's watcher names (after the source has noted it). */
+  onFile?: (rel: string) => void;
 }
 
 /** Bodies kept before the cache starts again (a cache hit saves a file read per fired card). */
@@ -78,7 +80,10 @@ export class VaultSource {
     private readonly options: SourceOptions = {},
   ) {
     if (!options.watch) return;
-    this.watcher = watchVault(vault, (rel) => this.touch(rel));
+    this.watcher = watchVault(vault, (rel) => {
+      this.touch(rel);
+      options.onFile?.(rel);
+    });
     const every = setInterval(() => this.recheck(), options.recheckMs ?? 2000);
     every.unref();
     this.timers.push(every);

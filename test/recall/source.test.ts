@@ -153,4 +153,19 @@ describe("a long-running server's source", () => {
       engine.close();
     }
   });
+
+  test("re-reads settings.yaml while it runs, without a stat on every request", async () => {
+    vault = tempVault({ "people/Bob.md": cardText("keywords: [Bob]", "Bob writes to {{char}}.\n") });
+    const engine = await openEngine(vault.root, { segmenter: false, persist: true, watch: true });
+    try {
+      expect((await engine.recall([user("Bob")])).context).toContain("Bob writes to {{char}}.");
+      vault.write("settings.yaml", "char: Zed\n");
+      await until(
+        async () => (await engine.recall([user("Bob")])).context.includes("Bob writes to Zed."),
+        "the new character name",
+      );
+    } finally {
+      engine.close();
+    }
+  });
 });
