@@ -10,7 +10,8 @@ export interface Strings {
   at(index: number): string | undefined;
 }
 
-const utf16 = new TextDecoder("utf-16le");
+/** Made on first use: constructing a UTF-16 decoder costs a cold start over a millisecond. */
+let utf16: TextDecoder | undefined;
 
 export class PackedStrings implements Strings {
   /** String i is chars[offsets[i] .. offsets[i + 1]). */
@@ -43,6 +44,9 @@ export class PackedStrings implements Strings {
   at(index: number): string | undefined {
     if (index < 0 || index >= this.length) return undefined;
     const part = this.chars.subarray(this.offsets[index]!, this.offsets[index + 1]!);
+    // Short strings (terms, paths) decode quicker by hand than through a decoder call.
+    if (part.length <= 64) return String.fromCharCode.apply(null, part as unknown as number[]);
+    utf16 ??= new TextDecoder("utf-16le");
     return utf16.decode(new Uint8Array(part.buffer, part.byteOffset, part.byteLength));
   }
 }

@@ -33,9 +33,12 @@ import {
 /** Changed cards compiled in a layer of their own before the snapshot is rebuilt instead. */
 export const OVERLAY_MAX = 256;
 
+/** Cards kept decoded before the cache starts again (a long-running server must not keep them all). */
+const MAX_CACHED = 5000;
+
 /** The matcher's cards by position (the snapshot's paths, then the changed cards'), decoded on use. */
 export class CardList implements CardSource {
-  private readonly cache: (CardMeta | null)[];
+  private readonly cache = new Map<number, CardMeta | null>();
   readonly length: number;
 
   constructor(
@@ -43,7 +46,6 @@ export class CardList implements CardSource {
     private readonly entries: VaultIndex["entries"],
   ) {
     this.length = parts.reduce((n, p) => n + p.length, 0);
-    this.cache = new Array(this.length);
   }
 
   private pathAt(index: number): string | undefined {
@@ -57,11 +59,12 @@ export class CardList implements CardSource {
 
   /** The card at `index`; undefined when its file is gone (or is broken) since the matcher was made. */
   at(index: number): CardMeta | undefined {
-    let card = this.cache[index];
+    let card = this.cache.get(index);
     if (card === undefined) {
       const path = this.pathAt(index);
       card = (path === undefined ? undefined : this.entries.meta(path)) ?? null;
-      this.cache[index] = card;
+      if (this.cache.size >= MAX_CACHED) this.cache.clear();
+      this.cache.set(index, card);
     }
     return card ?? undefined;
   }

@@ -144,9 +144,10 @@ export class VaultSource {
     if (this.settling) return;
     this.settling = setTimeout(() => {
       this.settling = undefined;
+      // Only the named files: the folders they moved are settled by the next periodic check, so a
+      // burst of saves starts one refresh every `recheckMs` at most, not one per save.
       this.guard(() => {
         if (this.compiled && this.touched.size > 0) this.load({ check: "none", touched: this.take() });
-        this.recheck();
       });
     }, SETTLE_MS);
     this.settling.unref?.();

@@ -7,6 +7,12 @@ import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
 import type { IndexDb } from "./_index-db.ts";
 import { brokenOfRow, decodeRow, type Row, readRow, warningsOfRow } from "./_index-row.ts";
 
+/**
+ * Rows and cards kept decoded before the caches start again: a server that answers for weeks hits
+ * most cards of a large vault sooner or later, and must not end up holding all of them.
+ */
+const MAX_KEPT = 5000;
+
 export class IndexRows {
   private readonly rows = new Map<string, Row | null>();
   private readonly metas = new Map<string, CardMeta>();
@@ -86,6 +92,7 @@ export class IndexRows {
     const owner = this.owner(rel);
     if (row === null || owner === undefined) return undefined;
     const meta = decodeRow(row, rel, owner);
+    if (this.metas.size >= MAX_KEPT && this.ordered === undefined) this.metas.clear();
     if (meta) this.metas.set(rel, meta);
     return meta;
   }
@@ -108,6 +115,8 @@ export class IndexRows {
       const stored = this.idx.q.row.get(rel);
       row = stored ? readRow(stored.row) : null;
       if (stored && row === null) this.forget(rel);
+      // Once every row was read (`paths`) they all stay: whoever asked for every card holds them anyway.
+      if (this.rows.size >= MAX_KEPT && this.ordered === undefined) this.rows.clear();
       this.rows.set(rel, row);
     }
     return row;
