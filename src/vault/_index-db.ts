@@ -6,7 +6,8 @@
  *          `pruned` (tombstones older than this were dropped), `checked` (ms of the last full check)
  *   dirs   kind folder → its mtime (ns) when its files were last compared with the rows ("" = compare
  *          again next time)
- *   cards  path → mtime, size, row (vault/_index-row.ts), the `gen` that wrote it, and its status
+ *   cards  path → mtime (ms, as a number: -1 = compare again), size, row (vault/_index-row.ts, which
+ *          keeps the exact mtime in ns), the `gen` that wrote it, and its status
  *          (STATUS: every recall reports the broken files, and a rebuild reads only the enabled
  *          cards, both without decoding every row)
  *   gone   path → the `gen` that removed it: what "what changed since" needs for deleted cards
@@ -26,7 +27,7 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS dirs (dir TEXT PRIMARY KEY, mtime TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cards (
-  path TEXT PRIMARY KEY, dir TEXT NOT NULL, mtime TEXT NOT NULL, size INTEGER NOT NULL,
+  path TEXT PRIMARY KEY, dir TEXT NOT NULL, ms REAL NOT NULL, size INTEGER NOT NULL,
   row TEXT NOT NULL, gen INTEGER NOT NULL, status INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS cards_dir ON cards (dir);
 CREATE INDEX IF NOT EXISTS cards_broken ON cards (status) WHERE status = 2;
@@ -35,14 +36,15 @@ CREATE TABLE IF NOT EXISTS gone (path TEXT PRIMARY KEY, gen INTEGER NOT NULL) WI
 `;
 
 /** Row layout and schema together (PRAGMA user_version): a file of another layout is rebuilt. */
-export const LAYOUT = FORMAT * 100 + 3;
+export const LAYOUT = FORMAT * 100 + 4;
 
 /** A row's status column. */
 export const STATUS = { enabled: 0, disabled: 1, broken: 2 } as const;
 
 export interface StoredStat {
   path: string;
-  mtime: string;
+  /** mtimeMs as a plain stat gives it (a folder scan skips the slower exact stat); -1: compare again. */
+  ms: number;
   size: number;
 }
 
@@ -57,8 +59,8 @@ export interface IndexQueries {
   rowsIn: Statement<{ path: string; row: string }, [string]>;
   brokenRows: Statement<{ path: string; row: string }, []>;
   enabledRowsIn: Statement<{ path: string; row: string }, [string]>;
-  put: Statement<unknown, [string, string, string, number, string, number, number]>;
-  restat: Statement<unknown, [string, number, string]>;
+  put: Statement<unknown, [string, string, number, number, string, number, number]>;
+  restat: Statement<unknown, [number, number, string]>;
   drop: Statement<unknown, [string]>;
   bury: Statement<unknown, [string, number]>;
   unbury: Statement<unknown, [string]>;
@@ -85,14 +87,14 @@ function prepare(db: Database): IndexQueries {
     setMeta: "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)",
     dirs: "SELECT dir, mtime FROM dirs",
     setDir: "INSERT OR REPLACE INTO dirs (dir, mtime) VALUES (?, ?)",
-    statsIn: "SELECT path, mtime, size FROM cards WHERE dir = ?",
-    stat: "SELECT path, mtime, size FROM cards WHERE path = ?",
+    statsIn: "SELECT path, ms, size FROM cards WHERE dir = ?",
+    stat: "SELECT path, ms, size FROM cards WHERE path = ?",
     row: "SELECT row FROM cards WHERE path = ?",
     rowsIn: "SELECT path, row FROM cards WHERE dir = ?",
     brokenRows: `SELECT path, row FROM cards WHERE status = ${STATUS.broken}`,
     enabledRowsIn: `SELECT path, row FROM cards WHERE dir = ? AND status = ${STATUS.enabled}`,
-    put: "INSERT OR REPLACE INTO cards (path, dir, mtime, size, row, gen, status) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    restat: "UPDATE cards SET mtime = ?, size = ? WHERE path = ?",
+    put: "INSERT OR REPLACE INTO cards (path, dir, ms, size, row, gen, status) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    restat: "UPDATE cards SET ms = ?, size = ? WHERE path = ?",
     drop: "DELETE FROM cards WHERE path = ?",
     bury: "INSERT OR REPLACE INTO gone (path, gen) VALUES (?, ?)",
     unbury: "DELETE FROM gone WHERE path = ?",

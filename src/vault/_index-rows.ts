@@ -127,7 +127,7 @@ export class IndexRows {
     try {
       const slash = rel.lastIndexOf("/");
       this.idx.db.transaction(() => {
-        this.idx.q.restat.run("", -1, rel);
+        this.idx.q.restat.run(-1, -1, rel);
         this.idx.q.setDir.run(slash === -1 ? "" : rel.slice(0, slash), "");
       })();
     } catch {

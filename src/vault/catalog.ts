@@ -126,8 +126,11 @@ function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): 
 interface Pending {
   /** Write what is held so far (rows only: folders are marked once all their files were compared). */
   flush(): void;
-  /** `racy`: recorded under a never-matching mtime, so a same-tick rewrite is parsed again next time. */
-  put: { file: CardFile; entry: ParsedEntry; racy: boolean }[];
+  /**
+   * `ms`: the mtime the plain stat gave, recorded for the next comparison, or -1 (never matching) when
+   * racy, so a same-tick rewrite is parsed again next time.
+   */
+  put: { file: CardFile; entry: ParsedEntry; ms: number }[];
   drop: string[];
   /** Folder → the mtime to record (or "" to compare again next time). */
   dirs: Map<string, string>;
@@ -142,36 +145,59 @@ const dirMark = (vault: Vault, abs: string): string => {
   const st = lstat(abs);
   return st?.isDirectory() ? `${st.mtimeNs}` : "none";
 };
-const isRacy = (st: fs.BigIntStats, since: number) => {
-  const coarse = st.mtimeNs % 1_000_000_000n === 0n;
-  return Number(st.mtimeMs) >= since - (coarse ? RACY_MS.coarse : RACY_MS.fine);
+const isRacy = (mtimeMs: number, since: number) => {
+  const coarse = mtimeMs % 1000 === 0;
+  return mtimeMs >= since - (coarse ? RACY_MS.coarse : RACY_MS.fine);
 };
+
+/**
+ * A file whose plain stat differs from its row's, parsed. Folder scans use the plain stat, a third
+ * quicker than the exact one; the row keeps the exact mtime (ns), read here for the files that changed.
+ */
+function changed(vault: Vault, file: CardFile, plain: fs.Stats, started: number): Pending["put"][number] {
+  const exact = lstat(file.abs);
+  const entry =
+    exact === undefined || !exact.isFile()
+      ? {
+          mtime: "0",
+          size: 0,
+          broken: { path: file.rel, kind: file.kind.name, key: file.key, error: "gone" },
+        }
+      : parseEntry(vault, file, `${exact.mtimeNs}`, Number(exact.size));
+  return { file, entry, ms: isRacy(plain.mtimeMs, started) ? -1 : plain.mtimeMs };
+}
 
 /** Compare one kind folder's files with their rows: what to parse again, what is gone. */
 function compareDir(vault: Vault, idx: IndexDb, kind: KindDef, mark: string, started: number, out: Pending) {
-  const stored = new Map(idx.q.statsIn.all(kind.dir).map((s) => [s.path, s]));
+  const rows = idx.q.statsIn.values(kind.dir) as [string, number, number][];
+  const at = new Map<string, number>();
+  for (let i = 0; i < rows.length; i++) at.set(rows[i]![0], i);
+  const seen = new Uint8Array(rows.length);
   const dir = kindDir(vault, kind) + path.sep;
   const prefix = kind.dir === "" ? "" : `${kind.dir}/`;
   let racy = false;
-  // One lstat per file of a folder that changed (lstat: a card file that is a link is skipped).
+  // One plain lstat per file of a folder that changed (lstat: a card file that is a link is skipped).
   for (const name of mark === "none" ? [] : cardFileNames(dir)) {
-    const st = lstat(dir + name);
+    const st = fs.lstatSync(dir + name, { throwIfNoEntry: false });
     if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
     const rel = prefix + name;
-    const old = stored.get(rel);
-    stored.delete(rel);
-    const mtime = `${st.mtimeNs}`;
-    const size = Number(st.size);
-    if (old !== undefined && old.mtime === mtime && old.size === size) continue;
-    const file = { rel, abs: dir + name, kind, key: name.slice(0, -3) };
-    const fresh = isRacy(st, started);
-    racy ||= fresh;
-    out.put.push({ file, entry: parseEntry(vault, file, mtime, size), racy: fresh });
+    const i = at.get(rel);
+    if (i !== undefined) {
+      seen[i] = 1;
+      const row = rows[i]!;
+      if (row[1] === st.mtimeMs && row[2] === st.size) continue;
+    }
+    const put = changed(vault, { rel, abs: dir + name, kind, key: name.slice(0, -3) }, st, started);
+    racy ||= put.ms === -1;
+    out.put.push(put);
     if (out.put.length >= BATCH) out.flush();
   }
-  out.drop.push(...stored.keys());
+  for (let i = 0; i < rows.length; i++) if (seen[i] === 0) out.drop.push(rows[i]![0]);
   const dirStat = mark === "none" ? undefined : lstat(dir);
-  out.dirs.set(kind.dir, racy || (dirStat !== undefined && isRacy(dirStat, started)) ? "" : mark);
+  out.dirs.set(
+    kind.dir,
+    racy || (dirStat !== undefined && isRacy(Number(dirStat.mtimeNs) / 1e6, started)) ? "" : mark,
+  );
 }
 
 /** Parsed files held before they are written: a fresh 100k-card vault is not held in memory at once. */
@@ -189,13 +215,12 @@ function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | und
   idx.db
     .transaction(() => {
       const gen = Number(metaValue(idx, "gen") ?? 0) + 1;
-      for (const { file, entry, racy } of pending.put) {
-        const mtime = racy ? "" : entry.mtime;
+      for (const { file, entry, ms } of pending.put) {
         const row = JSON.stringify(encodeRow(file.rel, entry));
         // The same row parsed again (a file checked twice in its racy window): no new version.
-        if (q.row.get(file.rel)?.row === row) q.restat.run(mtime, entry.size, file.rel);
+        if (q.row.get(file.rel)?.row === row) q.restat.run(ms, entry.size, file.rel);
         else {
-          q.put.run(file.rel, file.kind.dir, mtime, entry.size, row, gen, statusOf(entry));
+          q.put.run(file.rel, file.kind.dir, ms, entry.size, row, gen, statusOf(entry));
           q.unbury.run(file.rel);
           rewritten++;
         }
@@ -234,17 +259,14 @@ function compareFiles(vault: Vault, idx: IndexDb, rels: readonly string[], start
     const name = rel.slice(slash + 1);
     if (kind === undefined || !name.endsWith(".md") || name.charCodeAt(0) === 46) continue;
     const abs = path.join(kindDir(vault, kind), name);
-    const st = linkBelow(vault, abs) === null ? lstat(abs) : undefined;
+    const st = linkBelow(vault, abs) === null ? fs.lstatSync(abs, { throwIfNoEntry: false }) : undefined;
     const old = idx.q.stat.get(rel);
     if (st === undefined || !st.isFile()) {
       if (old) out.drop.push(rel);
       continue;
     }
-    const mtime = `${st.mtimeNs}`;
-    const size = Number(st.size);
-    if (old && old.mtime === mtime && old.size === size) continue;
-    const file = { rel, abs, kind, key: name.slice(0, -3) };
-    out.put.push({ file, entry: parseEntry(vault, file, mtime, size), racy: isRacy(st, started) });
+    if (old && old.ms === st.mtimeMs && old.size === st.size) continue;
+    out.put.push(changed(vault, { rel, abs, kind, key: name.slice(0, -3) }, st, started));
   }
 }
 

@@ -61,14 +61,14 @@ describe("the persisted index", () => {
 
   test.each([
     ["its size", "size"],
-    ["its mtime", "mtime"],
+    ["its mtime", "ms"],
   ])("a full check parses a card again when only %s differs from the stored one", (_name, field) => {
     vault = settledVault();
     loadIndex(vault);
     poisonStoredTitle("people/Alice.md", "FROM THE CACHE");
     withIndexDb(vault, (db) =>
       db
-        .query(`UPDATE cards SET ${field} = ${field === "size" ? "size + 1" : "'1'"} WHERE path = ?`)
+        .query(`UPDATE cards SET ${field} = ${field === "size" ? "size + 1" : "1"} WHERE path = ?`)
         .run("people/Alice.md"),
     );
     const index = loadIndex(vault, { check: "all" });
