@@ -86,6 +86,8 @@ export class Engine {
 
   /** The names among `names` that find no card (for `ask`: a surface that refuses them says which). */
   async unknownNames(names: readonly string[]): Promise<string[]> {
+    // No names, nothing to look up: a cold `try` should not check the vault twice.
+    if (names.length === 0) return [];
     return unknownNames(await this.source.current(), names);
   }
 
