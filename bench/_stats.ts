@@ -1,4 +1,7 @@
-// Small helpers shared by the benchmark scripts: percentiles and aligned printing.
+/**
+ * Numbers and printing shared by the benchmark scripts: percentiles, ratios, aligned tables and the
+ * options they take. Timing a process is _floor.ts's; the goals it is held to are _goals.ts's.
+ */
 
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -8,10 +11,27 @@ export function percentile(samples: number[], p: number): number {
 }
 
 export function ms(value: number): string {
-  return value < 1 ? `${(value * 1000).toFixed(0)} µs` : `${value.toFixed(2)} ms`;
+  if (value < 1) return `${(value * 1000).toFixed(0)} µs`;
+  return value < 1000 ? `${value.toFixed(2)} ms` : `${(value / 1000).toFixed(2)} s`;
+}
+
+/** `value` as a multiple of `base`: "2.31×". */
+export function ratio(value: number, base: number): string {
+  const r = value / base;
+  return `${r < 10 ? r.toFixed(2) : r < 100 ? r.toFixed(1) : r.toFixed(0)}×`;
+}
+
+export function mb(value: number): string {
+  return `${value.toFixed(1)} MB`;
 }
 
 export function table(rows: (string | number)[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
   return rows.map((r) => r.map((cell, c) => String(cell).padEnd(widths[c]!)).join("  ")).join("\n");
+}
+
+/** `--name value` from argv, else the fallback. */
+export function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1]! : fallback;
 }

@@ -1,8 +1,10 @@
 /**
- * Importing a large SillyTavern book must take seconds, not minutes (figures in bench/README.md).
- *   node_modules/.bin/bun bench/import.ts [entries=10000]
+ * Importing a large SillyTavern book must take seconds, not minutes (issue 13: a 10k-entry book in
+ * ≤ 3 s, still all or nothing and crash-safe; figures in bench/README.md).
+ *   node_modules/.bin/bun bench/import.ts [entries=10000] [--runs 3]
  * Generates a World Info book of N entries, imports it into a fresh temporary vault, then exports it
- * back, and prints the seconds each step took.
+ * back, `--runs` times, and prints the median and fastest seconds of each step. The median is the
+ * figure held to the goal: the machine is shared, and an import waits on the disk.
  */
 
 import fs from "node:fs";
@@ -10,6 +12,12 @@ import os from "node:os";
 import path from "node:path";
 import { exportBook, importBook } from "../src/interop/index.ts";
 import { initVault, openVault } from "../src/vault/index.ts";
+import { reportGoals } from "./_goals.ts";
+import { option, percentile } from "./_stats.ts";
+
+/** The issue's goal, in seconds, for a book of this many entries. */
+const GOAL_SECONDS = 3;
+const GOAL_ENTRIES = 10_000;
 
 function book(n: number): Uint8Array {
   const entries: Record<string, unknown> = {};
@@ -35,24 +43,45 @@ function book(n: number): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({ entries }));
 }
 
-const n = Number(process.argv[2] ?? 10_000);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-"));
-try {
-  const root = path.join(dir, "vault");
-  initVault(root);
-  const vault = openVault(root);
-  const bytes = book(n);
-  let t = performance.now();
-  const result = await importBook(vault, bytes, { filename: "bench-book.json" });
-  const importSeconds = (performance.now() - t) / 1000;
-  t = performance.now();
-  const out = await exportBook(vault, "st");
-  const exportSeconds = (performance.now() - t) / 1000;
-  const mb = (bytes.length / 1024 / 1024).toFixed(1);
-  process.stdout.write(
-    `import ${n} entries (${mb} MB): ${importSeconds.toFixed(2)} s (created ${result.created})\n`,
-  );
-  process.stdout.write(`export ${out.cards} cards: ${exportSeconds.toFixed(2)} s\n`);
-} finally {
-  fs.rmSync(dir, { recursive: true, force: true });
+/** One import and export into a fresh vault: their seconds. */
+async function once(bytes: Uint8Array, n: number): Promise<{ importS: number; exportS: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-"));
+  try {
+    const root = path.join(dir, "vault");
+    initVault(root);
+    const vault = openVault(root);
+    let t = performance.now();
+    const result = await importBook(vault, bytes, { filename: "bench-book.json" });
+    const importS = (performance.now() - t) / 1000;
+    if (result.created !== n) throw new Error(`imported ${result.created} of ${n} entries`);
+    t = performance.now();
+    await exportBook(vault, "st");
+    return { importS, exportS: (performance.now() - t) / 1000 };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
+
+const first = process.argv[2];
+const n = first !== undefined && !first.startsWith("--") ? Number(first) : GOAL_ENTRIES;
+const runs = Math.max(1, Number(option("--runs", "3")));
+const bytes = book(n);
+const times: { importS: number; exportS: number }[] = [];
+for (let r = 0; r < runs; r++) times.push(await once(bytes, n));
+
+const line = (values: number[]) =>
+  `${percentile(values, 50).toFixed(2)} s median of ${runs} (fastest ${Math.min(...values).toFixed(2)} s)`;
+const imports = times.map((t) => t.importS);
+const mb = (bytes.length / 1024 / 1024).toFixed(1);
+console.log(`import ${n} entries (${mb} MB): ${line(imports)}`);
+console.log(`export ${n} cards: ${line(times.map((t) => t.exportS))}`);
+const median = percentile(imports, 50);
+reportGoals("import.ts", [
+  {
+    figure: "import of a SillyTavern book",
+    cards: n,
+    value: `${median.toFixed(2)} s`,
+    goal: `≤ ${GOAL_SECONDS} s`,
+    met: n === GOAL_ENTRIES ? median <= GOAL_SECONDS : undefined,
+  },
+]);
