@@ -18,8 +18,10 @@ export function selfRefresher(root: string): Refresher {
   };
 }
 
+/** A compiled binary's entry point lives in its embedded file system, not on disk. */
+const EMBEDDED = /^(?:\/\$bunfs\/|[A-Za-z]:[\\/]~BUN[\\/])/;
+
 /** How to run this program again: the compiled binary alone, or the runtime with its script. */
-function selfCommand(): string[] {
-  // In a compiled binary the entry point lives inside the executable, not on disk.
-  return existsSync(Bun.main) ? [process.execPath, Bun.main] : [process.execPath];
+export function selfCommand(main = Bun.main): string[] {
+  return EMBEDDED.test(main) || !existsSync(main) ? [process.execPath] : [process.execPath, main];
 }

@@ -73,6 +73,7 @@ export class VaultSource {
   private settling?: ReturnType<typeof setTimeout>;
   private refreshing = false;
   private priming?: Promise<void>;
+  private refreshFailed = false;
   private readonly bodies = new Map<string, string>();
 
   constructor(
@@ -109,7 +110,10 @@ export class VaultSource {
     // A server's first load: its refresher brings the index and snapshot up to date first, so even a
     // fresh vault is never indexed (nor its memory peak reached) in the server's own process.
     if (this.compiled === undefined && this.options.refresher) {
-      this.priming ??= this.options.refresher().catch((err) => warn(err));
+      this.priming ??= this.options.refresher().catch((err) => {
+        this.refreshFailed = true;
+        warn(err);
+      });
       await this.priming;
     }
     if (this.compiled === undefined || this.dirty || !this.options.watch) {
@@ -165,7 +169,12 @@ export class VaultSource {
       this.refreshing = true;
       refresher()
         .then(() => this.guard(() => this.load({ check: "none" })))
-        .catch((err) => warn(err))
+        .catch((err) => {
+          // The server still has to see the vault: it does the check itself, and says so once.
+          if (!this.refreshFailed) warn(err);
+          this.refreshFailed = true;
+          this.guard(() => this.load({ check: "changed" }));
+        })
         .finally(() => {
           this.refreshing = false;
         });

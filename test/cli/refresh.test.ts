@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
+import { selfCommand } from "../../src/cli/_refresher.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
@@ -65,5 +66,16 @@ describe("an edit made in place", () => {
     const check = lorecards("check", "--reindex", "--vault", vault.root);
     expect(check.code).toBe(0);
     expect(fired("off to Timbuktu")).toBe(1);
+  });
+});
+
+describe("how a server runs its own refresh", () => {
+  test.each([
+    ["a compiled binary (its entry point is embedded)", "/$bunfs/root/lorecards", false],
+    ["a compiled Windows binary", "B:\\~BUN\\root\\lorecards.exe", false],
+    ["bun running the script", MAIN, true],
+    ["a script that is not on disk", "/nowhere/main.ts", false],
+  ])("%s", (_name, main, withScript) => {
+    expect(selfCommand(main)).toEqual(withScript ? [process.execPath, main] : [process.execPath]);
   });
 });
