@@ -4,7 +4,11 @@
  * shares a thread with requests, nor leaves its memory peak in the server.
  */
 import { existsSync } from "node:fs";
+import { setPriority } from "node:os";
 import type { Refresher } from "../recall/index.ts";
+
+/** A nice value: the scheduler gives the refresh the cores the server leaves idle. */
+const LOW_PRIORITY = 10;
 
 export function selfRefresher(root: string): Refresher {
   return async () => {
@@ -13,6 +17,12 @@ export function selfRefresher(root: string): Refresher {
       stdout: "ignore",
       stderr: "pipe",
     });
+    // Background work: on a small machine it must not take the cores the server answers on.
+    try {
+      setPriority(proc.pid, LOW_PRIORITY);
+    } catch {
+      // not allowed here: it runs at the server's priority
+    }
     const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     if (code !== 0) throw new Error(`lorecards refresh exited with ${code}: ${stderr.trim()}`);
   };
