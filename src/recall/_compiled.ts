@@ -6,7 +6,7 @@
  * the vault. Past OVERLAY_MAX changed cards the snapshot is rebuilt (and saved, when persisting).
  * Private to recall/.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CardMeta } from "../card/types.ts";
 import {
@@ -95,6 +95,34 @@ function snapshotPath(vault: Vault): string {
  */
 function savedSnapshot(vault: Vault): Snapshot | undefined {
   const file = snapshotPath(vault);
+  // A server compiles on every save: the snapshot it mapped last time serves while the file is the same.
+  const st = statSync(file, { throwIfNoEntry: false, bigint: true });
+  const signature = st && `${st.ino}:${st.mtimeNs}:${st.size}`;
+  const kept = mapped.get(file);
+  if (kept && kept.signature === signature) return kept.snapshot;
+  const snapshot = mapSnapshot(file);
+  if (snapshot && signature) mapped.set(file, { signature, snapshot });
+  return snapshot;
+}
+
+/** The snapshot last mapped per file, with the stats it was mapped at. */
+const mapped = new Map<string, { signature: string; snapshot: Snapshot }>();
+
+/** Where each path sits in a snapshot, found once (a binary search decodes a path per step). */
+const positions = new WeakMap<Snapshot, Map<string, number>>();
+
+function positionIn(saved: Snapshot, path: string): number {
+  let known = positions.get(saved);
+  if (!known) positions.set(saved, (known = new Map()));
+  let at = known.get(path);
+  if (at === undefined) {
+    at = findIn(saved.paths, saved.byPath, path);
+    known.set(path, at);
+  }
+  return at;
+}
+
+function mapSnapshot(file: string): Snapshot | undefined {
   let bytes: Uint8Array;
   try {
     bytes = Bun.mmap(file, { shared: false });
@@ -117,7 +145,7 @@ function layered(index: VaultIndex, saved: Snapshot, most: number): Loaded | und
   if (changes === undefined || changes.changed.length + changes.gone.length > most) return undefined;
   const hidden = new Set<number>();
   for (const path of [...changes.changed, ...changes.gone]) {
-    const at = findIn(saved.paths, saved.byPath, path);
+    const at = positionIn(saved, path);
     if (at !== -1) hidden.add(at);
   }
   const added = changes.changed.filter((p) => index.entries.meta(p)?.enabled === true).sort();
