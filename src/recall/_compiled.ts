@@ -113,7 +113,10 @@ const positions = new WeakMap<Snapshot, Map<string, number>>();
 
 function positionIn(saved: Snapshot, path: string): number {
   let known = positions.get(saved);
-  if (!known) positions.set(saved, (known = new Map()));
+  if (!known) {
+    known = new Map();
+    positions.set(saved, known);
+  }
   let at = known.get(path);
   if (at === undefined) {
     at = findIn(saved.paths, saved.byPath, path);
