@@ -49,6 +49,8 @@ export interface Adapter {
   read(body: unknown): ChatView | null;
   /** A new body with the edits applied; the input is not modified. Edits refer to original indices. */
   apply(body: JsonObject, edits: readonly Edit[]): JsonObject;
+  /** The protocol takes a `prompt_cache_key` (OpenAI's chat completions and Responses). */
+  promptCacheKey?: boolean;
 }
 
 /** Separator between an inserted block and the text it precedes or follows. */

@@ -20,6 +20,7 @@ export const openaiAdapter: Adapter = {
   name: "openai",
   paths: ["/v1/chat/completions", "/chat/completions"],
   systemPlace: "after",
+  promptCacheKey: true,
   read(body) {
     if (!isObject(body) || !Array.isArray(body.messages)) return null;
     const read = readMessages(body.messages, (m) => m.role);

@@ -139,10 +139,20 @@ export async function runPipeline(
   await letOthersRun(large); // serialising a large body is a phase of its own
   return {
     changed: true,
-    body: JSON.stringify(adapter.apply(body as JsonObject, edits)),
+    body: JSON.stringify(withCacheKey(adapter, adapter.apply(body as JsonObject, edits), conversation)),
     injected: current ? current.cards.map((c) => keyOfId(c.id)) : [],
     conversation,
   };
+}
+
+/**
+ * OpenAI routes requests that share a `prompt_cache_key` to the same cache: a request the gateway
+ * writes gets its conversation's (hashed: a client's session id is not passed on) unless the client
+ * set one. A request the gateway passes untouched stays byte-identical.
+ */
+function withCacheKey(adapter: Adapter, body: JsonObject, conversation: string): JsonObject {
+  if (!adapter.promptCacheKey || body.prompt_cache_key !== undefined) return body;
+  return { ...body, prompt_cache_key: `lorecards-${sha256(conversation).slice(0, 32)}` };
 }
 
 /**

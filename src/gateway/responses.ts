@@ -31,6 +31,7 @@ export const responsesAdapter: Adapter = {
   name: "responses",
   paths: ["/v1/responses", "/responses"],
   systemPlace: "after",
+  promptCacheKey: true,
   read(body) {
     if (!isObject(body)) return null;
     const instructions = body.instructions ?? "";

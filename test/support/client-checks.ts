@@ -168,9 +168,22 @@ function changesIn(x: Exchange, markers: Markers): string[] {
   const [hintsUp, hintsSent] = [countCacheHints(body), countCacheHints(x.sent.body)];
   if (hintsUp !== hintsSent) problems.push(`${hintsUp} cache_control hints upstream, ${hintsSent} sent`);
   for (const key of new Set([...Object.keys(body), ...Object.keys(x.sent.body)]))
-    if (!CONVERSATION_FIELDS.includes(key) && !same(body[key], x.sent.body[key]))
+    if (
+      !CONVERSATION_FIELDS.includes(key) &&
+      !same(body[key], x.sent.body[key]) &&
+      !ourCacheKey(key, body, x)
+    )
       problems.push(`field ${key} sent ${short(x.sent.body[key])}, upstream ${short(body[key])}`);
   return problems;
+}
+
+/** The one field the gateway adds: its conversation's `prompt_cache_key`, when the client set none. */
+function ourCacheKey(key: string, upstream: Record<string, unknown>, x: Exchange): boolean {
+  return (
+    key === "prompt_cache_key" &&
+    x.sent.body[key] === undefined &&
+    /^lorecards-[0-9a-f]{32}$/.test(String(upstream[key]))
+  );
 }
 
 /** Anthropic requires a user message's `tool_result` blocks to come before anything else in it. */
