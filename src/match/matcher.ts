@@ -133,11 +133,6 @@ export class Matcher {
     return this.live((t) => t.alwaysCards);
   }
 
-  /** How many cards have regular-expression keys. */
-  get regexCardCount(): number {
-    return this.live((t) => t.regexCards).length;
-  }
-
   /** The cards of one of each layer's lists, as matcher positions, without the hidden ones. */
   private live(list: (t: TermTable) => Int32Array): number[] {
     const out: number[] = [];

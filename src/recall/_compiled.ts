@@ -68,10 +68,6 @@ export class CardList implements CardSource {
     }
     return card ?? undefined;
   }
-
-  all(): CardMeta[] {
-    return Array.from({ length: this.length }, (_, i) => this.at(i) ?? []).flat();
-  }
 }
 
 export interface Loaded {

@@ -69,7 +69,7 @@ export class VaultSource {
   /** Files a watcher or a writer named, not compared yet. */
   private readonly touched = new Set<string>();
   private watcher?: FSWatcher;
-  private timers: ReturnType<typeof setTimeout>[] = [];
+  private every?: ReturnType<typeof setInterval>;
   private settling?: ReturnType<typeof setTimeout>;
   private refreshing = false;
   private priming?: Promise<void>;
@@ -85,9 +85,8 @@ export class VaultSource {
       this.touch(rel);
       options.onFile?.(rel);
     });
-    const every = setInterval(() => this.recheck(), options.recheckMs ?? 2000);
-    every.unref();
-    this.timers.push(every);
+    this.every = setInterval(() => this.recheck(), options.recheckMs ?? 2000);
+    this.every.unref();
   }
 
   /**
@@ -101,7 +100,7 @@ export class VaultSource {
 
   close(): void {
     this.watcher?.close();
-    for (const t of this.timers) clearInterval(t);
+    if (this.every) clearInterval(this.every);
     if (this.settling) clearTimeout(this.settling);
   }
 
@@ -110,10 +109,7 @@ export class VaultSource {
     // A server's first load: its refresher brings the index and snapshot up to date first, so even a
     // fresh vault is never indexed (nor its memory peak reached) in the server's own process.
     if (this.compiled === undefined && this.options.refresher) {
-      this.priming ??= this.options.refresher().catch((err) => {
-        this.refreshFailed = true;
-        warn(err);
-      });
+      this.priming ??= this.options.refresher().catch((err) => this.refreshFailedWith(err));
       await this.priming;
     }
     if (this.compiled === undefined || this.dirty || !this.options.watch) {
@@ -170,15 +166,20 @@ export class VaultSource {
       refresher()
         .then(() => this.guard(() => this.load({ check: "none" })))
         .catch((err) => {
-          // The server still has to see the vault: it does the check itself, and says so once.
-          if (!this.refreshFailed) warn(err);
-          this.refreshFailed = true;
+          // The server still has to see the vault: it does the check itself.
+          this.refreshFailedWith(err);
           this.guard(() => this.load({ check: "changed" }));
         })
         .finally(() => {
           this.refreshing = false;
         });
     });
+  }
+
+  /** A refresh failed: said once, not every `recheckMs`. */
+  private refreshFailedWith(err: unknown): void {
+    if (!this.refreshFailed) warn(err);
+    this.refreshFailed = true;
   }
 
   /** Background work never throws into a timer: the next request checks again. */

@@ -80,10 +80,6 @@ export class IndexRows {
     return this.ordered?.length ?? this.idx.q.count.get()?.n ?? 0;
   }
 
-  has(rel: string): boolean {
-    return this.row(rel) !== null;
-  }
-
   /** The card at `rel`, decoded on first use; undefined when there is none or it is broken. */
   meta(rel: string): CardMeta | undefined {
     const known = this.metas.get(rel);

@@ -14,7 +14,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { cardMeta, keyProblem, parseCard } from "../card/index.ts";
+import { cardMeta, keyProblem, kindForDir, parseCard } from "../card/index.ts";
 import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
 import { type IndexDb, metaValue, openIndexDb, STATUS } from "./_index-db.ts";
 import { encodeRow, type ParsedEntry } from "./_index-row.ts";
@@ -151,20 +151,31 @@ const isRacy = (mtimeMs: number, since: number) => {
 };
 
 /**
- * A file whose plain stat differs from its row's, parsed. Folder scans use the plain stat, a third
- * quicker than the exact one; the row keeps the exact mtime (ns), read here for the files that changed.
+ * A file whose plain stat differs from its row's, parsed; undefined when it went away in between (its
+ * folder's mtime moved, so the folder is compared again next time). Folder scans use the plain stat, a
+ * third quicker than the exact one; the row keeps the exact mtime (ns), read here for the files that
+ * changed.
  */
-function changed(vault: Vault, file: CardFile, plain: fs.Stats, started: number): Pending["put"][number] {
+function changed(
+  vault: Vault,
+  file: CardFile,
+  plain: fs.Stats,
+  started: number,
+): Pending["put"][number] | undefined {
   const exact = lstat(file.abs);
-  const entry =
-    exact === undefined || !exact.isFile()
-      ? {
-          mtime: "0",
-          size: 0,
-          broken: { path: file.rel, kind: file.kind.name, key: file.key, error: "gone" },
-        }
-      : parseEntry(vault, file, `${exact.mtimeNs}`, Number(exact.size));
+  if (exact === undefined || !exact.isFile()) return undefined;
+  const entry = parseEntry(vault, file, `${exact.mtimeNs}`, Number(exact.size));
   return { file, entry, ms: isRacy(plain.mtimeMs, started) ? -1 : plain.mtimeMs };
+}
+
+/** Each kind folder's recorded mark. */
+function knownMarks(idx: IndexDb): Map<string, string> {
+  return new Map(idx.q.dirs.all().map((d) => [d.dir, d.mtime]));
+}
+
+/** True when the last comparison of every file is older than FULL_CHECK_MS. */
+function fullCheckDue(idx: IndexDb, now: number): boolean {
+  return now - Number(metaValue(idx, "checked") ?? 0) > FULL_CHECK_MS;
 }
 
 /** Compare one kind folder's files with their rows: what to parse again, what is gone. */
@@ -188,6 +199,7 @@ function compareDir(vault: Vault, idx: IndexDb, kind: KindDef, mark: string, sta
       if (row[1] === st.mtimeMs && row[2] === st.size) continue;
     }
     const put = changed(vault, { rel, abs: dir + name, kind, key: name.slice(0, -3) }, st, started);
+    if (put === undefined) continue;
     racy ||= put.ms === -1;
     out.put.push(put);
     if (out.put.length >= BATCH) out.flush();
@@ -209,7 +221,7 @@ const BATCH = 2000;
  * moved meanwhile (another writer), the folder is compared again next time, so a row written from an
  * older view of a file is corrected by the next load, never trusted.
  */
-function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | undefined): number {
+function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | undefined): void {
   const { q } = idx;
   let rewritten = 0;
   idx.db
@@ -232,7 +244,7 @@ function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | und
       }
       if (rewritten > 0) q.setMeta.run("gen", String(gen));
       for (const [dir, mark] of pending.dirs) {
-        const kind = vault.kinds.kinds.find((k) => k.dir === dir);
+        const kind = kindForDir(vault.kinds, dir);
         const still = kind !== undefined && dirMark(vault, kindDir(vault, kind)) === mark;
         q.setDir.run(dir, still ? mark : "");
       }
@@ -242,7 +254,6 @@ function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | und
   pending.put = [];
   pending.drop = [];
   pending.dirs.clear();
-  return rewritten;
 }
 
 function statusOf(entry: ParsedEntry): number {
@@ -252,11 +263,9 @@ function statusOf(entry: ParsedEntry): number {
 
 /** Compare named files with their rows, whatever their folders show. */
 function compareFiles(vault: Vault, idx: IndexDb, rels: readonly string[], started: number, out: Pending) {
-  const byDir = new Map(vault.kinds.kinds.map((k) => [k.dir, k]));
   for (const rel of new Set(rels)) {
-    const slash = rel.lastIndexOf("/");
-    const kind = byDir.get(slash === -1 ? "" : rel.slice(0, slash));
-    const name = rel.slice(slash + 1);
+    const kind = kindForDir(vault.kinds, dirOf(rel));
+    const name = rel.slice(rel.lastIndexOf("/") + 1);
     if (kind === undefined || !name.endsWith(".md") || name.charCodeAt(0) === 46) continue;
     const abs = path.join(kindDir(vault, kind), name);
     const st = linkBelow(vault, abs) === null ? fs.lstatSync(abs, { throwIfNoEntry: false }) : undefined;
@@ -266,15 +275,17 @@ function compareFiles(vault: Vault, idx: IndexDb, rels: readonly string[], start
       continue;
     }
     if (old && old.ms === st.mtimeMs && old.size === st.size) continue;
-    out.put.push(changed(vault, { rel, abs, kind, key: name.slice(0, -3) }, st, started));
+    const put = changed(vault, { rel, abs, kind, key: name.slice(0, -3) }, st, started);
+    if (put) out.put.push(put);
+    else if (old) out.drop.push(rel);
   }
 }
 
 /** True when a full check is due or some kind folder's mtime is not the one its rows were checked at. */
 export function indexStale(vault: Vault, index: VaultIndex): boolean {
   const idx = index.db;
-  if (Date.now() - Number(metaValue(idx, "checked") ?? 0) > FULL_CHECK_MS) return true;
-  const known = new Map(idx.q.dirs.all().map((d) => [d.dir, d.mtime]));
+  if (fullCheckDue(idx, Date.now())) return true;
+  const known = knownMarks(idx);
   return vault.kinds.kinds.some((kind) => {
     const mark = known.get(kind.dir);
     return mark === undefined || mark === "" || mark !== dirMark(vault, kindDir(vault, kind));
@@ -290,9 +301,8 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     reuse && metaValue(reuse, "kinds") === kinds ? reuse : openIndexDb(vault, kinds, opts.persist !== false);
   const started = Date.now();
   const check = opts.check ?? "changed";
-  const lastFull = Number(metaValue(idx, "checked") ?? 0);
-  const full = check === "all" || (check === "changed" && started - lastFull > FULL_CHECK_MS);
-  const known = new Map(idx.q.dirs.all().map((d) => [d.dir, d.mtime]));
+  const full = check === "all" || (check === "changed" && fullCheckDue(idx, started));
+  const known = knownMarks(idx);
   let parsed = 0;
   let wrote = false;
   const pending: Pending = {
@@ -341,7 +351,7 @@ function dirOf(rel: string): string {
  */
 export function recordOwnWrite<T>(vault: Vault, abs: string, write: () => T): T {
   const rel = path.relative(vault.root, abs).split(path.sep).join("/");
-  const kind = vault.kinds.kinds.find((k) => k.dir === dirOf(rel));
+  const kind = kindForDir(vault.kinds, dirOf(rel));
   const before = kind === undefined ? undefined : dirMark(vault, kindDir(vault, kind));
   const result = write();
   if (kind === undefined || before === undefined) return result;
@@ -351,7 +361,7 @@ export function recordOwnWrite<T>(vault: Vault, abs: string, write: () => T): T 
       if (!idx.onDisk) return result;
       const pending: Pending = { put: [], drop: [], dirs: new Map(), flush: () => {} };
       compareFiles(vault, idx, [rel], Date.now(), pending);
-      const seen = idx.q.dirs.all().find((d) => d.dir === kind.dir)?.mtime;
+      const seen = knownMarks(idx).get(kind.dir);
       if (seen === before && before !== "") pending.dirs.set(kind.dir, dirMark(vault, kindDir(vault, kind)));
       commit(vault, idx, pending, undefined);
     } finally {
