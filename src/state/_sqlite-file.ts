@@ -9,6 +9,7 @@ import { Database, type Statement } from "bun:sqlite";
 import { existsSync, renameSync, statSync } from "node:fs";
 import { describeError, LoreError } from "../errors.ts";
 import { lazyStatements } from "../sqlite-statements.ts";
+import type { ConversationRow } from "./_rules.ts";
 
 /**
  * A conversation's rows in the other tables are keyed by its number `n`, given in the order
@@ -16,7 +17,7 @@ import { lazyStatements } from "../sqlite-statements.ts";
  * at the end of each table and evicted ones, the least recently seen, mostly come from its start, so
  * a commit writes a few pages where random keys would write one per table and conversation.
  */
-const TABLES = `
+const TABLES_4 = `
 CREATE TABLE conversations (
   n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL,
   opening TEXT, timed TEXT);
@@ -32,7 +33,21 @@ const INDEXES = `
 CREATE INDEX conversations_seen ON conversations (last_seen);
 CREATE INDEX conversations_opening ON conversations (opening, last_seen);
 `;
-const SCHEMA = `${TABLES}${INDEXES}PRAGMA user_version = 4;`;
+/**
+ * Version 5: a replay record's role and tier; turn records (the record as JSON, with the columns the
+ * reads select and order by); per-day totals as JSON (stats.ts `Share`), kept apart so they outlive
+ * the conversations.
+ */
+const ADDED_5 = `
+ALTER TABLE replays ADD COLUMN role TEXT;
+ALTER TABLE replays ADD COLUMN tier TEXT;
+CREATE TABLE turns (
+  conversation INTEGER NOT NULL, turn INTEGER NOT NULL, at INTEGER NOT NULL, surface TEXT NOT NULL,
+  record TEXT NOT NULL, PRIMARY KEY (conversation, turn)) WITHOUT ROWID;
+CREATE INDEX turns_at ON turns (at);
+CREATE TABLE days (day TEXT PRIMARY KEY, totals TEXT NOT NULL) WITHOUT ROWID;
+`;
+const SCHEMA = `${TABLES_4}${INDEXES}${ADDED_5}PRAGMA user_version = 5;`;
 
 /** Each step takes a database from version `i + 1` to `i + 2`; a new file gets SCHEMA at once. */
 const MIGRATIONS = [
@@ -48,7 +63,7 @@ const MIGRATIONS = [
    ALTER TABLE replays RENAME TO old_replays;
    DROP INDEX IF EXISTS conversations_seen;
    DROP INDEX IF EXISTS conversations_opening;
-   ${TABLES}
+   ${TABLES_4}
    INSERT INTO conversations (id, turn, last_seen, opening, timed)
      SELECT id, turn, last_seen, opening, timed FROM old_conversations ORDER BY last_seen, id;
    INSERT INTO injections SELECT c.n, i.card, i.turn, i.version
@@ -60,6 +75,9 @@ const MIGRATIONS = [
    DROP TABLE old_replays;
    ${INDEXES}
    PRAGMA user_version = 4;`,
+  // 4 → 5: replay records' role and tier, turn records, per-day totals; every row kept.
+  `${ADDED_5}
+   PRAGMA user_version = 5;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 
@@ -72,6 +90,8 @@ export interface ReplayRow {
   text: string;
   turn: number;
   cards: string;
+  role: string | null;
+  tier: string | null;
 }
 
 interface RowOfConversation {
@@ -82,7 +102,7 @@ interface RowOfConversation {
   timed: string | null;
 }
 
-/** Statements by conversation take its number `n` (see TABLES), except those that find it by id. */
+/** Statements by conversation take its number `n` (see TABLES_4), except those that find it by id. */
 export interface Queries {
   conversation: Statement<RowOfConversation, [string]>;
   injections: Statement<{ card: string; turn: number; version: string }, [number]>;
@@ -94,11 +114,26 @@ export interface Queries {
   putConversation: Statement<{ n: number }, [string, number, number, string | null, string | null]>;
   putInjection: Statement<unknown, [number, string, number, string]>;
   dropInjection: Statement<unknown, [number, string]>;
-  putReplay: Statement<unknown, [number, number, string, string, string, number, string]>;
+  putReplay: Statement<
+    unknown,
+    [number, number, string, string, string, number, string, string | null, string | null]
+  >;
   dropReplay: Statement<unknown, [number, number, string]>;
   evict: Statement<{ n: number }, [number]>;
   dropInjections: Statement<unknown, [number]>;
   dropReplays: Statement<unknown, [number]>;
+  turn: Statement<{ record: string }, [number, number]>;
+  turnNumbers: Statement<{ turn: number }, [number]>;
+  putTurn: Statement<unknown, [number, number, number, string, string]>;
+  dropTurn: Statement<unknown, [number, number]>;
+  dropTurns: Statement<unknown, [number]>;
+  /** By conversation id: its newest `limit` records, oldest first. */
+  turns: Statement<{ record: string }, [string, number]>;
+  turnsSince: Statement<{ id: string; record: string }, [number]>;
+  withTurns: Statement<{ id: string; surface: string; turns: number; last_seen: number }, [number]>;
+  day: Statement<{ totals: string }, [string]>;
+  putDay: Statement<unknown, [string, string]>;
+  days: Statement<{ day: string; totals: string }, [string]>;
 }
 
 export interface Connection {
@@ -176,7 +211,8 @@ function prepare(db: Database): Queries {
     conversation: "SELECT n, turn, last_seen, opening, timed FROM conversations WHERE id = ?",
     injections: "SELECT card, turn, version FROM injections WHERE conversation = ? ORDER BY turn, card",
     replays:
-      "SELECT anchor, hash, place, text, turn, cards FROM replays WHERE conversation = ? ORDER BY anchor, turn, hash",
+      "SELECT anchor, hash, place, text, turn, cards, role, tier FROM replays WHERE conversation = ? " +
+      "ORDER BY anchor, turn, hash",
     injectionKeys: "SELECT card AS id, turn FROM injections WHERE conversation = ?",
     replayKeys: "SELECT anchor, hash, turn FROM replays WHERE conversation = ?",
     // `byMostRecentlySeen` in _rules.ts, in SQL (an index serves it).
@@ -189,7 +225,8 @@ function prepare(db: Database): Queries {
       "ON CONFLICT (conversation, card) DO UPDATE SET turn = ?3, version = ?4",
     dropInjection: "DELETE FROM injections WHERE conversation = ? AND card = ?",
     putReplay:
-      "INSERT OR REPLACE INTO replays (conversation, anchor, hash, place, text, turn, cards) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO replays (conversation, anchor, hash, place, text, turn, cards, role, tier) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     dropReplay: "DELETE FROM replays WHERE conversation = ? AND anchor = ? AND hash = ?",
     // The conversation cap's order (`byLeastRecentlySeen` in _rules.ts), in SQL: it spans the table.
     evict:
@@ -197,7 +234,40 @@ function prepare(db: Database): Queries {
       "LIMIT max(0, (SELECT count(*) FROM conversations) - ?)) RETURNING n",
     dropInjections: "DELETE FROM injections WHERE conversation = ?",
     dropReplays: "DELETE FROM replays WHERE conversation = ?",
+    turn: "SELECT record FROM turns WHERE conversation = ? AND turn = ?",
+    turnNumbers: "SELECT turn FROM turns WHERE conversation = ?",
+    putTurn: "INSERT OR REPLACE INTO turns (conversation, turn, at, surface, record) VALUES (?, ?, ?, ?, ?)",
+    dropTurn: "DELETE FROM turns WHERE conversation = ? AND turn = ?",
+    dropTurns: "DELETE FROM turns WHERE conversation = ?",
+    turns:
+      "SELECT record FROM (SELECT record, turn, at FROM turns WHERE conversation = " +
+      "(SELECT n FROM conversations WHERE id = ?1) ORDER BY turn DESC, at DESC LIMIT ?2) ORDER BY turn, at",
+    // `byTime` in _turn-rules.ts, in SQL.
+    turnsSince:
+      "SELECT c.id, t.record FROM turns t JOIN conversations c ON c.n = t.conversation " +
+      "WHERE t.at >= ? ORDER BY t.at, c.id, t.turn",
+    // `byMostRecentlySeen` in _rules.ts; the surface of the newest record.
+    withTurns:
+      "SELECT c.id, c.last_seen, count(*) AS turns, (SELECT surface FROM turns s WHERE s.conversation = c.n " +
+      "ORDER BY s.turn DESC LIMIT 1) AS surface FROM conversations c JOIN turns t ON t.conversation = c.n " +
+      "GROUP BY c.n ORDER BY c.last_seen DESC, c.id LIMIT ?",
+    day: "SELECT totals FROM days WHERE day = ?",
+    putDay: "INSERT OR REPLACE INTO days (day, totals) VALUES (?, ?)",
+    days: "SELECT day, totals FROM days WHERE day >= ? ORDER BY day",
   });
+}
+
+/** The conversation's row and its number (`n`, what its other rows are keyed by), or null. */
+export function rowOf(c: Connection, id: string): (ConversationRow & { n: number }) | null {
+  const r = c.q.conversation.get(id);
+  return r === null
+    ? null
+    : { n: r.n, turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
+}
+
+/** Stores the row; returns the conversation's number. */
+export function putRow(c: Connection, id: string, row: ConversationRow): number {
+  return c.q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n;
 }
 
 export function isCorrupt(err: unknown): boolean {

@@ -5,22 +5,40 @@
  * `marker-secret` beside it), `memory:` for a store that lives in this process only. The rules every
  * backend keeps are written once (`_rules.ts`) and checked by one contract suite. Nothing here decides
  * what to inject or reads cards; it only remembers. State that cannot be read is moved aside and rebuilt
- * empty rather than stopping a request.
+ * empty rather than stopping a request. Turn records and per-day totals say what each turn added and what
+ * the provider billed for it; stats.ts turns them into totals (pure), report.ts into a report.
  */
 
 export { type HitEntry, type HitSource, normalizeHit } from "./hits.ts";
+export {
+  type ConversationReport,
+  type DayReport,
+  type Figures,
+  type StatsReport,
+  summarize,
+  type TurnReport,
+  turnReports,
+  windowOf,
+} from "./report.ts";
 export { hitsPath, secretPath, statePath } from "./sqlite.ts";
+export { blameFor, MIN_CACHEABLE, WEIGHTS, weightsFor } from "./stats.ts";
 export { openStore, type StoreOptions, stateUrl } from "./store.ts";
 export {
   type CardRef,
   type Conversation,
   type ConversationChange,
+  type ConversationSummary,
+  type DayTotals,
   type Injection,
   LIMITS,
   type Limits,
   type Placement,
   type ReplayRecord,
+  type SentBlock,
   type Store,
+  type Tier,
   type TimedRecord,
   type TimedRecords,
+  type TurnRecord,
+  type Usage,
 } from "./types.ts";

@@ -19,8 +19,10 @@ import {
   parseTimed,
   planCommit,
 } from "./_rules.ts";
+import { byTime, byTurnNumber, planTurn, planUsage, seenRow, type TurnPlan } from "./_turn-rules.ts";
 import { type HitEntry, normalizeHit } from "./hits.ts";
-import type { Injection, Limits, ReplayRecord, Store } from "./types.ts";
+import { addShare, dayTotals, emptyShare, type Share } from "./stats.ts";
+import type { Injection, Limits, ReplayRecord, Store, TurnRecord } from "./types.ts";
 
 /** The hit log keeps this many newest entries (a file grows; a heap should not). */
 const HITS_KEPT = 10_000;
@@ -30,6 +32,8 @@ interface Stored {
   injections: Map<string, Injection>;
   /** By `keyOf(record)`. */
   replays: Map<string, ReplayRecord>;
+  /** Turn records by turn. */
+  turns: Map<number, TurnRecord>;
 }
 
 export interface MemoryState {
@@ -37,10 +41,16 @@ export interface MemoryState {
   secret: string;
   /** Oldest first. */
   hits: HitEntry[];
+  /** Per-day totals by `YYYY-MM-DD`: they outlive the conversations. */
+  days: Map<string, Share>;
 }
 
 export function memoryState(): MemoryState {
-  return { conversations: new Map(), secret: randomHex(24), hits: [] };
+  return { conversations: new Map(), secret: randomHex(24), hits: [], days: new Map() };
+}
+
+function emptyStored(row: ConversationRow): Stored {
+  return { row, injections: new Map(), replays: new Map(), turns: new Map() };
 }
 
 export interface MemoryStoreOptions {
@@ -64,6 +74,22 @@ export function openMemoryStore(options: MemoryStoreOptions): Store {
     if (excess <= 0) return;
     const order = [...conversations].map(([id, c]) => ({ id, lastSeen: c.row.lastSeen }));
     for (const { id } of order.sort(byLeastRecentlySeen).slice(0, excess)) conversations.delete(id);
+  };
+
+  /** One turn write: the conversation seen (and stored, the cap then applying), the plan applied. */
+  const writeTurn = (id: string, at: number, plan: (c: Stored | undefined) => TurnPlan): void => {
+    const { conversations, days } = live();
+    const c = conversations.get(id);
+    const p = plan(c);
+    const next = c ?? emptyStored(seenRow(null, at));
+    next.row = seenRow(next.row, at);
+    for (const t of p.drop) next.turns.delete(t);
+    if (p.put) next.turns.set(p.put.turn, p.put);
+    for (const d of p.days) days.set(d.day, addShare(days.get(d.day) ?? emptyShare(), d.share, d.sign));
+    if (c === undefined) {
+      conversations.set(id, next);
+      evict(conversations);
+    }
   };
 
   return {
@@ -91,7 +117,7 @@ export function openMemoryStore(options: MemoryStoreOptions): Store {
         change,
         limits,
       );
-      const next: Stored = c ?? { row: plan.row, injections: new Map(), replays: new Map() };
+      const next: Stored = c ?? emptyStored(plan.row);
       next.row = plan.row;
       for (const card of plan.dropInjections) next.injections.delete(card);
       for (const i of plan.putInjections) next.injections.set(i.id, { ...i });
@@ -106,7 +132,7 @@ export function openMemoryStore(options: MemoryStoreOptions): Store {
       const row = advanceRow(c?.row ?? null, now);
       if (c) c.row = row;
       else {
-        conversations.set(id, { row, injections: new Map(), replays: new Map() });
+        conversations.set(id, emptyStored(row));
         evict(conversations);
       }
       return row.turn;
@@ -133,8 +159,49 @@ export function openMemoryStore(options: MemoryStoreOptions): Store {
       if (limit <= 0) return [];
       return hits.slice(-limit).reverse().map(normalizeHit);
     },
+    async recordTurn(record) {
+      writeTurn(record.conversation, record.at, (c) =>
+        planTurn(storedTurns(c, record.turn), structuredClone(record), limits),
+      );
+    },
+    async recordUsage(conversation, turn, usage, at) {
+      writeTurn(conversation, at, (c) =>
+        planUsage(storedTurns(c, turn), { conversation, turn, at }, { ...usage }, limits),
+      );
+    },
+    async turns(conversation, limit) {
+      const c = live().conversations.get(conversation);
+      if (c === undefined || limit <= 0) return [];
+      return structuredClone([...c.turns.values()].sort(byTurnNumber).slice(-limit));
+    },
+    async conversations(limit) {
+      if (limit <= 0) return [];
+      const found = [...live().conversations]
+        .filter(([, c]) => c.turns.size > 0)
+        .map(([id, c]) => {
+          const newest = [...c.turns.values()].sort(byTurnNumber).at(-1)!;
+          return { id, surface: newest.surface, turns: c.turns.size, lastSeen: c.row.lastSeen };
+        });
+      return found.sort(byMostRecentlySeen).slice(0, limit);
+    },
+    async turnsSince(since) {
+      const out: TurnRecord[] = [];
+      for (const c of live().conversations.values())
+        for (const t of c.turns.values()) if (t.at >= since) out.push(t);
+      return structuredClone(out.sort(byTime));
+    },
+    async days(sinceDay) {
+      return [...live().days]
+        .filter(([day, share]) => day >= sinceDay && share.turns > 0)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([day, share]) => dayTotals(day, share));
+    },
     async close() {
       closed = true;
     },
   };
+}
+
+function storedTurns(c: Stored | undefined, turn: number) {
+  return { old: c?.turns.get(turn) ?? null, turns: [...(c?.turns.keys() ?? [])] };
 }

@@ -6,7 +6,8 @@
  * the event loop share one transaction (group commit, _write-queue.ts), and each resolves only once
  * that transaction is committed; the hit log lines of one turn go to the file in one append the same
  * way. A read of a conversation with a write still queued commits the queue first, so a handle always
- * reads its own writes. Nothing is opened or created until it is used: a cold process that only needs
+ * reads its own writes. Turn records and per-day totals are written the same way (_sqlite-turns.ts).
+ * Nothing is opened or created until it is used: a cold process that only needs
  * the secret or the hit log never opens the database, and reading an empty hit log creates nothing.
  *
  * The store follows the path, not the open file: a long-lived process (the gateway) whose state.db is
@@ -24,17 +25,27 @@ import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { checkVault, ensureStateDir } from "./_dir.ts";
 import { appendHitLines, readHitLines } from "./_hits-file.ts";
-import { advanceRow, type ConversationRow, emptyConversation, parseTimed, planCommit } from "./_rules.ts";
+import { advanceRow, emptyConversation, parseTimed, planCommit } from "./_rules.ts";
 import { readOrCreateSecret } from "./_secret-file.ts";
 import {
   type Connection,
   connect,
   isCorrupt,
   isSameFile,
+  putRow,
   type ReplayRow,
   rebuild,
+  rowOf,
   wrap,
 } from "./_sqlite-file.ts";
+import {
+  readConversations,
+  readDays,
+  readTurns,
+  readTurnsSince,
+  recordTurn,
+  recordUsage,
+} from "./_sqlite-turns.ts";
 import { WriteQueue } from "./_write-queue.ts";
 import type { HitEntry } from "./hits.ts";
 import type {
@@ -45,6 +56,7 @@ import type {
   Placement,
   ReplayRecord,
   Store,
+  Tier,
 } from "./types.ts";
 
 export interface SqliteStoreOptions {
@@ -186,6 +198,38 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
       hits.flush();
       return readHitLines(hitsFile, limit);
     },
+    async recordTurn(record) {
+      ensureOpen();
+      return writes.add(record.conversation, (b) => {
+        if (recordTurn(b.c, record, limits)) b.created = true;
+      });
+    },
+    async recordUsage(conversation, turn, usage, at) {
+      ensureOpen();
+      return writes.add(conversation, (b) => {
+        if (recordUsage(b.c, { conversation, turn, at }, usage, limits)) b.created = true;
+      });
+    },
+    async turns(conversation, limit) {
+      ensureOpen();
+      settled(conversation);
+      return limit <= 0 ? [] : guarded((c) => readTurns(c, conversation, limit));
+    },
+    async conversations(limit) {
+      ensureOpen();
+      settled();
+      return limit <= 0 ? [] : guarded((c) => readConversations(c, limit));
+    },
+    async turnsSince(since) {
+      ensureOpen();
+      settled();
+      return guarded((c) => readTurnsSince(c, since));
+    },
+    async days(sinceDay) {
+      ensureOpen();
+      settled();
+      return guarded((c) => readDays(c, sinceDay));
+    },
     async close() {
       if (!closed) {
         writes.flush();
@@ -196,19 +240,6 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
       conn = undefined;
     },
   };
-}
-
-/** The conversation's row and its number (`n`, what its other rows are keyed by), or null. */
-function rowOf(c: Connection, id: string): (ConversationRow & { n: number }) | null {
-  const r = c.q.conversation.get(id);
-  return r === null
-    ? null
-    : { n: r.n, turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
-}
-
-/** Stores the row; returns the conversation's number. */
-function putRow(c: Connection, id: string, row: ConversationRow): number {
-  return c.q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n;
 }
 
 function load(c: Connection, id: string): Conversation {
@@ -225,7 +256,7 @@ function load(c: Connection, id: string): Conversation {
 }
 
 function toRecord(r: ReplayRow): ReplayRecord {
-  return {
+  const record: ReplayRecord = {
     anchor: r.anchor,
     hash: r.hash,
     place: r.place as Placement,
@@ -233,6 +264,9 @@ function toRecord(r: ReplayRow): ReplayRecord {
     turn: r.turn,
     cards: JSON.parse(r.cards) as CardRef[],
   };
+  if (r.role !== null) record.role = r.role as NonNullable<ReplayRecord["role"]>;
+  if (r.tier !== null) record.tier = r.tier as Tier;
+  return record;
 }
 
 /** Applies one commit; true when it stored the conversation for the first time (the cap then applies). */
@@ -250,7 +284,10 @@ function commit(c: Connection, id: string, change: ConversationChange, limits: L
   for (const i of plan.putInjections) c.q.putInjection.run(n, i.id, i.turn, i.version);
   for (const r of plan.dropReplays) c.q.dropReplay.run(n, r.anchor, r.hash);
   const r = plan.putReplay;
-  if (r) c.q.putReplay.run(n, r.anchor, r.hash, r.place, r.text, r.turn, JSON.stringify(r.cards));
+  if (r) {
+    const cards = JSON.stringify(r.cards);
+    c.q.putReplay.run(n, r.anchor, r.hash, r.place, r.text, r.turn, cards, r.role ?? null, r.tier ?? null);
+  }
   return plan.created;
 }
 
@@ -259,5 +296,6 @@ function evict(c: Connection, max: number): void {
   for (const { n } of c.q.evict.all(max)) {
     c.q.dropInjections.run(n);
     c.q.dropReplays.run(n);
+    c.q.dropTurns.run(n);
   }
 }

@@ -11,8 +11,16 @@
 
 import type { HitEntry } from "./hits.ts";
 
-/** Caps (README "Conversations, dedupe and replay"): least recently seen conversations are dropped first. */
-export const LIMITS = { cardsPerConversation: 200, replaysPerConversation: 200, conversations: 500 } as const;
+/**
+ * Caps (README "Conversations, dedupe and replay"): least recently seen conversations are dropped first;
+ * a conversation keeps its `turnsPerConversation` newest turn records (README "What it costs").
+ */
+export const LIMITS = {
+  cardsPerConversation: 200,
+  replaysPerConversation: 200,
+  turnsPerConversation: 200,
+  conversations: 500,
+} as const;
 
 export type Limits = { [K in keyof typeof LIMITS]: number };
 
@@ -30,10 +38,19 @@ export interface Injection extends CardRef {
 /**
  * Where a replayed block goes, relative to its anchor message:
  * - `prefix`: in front of the anchor message's content (a leading text part for array content);
- * - `after`: as a new system message right after the anchor message;
- * - `system`: appended to the request's top-level `system` field (Anthropic).
+ * - `after`: as a new message right after the anchor message (role `role`, default system);
+ * - `before`: as a new message right before the anchor message (role `role`, default system);
+ * - `system`: appended to the system text (Anthropic's top-level `system`; OpenAI: after the anchor);
+ * - `system_start`: in front of the system text.
  */
-export type Placement = "prefix" | "after" | "system";
+export type Placement = "prefix" | "after" | "before" | "system" | "system_start";
+
+/**
+ * The two tiers of what the gateway sends (README "Stable and volatile"): `stable` is the always-on
+ * block at a place that never moves; `volatile` the cards new this turn (or edited since they were
+ * sent) at the newest message; `placed` a card at the place its author asked for (`position`, depth).
+ */
+export type Tier = "stable" | "volatile" | "placed";
 
 /**
  * Exactly which bytes were added to which message. The record applies to a later request only while the
@@ -46,6 +63,10 @@ export interface ReplayRecord {
   text: string;
   turn: number;
   cards: CardRef[];
+  /** The role of an inserted message (`before` / `after`); absent = system. */
+  role?: "system" | "user" | "assistant";
+  /** Which tier it belongs to; absent = volatile (records written before tiers). */
+  tier?: Tier;
 }
 
 /**
@@ -91,6 +112,115 @@ export interface ConversationChange {
   timed?: TimedRecords;
 }
 
+/** What a provider reported for one response, in tokens (README "What it costs"). */
+export interface Usage {
+  /** Input tokens billed at the full price (Anthropic `input_tokens`; OpenAI prompt minus cached). */
+  uncached: number;
+  /** Input tokens read from the provider's prompt cache. */
+  cacheRead: number;
+  /** Input tokens written to the cache (Anthropic `cache_creation_input_tokens`; 0 for OpenAI). */
+  cacheWrite: number;
+  output: number;
+}
+
+/** One block a surface added to a request this turn (a replayed block is not "added"). */
+export interface SentBlock {
+  tier: Tier;
+  /** Where it went, for people: "first user message", "system", "depth 2 as system", "newest user message". */
+  where: string;
+  /** Exactly the bytes added (markers included). */
+  text: string;
+  /** Card ids (`kind/key`) in it, in order. */
+  cards: string[];
+  /** Of those, the cards re-sent because they changed since they were last sent. */
+  edited?: string[];
+  /**
+   * It went in before content the previous request already had (the system text, a depth, a new
+   * stable block): the provider's prefix cache breaks there, and a miss this turn is blamed on its cards.
+   */
+  early?: boolean;
+}
+
+/**
+ * One turn of a conversation as a surface handled it: what it added, what it left out, and (once the
+ * response is in) what the provider billed. Sizes are characters of the prompt text, turned into
+ * tokens with the ratio the provider's own count gives (stats.ts).
+ */
+export interface TurnRecord {
+  conversation: string;
+  turn: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+  surface: "gateway" | "hook";
+  api?: "openai" | "anthropic" | "responses";
+  model?: string;
+  blocks: SentBlock[];
+  /** Characters of our earlier blocks replayed into this request. */
+  replayedChars: number;
+  /** Cards that fired but were left out this turn, with recall's reason. */
+  leftOut: { id: string; reason: string }[];
+  /** Characters of the prompt text as sent (system and every message's text, our blocks included). */
+  promptChars: number;
+  /**
+   * The same turn under the original tool's strip-and-reinject: the prompt's characters (the client's
+   * text plus this turn's new blocks at the newest message only), and how many of them lead the
+   * prompt unchanged since the previous turn's request (what a prefix cache could have read).
+   */
+  counterfactual: { promptChars: number; cachedChars: number };
+  /**
+   * Characters of the prompt the previous turn's request sent too (system text and messages through
+   * its newest user message, with the blocks replayed into them): what a prefix cache could read had
+   * no block of this turn gone in before it (an `early` block cuts into it, and is blamed for that).
+   */
+  sharedChars: number;
+  usage?: Usage;
+  /** Cards blamed for a cache miss on this turn (an `early` block's cards when the cache read fell short). */
+  blame?: string[];
+}
+
+export interface ConversationSummary {
+  id: string;
+  /** The surface of its newest turn record. */
+  surface: "gateway" | "hook";
+  /** Turn records kept. */
+  turns: number;
+  lastSeen: number;
+}
+
+/**
+ * The sums of one UTC day's turn records, kept apart from the records so they outlive conversations
+ * dropped by the cap (README "What it costs"). Token counts are what providers reported, or characters
+ * turned into tokens with the turn's own ratio (stats.ts `contribution`); costs are input tokens in
+ * uncached-token equivalents (stats.ts `WEIGHTS`).
+ */
+export interface DayTotals {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  /** Turn records (a retry replaces its turn's record, and its share of the day with it). */
+  turns: number;
+  /** Of those, the turns with usage from the provider. */
+  measured: number;
+  uncached: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  /** Characters of the blocks added (known without usage: the hook's too). */
+  injectedChars: number;
+  /** Tokens of the blocks added, and of earlier blocks replayed (measured turns only). */
+  injectedTokens: number;
+  replayedTokens: number;
+  /** The strip-and-reinject counterfactual's input tokens: what a prefix cache could have read, the rest. */
+  counterfactualCached: number;
+  counterfactualUncached: number;
+  /** Input cost, and the counterfactual's, in uncached-token equivalents. */
+  cost: number;
+  counterfactualCost: number;
+  /** Turns with a cache miss blamed on cards. */
+  misses: number;
+  /** Per card id: turns whose miss was blamed on it. */
+  blame: Record<string, number>;
+}
+
 export interface Store {
   /** What is remembered of a conversation; one never seen (or evicted) loads with turn 0 and nothing. */
   loadConversation(id: string): Promise<Conversation>;
@@ -125,6 +255,35 @@ export interface Store {
   appendHits(entries: readonly HitEntry[]): Promise<void>;
   /** The newest `limit` entries, newest first; an empty log (or `limit` ≤ 0) gives []. */
   recentHits(limit: number): Promise<HitEntry[]>;
+  /**
+   * Keeps what a surface did on one turn; a second record for the same conversation and turn (a retry,
+   * a regenerate) replaces the first, keeping its usage until new usage comes. The conversation counts as
+   * seen at `record.at` and as stored for the conversation cap (a new one is stored with turn 0: its
+   * turn clock is `commitTurn`'s); it keeps its `turnsPerConversation` records of the highest turns, and a
+   * record below those is not kept (nor counted). Per-day totals outlive the conversation (`days`).
+   */
+  recordTurn(record: TurnRecord): Promise<void>;
+  /**
+   * What the provider billed for a turn's response. A turn with no record yet gets a bare one (no
+   * blocks, surface gateway, at `at`), so turns without cards count in the totals too. Blame is worked
+   * out whenever a record with usage is kept (stats.ts `blameFor`).
+   */
+  recordUsage(conversation: string, turn: number, usage: Usage, at: number): Promise<void>;
+  /** The conversation's newest `limit` turn records (by turn), oldest first; `limit` ≤ 0 gives []. */
+  turns(conversation: string, limit: number): Promise<TurnRecord[]>;
+  /** The most recently seen conversations that have turn records, newest first (then by id). */
+  conversations(limit: number): Promise<ConversationSummary[]>;
+  /**
+   * Every turn record kept at or after `since` (ms), oldest first (then by conversation and turn), for
+   * per-conversation totals; per-day totals, which outlive the records, are `days`.
+   */
+  turnsSince(since: number): Promise<TurnRecord[]>;
+  /**
+   * The per-day totals from `sinceDay` (`YYYY-MM-DD`, UTC) on, oldest first; days with no turn are
+   * absent. A record's share goes to the day of its `at`; replacing the record moves it with it; a record
+   * dropped by a cap leaves its share where it was.
+   */
+  days(sinceDay: string): Promise<DayTotals[]>;
   /** Lets go of connections; later calls on this handle reject. Closing twice is harmless. */
   close(): Promise<void>;
 }

@@ -6,7 +6,8 @@
  */
 
 import { afterEach, describe, expect, test } from "bun:test";
-import type { HitEntry, Limits, ReplayRecord, Store } from "../../src/state/index.ts";
+import type { HitEntry, Limits, ReplayRecord, Store, TurnRecord, Usage } from "../../src/state/index.ts";
+import { turnRecordContract } from "./contract-turns.ts";
 
 export interface Place {
   open(limits?: Partial<Limits>): Promise<Store>;
@@ -23,6 +24,42 @@ export function record(anchor: number, turn: number, ids: string[], hash = `h${a
     cards: ids.map((id) => ({ id, version: "1:1" })),
   };
 }
+
+/** Noon UTC on 2025-03-<day>. */
+export const noon = (day: number, minute = 0) => Date.UTC(2025, 2, day, 12, minute);
+
+/** A gateway turn that added one block of `text` with `cards`; 4,000 characters of prompt. */
+export function turnRecord(
+  conversation: string,
+  turn: number,
+  at: number,
+  extra: Partial<TurnRecord> = {},
+): TurnRecord {
+  return {
+    conversation,
+    turn,
+    at,
+    surface: "gateway",
+    api: "openai",
+    model: "gpt-4o",
+    blocks: [
+      { tier: "volatile", where: "newest user message", text: "x".repeat(400), cards: ["people/Alice"] },
+    ],
+    replayedChars: 0,
+    leftOut: [],
+    promptChars: 4000,
+    counterfactual: { promptChars: 4000, cachedChars: 0 },
+    sharedChars: 0,
+    ...extra,
+  };
+}
+
+export const usage = (uncached: number, cacheRead = 0, cacheWrite = 0, output = 10): Usage => ({
+  uncached,
+  cacheRead,
+  cacheWrite,
+  output,
+});
 
 export const hit = (i: number, message = `message ${i}`): HitEntry => ({
   time: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(),
@@ -159,6 +196,19 @@ export function storeContract(name: string, place: () => Place): void {
       const c = await store.loadConversation("c1");
       expect(c.injections.map((i) => i.id)).toEqual(["k/0", "k/a", "k/b"]);
       expect(c.replays.map((r) => r.anchor)).toEqual([2, 5]);
+    });
+
+    test("a replay record keeps the role and tier it was given; one without them reads without them", async () => {
+      const { store, again } = await fresh();
+      const placed: ReplayRecord = {
+        ...record(2, 1, ["a/x"]),
+        place: "before",
+        role: "user",
+        tier: "placed",
+      };
+      await store.commitTurn("c1", { turn: 1, now: 1, replay: placed });
+      await store.commitTurn("c1", { turn: 2, now: 2, replay: record(4, 2, ["a/y"]) });
+      expect((await (await again()).loadConversation("c1")).replays).toEqual([placed, record(4, 2, ["a/y"])]);
     });
 
     test("what a load returns is a copy: changing it changes nothing stored", async () => {
@@ -320,6 +370,8 @@ export function storeContract(name: string, place: () => Place): void {
       expect(await store.findByOpening("o")).toBe("a");
     });
   });
+
+  turnRecordContract(name, fresh);
 
   describe(`${name} store: secret and hit log`, () => {
     test("the marker secret is 48 hex digits, stable across reopening, and differs between stores", async () => {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { SCHEMA_VERSION } from "../../src/state/_sqlite-file.ts";
 import { openStore, type Store, type StoreOptions, statePath, stateUrl } from "../../src/state/index.ts";
 import { removeDir, tempDir } from "../support/vault.ts";
-import { record, storeContract } from "./contract.ts";
+import { noon, record, storeContract, turnRecord, usage } from "./contract.ts";
 
 const quiet = () => {};
 
@@ -214,8 +214,54 @@ describe("sqlite store: the file", () => {
     expect((await capped.loadConversation("earlier")).turn).toBe(0);
     expect((await capped.loadConversation("later")).injections).toHaveLength(1);
     const db = new Database(file, { readonly: true });
-    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(4);
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(
+      SCHEMA_VERSION,
+    );
     expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM injections").get()?.n).toBe(1);
+    db.close();
+  });
+
+  test("a version 4 state file is migrated in place: rows stay, replay records read without role or tier, and turns are recorded", async () => {
+    const root = tempDir();
+    dirs.push(root);
+    const file = statePath(root);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const v4 = new Database(file, { create: true });
+    v4.exec(`CREATE TABLE conversations (
+        n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+        opening TEXT, timed TEXT);
+      CREATE TABLE injections (
+        conversation INTEGER NOT NULL, card TEXT NOT NULL, turn INTEGER NOT NULL, version TEXT NOT NULL,
+        PRIMARY KEY (conversation, card)) WITHOUT ROWID;
+      CREATE TABLE replays (
+        conversation INTEGER NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL, place TEXT NOT NULL,
+        text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL,
+        PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
+      CREATE INDEX conversations_seen ON conversations (last_seen);
+      CREATE INDEX conversations_opening ON conversations (opening, last_seen);
+      INSERT INTO conversations VALUES (1, 'old', 4, 9, 'o', '{"people/Bob":{"last":3}}');
+      INSERT INTO injections VALUES (1, 'people/Bob', 3, '1:1');
+      INSERT INTO replays VALUES (1, 1, 'h1', 'prefix', 'block 1', 3, '[{"id":"people/Bob","version":"1:1"}]');
+      PRAGMA user_version = 4;`);
+    v4.close();
+    const store = await opened(root);
+    expect(await store.loadConversation("old")).toEqual({
+      id: "old",
+      turn: 4,
+      lastSeen: 9,
+      injections: [{ id: "people/Bob", turn: 3, version: "1:1" }],
+      replays: [record(1, 3, ["people/Bob"])],
+      timed: { "people/Bob": { last: 3 } },
+    });
+    expect(await store.findByOpening("o")).toBe("old");
+    await store.recordTurn(turnRecord("old", 5, noon(1)));
+    await store.recordUsage("old", 5, usage(100), noon(1));
+    expect(await store.turns("old", 5)).toEqual([{ ...turnRecord("old", 5, noon(1)), usage: usage(100) }]);
+    expect(await store.days("2025-03-01")).toEqual([expect.objectContaining({ turns: 1, uncached: 100 })]);
+    const db = new Database(file, { readonly: true });
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(
+      SCHEMA_VERSION,
+    );
     db.close();
   });
 });

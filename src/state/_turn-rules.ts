@@ -1,0 +1,101 @@
+/**
+ * The turn-record rules of the Store contract, written once (as `_rules.ts` is for commits): a record
+ * replaces the one of its turn and keeps that one's usage until new usage comes, usage alone makes a
+ * bare record, blame is worked out whenever a record with usage is kept, a conversation keeps the
+ * records of its highest turns, and every change moves the record's share between per-day totals. A
+ * backend reads the stored record of the turn and the turn numbers kept, and applies the plan as it is.
+ */
+
+import type { ConversationRow } from "./_rules.ts";
+import { blameFor, dayOf, type Share, shareOf } from "./stats.ts";
+import type { Limits, TurnRecord, Usage } from "./types.ts";
+
+/** What a turn write needs to know: the record stored for that turn, and every turn kept. */
+export interface StoredTurns {
+  old: TurnRecord | null;
+  turns: readonly number[];
+}
+
+export interface TurnPlan {
+  /** The record to store in place of the one of its turn; null when it falls below the cap. */
+  put: TurnRecord | null;
+  /** Turns to drop: beyond the cap. Their shares stay in their days. */
+  drop: number[];
+  /** Shares to add to days, in order (a replaced record's share is taken back first). */
+  days: { day: string; share: Share; sign: 1 | -1 }[];
+}
+
+export function planTurn(stored: StoredTurns, record: TurnRecord, limits: Limits): TurnPlan {
+  const usage = record.usage ?? stored.old?.usage;
+  return plan(stored, usage ? { ...record, usage } : withoutUsage(record), limits);
+}
+
+export function planUsage(
+  stored: StoredTurns,
+  at: { conversation: string; turn: number; at: number },
+  usage: Usage,
+  limits: Limits,
+): TurnPlan {
+  return plan(stored, { ...(stored.old ?? bareRecord(at.conversation, at.turn, at.at)), usage }, limits);
+}
+
+/** The record of a turn known only from its usage: no blocks, nothing left out, no prompt seen. */
+export function bareRecord(conversation: string, turn: number, at: number): TurnRecord {
+  return {
+    conversation,
+    turn,
+    at,
+    surface: "gateway",
+    blocks: [],
+    replayedChars: 0,
+    leftOut: [],
+    promptChars: 0,
+    counterfactual: { promptChars: 0, cachedChars: 0 },
+    sharedChars: 0,
+  };
+}
+
+/**
+ * The conversation's row after a turn write: seen at `at` (the time seen only moves forward); a
+ * conversation not stored yet is stored with turn 0, so the turn clock stays `commitTurn`'s.
+ */
+export function seenRow(row: ConversationRow | null, at: number): ConversationRow {
+  if (row === null) return { turn: 0, lastSeen: at, opening: null, timed: null };
+  return { ...row, lastSeen: Math.max(row.lastSeen, at) };
+}
+
+function plan(stored: StoredTurns, next: TurnRecord, limits: Limits): TurnPlan {
+  const all = [...new Set([...stored.turns, next.turn])].sort((a, b) => b - a);
+  const keep = new Set(all.slice(0, Math.max(0, limits.turnsPerConversation)));
+  if (!keep.has(next.turn)) return { put: null, drop: [], days: [] };
+  const put = withBlame(next);
+  const days: TurnPlan["days"] = [];
+  if (stored.old) days.push({ day: dayOf(stored.old.at), share: shareOf(stored.old), sign: -1 });
+  days.push({ day: dayOf(put.at), share: shareOf(put), sign: 1 });
+  return { put, drop: stored.turns.filter((t) => !keep.has(t)), days };
+}
+
+function withBlame(record: TurnRecord): TurnRecord {
+  const { blame: _given, ...rest } = record;
+  const blame = blameFor(rest);
+  return blame ? { ...rest, blame } : rest;
+}
+
+function withoutUsage(record: TurnRecord): TurnRecord {
+  const { usage: _none, ...rest } = record;
+  return rest;
+}
+
+/** The order records are listed in: by turn (then time). */
+export function byTurnNumber(a: TurnRecord, b: TurnRecord): number {
+  return a.turn - b.turn || a.at - b.at;
+}
+
+/** The order `turnsSince` lists in: by time, then conversation, then turn. */
+export function byTime(a: TurnRecord, b: TurnRecord): number {
+  return (
+    a.at - b.at ||
+    (a.conversation < b.conversation ? -1 : a.conversation > b.conversation ? 1 : 0) ||
+    a.turn - b.turn
+  );
+}
