@@ -57,6 +57,7 @@ export function chanceDraw(seed: string, id: string): number {
  * Stage: probability. Every fired card of the batch whose `probability` is below 100 fires only when
  * its draw is below that number (0 never fires); the others are vetoed `probability`. Cards in `keep`
  * are not drawn: still-sticky cards (SillyTavern does not re-roll them) and cards asked for by id.
+ * A card of probability 0 is not drawn either (its draw is reported as null).
  */
 export function chance(
   selection: Selection,
@@ -67,7 +68,9 @@ export function chance(
     if (options.batch && !options.batch.has(entry.id)) return entry;
     const probability = rulesOf(entry.card).probability;
     if (probability >= 100) return entry;
-    if (probability > 0 && chanceDraw(options.seed, entry.id) < probability) return entry;
-    return { ...entry, verdict: "vetoed", reason: "probability" };
+    // The draw is kept on the entry, fired or not, so the context door can say how it went.
+    const roll = { draw: probability > 0 ? chanceDraw(options.seed, entry.id) : null, chance: probability };
+    if (roll.draw !== null && roll.draw < probability) return { ...entry, roll };
+    return { ...entry, verdict: "vetoed", reason: "probability", roll };
   });
 }

@@ -11,9 +11,12 @@
  *   6. groups    one card per inclusion group (groups.ts)
  *   7. chance    probability (chance.ts)
  *   8. reach     one hop through the fired cards' text, then 3–7 again for what it found (reach.ts)
+ * Besides the verdicts it keeps what the context door (explain.ts) asks after: the secondary word that
+ * stopped a card (_blocked.ts, only for cards already stopped) and the card whose text reached another.
  */
 import { rulesOf } from "../card/rules.ts";
 import type { MatchOptions } from "../match/index.ts";
+import { withBlocks } from "./_blocked.ts";
 import { chance, seedOf } from "./chance.ts";
 import { gate } from "./gate.ts";
 import { groups } from "./groups.ts";
@@ -45,7 +48,7 @@ export async function decide(
 
   const noticed = await notice(compiled, messagesOf(turns), match);
   const entered = policy(noticed.selection, unnamedCards(compiled, explicit, [...sticky]), explicit);
-  let selection = await gate(entered, noticed.scan);
+  let selection = await withBlocks(await gate(entered, noticed.scan), noticed.scan);
   selection = hold(timed(selection, { clock, sticky }), sticky);
   selection = chance(groups(selection, { seed, keep }), { seed, keep });
   if (options.reach === "named") return { selection, clock };
@@ -53,7 +56,8 @@ export async function decide(
   const reached = await reach(compiled, selection, { match, explicit });
   const batch = reached.batch;
   const taken = takenGroups(reached.selection, batch);
-  selection = timed(reached.selection, { clock, sticky, batch });
+  selection = await withBlocks(reachedFrom(compiled, reached.selection, batch), noticed.scan);
+  selection = timed(selection, { clock, sticky, batch });
   selection = chance(groups(selection, { seed, keep, batch, taken }), { seed, keep, batch });
   return { selection, clock };
 }
@@ -62,12 +66,31 @@ function messagesOf(turns: readonly Turn[]): string[] {
   return turns.map((t) => t.text);
 }
 
-/** Groups a card of the first pass already fills: the reach pass adds no one to them. */
-function takenGroups(selection: Selection, batch: ReadonlySet<string>): Set<string> {
-  const taken = new Set<string>();
+/** Groups a card of the first pass already fills, with that card: the reach pass adds no one to them. */
+function takenGroups(selection: Selection, batch: ReadonlySet<string>): Map<string, string> {
+  const taken = new Map<string, string>();
   for (const entry of selection) {
     if (entry.verdict !== "fired" || batch.has(entry.id)) continue;
-    for (const name of rulesOf(entry.card).groups) taken.add(name);
+    for (const name of rulesOf(entry.card).groups) if (!taken.has(name)) taken.set(name, entry.id);
   }
   return taken;
+}
+
+/**
+ * Each reached entry with the id of the card whose text reached it: reach.ts keeps that text as the
+ * trigger, so the source is the first-pass card whose public text it is (the source caches the texts).
+ */
+function reachedFrom(compiled: Compiled, selection: Selected[], batch: ReadonlySet<string>): Selected[] {
+  const reached = selection.filter((e) => e.via === "reached" && batch.has(e.id));
+  if (reached.length === 0) return selection;
+  const sources = selection.filter((e) => e.via !== "reached" && e.verdict === "fired");
+  const from = new Map<string, string>();
+  for (const entry of reached) {
+    const source = sources.find((s) => compiled.publicText(s.card) === entry.trigger);
+    if (source) from.set(entry.id, source.id);
+  }
+  return selection.map((e) => {
+    const id = from.get(e.id);
+    return id === undefined ? e : { ...e, reachedFrom: id };
+  });
 }

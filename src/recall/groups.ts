@@ -11,11 +11,12 @@
  *   4. of what is left, an overriding member (`group_override`) wins: the highest `order`
  *      (SillyTavern's default 100 when unset), then priority, then id;
  *   5. else a weighted draw by `group_weight` (seeded, chance.ts), members in id order.
- * A card in several groups must win (or be alone) in each of them; losing any one vetoes it.
+ * A card in several groups must win (or be alone) in each of them; losing any one vetoes it. Each loser
+ * keeps how it lost its first group lost, and to whom (`lostTo`), for the context door.
  */
 import { rulesOf } from "../card/rules.ts";
 import { draw } from "./chance.ts";
-import type { Selected, Selection } from "./types.ts";
+import type { GroupLoss, Selected, Selection } from "./types.ts";
 
 /** SillyTavern's insertion order of an entry that sets none. */
 const DEFAULT_ORDER = 100;
@@ -26,8 +27,8 @@ export interface GroupOptions {
   keep: ReadonlySet<string>;
   /** Only these ids compete (the reach pass); absent = every fired card. */
   batch?: ReadonlySet<string>;
-  /** Groups already filled by an earlier pass. */
-  taken?: ReadonlySet<string>;
+  /** Groups already filled by an earlier pass, with the id of the card that filled each. */
+  taken?: ReadonlyMap<string, string>;
 }
 
 export function groups(selection: Selection, options: GroupOptions): Selected[] {
@@ -40,24 +41,42 @@ export function groups(selection: Selection, options: GroupOptions): Selected[] 
       else members.set(name, [entry]);
     }
   }
-  const losers = new Set<string>();
+  const losers = new Map<string, GroupLoss>();
   for (const [name, list] of members) {
-    for (const loser of losersOf(name, list, options)) losers.add(loser.id);
+    for (const [id, loss] of losersOf(name, list, options)) if (!losers.has(id)) losers.set(id, loss);
   }
   if (losers.size === 0) return [...selection];
-  return selection.map((e) => (losers.has(e.id) ? { ...e, verdict: "vetoed", reason: "group" } : e));
+  return selection.map((e) => {
+    const lostTo = losers.get(e.id);
+    return lostTo ? { ...e, verdict: "vetoed", reason: "group", lostTo } : e;
+  });
 }
 
-/** The members of one group that do not stay. */
-function losersOf(name: string, list: readonly Selected[], options: GroupOptions): Selected[] {
-  if (options.taken?.has(name)) return [...list];
+/** The members of one group that do not stay, each with how it lost. */
+function losersOf(name: string, list: readonly Selected[], options: GroupOptions): Map<string, GroupLoss> {
+  const lose = (entries: readonly Selected[], how: GroupLoss["how"], winner?: string) =>
+    entries.map((e): [string, GroupLoss] => [e.id, { group: name, how, ...(winner && { winner }) }]);
+  const filledBy = options.taken?.get(name);
+  if (filledBy !== undefined) return new Map(lose(list, "taken", filledBy));
   const kept = list.filter((e) => options.keep.has(e.id));
-  if (kept.length > 0) return list.filter((e) => !options.keep.has(e.id));
+  if (kept.length > 0)
+    return new Map(
+      lose(
+        list.filter((e) => !options.keep.has(e.id)),
+        "kept",
+        kept[0]!.id,
+      ),
+    );
   const pool = byScore(list);
   const scoredOut = list.filter((e) => !pool.includes(e));
-  if (pool.length <= 1) return scoredOut;
-  const winner = overrider(pool) ?? weighted(name, pool, options.seed);
-  return [...scoredOut, ...pool.filter((e) => e !== winner)];
+  if (pool.length <= 1) return new Map(lose(scoredOut, "scoring", pool[0]?.id));
+  const override = overrider(pool);
+  const winner = override ?? weighted(name, pool, options.seed);
+  const others = pool.filter((e) => e !== winner);
+  return new Map([
+    ...lose(scoredOut, "scoring", winner.id),
+    ...lose(others, override ? "override" : "draw", winner.id),
+  ]);
 }
 
 /** Group scoring: members that ask for it and matched fewer terms than the best member drop out. */

@@ -2,8 +2,8 @@
  * The recall pipeline: plain functions over one selection, in order. First which cards fire
  * (decide.ts: notice → policy → gate → timed → hold → groups → chance → reach, and the stages again
  * for what the reach found), then what goes in: select (set aside what is in context) → order →
- * render each card → budget (and the surface's cap) → place → render the blocks; last, the timed
- * memory to keep for the next turn (timed.ts). Each stage returns a new selection with its verdict
+ * render each card → resend what changed since it was sent → budget (and the surface's cap) → place
+ * → render the blocks; last, the timed memory to keep for the next turn (timed.ts). Each stage returns a new selection with its verdict
  * on every card; nothing here caches, watches or writes (the VaultSource does the first two, and
  * writes only when told to). A dry run is just a call.
  */
@@ -18,8 +18,8 @@ import { idOf } from "./notice.ts";
 import { order } from "./order.ts";
 import { place } from "./place.ts";
 import { cardById } from "./policy.ts";
-import { DEFAULT_FRAMING, renderBlocks, renderCards } from "./render.ts";
-import { select } from "./select.ts";
+import { contentHash, DEFAULT_FRAMING, renderBlocks, renderCards } from "./render.ts";
+import { resend, select } from "./select.ts";
 import { nextMemory } from "./timed.ts";
 import { tokenBudget } from "./tokens.ts";
 import type {
@@ -65,11 +65,14 @@ export async function recall(
   const asked = askedIds(compiled, options);
   if (asked) options = { ...options, explicit: asked };
   const decided = await decide(compiled, turns, { scanDepth, segmenter }, options);
-  const rendered = renderCards(order(select(decided.selection, options)), compiled, { names: options.names });
+  const rendered = resend(
+    renderCards(order(select(decided.selection, options)), compiled, { names: options.names }),
+    options.sent,
+  );
   const tokens = await tokenBudget(options.budgetTokens);
   const limits = { budget: options.budget ?? DEFAULT_BUDGET, tokens, maxContextChars, framing, markers };
-  const selection = place(budget(rendered, limits));
-  const blocks = renderBlocks(selection, { framing, markers });
+  const selection = place(budget(rendered, limits), { stableSent: options.stableSent });
+  const blocks = renderBlocks(selection, { framing, markers, tiers: options.tiers });
   const timed = nextMemory(selection, decided.clock, (id) => cardById(compiled, id));
 
   const candidates =
@@ -151,6 +154,9 @@ function firedCard(entry: Selected): FiredCard {
     via: entry.via,
     policy: entry.policy,
     placement: entry.placement ?? rulesOf(card).placement,
+    ...(entry.tier && { tier: entry.tier }),
+    edited: entry.edited === true,
+    hash: contentHash(entry.text ?? ""),
   };
 }
 

@@ -9,14 +9,14 @@
  * comments are gone is left out (`empty`) rather than sent as a bare heading.
  */
 import { rulesOf } from "../card/rules.ts";
-import type { CardMeta } from "../card/types.ts";
+import type { CardMeta, CardPlacement } from "../card/types.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { type Markers, wrapBlock } from "../inject/index.ts";
 import { resolveRef } from "./_compiled.ts";
 import { expandMacros, type Names } from "./macros.ts";
 import { idOf } from "./notice.ts";
 import type { Compiled } from "./pipeline.ts";
-import type { RenderedBlock, Selected, Selection } from "./types.ts";
+import type { RenderedBlock, Selected, Selection, Tier } from "./types.ts";
 
 export const DEFAULT_FRAMING = DEFAULTS.framing;
 
@@ -118,25 +118,57 @@ export function frameBlock(
 }
 
 /**
- * The chosen cards as one block (`default`: every surface has one place for cards today, whatever
- * each card's placement says). Inside it, cards with an insertion `order` come first, lowest first
- * (SillyTavern's order: higher numbers sit nearer the end of the prompt), ties in budget order; cards
- * without one follow in budget order, closest to the person's words first.
+ * The chosen cards as blocks. Without tiers, one volatile block (the hook's additionalContext, `try`).
+ * With them (the gateway), the stable block first, then the volatile one, then one block per
+ * placement in the order the placements first occur. Inside a block, cards with an insertion `order`
+ * come first, lowest first (SillyTavern's order: higher numbers sit nearer the end of the prompt), ties
+ * in budget order; cards without one follow in budget order, closest to the person's words first.
  */
 export function renderBlocks(
   selection: Selection,
-  options: { framing: string; markers?: Markers },
+  options: { framing: string; markers?: Markers; tiers?: boolean },
 ): RenderedBlock[] {
   const chosen = selection.filter((e) => e.verdict === "chosen");
   if (chosen.length === 0) return [];
-  const cards = insertionOrder(chosen);
-  return [
-    {
-      placement: "default",
-      cards: cards.map((c) => c.id),
-      ...frameBlock(cards.map(cardText), options.framing, options.markers),
-    },
-  ];
+  const groups = new Map<string, { tier: Tier; at: CardPlacement | null; cards: Selected[] }>();
+  for (const entry of chosen) {
+    const tier = options.tiers ? (entry.tier ?? "volatile") : "volatile";
+    const at = tier === "placed" ? (entry.placement ?? null) : null;
+    const key = `${tier}\n${JSON.stringify(at)}`;
+    const group = groups.get(key) ?? { tier, at, cards: [] };
+    group.cards.push(entry);
+    groups.set(key, group);
+  }
+  const rank = { stable: 0, volatile: 1, placed: 2 } as const;
+  return [...groups.values()]
+    .sort((a, b) => rank[a.tier] - rank[b.tier])
+    .map(({ tier, at, cards }) => {
+      const ordered = insertionOrder(cards);
+      return {
+        tier,
+        at,
+        cards: ordered.map((c) => c.id),
+        ...frameBlock(ordered.map(cardText), options.framing, options.markers),
+      };
+    });
+}
+
+/**
+ * What a conversation remembers it sent of a card: a hash of the rendered text, the bytes the model
+ * read (an edit that changes nothing the model sees, such as a private section, changes nothing here).
+ */
+export function contentHash(text: string): string {
+  return `sha256:${new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 16)}`;
+}
+
+/** The line under an edited card's heading: the model is told the text replaces what it read before. */
+export const EDITED_NOTE = "(edited since it was last sent: this version replaces the earlier one)";
+
+function withEditedNote(text: string): string {
+  const end = text.indexOf("\n");
+  return end === -1
+    ? `${text}\n${EDITED_NOTE}`
+    : `${text.slice(0, end + 1)}${EDITED_NOTE}\n${text.slice(end + 1)}`;
 }
 
 /** Ordered cards ascending (stable), then the unordered ones as they came. */
@@ -147,9 +179,13 @@ function insertionOrder<T extends Pick<Selected, "card">>(cards: readonly T[]): 
   return [...ordered, ...cards.filter((e) => orderOf(e) === null)];
 }
 
-/** A card's text in its block: cut to `cutTo` code units (whole code points) and an ellipsis if set. */
+/**
+ * A card's text in its block: an edited card with the note under its heading (the heading line stays
+ * whole, which is how a card already in a request is recognised); cut to `cutTo` code units (whole
+ * code points) and an ellipsis if set.
+ */
 function cardText(entry: Selected): string {
-  const text = entry.text ?? "";
+  const text = entry.edited ? withEditedNote(entry.text ?? "") : (entry.text ?? "");
   if (entry.cutTo === undefined) return text;
   let body = "";
   for (const ch of text) {

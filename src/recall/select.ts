@@ -6,7 +6,7 @@
  * hook's in a session that also uses the gateway). A card set aside still counts as fired for its
  * timed effects (timed.ts).
  */
-import { cardHeading } from "./render.ts";
+import { cardHeading, contentHash } from "./render.ts";
 import type { RecallOptions, Selected, Selection } from "./types.ts";
 
 export function select(
@@ -26,4 +26,20 @@ function isPresent(entry: Selected, present: readonly string[] | undefined): boo
   if (!present || present.length === 0) return false;
   const line = `\n${cardHeading(entry.card.title, entry.card.kind)}\n`;
   return present.some((block) => `\n${block}\n`.includes(line));
+}
+
+/**
+ * After rendering: a card set aside as recorded in context whose text is no longer what the
+ * conversation last sent (`sent`: id → contentHash) comes back as fired, marked `edited`, so the new
+ * version is sent once and then settles (the surface records the new hash). A card with no hash on
+ * record (sent before hashes were kept) is taken as unchanged: an upgrade must not resend every card.
+ */
+export function resend(selection: Selection, sent: ReadonlyMap<string, string> | undefined): Selected[] {
+  return selection.map((entry) => {
+    if (!sent || entry.verdict !== "in_context" || entry.reason !== "recorded") return entry;
+    const before = sent.get(entry.id);
+    if (before === undefined || before === contentHash(entry.text ?? "")) return entry;
+    const { reason: _, ...rest } = entry;
+    return { ...rest, verdict: "fired", edited: true };
+  });
 }

@@ -26,6 +26,7 @@ import type {
   Selection,
   TimedEntry,
   TimedMemory,
+  TimedStop,
   Turn,
 } from "./types.ts";
 
@@ -78,16 +79,43 @@ export function timedVeto(
   clock: ConversationHistory,
   sticky: boolean,
 ): Reason | null {
+  const stop = timedStop(card, id, clock, sticky);
+  return stop === null ? null : REASONS[stop.rule];
+}
+
+const REASONS: Record<TimedStop["rule"], Reason> = {
+  delay: "delay",
+  cooldown: "cooldown",
+  activate_only_after: "timing",
+  activate_only_every: "timing",
+  dont_activate_after_match: "timing",
+};
+
+/** The rule of the clock that stops a card now, with the counts it reads (for the context door), or null. */
+export function timedStop(
+  card: CardMeta,
+  id: string,
+  clock: ConversationHistory,
+  sticky: boolean,
+): TimedStop | null {
   const rules = rulesOf(card);
   const entry = entryOf(clock, id);
-  if (rules.dontAfterMatch && entry?.spent) return "timing";
-  if (clock.messages < rules.delay) return "delay";
+  const now = clock.messages;
+  if (rules.dontAfterMatch && entry?.spent) return { rule: "dont_activate_after_match", now };
+  if (now < rules.delay) return { rule: "delay", now, until: rules.delay };
   if (sticky) return null;
-  if (cooling(rules, entry, clock.messages)) return "cooldown";
+  if (cooling(rules, entry, now)) {
+    // Its own cooldown, or the one that starts as its stickiness ends (nextMemory: now + cooldown).
+    const own = entry?.cooldownUntil;
+    return { rule: "cooldown", now, until: own !== undefined && own > now ? own : now + rules.cooldown };
+  }
+  const answers = clock.assistantMessages;
   const after = rules.activateOnlyAfter;
-  if (after !== null && clock.assistantMessages <= after) return "timing";
+  if (after !== null && answers <= after)
+    return { rule: "activate_only_after", now: answers, until: after + 1 };
   const every = rules.activateOnlyEvery;
-  if (every !== null && every > 0 && clock.assistantMessages % every !== 0) return "timing";
+  if (every !== null && every > 0 && answers % every !== 0)
+    return { rule: "activate_only_every", now: answers, until: Math.ceil(answers / every) * every };
   return null;
 }
 
@@ -102,8 +130,10 @@ export function timed(
   return selection.map((entry) => {
     if (entry.verdict !== "fired" || entry.via === "explicit") return entry;
     if (options.batch && !options.batch.has(entry.id)) return entry;
-    const veto = timedVeto(entry.card, entry.id, options.clock, options.sticky.has(entry.id));
-    return veto === null ? entry : { ...entry, verdict: "vetoed", reason: veto };
+    const stop = timedStop(entry.card, entry.id, options.clock, options.sticky.has(entry.id));
+    return stop === null
+      ? entry
+      : { ...entry, verdict: "vetoed", reason: REASONS[stop.rule], stoppedBy: stop };
   });
 }
 

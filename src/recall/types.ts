@@ -70,6 +70,22 @@ export interface RecallOptions {
    * to keep for the next turn.
    */
   history?: ConversationHistory;
+  /**
+   * What the conversation last sent of each card in context: id → `contentHash` of its rendered text.
+   * A card set aside as in context whose text has changed since comes back, marked `edited`, to be
+   * sent again (README "Stable and volatile").
+   */
+  sent?: ReadonlyMap<string, string>;
+  /**
+   * Blocks per tier and placement (`RenderedBlock.tier`): the gateway's stable block, volatile block
+   * and placed blocks. Unset: one volatile block with every chosen card (the hook, `try`).
+   */
+  tiers?: boolean;
+  /**
+   * With tiers: the conversation's stable block is already in place (its bytes never change), so an
+   * `always` card that is not in it goes with the newest message.
+   */
+  stableSent?: boolean;
 }
 
 /** What one card's timed effects remember, in message counts of the conversation. */
@@ -138,11 +154,12 @@ export type Via = "named" | "always" | "sticky" | "explicit" | "reached";
 export type Placement = CardPlacement;
 
 /**
- * Where a surface puts a block. One block today, `default` (the gateway's prefix or system part, the
- * hook's additionalContext), holding every chosen card whatever its placement; blocks per placement
- * (stable/volatile parts, depth, role) build on the cards' `placement`.
+ * Which part of what a surface sends a chosen card belongs to (README "Stable and volatile"):
+ *   stable    an `always` card: sent in one place that never moves, the same bytes every turn
+ *   volatile  a card new this turn, or edited since it was last sent: with the newest message
+ *   placed    a card with a placement of its own (`position`, `depth`, `role`): where its author asked
  */
-export type BlockPlace = "default";
+export type Tier = "stable" | "volatile" | "placed";
 
 /** One card of the selection: what the window showed, and each stage's verdict on it. */
 export interface Selected {
@@ -170,6 +187,52 @@ export interface Selected {
   placement?: Placement;
   /** A chosen card longer than the surface cap: UTF-16 code units of `text` kept before "…". */
   cutTo?: number;
+  /** Chosen cards: the part of what is sent it belongs to. */
+  tier?: Tier;
+  /** In context, but its text changed since the conversation last sent it: sent again, marked so. */
+  edited?: boolean;
+  // What a stage knew when it decided, for the context door (recall/explain.ts):
+  /** Vetoed `secondary`: the rule that stopped it and its words (decide.ts). */
+  blockedBy?: SecondaryBlock;
+  /** Vetoed `delay` / `cooldown` / `timing`: the rule and the clock (timed.ts). */
+  stoppedBy?: TimedStop;
+  /** Vetoed `group`: the group it lost, to whom and how (groups.ts). */
+  lostTo?: GroupLoss;
+  /** Its probability draw, when it had one (chance.ts): it fires when `draw` < `chance` (null: chance 0). */
+  roll?: { draw: number | null; chance: number };
+  /** Reached: the id of the card whose text named it (decide.ts). */
+  reachedFrom?: string;
+}
+
+/**
+ * The secondary rule that stopped a card: `all` (`words`: the one missing), `any` (none of `words`
+ * there), `not` (the one there), `not_all` (all of `words` there), `additional_keys` (none of the
+ * line's `words` there), `exclude_keys` (the one there).
+ */
+export interface SecondaryBlock {
+  rule: "all" | "any" | "not" | "not_all" | "additional_keys" | "exclude_keys";
+  words: string[];
+}
+
+/**
+ * The clock that stopped a card. `now` is the conversation's message count (delay, cooldown) or its
+ * assistant messages (`activate_only_after` / `_every`); it may fire once `now` reaches `until`.
+ */
+export interface TimedStop {
+  rule: "delay" | "cooldown" | "activate_only_after" | "activate_only_every" | "dont_activate_after_match";
+  now: number;
+  until?: number;
+}
+
+/**
+ * How a card lost its inclusion group: `taken` (a card of an earlier pass filled it), `kept` (a
+ * still-sticky card or one asked for by id holds it), `scoring` (group scoring: fewer terms matched),
+ * `override` (an overriding member won), `draw` (the weighted draw chose `winner`).
+ */
+export interface GroupLoss {
+  group: string;
+  winner?: string;
+  how: "taken" | "kept" | "scoring" | "override" | "draw";
 }
 
 /** The cards of one recall, in order (after the order stage), each with its verdict. */
@@ -177,7 +240,9 @@ export type Selection = readonly Selected[];
 
 /** The text for one placement: framing + the chosen cards' blocks, in order. */
 export interface RenderedBlock {
-  placement: BlockPlace;
+  tier: Tier;
+  /** A placed block's placement (every card in it shares it); null for stable and volatile blocks. */
+  at: CardPlacement | null;
   /** Ids of its cards, in order. */
   cards: string[];
   text: string;
@@ -213,6 +278,12 @@ export interface FiredCard {
   policy: Policy;
   /** Where it goes (chosen cards; the card's own placement otherwise). */
   placement: Placement;
+  /** Chosen cards: stable, volatile or placed. */
+  tier?: Tier;
+  /** Sent again because its text changed since the conversation last sent it. */
+  edited: boolean;
+  /** `contentHash` of `text`: what a conversation remembers it sent. */
+  hash: string;
 }
 
 export interface Candidates {

@@ -30,9 +30,7 @@ describe("placement", () => {
       ["Deep", { position: "at_depth", depth: 2, role: "system" }],
       ["Plain", { position: null, depth: null, role: null }],
     ]);
-    expect(r.blocks.map((b) => [b.placement, b.cards])).toEqual([
-      ["default", ["people/Deep", "people/Plain"]],
-    ]);
+    expect(r.blocks.map((b) => [b.tier, b.cards])).toEqual([["volatile", ["people/Deep", "people/Plain"]]]);
   });
 
   test("inside the block, cards with an insertion order come first, lowest first; the others follow in budget order", async () => {

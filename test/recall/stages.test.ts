@@ -125,7 +125,7 @@ describe("place and render", () => {
     const none = { position: null, depth: null, role: null };
     expect(placed.map((e) => e.placement)).toEqual([none, none, undefined]);
     expect(renderBlocks(placed, { framing: FRAMING })).toEqual([
-      { placement: "default", cards: ["people/Ann"], text: "A memory surfaces:\n\nA\n" },
+      { tier: "volatile", at: null, cards: ["people/Ann"], text: "A memory surfaces:\n\nA\n" },
     ]);
   });
 
@@ -171,7 +171,7 @@ describe("a recall reports every card's verdict", () => {
       ["Cy", "in_context", "recorded", false, true],
     ]);
     expect(r.chosen.map((c) => c.key)).toEqual(r.injected);
-    expect(r.blocks.map((b) => [b.placement, b.cards])).toEqual([["default", ["people/Ann"]]]);
+    expect(r.blocks.map((b) => [b.tier, b.cards])).toEqual([["volatile", ["people/Ann"]]]);
     expect(r.context).toBe(r.blocks[0]!.text);
   });
 });
