@@ -5,6 +5,7 @@
  * quote the default in their description instead of setting it.
  */
 import { DEFAULTS, INJECT_PLACES, type InjectPlace, REACHES, type Reach } from "../defaults.ts";
+import { LoreError } from "../errors.ts";
 import type { RecallOptions } from "../recall/types.ts";
 import { wholeNumber } from "./_shared.ts";
 
@@ -41,6 +42,18 @@ export function reinjectArg(unit: "prompts" | "turns") {
     },
   } as const;
 }
+
+/**
+ * The gateway's: with replay a card stays in context while the message it went into is replayed, so
+ * by default it is not sent again; a number re-sends it after that many turns all the same.
+ */
+export const gatewayReinjectArg = {
+  "reinject-after": {
+    type: "string",
+    description: "turns before a card still in context may go in again (default: never; 0 = every time)",
+    valueHint: "N",
+  },
+} as const;
 
 // Not `as const`: citty types an enum's value from a mutable `options` array.
 export const injectArg = {
@@ -129,3 +142,22 @@ export const seedArg = {
     valueHint: "SEED",
   },
 } as const;
+
+/** `--turns`: the messages before the current one (`try`, `explain`). */
+export const turnsArg = {
+  turns: {
+    type: "string",
+    description:
+      'earlier messages, oldest first: [{"role":"user","text":"…"}], replayed one user message at a time',
+  },
+} as const;
+
+/** `--turns` is JSON; what it holds is checked by recall's parseTurns, as `/api/try`'s turns are. */
+export function turnsJson(raw: string | undefined): unknown {
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw new LoreError("usage", `--turns is not valid JSON: ${(err as Error).message}`);
+  }
+}

@@ -6,12 +6,12 @@ import {
   allowHostArg,
   budgetArg,
   framingArg,
+  gatewayReinjectArg,
   injectArg,
   listenArgs,
   logArg,
   recallArgs,
   recallFlags,
-  reinjectArg,
   windowArg,
 } from "./_args.ts";
 import { selfRefresher } from "./_refresher.ts";
@@ -39,7 +39,7 @@ export const gatewayCommand = defineCommand({
     ...listenArgs("the proxy", DEFAULTS.gatewayPort),
     ...injectArg,
     ...windowArg,
-    ...reinjectArg("turns"),
+    ...gatewayReinjectArg,
     ...budgetArg,
     ...recallArgs,
     ...framingArg,

@@ -37,6 +37,8 @@ export interface Edit {
   anchor: number;
   place: Placement;
   text: string;
+  /** The role of the message a `before` / `after` edit becomes; absent = system. */
+  role?: "system" | "user" | "assistant";
 }
 
 export interface Adapter {
@@ -169,29 +171,45 @@ export function readMessages(
   return { raw, messages };
 }
 
-/** A system message carrying an edit's block (OpenAI's APIs, `--inject system`). */
+/** The message an inserted edit becomes (OpenAI's APIs): its role, system unless the card asked for another. */
 export function systemMessage(e: Edit): JsonObject {
-  return { role: "system", content: e.text };
+  return { role: e.role ?? "system", content: e.text };
 }
 
 /**
- * Edits applied to a list of messages (Chat Completions `messages`, Responses `input`): a prefix edit
- * goes in front of its message's text (`prefix`), any other becomes a system message right after the
- * message, which keeps everything before it byte-identical.
+ * Edits applied to a list of messages (Chat Completions `messages`, Responses `input`), each kind in
+ * the order given (the first edit listed ends up first):
+ *   prefix        in front of its message's text (`prefix`)
+ *   before/after  a new message (`message`) right before or after its message
+ *   system_start  a new message at the very start of the list
+ *   system        a new message after the leading system/developer messages (the system text's end)
+ * Everything before an edit stays byte-identical.
  */
 export function applyToList(
   list: readonly Json[],
   edits: readonly Edit[],
   prefix: (msg: JsonObject, block: string) => JsonObject,
+  message: (e: Edit) => JsonObject = systemMessage,
 ): Json[] {
-  const grouped = byAnchor(edits);
+  const grouped = byAnchor(edits.filter((e) => e.place !== "system" && e.place !== "system_start"));
   const out: Json[] = [];
   list.forEach((item, i) => {
     const here = grouped.get(i) ?? [];
     let msg = item as JsonObject;
-    for (const e of here) if (e.place === "prefix") msg = prefix(msg, e.text);
+    for (const e of here.filter((e) => e.place === "prefix").reverse()) msg = prefix(msg, e.text);
+    for (const e of here) if (e.place === "before") out.push(message(e));
     out.push(msg);
-    for (const e of here) if (e.place !== "prefix") out.push(systemMessage(e));
+    for (const e of here) if (e.place === "after") out.push(message(e));
   });
-  return out;
+  const leading = leadingSystem(list);
+  const atEnd = edits.filter((e) => e.place === "system").map(message);
+  const atStart = edits.filter((e) => e.place === "system_start").map(message);
+  return [...atStart, ...out.slice(0, leading), ...atEnd, ...out.slice(leading)];
+}
+
+/** How many messages at the head of a list are system or developer messages (the system text). */
+function leadingSystem(list: readonly Json[]): number {
+  let n = 0;
+  while (n < list.length && isObject(list[n]) && SYSTEM_ROLES.has(String((list[n] as JsonObject).role))) n++;
+  return n;
 }

@@ -14,6 +14,7 @@ import {
   type Adapter,
   applyToList,
   contentText,
+  type Edit,
   GAP,
   isObject,
   type Json,
@@ -36,15 +37,18 @@ export const anthropicAdapter: Adapter = {
     return { ...makeView(system, read.raw, read.messages), session: sessionOf(body.metadata) };
   },
   apply(body, edits) {
-    // Tool results must stay first in a user message; `system` edits go to the system field instead.
-    const prefixes = edits.filter((e) => e.place === "prefix");
-    const messages = applyToList(body.messages as Json[], prefixes, (m, block) => ({
-      ...m,
-      content: prefixContent(m.content, block, leadingToolResults(m)),
-    }));
-    const toSystem = edits.filter((e) => e.place !== "prefix").map((e) => e.text);
-    if (toSystem.length === 0) return { ...body, messages };
-    return { ...body, system: extendSystem(body.system, toSystem), messages };
+    // Tool results must stay first in a user message; system edits go to the system field instead.
+    const inList = edits.filter((e) => e.place !== "system" && e.place !== "system_start");
+    const messages = applyToList(
+      body.messages as Json[],
+      inList,
+      (m, block) => ({ ...m, content: prefixContent(m.content, block, leadingToolResults(m)) }),
+      insertedMessage,
+    );
+    const start = edits.filter((e) => e.place === "system_start").map((e) => e.text);
+    const end = edits.filter((e) => e.place === "system").map((e) => e.text);
+    if (start.length === 0 && end.length === 0) return { ...body, messages };
+    return { ...body, system: extendSystem(body.system, start, end), messages };
   },
 };
 
@@ -90,9 +94,22 @@ function leadingToolResults(msg: JsonObject): number {
   return n;
 }
 
-function extendSystem(system: Json | undefined, blocks: string[]): Json {
-  if (Array.isArray(system))
-    return [...system, ...blocks.map((text): JsonObject => ({ type: "text", text }))];
-  const joined = blocks.join(GAP);
-  return typeof system === "string" && system !== "" ? system + GAP + joined : joined;
+/**
+ * A card placed as a message of its own. Messages carry no system role here, so a system card is a
+ * user message (the API joins consecutive user messages into one turn), and one that would end the
+ * request as an assistant message (a prefill the model would continue) is a user message too.
+ */
+function insertedMessage(e: Edit): JsonObject {
+  const role = e.role === "assistant" && e.place !== "after" ? "assistant" : "user";
+  return { role, content: e.text };
+}
+
+/** The system text with blocks in front of it and after it, in its own form (a string or text blocks). */
+function extendSystem(system: Json | undefined, start: string[], end: string[]): Json {
+  if (Array.isArray(system)) {
+    const parts = (texts: string[]) => texts.map((text): JsonObject => ({ type: "text", text }));
+    return [...parts(start), ...system, ...parts(end)];
+  }
+  const own = typeof system === "string" && system !== "" ? [system] : [];
+  return [...start, ...own, ...end].join(GAP);
 }

@@ -4,7 +4,8 @@
  * (vault, state, segmentation, a body we do not understand, one too large or too deeply nested to
  * take on) costs one line on stderr and the request goes upstream exactly as it came in: the proxy
  * never stands between a user and their model. While the vault is away, chat requests pass through
- * too, and the deps have said so once.
+ * too, and the deps have said so once. The answer to a chat request the pipeline counted (changed or
+ * not) is tapped for the usage it reports (_usage.ts), given to the store for that turn afterwards.
  */
 
 import {
@@ -18,11 +19,19 @@ import {
   type Throttle,
 } from "../http/index.ts";
 import { nestsDeeperThan } from "../json-depth.ts";
+import type { Usage } from "../state/index.ts";
 import { BODY_LIMITS, letOthersRun, readBounded, YIELD_FROM_BYTES } from "./_body.ts";
 import type { Adapter } from "./_chat.ts";
+import { tapUsage } from "./_usage.ts";
 import { anthropicAdapter } from "./anthropic.ts";
 import { openaiAdapter } from "./openai.ts";
-import { CONVERSATION_HEADER, type InjectSettings, type PipelineDeps, runPipeline } from "./pipeline.ts";
+import {
+  CONVERSATION_HEADER,
+  type InjectSettings,
+  type Outcome,
+  type PipelineDeps,
+  runPipeline,
+} from "./pipeline.ts";
 import { type ForwardInput, forward, upstreamUrl } from "./proxy.ts";
 import { responsesAdapter } from "./responses.ts";
 
@@ -109,8 +118,9 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
     }
     const raw = read.bytes;
     const outcome = await tryPipeline(adapter, req, raw, options);
-    if (outcome === null) {
-      return forward({ url: target, req, body: raw, bodyReplaced: false, injected: [], fetch: doFetch });
+    const tap = usageTap(adapter, outcome, req.signal, options.deps);
+    if (!outcome?.changed) {
+      return forward({ url: target, req, body: raw, bodyReplaced: false, injected: [], fetch: doFetch, tap });
     }
     return forward({
       url: target,
@@ -119,6 +129,7 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
       bodyReplaced: true,
       injected: outcome.injected,
       fetch: doFetch,
+      tap,
     });
   };
 }
@@ -166,7 +177,7 @@ async function tryPipeline(
   req: Request,
   raw: Uint8Array,
   options: HandlerOptions,
-): Promise<{ body: string; injected: string[] } | null> {
+): Promise<Outcome | null> {
   const { deps } = options;
   try {
     if (req.headers.get("content-encoding")) throw new Error("the request body is content-encoded");
@@ -178,12 +189,38 @@ async function tryPipeline(
     await letOthersRun(large);
     const body: unknown = JSON.parse(text);
     await letOthersRun(large);
-    const outcome = await runPipeline(adapter, body, req.headers, options.settings, deps, large);
-    return outcome.changed ? outcome : null;
+    return await runPipeline(adapter, body, req.headers, options.settings, deps, large);
   } catch (err) {
     deps.warn(`lorecards gateway: forwarding ${new URL(req.url).pathname} unchanged: ${message(err)}`);
     return null;
   }
+}
+
+/**
+ * The tap for a counted turn's answer: its usage goes to the store for that conversation and turn,
+ * unless the vault has gone away since. Recording it is a convenience: a failure is one line on
+ * stderr, never the response.
+ */
+function usageTap(
+  adapter: Adapter,
+  outcome: Outcome | null,
+  signal: AbortSignal,
+  deps: PipelineDeps,
+): ForwardInput["tap"] {
+  const conversation = outcome?.conversation;
+  const turn = outcome?.turn;
+  if (conversation === undefined || turn === undefined) return undefined;
+  const record = async (usage: Usage) => {
+    // A vault that went away meanwhile has been (or is now) reported once, as for requests.
+    if (!deps.ready()) return;
+    try {
+      await (await deps.store()).recordUsage(conversation, turn, usage, deps.now());
+    } catch (err) {
+      deps.warn(`lorecards gateway: usage of ${conversation} turn ${turn} not recorded (${message(err)})`);
+    }
+  };
+  return (body, headers) =>
+    tapUsage(body, { api: adapter.name, headers, signal, onUsage: (usage) => void record(usage) });
 }
 
 function message(err: unknown): string {

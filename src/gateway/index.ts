@@ -68,7 +68,6 @@ export const GATEWAY_DEFAULTS = {
   port: DEFAULTS.gatewayPort,
   inject: DEFAULTS.inject,
   window: DEFAULTS.scanDepth,
-  reinjectAfter: DEFAULTS.reinjectAfter,
   budget: DEFAULTS.budget,
   log: true,
 } as const satisfies Partial<GatewayOptions>;
@@ -98,7 +97,7 @@ export function startGateway(options: GatewayOptions): Gateway {
   }
   for (const [flag, v] of [
     ["--window", o.window],
-    ["--reinject-after", o.reinjectAfter],
+    ["--reinject-after", o.reinjectAfter ?? 0],
     ["--budget", o.budget],
   ] as const) {
     if (!Number.isInteger(v) || v < 0)

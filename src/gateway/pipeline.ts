@@ -5,27 +5,50 @@
  * that throws here is caught by the handler, which then forwards the request unchanged (fail open).
  */
 
+import { DEFAULTS } from "../defaults.ts";
 import type { Markers } from "../inject/index.ts";
-import { findBlocks, stripBlocks, wrapBlock } from "../inject/index.ts";
+import { findBlocks, stripBlocks } from "../inject/index.ts";
 import { hitEntry } from "../recall/hit-entry.ts";
 import { namesIn } from "../recall/pipeline.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { ConversationHistory, RecallOptions, RecallResult, Turn } from "../recall/types.ts";
-import type { Conversation, HitEntry, ReplayRecord, Store } from "../state/index.ts";
+import type { Conversation, HitEntry, Store } from "../state/index.ts";
+import type { TurnRecord } from "../state/types.ts";
 import { letOthersRun } from "./_body.ts";
-import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
-import { keyOfId, planReplay, planWithoutReplay, recordFor } from "./replay.ts";
+import { countBreakpoints, stewardBreakpoints } from "./_cache-steward.ts";
+import { type Adapter, type ChatView, type Edit, isObject, type JsonObject } from "./_chat.ts";
+import { placedSlot, type SlottedBlock, slotBlocks, tierSlot } from "./_slots.ts";
+import { isEarly, previousTarget, turnSizes } from "./_turn-sizes.ts";
+import {
+  editOf,
+  inPromptOrder,
+  keyOfId,
+  planReplay,
+  planWithoutReplay,
+  type ReplayPlan,
+  recordFor,
+} from "./replay.ts";
 
 export interface InjectSettings {
   inject: "user" | "system";
   /** Turns of history scanned (recall's scanDepth). */
   window: number;
-  reinjectAfter: number;
+  /**
+   * Turns before a card still in context may go in again. Unset: never while the block it went in is
+   * replayed (replay keeps it in front of the model); without replay, the original tool's 6.
+   */
+  reinjectAfter?: number;
   budget: number;
   framing?: string;
   log: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
   recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
+  /**
+   * Stable and volatile tiers, placements and Anthropic cache breakpoints (default true). `false` is
+   * replay as it was before tiers (one block with the newest message), kept so benchmarks can measure
+   * what tiers buy.
+   */
+  tiers?: boolean;
   /**
    * Re-insert earlier blocks (default true). `false` is the plain per-turn injection of the original
    * tool, kept only so benchmarks can measure what replay buys; dedupe then uses the ledger alone.
@@ -50,9 +73,15 @@ export interface PipelineDeps {
   warn(line: string): void;
 }
 
+/** The conversation and turn a request was counted as, for the response's usage; absent when unknown. */
+export interface Counted {
+  conversation?: string;
+  turn?: number;
+}
+
 export type Outcome =
-  | { changed: false; reason: string }
-  | { changed: true; body: string; injected: string[]; conversation: string };
+  | ({ changed: false; reason: string } & Counted)
+  | { changed: true; body: string; injected: string[]; conversation: string; turn: number };
 
 export const CONVERSATION_HEADER = "x-lorecards-conversation";
 /** Cards asked for by name on this request, comma-separated (manual cards come in only this way). */
@@ -80,14 +109,15 @@ export async function runPipeline(
   const found = await findConversation(view, headers, markers, store);
   const { conversation, opening } = found;
   const state = found.state ?? (await store.loadConversation(conversation));
-  const plan =
-    settings.replay === false
-      ? planWithoutReplay(view, state, settings.reinjectAfter)
-      : planReplay(view, state.replays, settings.reinjectAfter);
+  const replay = settings.replay !== false;
+  const tiers = replay && settings.tiers !== false;
+  const plan = replay
+    ? planReplay(view, state.replays, settings.reinjectAfter ?? Number.POSITIVE_INFINITY)
+    : planWithoutReplay(view, state, settings.reinjectAfter ?? DEFAULTS.reinjectAfter);
   const now = deps.now();
-  if (plan.target === -1) return { changed: false, reason: "no user message" };
+  if (plan.target === -1) return { changed: false, reason: "no user message", conversation };
 
-  let record: ReplayRecord | null = null;
+  let made: SlottedBlock[] = [];
   let result: RecallResult | null = null;
   let logged: Promise<void> = Promise.resolve();
   if (plan.repeat === null) {
@@ -103,46 +133,83 @@ export async function runPipeline(
       seed: `${conversation}:${plan.turn}`,
       ask: namesIn(headers.get(WITH_HEADER)),
       history: historyOf(view, plan.target, state.timed),
+      markers,
+      ...(tiers && { tiers: true, sent: plan.sent, stableSent: plan.stable !== null }),
     });
-    if (result.context !== "") {
-      const place = settings.inject === "user" ? "prefix" : adapter.systemPlace;
-      const cards = result.chosen.map((c) => ({ id: c.id, version: c.version }));
-      record = recordFor(view, plan, place, wrapBlock(result.context, markers), cards);
-      // Written alongside the commit (both wait for the same turn's flush), awaited after it.
-      if (settings.log) {
-        logged = logSafely(deps, hitEntry("gateway", result, result.chosen[0]?.trigger ?? "", new Date(now)));
-      }
+    made = placeBlocks(result, view, plan, { ...settings, systemPlace: adapter.systemPlace });
+    // Written alongside the commit (both wait for the same turn's flush), awaited after it.
+    if (settings.log && made.length > 0) {
+      logged = logSafely(deps, hitEntry("gateway", result, result.chosen[0]?.trigger ?? "", new Date(now)));
     }
   }
+  const records = made.map((b) => recordFor(view, plan.turn, b));
+  const added = records.map(editOf);
   // A conversation never seen that gets nothing has nothing to remember: its turn clock alone would
   // change no later decision, yet the commit is most of a request's CPU and the row would take one of
   // the 500 slots from a conversation that has cards in context.
   // Timed effects are remembered too, once there is something to remember or to forget.
   const timed = result?.timed;
   const remembers = timed !== undefined && (hasEntries(timed) || hasEntries(state.timed));
-  if (record !== null || state.turn !== 0 || remembers) {
-    await store.commitTurn(conversation, {
-      turn: plan.turn,
-      now,
-      injections: record?.cards.map((c) => ({ ...c, turn: plan.turn })),
-      replay: record ?? undefined,
-      opening,
-      timed,
-    });
+  if (records.length > 0 || state.turn !== 0 || remembers) {
+    const injections = made.flatMap((b) => b.cards.map((c) => ({ ...c, turn: plan.turn })));
+    const [first, ...rest] = records;
+    const change = { turn: plan.turn, now };
+    // One commit per record (the store keeps the first record of each slot); they share a flush.
+    await Promise.all([
+      store.commitTurn(conversation, {
+        ...change,
+        ...(injections.length > 0 && { injections }),
+        replay: first,
+        opening,
+        timed,
+      }),
+      ...rest.map((replay) => store.commitTurn(conversation, { ...change, replay })),
+      plan.repeat === null &&
+        recordSafely(
+          deps,
+          store,
+          turnRecordOf(adapter, body, view, plan, made, added, result, conversation, now),
+        ),
+    ]);
   }
   await logged;
 
-  const edits: Edit[] = [...plan.edits];
-  if (record) edits.push({ anchor: record.anchor, place: record.place, text: record.text });
-  if (edits.length === 0) return { changed: false, reason: "nothing to inject" };
-  const current = record ?? plan.repeat;
+  const edits: Edit[] = [...plan.replayed, ...records].sort(inPromptOrder).map(editOf);
+  if (edits.length === 0)
+    return { changed: false, reason: "nothing to inject", conversation, turn: plan.turn };
+  const current = made.length > 0 ? made : (plan.repeat ?? []);
   await letOthersRun(large); // serialising a large body is a phase of its own
+  let next = withCacheKey(adapter, adapter.apply(body as JsonObject, edits), conversation);
+  if (tiers && adapter.name === "anthropic") next = withBreakpoints(next, plan, made);
   return {
     changed: true,
-    body: JSON.stringify(withCacheKey(adapter, adapter.apply(body as JsonObject, edits), conversation)),
-    injected: current ? current.cards.map((c) => keyOfId(c.id)) : [],
+    body: JSON.stringify(next),
+    injected: current.flatMap((b) => b.cards.map((c) => keyOfId(c.id))),
     conversation,
+    turn: plan.turn,
   };
+}
+
+/** The turn's blocks in their slots (_slots.ts): without tiers, the one block where `--inject` says. */
+function placeBlocks(
+  result: RecallResult,
+  view: ChatView,
+  plan: ReplayPlan,
+  choice: Pick<InjectSettings, "inject"> & { systemPlace: Edit["place"] },
+): SlottedBlock[] {
+  const chosen = new Map(result.chosen.map((c) => [c.id, c]));
+  const slots = { inject: choice.inject, systemPlace: choice.systemPlace, target: plan.target };
+  return slotBlocks(
+    result.blocks,
+    (b) =>
+      b.tier === "placed" && b.at
+        ? placedSlot(b.at, view, plan.target)
+        : tierSlot(b.tier === "stable" ? "stable" : "volatile", view, slots),
+    (id) => {
+      const card = chosen.get(id);
+      return { ref: { id, version: card?.hash ?? "" }, edited: card?.edited === true };
+    },
+  );
 }
 
 /**
@@ -150,6 +217,18 @@ export async function runPipeline(
  * writes gets its conversation's (hashed: a client's session id is not passed on) unless the client
  * set one. A request the gateway passes untouched stays byte-identical.
  */
+/**
+ * Anthropic: cache breakpoints after the stable block and on the newest replayed block
+ * (_cache-steward.ts), for a client that caches (one that sets breakpoints of its own). A client that
+ * sets none has not chosen caching, whose writes cost more than plain input: its billing is its call.
+ */
+function withBreakpoints(body: JsonObject, plan: ReplayPlan, made: readonly SlottedBlock[]): JsonObject {
+  if (!countBreakpoints(body)) return body;
+  const stable = plan.stable?.text ?? made.find((b) => b.tier === "stable")?.text;
+  const wanted = [stable, plan.lastReplayed?.text].filter((t): t is string => t !== undefined);
+  return wanted.length === 0 ? body : stewardBreakpoints(body, wanted);
+}
+
 function withCacheKey(adapter: Adapter, body: JsonObject, conversation: string): JsonObject {
   if (!adapter.promptCacheKey || body.prompt_cache_key !== undefined) return body;
   return { ...body, prompt_cache_key: `lorecards-${sha256(conversation).slice(0, 32)}` };
@@ -268,6 +347,50 @@ function hasEntries(memory: object): boolean {
 function blocksInRequest(view: ChatView, markers: Markers): string[] {
   const texts = [view.system, ...view.messages.map((m) => m.text)];
   return texts.flatMap((t) => (t.includes(markers.open) ? findBlocks(t, markers) : []));
+}
+
+/** What this turn did, for the door and the stats (README "What it costs"). */
+function turnRecordOf(
+  adapter: Adapter,
+  body: unknown,
+  view: ChatView,
+  plan: ReplayPlan,
+  made: readonly SlottedBlock[],
+  added: readonly Edit[],
+  result: RecallResult | null,
+  conversation: string,
+  now: number,
+): TurnRecord {
+  const previous = previousTarget(view, plan.target);
+  const model = isObject(body) && typeof body.model === "string" ? body.model.slice(0, 200) : undefined;
+  return {
+    conversation,
+    turn: plan.turn,
+    at: now,
+    surface: "gateway",
+    api: adapter.name,
+    ...(model && { model }),
+    blocks: made.map((b, i) => ({
+      tier: b.tier,
+      where: b.slot.where,
+      text: b.text,
+      cards: b.cards.map((c) => c.id),
+      ...(b.edited.length > 0 && { edited: b.edited }),
+      ...(isEarly(added[i]!, previous) && { early: true }),
+    })),
+    replayedChars: plan.edits.reduce((n, e) => n + e.text.length, 0),
+    leftOut: (result?.leftOut ?? []).map((c) => ({ id: c.id, reason: c.reason ?? "budget" })),
+    ...turnSizes({ view, target: plan.target, replayed: plan.edits, added, repeat: false }),
+  };
+}
+
+/** The turn record is for people; failing to keep it must never cost the request its cards. */
+async function recordSafely(deps: PipelineDeps, store: Store, record: TurnRecord): Promise<void> {
+  try {
+    await store.recordTurn(record);
+  } catch (err) {
+    deps.warn(`lorecards gateway: turn not recorded (${err instanceof Error ? err.message : String(err)})`);
+  }
 }
 
 async function logSafely(deps: PipelineDeps, entry: HitEntry): Promise<void> {

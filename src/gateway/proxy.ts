@@ -3,7 +3,9 @@
  * §7.6.1, including any named in `Connection`), as are our own `X-Lorecards-*` request headers, so the
  * token never reaches the upstream. Bodies are never decompressed (`decompress: false`: otherwise Bun
  * would inflate while `content-encoding` still says gzip), redirects go back to the client, and the
- * client's abort signal is the upstream request's, so a closed client stops the upstream too.
+ * client's abort signal is the upstream request's, so a closed client stops the upstream too. A
+ * successful answer's body may be tapped (`tap`: the usage reader, _usage.ts), which reads a copy and
+ * hands the client its bytes as they come.
  */
 
 import { errorResponse } from "../http/index.ts";
@@ -83,6 +85,8 @@ export interface ForwardInput {
   bodyReplaced: boolean;
   injected: readonly string[];
   fetch: typeof fetch;
+  /** Given a 2xx answer's body and headers, returns the body the client gets (byte for byte the same). */
+  tap?: (body: ReadableStream<Uint8Array>, headers: Headers) => ReadableStream<Uint8Array>;
 }
 
 export async function forward(input: ForwardInput): Promise<Response> {
@@ -103,7 +107,8 @@ export async function forward(input: ForwardInput): Promise<Response> {
     const detail = `upstream ${new URL(input.url).origin} unreachable: ${err instanceof Error ? err.message : String(err)}`;
     return errorResponse(502, "bad_gateway", detail);
   }
-  return new Response(up.body, {
+  const body = input.tap && up.ok && up.body ? input.tap(up.body, up.headers) : up.body;
+  return new Response(body, {
     status: up.status,
     statusText: up.statusText,
     headers: responseHeaders(up.headers, input.injected),

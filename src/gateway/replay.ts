@@ -8,21 +8,39 @@
  * Pure: decides edits from a view and stored records; the pipeline does the I/O.
  */
 
-import type { CardRef, Conversation, Placement, ReplayRecord } from "../state/index.ts";
+import type { Conversation, ReplayRecord } from "../state/index.ts";
 import type { ChatView, Edit } from "./_chat.ts";
+import { messageHashOf, type SlottedBlock, slotHash } from "./_slots.ts";
 
 export interface ReplayPlan {
   /** Index of the message new cards go with (the last user message); -1 when there is none. */
   target: number;
   /** Turn index: the number of user messages. */
   turn: number;
-  /** Stored blocks that still apply, in anchor order, to be re-inserted. */
+  /** Stored blocks that still apply, in the order they go in (`inPromptOrder`). */
+  replayed: ReplayRecord[];
+  /** The same as edits. */
   edits: Edit[];
-  /** The record already made for the target message: a regenerate or retry of this turn. */
-  repeat: ReplayRecord | null;
-  /** Cards whose copy in context is younger than `reinjectAfter` turns: set aside before the budget. */
+  /**
+   * The records made for this very turn, all still in place: a regenerate, a retry, or the next
+   * request of a tool loop. Null when this turn has no records yet (or one of them no longer applies,
+   * and the turn is recalled again).
+   */
+  repeat: ReplayRecord[] | null;
+  /**
+   * Cards set aside before the budget: those of the stable block (it is in every request), and those
+   * of other blocks younger than `reinjectAfter` turns.
+   */
   inContext: Set<string>;
+  /** What was last sent of each card still in the request: id → content hash (`sha256:…` versions only). */
+  sent: Map<string, string>;
+  /** The conversation's stable block is in place (a new always-on card then goes with the newest message). */
+  stable: ReplayRecord | null;
+  /** The newest block from an earlier turn that is replayed (where a cache breakpoint helps). */
+  lastReplayed: ReplayRecord | null;
 }
+
+const TIER_RANK = { stable: 0, volatile: 1, placed: 2 } as const;
 
 export function planReplay(
   view: ChatView,
@@ -37,14 +55,50 @@ export function planReplay(
       turn++;
     }
   });
-  const live = records.filter((r) => r.anchor <= target && r.hash === view.hash(r.anchor));
-  const repeat = live.find((r) => r.anchor === target) ?? null;
+  const applies = (r: ReplayRecord) => r.anchor <= target && messageHashOf(r.hash) === view.hash(r.anchor);
+  const ofThisTurn = records.filter((r) => r.turn === turn);
+  const isRepeat = ofThisTurn.length > 0 && ofThisTurn.every(applies);
+  // A turn whose own records no longer all apply (its message was edited) is recalled again whole.
+  const live = records.filter((r) => applies(r) && (isRepeat || r.turn !== turn)).sort(inPromptOrder);
   const inContext = new Set<string>();
-  for (const r of live) {
-    if (turn - r.turn < reinjectAfter) for (const c of r.cards) inContext.add(c.id);
+  const sent = new Map<string, string>();
+  for (const r of [...live].sort((a, b) => a.turn - b.turn)) {
+    const always = r.tier === "stable";
+    for (const c of r.cards) {
+      if (always || turn - r.turn < reinjectAfter) inContext.add(c.id);
+      if (c.version.startsWith("sha256:")) sent.set(c.id, c.version);
+    }
   }
-  const edits = live.map((r) => ({ anchor: r.anchor, place: r.place, text: r.text }));
-  return { target, turn, edits, repeat, inContext };
+  const edits = live.map(editOf);
+  const earlier = live.filter((r) => r.turn !== turn);
+  return {
+    target,
+    turn,
+    replayed: live,
+    edits,
+    repeat: isRepeat ? ofThisTurn : null,
+    inContext,
+    sent,
+    stable: live.find((r) => r.tier === "stable") ?? null,
+    lastReplayed: earlier.length === 0 ? null : earlier.reduce((a, b) => (b.turn >= a.turn ? b : a)),
+  };
+}
+
+/**
+ * The order blocks go into a prompt, the same on every request: by anchor; at one anchor the stable
+ * block, then the volatile one, then placed blocks, older turns first (of two blocks in one place, the
+ * older stays where it was).
+ */
+export function inPromptOrder(a: ReplayRecord, b: ReplayRecord): number {
+  return a.anchor - b.anchor || rankOf(a) - rankOf(b) || a.turn - b.turn;
+}
+
+function rankOf(r: ReplayRecord): number {
+  return TIER_RANK[r.tier ?? "volatile"];
+}
+
+export function editOf(r: ReplayRecord): Edit {
+  return { anchor: r.anchor, place: r.place, text: r.text, ...(r.role && { role: r.role }) };
 }
 
 /**
@@ -60,15 +114,19 @@ export function planWithoutReplay(view: ChatView, state: Conversation, reinjectA
   return plan;
 }
 
-/** The record for a block injected now into the target message. */
-export function recordFor(
-  view: ChatView,
-  plan: ReplayPlan,
-  place: Placement,
-  text: string,
-  cards: CardRef[],
-): ReplayRecord {
-  return { anchor: plan.target, hash: view.hash(plan.target), place, text, turn: plan.turn, cards };
+/** The record of a block placed now. */
+export function recordFor(view: ChatView, turn: number, block: SlottedBlock): ReplayRecord {
+  const { slot, tier } = block;
+  return {
+    anchor: slot.anchor,
+    hash: slotHash(view.hash(slot.anchor), tier, slot, turn),
+    place: slot.place,
+    text: block.text,
+    turn,
+    cards: block.cards,
+    ...(slot.role && { role: slot.role }),
+    ...(tier !== "volatile" && { tier }),
+  };
 }
 
 /** `kind/key` → key, for headers and the hit log. */

@@ -3,7 +3,8 @@
  * message) or a list of items: messages (`{role, content}`, with or without `type: "message"`, content
  * a string or `input_text`/`output_text` parts) and other items (function calls and their outputs,
  * reasoning, item references), which are never turns and never receive cards. The system prompt is
- * `instructions` plus any `system`/`developer` messages (Codex sends no `instructions`).
+ * `instructions` plus any `system`/`developer` messages (Codex sends no `instructions`); a card placed
+ * before or after the system text goes in front of or after `instructions` when there are some.
  * `--inject user` puts the block in front of the user message's first text; `--inject system` adds a
  * system message right after it, which keeps everything before it byte-identical (`instructions`
  * precedes all input, so a card there would break the provider's prompt cache on every new card).
@@ -18,13 +19,13 @@ import {
   type ChatMessage,
   contentText,
   type Edit,
+  GAP,
   isObject,
   type Json,
   type JsonObject,
   makeView,
   prefixContent,
   SYSTEM_ROLES,
-  systemMessage,
 } from "./_chat.ts";
 
 export const responsesAdapter: Adapter = {
@@ -56,6 +57,16 @@ export const responsesAdapter: Adapter = {
     return { ...makeView(system.join("\n"), raw, messages), session: conversationOf(body) };
   },
   apply(body, edits) {
+    if (typeof body.instructions === "string" && body.instructions !== "") {
+      const toSystem = edits.filter((e) => e.place === "system" || e.place === "system_start");
+      if (toSystem.length > 0) {
+        const rest = edits.filter((e) => !toSystem.includes(e));
+        return responsesAdapter.apply(
+          { ...body, instructions: withSystem(body.instructions, toSystem) },
+          rest,
+        );
+      }
+    }
     if (typeof body.input === "string") return applyToString(body, body.input, edits);
     const input = applyToList(body.input as Json[], edits, (m, block) => ({
       ...m,
@@ -75,16 +86,20 @@ function isMessage(item: JsonObject): boolean {
   return typeof item.role === "string" && (item.type === undefined || item.type === "message");
 }
 
-/** A string input stays a string when the block goes in front; a system message needs the list form. */
+/** `instructions` with system-placed blocks in front of it and after it. */
+function withSystem(instructions: string, edits: readonly Edit[]): string {
+  const of = (place: Edit["place"]) => edits.filter((e) => e.place === place).map((e) => e.text);
+  return [...of("system_start"), instructions, ...of("system")].join(GAP);
+}
+
+/** A string input stays a string when blocks only go in front; a message of ours needs the list form. */
 function applyToString(body: JsonObject, input: string, edits: readonly Edit[]): JsonObject {
-  let text = input;
-  const after: Json[] = [];
-  for (const e of edits) {
-    if (e.place === "prefix") text = prefixContent(text, e.text) as string;
-    else after.push(systemMessage(e));
+  if (edits.every((e) => e.place === "prefix")) {
+    let text = input;
+    for (const e of [...edits].reverse()) text = prefixContent(text, e.text) as string;
+    return { ...body, input: text };
   }
-  if (after.length === 0) return { ...body, input: text };
-  return { ...body, input: [{ role: "user", content: text }, ...after] };
+  return responsesAdapter.apply({ ...body, input: [{ role: "user", content: input }] }, edits);
 }
 
 /** A server-side conversation (`conversation: "conv_…"` or `{id}`) is the client's own conversation id. */

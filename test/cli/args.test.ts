@@ -20,7 +20,7 @@ describe("defaults in --help", () => {
       [
         `characters of cards per injection (Default: ${DEFAULTS.budget})`,
         `(Default: ${DEFAULTS.scanDepth})`,
-        `(Default: ${DEFAULTS.reinjectAfter})`,
+        "turns before a card still in context may go in again (default: never; 0 = every time)",
         `(Default: ${DEFAULTS.gatewayPort})`,
         `(Default: ${DEFAULTS.host})`,
         "--inject=<user|system>",

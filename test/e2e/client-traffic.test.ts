@@ -154,7 +154,7 @@ describe.skipIf(!HAVE_FIXTURES)("real client sessions replayed through the compi
     );
 
     test(
-      "apart from our blocks the upstream gets what the client sent: messages, cache hints, other fields",
+      "apart from our blocks (and breakpoints on them, never past 4) the upstream gets what the client sent: messages, cache hints, other fields",
       () => {
         expect(otherChanges(run().exchanges, run().markers)).toEqual([]);
       },

@@ -39,7 +39,7 @@ export function harness(
     upstream: new URL(upstream.url),
     token: extra.token,
     guard: extra.guard,
-    settings: { inject: "user", window: 3, reinjectAfter: 6, budget: 800, log: true, ...settings },
+    settings: { inject: "user", window: 3, budget: 800, log: true, ...settings },
     deps,
   });
   const sendRaw = (
