@@ -29,7 +29,7 @@ import {
   simulate,
   type Turn,
 } from "../recall/index.ts";
-import type { HitEntry } from "../state/index.ts";
+import type { HitEntry, Store } from "../state/index.ts";
 import {
   archiveCard,
   createCard,
@@ -51,6 +51,8 @@ export interface Context {
   now: () => Date;
   /** The hit log, behind the state store (state/). */
   hits: { append(entries: HitEntry[]): Promise<void>; recent(limit: number): Promise<HitEntry[]> };
+  /** Runs `fn` on the state store: the caller's, or the vault's own opened for the call. */
+  useStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
 }
 
 export function kinds(ctx: Context) {
@@ -201,7 +203,7 @@ function turnsOf(input: Record<string, unknown>): Turn[] {
   return parseTurns(input.turns, text, { name: "turns", code: "invalid_input" });
 }
 
-function optionalCount(value: unknown, name: string): number | undefined {
+export function optionalCount(value: unknown, name: string): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
     throw new LoreError("invalid_input", `${name} must be a whole number ≥ 0`);
@@ -225,7 +227,7 @@ function askedNames(value: unknown): string[] {
 }
 
 /** `char`, `user`, `budget_tokens`, `reach`, `seed`: as `try`'s flags; absent = the vault's settings. */
-function recallFields(input: Record<string, unknown>): RecallOptions {
+export function recallFields(input: Record<string, unknown>): RecallOptions {
   const char = optionalText(input.char, "char");
   const user = optionalText(input.user, "user");
   const reach = optionalText(input.reach, "reach");

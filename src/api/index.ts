@@ -19,7 +19,9 @@ import {
 } from "../http/index.ts";
 import type { Engine } from "../recall/index.ts";
 import { openStore, type Store, stateUrl } from "../state/index.ts";
+import * as door from "./_door.ts";
 import * as routes from "./_routes.ts";
+import * as usage from "./_stats.ts";
 
 export interface ApiOptions {
   /** The engine over the vault (recall for /api/try; its vault is the one edited). */
@@ -35,8 +37,8 @@ export interface ApiOptions {
   /** Never write hits.jsonl, whatever `?log=1` says. */
   noLog?: boolean;
   /**
-   * The state store holding the hit log, opened and closed by the caller; by default the vault's own,
-   * opened for each request that reads or writes hits (which opens no database).
+   * The state store holding the hit log and the conversations, opened and closed by the caller; by
+   * default the vault's own, opened for each request that reads them (the hit log opens no database).
    */
   store?: Store;
   /** Body limits in bytes. */
@@ -58,7 +60,11 @@ const TABLE: [string, string, Handler][] = [
   ["DELETE", "cards/:kind/:key", (c, _r, _u, kind, key) => routes.deleteCard(c, kind, key)],
   ["POST", "cards/:kind/:key/restore", (c, _r, _u, kind, key) => routes.restore(c, kind, key)],
   ["POST", "try", (c, r, u) => routes.tryText(c, r, u)],
+  ["POST", "explain", (c, r) => door.explainText(c, r)],
+  ["GET", "conversations", (c) => door.conversations(c)],
+  ["GET", "conversations/:key", (c, _r, _u, _kind, id) => door.conversationTurns(c, id)],
   ["GET", "recent", (c, _r, u) => routes.recent(c, u)],
+  ["GET", "stats", (c, _r, u) => usage.stats(c, u)],
   ["GET", "checkup", (c) => routes.checkup(c)],
   ["POST", "import", (c, r, u) => routes.importLorebook(c, r, u)],
   ["GET", "export", (c, _r, u) => routes.exportLorebook(c, u)],
@@ -102,7 +108,7 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
     noLog: options.noLog === true,
     limits: { ...API_DEFAULTS, ...options.limits },
     now: options.now ?? (() => new Date()),
-    hits: hitLog(options.store, options.engine.vault.root),
+    ...stateOf(options.store, options.engine.vault.root),
   };
   // Writes carry X-Lorecards: 1 and no preflight is answered, so no page elsewhere can use the API.
   const rules: GuardRules = {
@@ -140,7 +146,7 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
   };
 }
 
-function hitLog(store: Store | undefined, root: string): routes.Context["hits"] {
+function stateOf(store: Store | undefined, root: string): Pick<routes.Context, "hits" | "useStore"> {
   const use = async <T>(fn: (s: Store) => Promise<T>): Promise<T> => {
     if (store) return fn(store);
     const opened = await openStore(stateUrl(root));
@@ -151,8 +157,11 @@ function hitLog(store: Store | undefined, root: string): routes.Context["hits"] 
     }
   };
   return {
-    append: (entries) => use((s) => s.appendHits(entries)),
-    recent: (n) => use((s) => s.recentHits(n)),
+    hits: {
+      append: (entries) => use((s) => s.appendHits(entries)),
+      recent: (n) => use((s) => s.recentHits(n)),
+    },
+    useStore: use,
   };
 }
 

@@ -14,7 +14,7 @@ import {
   simulate,
 } from "../recall/index.ts";
 import { openStore, stateUrl } from "../state/index.ts";
-import { budgetArg, recallArgs, recallFlags, scanDepthArg, seedArg } from "./_args.ts";
+import { budgetArg, recallArgs, recallFlags, scanDepthArg, seedArg, turnsArg, turnsJson } from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -22,11 +22,7 @@ export const tryCommand = defineCommand({
   meta: { name: "try", description: "which cards a sentence fires, why, and what deserves a card" },
   args: {
     sentence: { type: "positional", description: "the current message", required: true },
-    turns: {
-      type: "string",
-      description:
-        'earlier messages, oldest first: [{"role":"user","text":"…"}], replayed one user message at a time',
-    },
+    ...turnsArg,
     ...budgetArg,
     ...scanDepthArg,
     ...recallArgs,
@@ -112,15 +108,5 @@ function whyOut(card: FiredCard): string {
       return "already in context";
     default:
       return card.reason ? `not in: ${card.reason}` : "not in";
-  }
-}
-
-/** `--turns` is JSON; what it holds is checked by recall's parseTurns, as `/api/try`'s turns are. */
-function turnsJson(raw: string | undefined): unknown {
-  if (raw === undefined) return undefined;
-  try {
-    return JSON.parse(raw);
-  } catch (err) {
-    throw new LoreError("usage", `--turns is not valid JSON: ${(err as Error).message}`);
   }
 }

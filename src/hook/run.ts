@@ -1,14 +1,14 @@
 /**
  * One hook invocation, as named phases: parse stdin → (SessionStart: reset, answer nothing) → open the
  * engine → advance the session clock → read the transcript tail → recall (its budget stage keeps the
- * block under Claude Code's context cap) → record (ledger, hit log) → answer. The caller turns any
- * throw into exit 0 + stderr.
+ * block under Claude Code's context cap) → record (ledger, the turn record for stats and the context
+ * door, hit log) → answer. The caller turns any throw into exit 0 + stderr.
  */
 
 import { DEFAULTS } from "../defaults.ts";
 import { markersFromSecret, stripBlocks } from "../inject/index.ts";
-import { hitEntry, openEngine, type RecallOptions, type Turn } from "../recall/index.ts";
-import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
+import { hitEntry, openEngine, type RecallOptions, type RecallResult, type Turn } from "../recall/index.ts";
+import { type HitEntry, openStore, type Store, stateUrl, type TurnRecord } from "../state/index.ts";
 import { parseHookInput } from "./input.ts";
 import { beginTurn, conversationId, recordTurn, resetSession } from "./ledger.ts";
 import { readTranscriptTail } from "./transcript.ts";
@@ -100,11 +100,20 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
       seed: state && `${input.sessionId}:${state.turn}`,
       history: state?.history,
     });
+    const block = result.blocks[0]?.wrapped;
     if (conversation && state) {
       const recalled = { cards: result.chosen, timed: result.timed ?? {}, before: state.history.memory };
-      await recordTurn(store, conversation, state.turn, recalled, now().getTime());
+      const at = now().getTime();
+      // Both writes wait for the same group commit.
+      await Promise.all([
+        recordTurn(store, conversation, state.turn, recalled, at),
+        keepTurnRecord(
+          store,
+          turnRecordOf(conversation, state.turn, at, input.prompt, block, result),
+          options.warn,
+        ),
+      ]);
     }
-    const block = result.blocks[0]?.wrapped;
     if (block === undefined) return NOTHING;
     if (options.log !== false)
       await logHits(store, hitEntry("hook", result, input.prompt, now()), options.warn);
@@ -135,6 +144,52 @@ function transcriptTurns(
   const last = history[history.length - 1];
   if (last?.role === "user" && last.text === current.trim()) history.pop();
   return [...history, { role: "user", text: current }];
+}
+
+/**
+ * What this prompt added, for `lorecards stats` and the context door: the additionalContext as one
+ * volatile block. Claude Code keeps it in its transcript, so nothing is replayed; no usage ever
+ * reaches the hook, so its turns count characters, not tokens.
+ */
+function turnRecordOf(
+  conversation: string,
+  turn: number,
+  at: number,
+  prompt: string,
+  block: string | undefined,
+  result: RecallResult,
+): TurnRecord {
+  const chars = prompt.length + (block?.length ?? 0);
+  return {
+    conversation,
+    turn,
+    at,
+    surface: "hook",
+    blocks:
+      block === undefined
+        ? []
+        : [{ tier: "volatile", where: "additionalContext", text: block, cards: result.blocks[0]!.cards }],
+    replayedChars: 0,
+    leftOut: result.leftOut.map((c) => ({ id: c.id, reason: c.reason ?? "budget" })),
+    promptChars: chars,
+    counterfactual: { promptChars: chars, cachedChars: 0 },
+    sharedChars: 0,
+  };
+}
+
+/** The turn record is for people: failing to keep it never costs the prompt its cards. */
+async function keepTurnRecord(
+  store: Store,
+  record: TurnRecord,
+  warn?: (line: string) => void,
+): Promise<void> {
+  try {
+    await store.recordTurn(record);
+  } catch (err) {
+    (warn ?? ((l: string) => process.stderr.write(`${l}\n`)))(
+      `lorecards hook: turn not recorded: ${String(err)}`,
+    );
+  }
 }
 
 async function logHits(store: Store, entry: HitEntry, warn?: (line: string) => void): Promise<void> {

@@ -2,9 +2,11 @@
 // all state lives in one object below, and everything shown comes from the API.
 import { adoptTokenFromUrl, api, isApiError, path } from "./_client.ts";
 import { $, el } from "./_dom.ts";
+import { explainTry, loadConversations } from "./_door.ts";
 import { addKeyword, alertInForm, buildEditor, type EditorTarget } from "./_editor.ts";
 import { type CardRef, listKeys, markCurrent, renderCardList } from "./_list.ts";
 import { buildBooks, loadHealth, loadRecent, renderTry } from "./_panels.ts";
+import { loadStats } from "./_stats.ts";
 import type { BrokenItem, CardData, Kinds, ListItem, TryResult } from "./_types.ts";
 
 const state = {
@@ -234,6 +236,7 @@ async function runTry(e: Event): Promise<void> {
     const result = await api<TryResult>("POST", "/api/try", { text });
     state.lastTry = { text, result };
     rerenderTry();
+    await explainTry($("#try-why"), text);
   } catch (err) {
     fail(err);
   }
@@ -273,7 +276,9 @@ async function start(): Promise<void> {
     loadList().catch(fail);
   });
   panel("#recent", loadRecent);
+  panel("#conversations", loadConversations);
   panel("#health", (body) => loadHealth(body, (k, key) => void openCard(k, key)));
+  panel("#stats", loadStats);
   document.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s" && state.form) {
       e.preventDefault();

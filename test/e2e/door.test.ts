@@ -1,0 +1,137 @@
+// The context door in the editor, driven by headless Chromium: the try box says why each card is or is
+// not in, and a conversation recorded in state.db opens to its turns in order, each block's exact text
+// with its tier, edited cards marked and what was left out. The editor runs in this process on
+// 127.0.0.1:0 (the page bundled as `bun run` bundles it) over a real vault and state.db. Skipped, with
+// a message, when /usr/bin/chromium is absent.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
+import { serveEditor } from "../../src/cli/ui.ts";
+import type { Listener } from "../../src/http/index.ts";
+import { type Engine, openEngine } from "../../src/recall/index.ts";
+import { openStore, stateUrl } from "../../src/state/index.ts";
+import { turnRecord } from "../support/turn-record.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(`test/e2e/door.test.ts: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+setDefaultTimeout(30_000);
+
+let root: string;
+let engine: Engine;
+let server: Listener;
+let browser: Browser;
+let page: Page;
+const violations: string[] = [];
+
+/** Poll until the locator's text holds `want` (playwright-core has no auto-waiting assertions). */
+async function seeText(loc: Locator, want: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  let last = "";
+  while (Date.now() < deadline) {
+    last =
+      (await loc
+        .first()
+        .textContent()
+        .catch(() => "")) ?? "";
+    if (last.includes(want)) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`expected text ${want}; last seen: ${JSON.stringify(last)}`);
+}
+
+describe.skipIf(!hasChromium)("the context door in Chromium", () => {
+  beforeAll(async () => {
+    root = makeVault();
+    fs.writeFileSync(
+      path.join(root, "people", "Cy.md"),
+      "---\ntitle: Cy\nkeywords: [Cy]\ncontext: manual\n---\nCy keeps the keys.\n",
+    );
+    const store = await openStore(stateUrl(root));
+    const rules = "<!-- lc -->\nA memory surfaces:\n\n### Rules [entry]\nBe kind.\n<!-- /lc -->";
+    await store.recordTurn(
+      turnRecord("conv-7", 1, [
+        { tier: "stable", where: "first user message", text: rules, cards: ["entry/Rules"] },
+        {
+          tier: "volatile",
+          where: "newest user message",
+          text: "### Alice [people]\nLyon.",
+          cards: ["people/Alice"],
+        },
+      ]),
+    );
+    await store.recordTurn(
+      turnRecord(
+        "conv-7",
+        2,
+        [
+          {
+            tier: "volatile",
+            where: "newest user message",
+            text: "### Alice [people]\nLyon, now Paris.",
+            cards: ["people/Alice"],
+            edited: ["people/Alice"],
+          },
+          {
+            tier: "placed",
+            where: "depth 2 as system",
+            text: "### Deep [entry]\nDown.",
+            cards: ["entry/Deep"],
+          },
+        ],
+        { leftOut: [{ id: "events/the Friday deploy", reason: "budget" }] },
+      ),
+    );
+    await store.close();
+    engine = await openEngine(root, { segmenter: false });
+    server = await serveEditor({ engine, host: "127.0.0.1", port: 0 });
+    const { chromium } = await import("playwright-core");
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    await page.goto(`http://127.0.0.1:${server.port}/`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop(true);
+    engine?.close();
+    if (root) removeDir(root);
+  });
+
+  test("the try box says why each card is in, and why one named is not", async () => {
+    await page.getByLabel("Try a sentence").fill("Alice and Cy at the corner cafe");
+    await page.keyboard.press("Enter");
+    const why = page.locator("#try-why");
+    await seeText(why.locator('.why-line[data-key="Alice"]'), "“alice” in the current message");
+    await seeText(why.locator('.why-line[data-key="Cy"]'), "manual: it fires only when asked for by name");
+  });
+
+  test("a recorded conversation opens to its turns in order, with the exact text of every block", async () => {
+    await page.locator("#conversations summary").click();
+    const panel = page.locator("#conversations .panel-body");
+    await panel.getByRole("button", { name: "conv-7" }).click();
+    await seeText(panel.locator('.turn[data-turn="1"] .sent-block.stable .sent-text'), "### Rules [entry]");
+    const second = panel.locator('.turn[data-turn="2"]');
+    await seeText(second.locator(".sent-block.volatile .card-id.edited"), "people/Alice (edited)");
+    await seeText(second.locator(".sent-block.placed .sent-head"), "depth 2 as system");
+    await seeText(second.locator(".left-out"), "events/the Friday deploy (budget)");
+    const turns = await panel
+      .locator(".turn")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-turn")));
+    expect(turns).toEqual(["1", "2"]);
+    const text = await second.locator(".sent-block.volatile .sent-text").textContent();
+    expect(text).toBe("### Alice [people]\nLyon, now Paris.");
+    await page.screenshot({ path: "/tmp/lorecards-door.png", fullPage: true });
+    expect(violations).toEqual([]);
+  });
+});
