@@ -3,7 +3,8 @@
  * from the rows the scripts reported (bench/_goals.ts), each beside its goal and whether it is met.
  * The floor (a compiled hello world, bench/_floor.ts) is compiled once here and measured again by
  * each script, in the same run as its own figures. Generated vaults are shared between the scripts:
- * index-build.ts runs first and leaves its fresh 100k-card vault indexed for the others.
+ * index-build.ts runs first and leaves its fresh 100k-card vault indexed for the others. caching.ts
+ * (cache hits and input tokens billed, issue 14) prints its own tables and sets no goal of issue 13.
  *
  *   npm run bench            (or: bun bench/run.ts)
  *   npm run bench -- quick   fewer runs and vaults of 1k and 10k cards only, for a first look
@@ -57,6 +58,7 @@ try {
     ...(quick ? [...quickGateway, "--rss-requests", "2000", "--edit-seconds", "3"] : []),
   ]);
   run("bench/import.ts", quick ? ["2000", "--runs", "1"] : []);
+  run("bench/caching.ts", []);
 
   const rows = readFileSync(summary, "utf8")
     .split("\n")
