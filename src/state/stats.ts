@@ -71,8 +71,8 @@ function cachingOn(api: TurnRecord["api"], u: Usage): boolean {
 
 /**
  * The cards blamed for a cache miss on this turn: the cards of its `early` blocks, when the cache read
- * falls clearly short (under half) of what the prefix it shares with the previous request should have
- * given, that prefix being long enough to be cached, and caching on. Otherwise undefined.
+ * falls short (by more than the 10% the character-to-token estimate may be off) of what the prefix it
+ * shares with the previous request should have given, that prefix being long enough to be cached, and caching on. Otherwise undefined.
  */
 export function blameFor(record: TurnRecord): string[] | undefined {
   const u = record.usage;
@@ -80,7 +80,7 @@ export function blameFor(record: TurnRecord): string[] | undefined {
   const ratio = tokensPerChar(record);
   if (!u || early.length === 0 || ratio === null || !cachingOn(record.api, u)) return undefined;
   const expected = record.sharedChars * ratio;
-  if (expected < MIN_CACHEABLE || u.cacheRead >= expected / 2) return undefined;
+  if (expected < MIN_CACHEABLE || u.cacheRead >= expected * 0.9) return undefined;
   return [...new Set(early.flatMap((b) => b.cards))];
 }
 

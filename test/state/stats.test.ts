@@ -134,7 +134,8 @@ describe("blame", () => {
   test.each([
     ["an early block and nothing read of a 3,000-token shared prefix", {}, ["people/Alice", "place/Lyon"]],
     ["as much read as the shared prefix", { usage: usage(1000, 3000) }, undefined],
-    ["half of it read: not clearly short", { usage: usage(2500, 1500) }, undefined],
+    ["half of it read: short", { usage: usage(2500, 1500) }, ["people/Alice", "place/Lyon"]],
+    ["all but 5% read: within the estimate's error", { usage: usage(1150, 2850) }, undefined],
     ["no early block", { blocks: [late] }, undefined],
     ["a shared prefix too short to be cached", { sharedChars: 2000 }, undefined],
     ["Anthropic with caching off", { api: "anthropic" }, undefined],
