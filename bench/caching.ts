@@ -11,8 +11,9 @@
  *   original design  `replay: false`, the original tool's strip-and-reinject at the newest message
  *   replay           `tiers: false`: replay without the stable block, the tiers or the breakpoint steward
  *   replay + tiers   the defaults
- * and prints per mode the cache hit ratio (read ÷ input tokens), the input tokens billed (WEIGHTS) and
- * their ratio to the original design's. The Anthropic client marks its system prompt and its newest
+ * and prints per mode the cache hit ratio (read ÷ input tokens), the input tokens billed at full price
+ * (uncached and written), and the cost in uncached tokens under each price sheet (WEIGHTS) with its
+ * ratio to the original design's. The Anthropic client marks its system prompt and its newest
  * message with `cache_control`, as Claude Code does; the OpenAI client sets nothing.
  *
  * It exits non-zero when a figure does not add up (read + written + uncached = input, the usage a
@@ -62,11 +63,25 @@ const MODES: Mode[] = [
 const ORIGINAL = "original design";
 
 /** Price of an input token of each kind, as a multiple of an uncached one. */
-const WEIGHTS: Record<Api, { uncached: number; read: number; "5m": number; "1h": number }> = {
-  // Chat completions' cached input is half price (platform.openai.com/docs/guides/prompt-caching).
-  openai: { uncached: 1, read: 0.5, "5m": 0, "1h": 0 },
-  // Anthropic: a 5-minute write 1.25×, a 1-hour write 2×, a read 0.1× (docs.claude.com, prompt caching).
-  anthropic: { uncached: 1, read: 0.1, "5m": 1.25, "1h": 2 },
+interface Weights {
+  /** Which models bill this way. */
+  models: string;
+  read: number;
+  "5m": number;
+  "1h": number;
+}
+
+/**
+ * The price sheets each API's figures are billed by. OpenAI's cached input costs half for GPT-4o and
+ * a tenth for GPT-5 (the same table as `lorecards stats`, src/state/stats.ts); Anthropic bills a
+ * 5-minute write 1.25×, a 1-hour write 2× and a read 0.1× (docs.claude.com, prompt caching).
+ */
+const WEIGHTS: Record<Api, Weights[]> = {
+  openai: [
+    { models: "GPT-4o", read: 0.5, "5m": 0, "1h": 0 },
+    { models: "GPT-5", read: 0.1, "5m": 0, "1h": 0 },
+  ],
+  anthropic: [{ models: "Claude", read: 0.1, "5m": 1.25, "1h": 2 }],
 };
 
 const API_NAMES: Record<Api, string> = {
@@ -224,45 +239,48 @@ function dump(api: Api, mode: string, turn: number, body: string, usage: unknown
   writeFileSync(file, JSON.stringify({ usage, body: JSON.parse(body) }, null, 2));
 }
 
-function billed(api: Api, u: CacheUsage): number {
-  const w = WEIGHTS[api];
-  return u.uncached * w.uncached + u.read * w.read + u.written["5m"] * w["5m"] + u.written["1h"] * w["1h"];
+function billed(w: Weights, u: CacheUsage): number {
+  return u.uncached + u.read * w.read + u.written["5m"] * w["5m"] + u.written["1h"] * w["1h"];
 }
 
 function report(api: Api, results: Result[]): void {
   const base = results.find((r) => r.mode === "no injection")!;
   const original = results.find((r) => r.mode === ORIGINAL)!;
-  const w = WEIGHTS[api];
-  const weights =
+  const sheets = WEIGHTS[api];
+  const sheet = (w: Weights) =>
     api === "openai"
-      ? `uncached ×${w.uncached}, cached ×${w.read}`
-      : `uncached ×${w.uncached}, written ×${w["5m"]} (1 h: ×${w["1h"]}), read ×${w.read}`;
-  console.log(`\n${API_NAMES[api]}; billed = ${weights}`);
-  const head = ["mode", "turns with cards", "input tokens", "of them cards", "read from cache"];
+      ? `${w.models}: cached ×${w.read}`
+      : `${w.models}: written ×${w["5m"]} (1 h: ×${w["1h"]}), read ×${w.read}`;
+  console.log(`\n${API_NAMES[api]}; cost in uncached tokens, ${sheets.map(sheet).join("; ")}`);
   const rows: (string | number)[][] = [
     [
-      ...head,
+      "mode",
+      "turns with cards",
+      "input tokens",
+      "of them cards",
+      "at full price",
+      "read from cache",
       ...(api === "anthropic" ? ["written"] : []),
       "hit ratio",
-      "billed",
-      "÷ original",
-      "billed for cards",
+      ...sheets.flatMap((w) => [`cost (${w.models})`, "÷ original"]),
     ],
   ];
-  const cost = (r: Result) => billed(api, r.totals);
+  const fmt = (n: number) => Math.round(n).toLocaleString("en");
   for (const r of results) {
     const t = r.totals;
     rows.push([
       r.mode,
       `${r.withCards}/${story.turns.length}`,
-      t.input.toLocaleString("en"),
-      (t.input - base.totals.input).toLocaleString("en"),
-      t.read.toLocaleString("en"),
-      ...(api === "anthropic" ? [(t.written["5m"] + t.written["1h"]).toLocaleString("en")] : []),
+      fmt(t.input),
+      fmt(t.input - base.totals.input),
+      fmt(t.uncached + (api === "anthropic" ? t.written["5m"] + t.written["1h"] : 0)),
+      fmt(t.read),
+      ...(api === "anthropic" ? [fmt(t.written["5m"] + t.written["1h"])] : []),
       `${((100 * t.read) / t.input).toFixed(1)}%`,
-      Math.round(cost(r)).toLocaleString("en"),
-      `${(cost(r) / cost(original)).toFixed(3)}×`,
-      Math.round(cost(r) - cost(base)).toLocaleString("en"),
+      ...sheets.flatMap((w) => [
+        fmt(billed(w, t)),
+        `${(billed(w, t) / billed(w, original.totals)).toFixed(3)}×`,
+      ]),
     ]);
   }
   console.log(table(rows));
