@@ -9,7 +9,7 @@ import { openDoor } from "../recall/door.ts";
 import { parseTurns } from "../recall/index.ts";
 import type { Conversation } from "../state/index.ts";
 import { readJsonObject } from "./_body.ts";
-import { type Context, optionalCount, recallFields } from "./_routes.ts";
+import { askedNames, type Context, optionalCount, recallFields } from "./_routes.ts";
 
 /** Conversations listed, newest first, and turns shown of one: the limits the page reads. */
 const CONVERSATIONS = 50;
@@ -28,6 +28,7 @@ export async function explainText(ctx: Context, req: Request) {
     reinjectAfter: optionalCount(input.reinject_after, "reinject_after"),
     budget: optionalCount(input.budget, "budget"),
     scanDepth: optionalCount(input.scan_depth, "scan_depth"),
+    ask: await askedNames(ctx, input.with),
     ...recallFields(input),
   });
 }

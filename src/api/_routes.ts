@@ -217,13 +217,21 @@ function optionalText(value: unknown, name: string): string | undefined {
   return value;
 }
 
-/** `with`: the names of cards asked for (manual cards come in only this way), as `try --with`. */
-function askedNames(value: unknown): string[] {
+/**
+ * `with`: the names of cards asked for (manual cards come in only this way), as `try --with`; a name
+ * that finds no card is `not_found`.
+ */
+export async function askedNames(ctx: Context, value: unknown): Promise<string[]> {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
     throw new LoreError("invalid_input", "with must be a list of card names");
   }
-  return value.map((v) => v.trim()).filter((v) => v !== "");
+  const ask = value.map((v) => v.trim()).filter((v) => v !== "");
+  const unknown = await ctx.engine.unknownNames(ask);
+  if (unknown.length > 0) {
+    throw new LoreError("not_found", `with: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  }
+  return ask;
 }
 
 /** `char`, `user`, `budget_tokens`, `reach`, `seed`: as `try`'s flags; absent = the vault's settings. */
@@ -245,11 +253,7 @@ export function recallFields(input: Record<string, unknown>): RecallOptions {
 export async function tryText(ctx: Context, req: Request, url: URL) {
   const input = await readJsonObject(req, ctx.limits.json);
   const turns = turnsOf(input);
-  const ask = askedNames(input.with);
-  const unknown = await ctx.engine.unknownNames(ask);
-  if (unknown.length > 0) {
-    throw new LoreError("not_found", `with: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
-  }
+  const ask = await askedNames(ctx, input.with);
   // Given turns are replayed one user message at a time, as `try --turns` does (timed effects).
   const result = await simulate((t, o) => ctx.engine.recall(t, o), turns, {
     budget: optionalCount(input.budget, "budget"),

@@ -50,6 +50,23 @@ const COMMON = new Set(
   ).split(" "),
 );
 
+/**
+ * Frequent longer words, for terms that match inside them (a term matches anywhere in a word unless the
+ * card asks for whole words): "ally" fires on "really", "art" on "start".
+ */
+const EVERYDAY = (
+  "really usually finally actually especially totally basically literally generally probably " +
+  "already always anything something everything nothing another together because before after " +
+  "other brother mother father water weather whether where there here their these those them " +
+  "then than thank think thing going doing being having making taking coming looking feeling " +
+  "start part heart party smart care share hard card word world work words story history " +
+  "person personal reason season question answer again against around about above below " +
+  "little still will call small tall all fall shall ball hello yellow follow tomorrow sorrow " +
+  "important imagine remember member number under understand stand hand land and friend end " +
+  "listen often minute message change chance office coffee house mouse use because cause " +
+  "every very even ever never over cover discover whatever however forever"
+).split(" ");
+
 export type CheckCard = CardMeta & { warnings?: string[] };
 
 /** What the vault adds to its cards for a check: each is optional, and checked only when given. */
@@ -191,6 +208,14 @@ function checkCard(card: CheckCard, names: CardLookup): Finding[] {
         "generic_keyword",
         `"${term}" is two letters and matches inside many words ("${term}" in longer words)`,
       );
+    } else if (rulesOf(card).wholeWords !== true && /^[\p{Script=Latin}]+$/u.test(term)) {
+      const inside = EVERYDAY.find((word) => word !== term && word.includes(term));
+      if (inside)
+        add(
+          "warning",
+          "generic_keyword",
+          `"${term}" matches inside everyday words such as "${inside}" (whole_words: true stops that)`,
+        );
     }
   }
   // A title that is no legal file name (`aux.txt`, over 200 bytes) gets the name made from it: no mismatch.

@@ -6,6 +6,7 @@
  */
 import { DEFAULTS, INJECT_PLACES, type InjectPlace, REACHES, type Reach } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
+import { type Engine, namesIn } from "../recall/index.ts";
 import type { RecallOptions } from "../recall/types.ts";
 import { wholeNumber } from "./_shared.ts";
 
@@ -160,4 +161,22 @@ export function turnsJson(raw: string | undefined): unknown {
   } catch (err) {
     throw new LoreError("usage", `--turns is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/** `--with`: cards asked for by name (`try`, `explain`): manual cards come in only this way. */
+export const withArg = {
+  with: {
+    type: "string",
+    description: "cards asked for by name, comma-separated: manual cards come in only this way",
+    valueHint: "NAMES",
+  },
+} as const;
+
+/** The names `--with` gives, each finding a card, or `not_found` naming those that do not. */
+export async function askedNames(engine: Engine, value: string | undefined): Promise<string[]> {
+  const ask = namesIn(value);
+  const unknown = await engine.unknownNames(ask);
+  if (unknown.length > 0)
+    throw new LoreError("not_found", `--with: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  return ask;
 }

@@ -9,7 +9,17 @@ import { type DoorAnswer, openDoor } from "../recall/door.ts";
 import type { ExplainedCard } from "../recall/explain.ts";
 import { namesIn, openEngine, parseTurns } from "../recall/index.ts";
 import { type Conversation, openStore, statePath, stateUrl } from "../state/index.ts";
-import { budgetArg, recallArgs, recallFlags, scanDepthArg, seedArg, turnsArg, turnsJson } from "./_args.ts";
+import {
+  askedNames,
+  budgetArg,
+  recallArgs,
+  recallFlags,
+  scanDepthArg,
+  seedArg,
+  turnsArg,
+  turnsJson,
+  withArg,
+} from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { vaultPath } from "./_vault.ts";
 
@@ -38,6 +48,7 @@ export const explainCommand = defineCommand({
     ...scanDepthArg,
     ...recallArgs,
     ...seedArg,
+    ...withArg,
     ...vaultArg,
     ...jsonArg,
   },
@@ -56,6 +67,7 @@ export const explainCommand = defineCommand({
         budget: wholeNumber(args.budget, "--budget"),
         scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
         seed: args.seed,
+        ask: await askedNames(engine, args.with),
         ...recallFlags(args),
       });
       if (args.json) printJson(answer);

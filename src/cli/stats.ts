@@ -14,7 +14,7 @@ import {
   windowOf,
 } from "../state/index.ts";
 import { openVault } from "../vault/index.ts";
-import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
+import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 /** The longest window asked for at once: ten years of days. */
@@ -36,8 +36,7 @@ export const statsCommand = defineCommand({
     ...jsonArg,
   },
   async run({ args }) {
-    const days = wholeNumber(args.days, "--days", MAX_DAYS) ?? 7;
-    if (days < 1) throw new LoreError("usage", `--days must be at least 1, got "${args.days}"`);
+    const days = daysOf(args.days);
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     const store = await openStore(stateUrl(vault.root));
     try {
@@ -96,6 +95,21 @@ function table(rows: { label: string; figures: Figures }[], labelHeader: string)
   );
 }
 
+/** `--days`: a whole number from 1 to MAX_DAYS (default 7), one message for every way to miss it. */
+function daysOf(value: string | undefined): number {
+  if (value === undefined) return 7;
+  const days = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!(days >= 1 && days <= MAX_DAYS))
+    throw new LoreError("usage", `--days must be a whole number from 1 to ${MAX_DAYS}, got "${value}"`);
+  return days;
+}
+
+/** "saved 519 (20.1%)" or "519 more (20.1% more)". */
+function savingText(saving: number, ratio: number | null): string {
+  const share = ratio === null ? "" : ` (${percent(Math.abs(ratio))}${saving < 0 ? " more" : ""})`;
+  return saving >= 0 ? `saved ${whole(saving)}${share}` : `${whole(-saving)} more${share}`;
+}
+
 function describe(report: StatsReport, days: number): string {
   const lines = [
     `Turns of the last ${days} day(s), since ${report.since} (UTC); tokens as the providers reported them.`,
@@ -116,7 +130,7 @@ function describe(report: StatsReport, days: number): string {
     ),
     "",
     `Cost of input, in uncached-token equivalents: ${whole(t.cost)}; the original strip-and-reinject`,
-    `would have cost ${whole(t.counterfactualCost)}: ${t.saving >= 0 ? "saved" : "spent more"} ${whole(Math.abs(t.saving))} (${percent(t.savingRatio)}).`,
+    `would have cost ${whole(t.counterfactualCost)}: ${savingText(t.saving, t.savingRatio)}.`,
     `Read from the cache: ${percent(t.cacheHitRatio)} of input tokens. Cards added: ${whole(t.injectedChars)} characters` +
       (t.measured > 0 ? ` (${whole(t.injectedTokens)} tokens in measured turns).` : "."),
   );
@@ -147,7 +161,7 @@ function describeTurns(id: string, turns: TurnReport[]): string {
     lines.push("", `turn ${t.turn}  ${new Date(t.at).toISOString()}  ${what}`);
     for (const b of t.blocks)
       lines.push(
-        `  + ${b.tier} at ${b.where}${b.early ? " (early)" : ""}: ${b.cards.join(", ")}  ${b.chars} chars`,
+        `  + ${b.tier}, ${b.where}${b.early ? " (early)" : ""}: ${b.cards.join(", ")}  ${b.chars} chars`,
       );
     for (const l of t.leftOut) lines.push(`  - left out ${l.id}: ${l.reason}`);
     const u = t.usage;

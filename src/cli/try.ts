@@ -2,11 +2,9 @@
 // in or out of budget (and why a card is out), the exact text that would be injected, and words that
 // deserve a card. With --turns the conversation is replayed one user message at a time, so timed
 // effects (sticky, cooldown, delay) act as they would in a real one (recall/history.ts).
-import { LoreError } from "../errors.ts";
 import {
   type FiredCard,
   hitEntry,
-  namesIn,
   openEngine,
   parseTurns,
   type RecallResult,
@@ -14,7 +12,17 @@ import {
   simulate,
 } from "../recall/index.ts";
 import { openStore, stateUrl } from "../state/index.ts";
-import { budgetArg, recallArgs, recallFlags, scanDepthArg, seedArg, turnsArg, turnsJson } from "./_args.ts";
+import {
+  askedNames,
+  budgetArg,
+  recallArgs,
+  recallFlags,
+  scanDepthArg,
+  seedArg,
+  turnsArg,
+  turnsJson,
+  withArg,
+} from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -27,11 +35,7 @@ export const tryCommand = defineCommand({
     ...scanDepthArg,
     ...recallArgs,
     ...seedArg,
-    with: {
-      type: "string",
-      description: "cards asked for by name, comma-separated: manual cards come in only this way",
-      valueHint: "NAMES",
-    },
+    ...withArg,
     "show-context": { type: "boolean", description: "print the exact text that would be injected" },
     log: { type: "boolean", description: "record this try in the hit log (hits.jsonl)" },
     ...vaultArg,
@@ -41,10 +45,7 @@ export const tryCommand = defineCommand({
     const turns = parseTurns(turnsJson(args.turns), args.sentence, { name: "--turns", code: "usage" });
     // A cold process: save a rebuilt index and matcher so the next command starts warm.
     const engine = await openEngine(vaultPath(args), { create: isDefaultVault(args), persist: true });
-    const ask = namesIn(args.with);
-    const unknown = await engine.unknownNames(ask);
-    if (unknown.length > 0)
-      throw new LoreError("not_found", `--with: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
+    const ask = await askedNames(engine, args.with);
     const result = await simulate((t, o) => engine.recall(t, o), turns, {
       ask,
       budget: wholeNumber(args.budget, "--budget"),
@@ -75,7 +76,7 @@ function describe(result: RecallResult, showContext: boolean): string {
     result.fired.forEach((f, i) => {
       const status = f.inBudget ? "in budget" : whyOut(f);
       lines.push(
-        `  ${i + 1}. ${f.title} [${f.kind}]  score ${f.score}  on: ${f.hits.join(", ")}  ${f.chars} chars  ${status}`,
+        `  ${i + 1}. ${f.title} [${f.kind}]  score ${f.score}  ${cameBy(f)}  ${f.chars} chars  ${status}`,
       );
     });
   }
@@ -90,6 +91,18 @@ function describe(result: RecallResult, showContext: boolean): string {
     lines.push("", "--- context ---", result.context.trimEnd(), "--- end ---");
   for (const b of result.broken) lines.push(`skipped ${b.path}: ${b.error} (see: lorecards check)`);
   return lines.join("\n");
+}
+
+/** How a card came in: the words it fired on, or why it needs none (always on, asked for, sticky, reached). */
+export function cameBy(f: Pick<FiredCard, "hits" | "via">): string {
+  if (f.hits.length > 0) return `on: ${f.hits.join(", ")}`;
+  return {
+    named: "on: (no words)",
+    always: "always on",
+    sticky: "still sticky",
+    explicit: "asked for",
+    reached: "reached",
+  }[f.via];
 }
 
 /** Why a fired card is not in, in words. */

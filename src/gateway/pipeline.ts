@@ -134,7 +134,7 @@ export async function runPipeline(
       ask: namesIn(headers.get(WITH_HEADER)),
       history: historyOf(view, plan.target, state.timed),
       markers,
-      ...(tiers && { tiers: true, sent: plan.sent, stableSent: plan.stable !== null }),
+      ...(tiers && { tiers: true, sent: plan.sent, stableSent: stableSent(plan) }),
     });
     made = placeBlocks(result, view, plan, { ...settings, systemPlace: adapter.systemPlace });
     // Written alongside the commit (both wait for the same turn's flush), awaited after it.
@@ -188,6 +188,16 @@ export async function runPipeline(
     conversation,
     turn: plan.turn,
   };
+}
+
+/**
+ * Whether always-on cards go with the newest message rather than into a stable block: once the block
+ * is in place (its bytes never change), and on any turn after the first, where a new block at the
+ * start of the first message would move what the provider already has (a conversation the gateway
+ * meets part way, or whose always-on cards the budget left out on its first turn).
+ */
+function stableSent(plan: ReplayPlan): boolean {
+  return plan.stable !== null || plan.turn > 1;
 }
 
 /** The turn's blocks in their slots (_slots.ts): without tiers, the one block where `--inject` says. */

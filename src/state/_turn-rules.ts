@@ -1,9 +1,15 @@
 /**
- * The turn-record rules of the Store contract, written once (as `_rules.ts` is for commits): a record
- * replaces the one of its turn and keeps that one's usage until new usage comes, usage alone makes a
- * bare record, blame is worked out whenever a record with usage is kept, a conversation keeps the
- * records of its highest turns, and every change moves the record's share between per-day totals. A
- * backend reads the stored record of the turn and the turn numbers kept, and applies the plan as it is.
+ * The turn-record rules of the Store contract, written once (as `_rules.ts` is for commits):
+ * - a record replaces the one of its turn (the message was edited and sent again, or the conversation
+ *   started a new clock), and starts with no usage; what the old one cost stays in its day: it was
+ *   billed;
+ * - every response's usage adds to its turn's record (a retry, a regenerate and each request of a
+ *   tool loop are billed, each of them), and usage alone makes a bare record;
+ * - blame is worked out from the first usage of a record (the request that carried its blocks) and
+ *   kept after;
+ * - a conversation keeps the records of its highest turns;
+ * - every change moves the record's share of its day by the difference it makes.
+ * A backend reads the stored record of the turn and the turn numbers kept, and applies the plan.
  */
 
 import type { ConversationRow } from "./_rules.ts";
@@ -21,13 +27,13 @@ export interface TurnPlan {
   put: TurnRecord | null;
   /** Turns to drop: beyond the cap. Their shares stay in their days. */
   drop: number[];
-  /** Shares to add to days, in order (a replaced record's share is taken back first). */
+  /** Shares to add to days, in order (a record's own earlier share is taken back first). */
   days: { day: string; share: Share; sign: 1 | -1 }[];
 }
 
 export function planTurn(stored: StoredTurns, record: TurnRecord, limits: Limits): TurnPlan {
-  const usage = record.usage ?? stored.old?.usage;
-  return plan(stored, usage ? { ...record, usage } : withoutUsage(record), limits);
+  const { usage: _none, requests: _n, blame: _b, ...fresh } = record;
+  return plan({ ...stored, old: null }, fresh, limits);
 }
 
 export function planUsage(
@@ -36,7 +42,15 @@ export function planUsage(
   usage: Usage,
   limits: Limits,
 ): TurnPlan {
-  return plan(stored, { ...(stored.old ?? bareRecord(at.conversation, at.turn, at.at)), usage }, limits);
+  const old = stored.old ?? bareRecord(at.conversation, at.turn, at.at);
+  if (!old.usage) return plan(stored, withBlame({ ...old, usage, requests: 1 }), limits);
+  const sum = {
+    uncached: old.usage.uncached + usage.uncached,
+    cacheRead: old.usage.cacheRead + usage.cacheRead,
+    cacheWrite: old.usage.cacheWrite + usage.cacheWrite,
+    output: old.usage.output + usage.output,
+  };
+  return plan(stored, { ...old, usage: sum, requests: (old.requests ?? 1) + 1 }, limits);
 }
 
 /** The record of a turn known only from its usage: no blocks, nothing left out, no prompt seen. */
@@ -64,11 +78,12 @@ export function seenRow(row: ConversationRow | null, at: number): ConversationRo
   return { ...row, lastSeen: Math.max(row.lastSeen, at) };
 }
 
+/** `stored.old`: the record `next` grows from, whose share it takes over (null: a record of its own). */
 function plan(stored: StoredTurns, next: TurnRecord, limits: Limits): TurnPlan {
   const all = [...new Set([...stored.turns, next.turn])].sort((a, b) => b - a);
   const keep = new Set(all.slice(0, Math.max(0, limits.turnsPerConversation)));
   if (!keep.has(next.turn)) return { put: null, drop: [], days: [] };
-  const put = withBlame(next);
+  const put = next;
   const days: TurnPlan["days"] = [];
   if (stored.old) days.push({ day: dayOf(stored.old.at), share: shareOf(stored.old), sign: -1 });
   days.push({ day: dayOf(put.at), share: shareOf(put), sign: 1 });
@@ -79,11 +94,6 @@ function withBlame(record: TurnRecord): TurnRecord {
   const { blame: _given, ...rest } = record;
   const blame = blameFor(rest);
   return blame ? { ...rest, blame } : rest;
-}
-
-function withoutUsage(record: TurnRecord): TurnRecord {
-  const { usage: _none, ...rest } = record;
-  return rest;
 }
 
 /** The order records are listed in: by turn (then time). */

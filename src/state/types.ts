@@ -173,7 +173,10 @@ export interface TurnRecord {
    * no block of this turn gone in before it (an `early` block cuts into it, and is blamed for that).
    */
   sharedChars: number;
+  /** What the provider billed for this turn: every response's usage, summed (retries, tool loops). */
   usage?: Usage;
+  /** How many responses `usage` sums (absent: one, or none yet). */
+  requests?: number;
   /** Cards blamed for a cache miss on this turn (an `early` block's cards when the cache read fell short). */
   blame?: string[];
 }
@@ -196,7 +199,7 @@ export interface ConversationSummary {
 export interface DayTotals {
   /** `YYYY-MM-DD`, UTC. */
   day: string;
-  /** Turn records (a retry replaces its turn's record, and its share of the day with it). */
+  /** Turn records made (one replaced by a later record of its turn still counts: it was sent). */
   turns: number;
   /** Of those, the turns with usage from the provider. */
   measured: number;
@@ -256,17 +259,19 @@ export interface Store {
   /** The newest `limit` entries, newest first; an empty log (or `limit` ≤ 0) gives []. */
   recentHits(limit: number): Promise<HitEntry[]>;
   /**
-   * Keeps what a surface did on one turn; a second record for the same conversation and turn (a retry,
-   * a regenerate) replaces the first, keeping its usage until new usage comes. The conversation counts as
+   * Keeps what a surface did on one turn. A second record for the same conversation and turn (the
+   * message was edited and sent again, or the conversation began a new clock) replaces the first and
+   * starts with no usage; what the first cost stays in its day. The conversation counts as
    * seen at `record.at` and as stored for the conversation cap (a new one is stored with turn 0: its
    * turn clock is `commitTurn`'s); it keeps its `turnsPerConversation` records of the highest turns, and a
    * record below those is not kept (nor counted). Per-day totals outlive the conversation (`days`).
    */
   recordTurn(record: TurnRecord): Promise<void>;
   /**
-   * What the provider billed for a turn's response. A turn with no record yet gets a bare one (no
-   * blocks, surface gateway, at `at`), so turns without cards count in the totals too. Blame is worked
-   * out whenever a record with usage is kept (stats.ts `blameFor`).
+   * What the provider billed for one response of a turn: added to the turn's record (a retry, a
+   * regenerate, each request of a tool loop: every one is billed; `requests` counts them). A turn with
+   * no record yet gets a bare one (no blocks, surface gateway, at `at`), so turns without cards count in
+   * the totals too. Blame is worked out from a record's first usage (stats.ts `blameFor`).
    */
   recordUsage(conversation: string, turn: number, usage: Usage, at: number): Promise<void>;
   /** The conversation's newest `limit` turn records (by turn), oldest first; `limit` ≤ 0 gives []. */

@@ -12,6 +12,13 @@ export interface TryHandlers {
   hasOpenCard(): boolean;
 }
 
+/** How a card that fired on no word came in (`via`). */
+const CAME_BY: Record<string, string> = {
+  always: "always on",
+  explicit: "asked for",
+  sticky: "still sticky",
+};
+
 export function renderTry(box: HTMLElement, text: string, result: TryResult, handlers: TryHandlers): void {
   const rows = result.fired.map((f) =>
     el(
@@ -19,7 +26,9 @@ export function renderTry(box: HTMLElement, text: string, result: TryResult, han
       { class: f.in_budget ? "fired in" : "fired out" },
       el("button", { type: "button", class: "link", onclick: () => handlers.open(f.kind, f.key) }, f.title),
       el("span", { class: "tag" }, f.kind),
-      el("span", { class: "on" }, "on ", el("b", {}, f.hits.join(", "))),
+      f.hits.length > 0
+        ? el("span", { class: "on" }, "on ", el("b", {}, f.hits.join(", ")))
+        : el("span", { class: "on" }, CAME_BY[f.via] ?? f.via),
       el(
         "span",
         { class: "budget" },

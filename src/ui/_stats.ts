@@ -24,7 +24,7 @@ interface Stats {
   blame: { card: string; misses: number }[];
 }
 
-const DAYS = 14;
+const DAYS = 7;
 const SVG = "http://www.w3.org/2000/svg";
 
 const whole = (n: number) => Math.round(n).toLocaleString();

@@ -60,6 +60,8 @@ export interface Fired {
   hits: string[];
   chars: number;
   in_budget: boolean;
+  /** How it came in: named (on its words), always, sticky, explicit (asked for), reached. */
+  via: string;
 }
 
 export interface TryResult {

@@ -19,7 +19,7 @@ export const EXAMPLES: Record<string, Example> = {
       kind: "people",
       title: "Alice",
       keywords: ["Alice", "payments team"],
-      aliases: ["Ally"],
+      aliases: ["Allie"],
       secondary: { not: ["Alice Cooper"] },
       refs: ["the Friday deploy"],
       priority: 1,

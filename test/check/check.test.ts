@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { DEFAULT_RULES } from "../../src/card/rules.ts";
 import type { CardMeta } from "../../src/card/types.ts";
 import { checkCards } from "../../src/check/index.ts";
 import { loadIndex, openVault } from "../../src/vault/index.ts";
@@ -48,6 +49,16 @@ describe("the health check", () => {
       "a two-letter Latin term matches inside words",
       meta("Alice", { aliases: ["Al"] }),
       ["warning generic_keyword"],
+    ],
+    [
+      "a longer term inside an everyday word (ally in really)",
+      meta("Alice", { aliases: ["Ally"] }),
+      ["warning generic_keyword"],
+    ],
+    [
+      "the same term on a card that asks for whole words",
+      meta("Alice", { aliases: ["Ally"], rules: { ...DEFAULT_RULES, wholeWords: true } }),
+      [],
     ],
     [
       "a title that differs from the file name",

@@ -79,6 +79,16 @@ describe("lorecards explain", () => {
     ]);
   });
 
+  test("--with asks for a card by name, as try's does: a manual card then goes in, asked for", () => {
+    const r = explain("hello", "--with", "Cy", "--json");
+    expect(r.code).toBe(0);
+    const cy = JSON.parse(r.stdout).cards.find((c: { key: string }) => c.key === "Cy");
+    expect(cy).toMatchObject({ verdict: "chosen", via: "explicit" });
+    const unknown = explain("hello", "--with", "Nobody");
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toContain('--with: no card named "Nobody"');
+  });
+
   test("a --card name that finds no card is not_found (exit 3)", () => {
     const r = explain("hi", "--card", "Nobody", "--json");
     expect(r.code).toBe(3);

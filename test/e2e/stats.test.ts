@@ -126,8 +126,10 @@ describe("lorecards stats after a conversation through the gateway", () => {
   });
 
   test.each([
-    [["--days", "0"], 2, "--days must be at least 1"],
-    [["--days", "lots"], 2, "--days must be"],
+    [["--days", "0"], 2, '--days must be a whole number from 1 to 3660, got "0"'],
+    [["--days", "-1"], 2, '--days must be a whole number from 1 to 3660, got "-1"'],
+    [["--days", "lots"], 2, '--days must be a whole number from 1 to 3660, got "lots"'],
+    [["--days", "99999"], 2, '--days must be a whole number from 1 to 3660, got "99999"'],
     [["--conversation", "nobody"], 3, 'no turns recorded for conversation "nobody"'],
   ])("stats %p exits %d: %s", async (args, code, message) => {
     const r = await stats(...args);

@@ -1,5 +1,5 @@
 // The editor's "What it costs" panel in Chromium: the compiled binary serves the page over a vault whose
-// state holds a few measured turns; the panel draws a bar pair per day of the last two weeks, says
+// state holds a few measured turns; the panel draws a bar pair per day of the last week, says
 // what was saved, names the blamed card, and breaks none of the page's Content-Security-Policy.
 // Skipped, with a message, when /usr/bin/chromium is absent.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -77,14 +77,14 @@ describe.skipIf(!hasChromium)("the What it costs panel in Chromium", () => {
     if (root) removeDir(root);
   });
 
-  test("opening it draws two bars a day for two weeks, the totals, the saving and the blamed card", async () => {
+  test("opening it draws two bars a day for a week (as stats does), the totals, the saving and the blamed card", async () => {
     await page.locator("#stats summary").click();
     const body = page.locator("#stats .panel-body");
     await body.locator(".stats-chart").waitFor();
-    expect(await body.locator(".stats-chart rect").count()).toBe(28);
-    expect(await body.locator(".stats-chart rect.cost").count()).toBe(14);
+    expect(await body.locator(".stats-chart rect").count()).toBe(14);
+    expect(await body.locator(".stats-chart rect.cost").count()).toBe(7);
     const summary = (await body.locator(".summary").textContent()) ?? "";
-    expect(summary).toContain("Last 14 days: 2 turns");
+    expect(summary).toContain("Last 7 days: 2 turns");
     expect(summary).toContain("strip-and-reinject would have cost");
     expect(await body.locator(".blame").textContent()).toContain("people/Alice (1)");
     expect(await body.locator(".stats-list li").count()).toBe(1);

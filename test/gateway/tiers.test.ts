@@ -175,6 +175,24 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
     }
   });
 
+  test("an always-on card the budget left out on the first turn goes with a later newest message, not in front of the first", async () => {
+    const vault = makeVault([PREMISE, ALICE]);
+    const c = client(p, vault, { budget: 30 });
+    try {
+      await c.say("Alice is here");
+      await c.say("hello again");
+      const [first, second] = c.sent.map((raw) => userTexts(p, raw));
+      expect(first![0]).toContain(heading(ALICE));
+      expect(first![0]).not.toContain(heading(PREMISE));
+      expect(second![0]).toBe(first![0]!);
+      expect(second![1]).toContain(heading(PREMISE));
+      expectContinues(p, c.sent[0]!, c.sent[1]!);
+    } finally {
+      c.close();
+      removeDir(vault);
+    }
+  });
+
   test("a restart changes nothing: the same blocks come back and nothing is sent twice", async () => {
     const vault = makeVault([PREMISE, ALICE]);
     const c = client(p, vault);

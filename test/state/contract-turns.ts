@@ -56,17 +56,31 @@ export function turnRecordContract(name: string, fresh: Fresh): void {
       expect(await store.loadConversation("c1")).toMatchObject({ turn: 3, lastSeen: 60 });
     });
 
-    test("a retry replaces the turn's record and keeps its usage until new usage comes", async () => {
+    test("every response's usage adds to its turn: a retry and a tool loop are billed too", async () => {
+      const { store } = await fresh();
+      const record = turnRecord("c1", 1, noon(1));
+      await store.recordTurn(record);
+      await store.recordUsage("c1", 1, usage(1000), noon(1, 1));
+      await store.recordUsage("c1", 1, usage(800, 200), noon(1, 2));
+      expect(await store.turns("c1", 5)).toEqual([
+        { ...record, usage: { uncached: 1800, cacheRead: 200, cacheWrite: 0, output: 20 }, requests: 2 },
+      ]);
+      expect(await store.days("2025-03-01")).toEqual([
+        expect.objectContaining({ day: "2025-03-01", turns: 1, measured: 1, uncached: 1800, cacheRead: 200 }),
+      ]);
+    });
+
+    test("a new record for a turn replaces it with no usage; what the old one cost stays in its day", async () => {
       const { store } = await fresh();
       await store.recordTurn(turnRecord("c1", 1, noon(1)));
       await store.recordUsage("c1", 1, usage(1000), noon(1, 1));
-      const retry = turnRecord("c1", 1, noon(1, 2), { blocks: [] });
-      await store.recordTurn(retry);
-      expect(await store.turns("c1", 5)).toEqual([{ ...retry, usage: usage(1000) }]);
+      const again = turnRecord("c1", 1, noon(1, 2), { blocks: [] });
+      await store.recordTurn(again);
+      expect(await store.turns("c1", 5)).toEqual([again]);
       await store.recordUsage("c1", 1, usage(800, 200), noon(1, 3));
-      expect(await store.turns("c1", 5)).toEqual([{ ...retry, usage: usage(800, 200) }]);
+      expect(await store.turns("c1", 5)).toEqual([{ ...again, usage: usage(800, 200), requests: 1 }]);
       expect(await store.days("2025-03-01")).toEqual([
-        expect.objectContaining({ day: "2025-03-01", turns: 1, measured: 1, uncached: 800, cacheRead: 200 }),
+        expect.objectContaining({ day: "2025-03-01", turns: 2, measured: 2, uncached: 1800, cacheRead: 200 }),
       ]);
     });
 
@@ -86,6 +100,7 @@ export function turnRecordContract(name: string, fresh: Fresh): void {
           counterfactual: { promptChars: 0, cachedChars: 0 },
           sharedChars: 0,
           usage: usage(500, 100),
+          requests: 1,
         },
       ]);
       expect(await store.days("2025-03-01")).toEqual([
@@ -134,13 +149,14 @@ export function turnRecordContract(name: string, fresh: Fresh): void {
       expect((await store.days("2025-03-02")).map((d) => d.day)).toEqual(["2025-03-02"]);
     });
 
-    test("a retry on a later day moves the turn's share to that day", async () => {
+    test("a new record of a turn on a later day leaves the earlier day whole", async () => {
       const { store } = await fresh();
       await store.recordTurn(turnRecord("c1", 1, noon(1)));
       await store.recordUsage("c1", 1, usage(1000), noon(1));
       await store.recordTurn(turnRecord("c1", 1, noon(2)));
       expect(await store.days("2025-01-01")).toEqual([
-        expect.objectContaining({ day: "2025-03-02", turns: 1, measured: 1, uncached: 1000 }),
+        expect.objectContaining({ day: "2025-03-01", turns: 1, measured: 1, uncached: 1000 }),
+        expect.objectContaining({ day: "2025-03-02", turns: 1, measured: 0, uncached: 0 }),
       ]);
     });
 
@@ -169,7 +185,7 @@ export function turnRecordContract(name: string, fresh: Fresh): void {
       ]);
     });
 
-    test("a miss after an early block is blamed on its cards, counted per card in the day; usage that reads the cache clears it", async () => {
+    test("a miss after an early block is blamed on its cards, counted per card in the day; later responses of the turn keep it", async () => {
       const { store } = await fresh();
       const r = turnRecord("c1", 2, noon(1), {
         promptChars: 8000,
@@ -182,9 +198,12 @@ export function turnRecordContract(name: string, fresh: Fresh): void {
       expect(await store.days("2025-03-01")).toEqual([
         expect.objectContaining({ misses: 1, blame: { "people/Alice": 1, "place/Lyon": 1 } }),
       ]);
+      // The next request of a tool loop reads what the first one wrote: the miss was the first's.
       await store.recordUsage("c1", 2, usage(1000, 3000), noon(1));
-      expect((await store.turns("c1", 1))[0]!.blame).toBeUndefined();
-      expect(await store.days("2025-03-01")).toEqual([expect.objectContaining({ misses: 0, blame: {} })]);
+      expect((await store.turns("c1", 1))[0]!.blame).toEqual(["people/Alice", "place/Lyon"]);
+      expect(await store.days("2025-03-01")).toEqual([
+        expect.objectContaining({ misses: 1, blame: { "people/Alice": 1, "place/Lyon": 1 } }),
+      ]);
     });
 
     test("a blame given with the record is not taken as it is: the store works it out", async () => {

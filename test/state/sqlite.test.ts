@@ -256,7 +256,9 @@ describe("sqlite store: the file", () => {
     expect(await store.findByOpening("o")).toBe("old");
     await store.recordTurn(turnRecord("old", 5, noon(1)));
     await store.recordUsage("old", 5, usage(100), noon(1));
-    expect(await store.turns("old", 5)).toEqual([{ ...turnRecord("old", 5, noon(1)), usage: usage(100) }]);
+    expect(await store.turns("old", 5)).toEqual([
+      { ...turnRecord("old", 5, noon(1)), usage: usage(100), requests: 1 },
+    ]);
     expect(await store.days("2025-03-01")).toEqual([expect.objectContaining({ turns: 1, uncached: 100 })]);
     const db = new Database(file, { readonly: true });
     expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(
