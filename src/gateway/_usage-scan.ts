@@ -11,6 +11,9 @@ const MAX_KEY = 64;
 const MAX_DEPTH = 64;
 const MAX_VALUE = 64 * 1024;
 
+/** What ends a run of plain string characters: the closing quote, or an escape. */
+const STRING_STOP = /["\\]/g;
+
 interface Frame {
   object: boolean;
   key: string | null;
@@ -44,6 +47,14 @@ export class JsonPathScanner {
   write(text: string): void {
     if (this.lost) return;
     for (let i = 0; i < text.length; i++) {
+      if (this.inString && !this.escape && !this.readingKey && this.capture === null) {
+        // Inside a string that is neither a key nor kept (most of an answer: its text), only the
+        // string's end or an escape matters: jump to the next one.
+        STRING_STOP.lastIndex = i;
+        const stop = STRING_STOP.exec(text);
+        if (stop === null) return;
+        i = stop.index;
+      }
       const ch = text[i]!;
       if (this.capture !== null) {
         this.capture += ch;
@@ -145,15 +156,28 @@ export class EventStreamScanner {
   constructor(private readonly json: JsonPathScanner) {}
 
   write(text: string): void {
-    for (let i = 0; i < text.length; i++) {
+    let i = 0;
+    while (i < text.length) {
       const ch = text[i]!;
       if (ch === "\n" && this.sawCR) {
         this.sawCR = false;
+        i++;
         continue;
       }
       this.sawCR = ch === "\r";
-      if (ch === "\n" || ch === "\r") this.endLine();
-      else this.lineChar(ch);
+      if (ch === "\n" || ch === "\r") {
+        this.endLine();
+        i++;
+      } else if (this.mode === "data" && !this.afterColon) {
+        // The rest of a data line goes to the scanner in one piece.
+        const end = lineEnd(text, i);
+        this.lineEmpty = false;
+        this.json.write(text.slice(i, end));
+        i = end;
+      } else {
+        this.lineChar(ch);
+        i++;
+      }
     }
   }
 
@@ -193,4 +217,12 @@ export class EventStreamScanner {
     this.lineEmpty = true;
     this.afterColon = false;
   }
+}
+
+/** Where the line that goes on at `from` ends in `text` (its CR or LF), or the text's end. */
+function lineEnd(text: string, from: number): number {
+  const lf = text.indexOf("\n", from);
+  const cr = text.indexOf("\r", from);
+  if (lf === -1) return cr === -1 ? text.length : cr;
+  return cr === -1 ? lf : Math.min(lf, cr);
 }

@@ -73,7 +73,10 @@ export interface PipelineDeps {
   warn(line: string): void;
 }
 
-/** The conversation and turn a request was counted as, for the response's usage; absent when unknown. */
+/**
+ * The conversation and turn a request was counted as, for the response's usage; no turn for a
+ * request the gateway keeps nothing of (a conversation that never got a card).
+ */
 export interface Counted {
   conversation?: string;
   turn?: number;
@@ -150,7 +153,8 @@ export async function runPipeline(
   // Timed effects are remembered too, once there is something to remember or to forget.
   const timed = result?.timed;
   const remembers = timed !== undefined && (hasEntries(timed) || hasEntries(state.timed));
-  if (records.length > 0 || state.turn !== 0 || remembers) {
+  const kept = records.length > 0 || state.turn !== 0 || remembers;
+  if (kept) {
     const injections = made.flatMap((b) => b.cards.map((c) => ({ ...c, turn: plan.turn })));
     const [first, ...rest] = records;
     const change = { turn: plan.turn, now };
@@ -175,8 +179,10 @@ export async function runPipeline(
   await logged;
 
   const edits: Edit[] = [...plan.replayed, ...records].sort(inPromptOrder).map(editOf);
+  // Usage is kept for the turns of a conversation that is kept: one that never got a card costs the
+  // same with or without the gateway, and would take a slot and a write per request for nothing.
   if (edits.length === 0)
-    return { changed: false, reason: "nothing to inject", conversation, turn: plan.turn };
+    return { changed: false, reason: "nothing to inject", conversation, ...(kept && { turn: plan.turn }) };
   const current = made.length > 0 ? made : (plan.repeat ?? []);
   await letOthersRun(large); // serialising a large body is a phase of its own
   let next = withCacheKey(adapter, adapter.apply(body as JsonObject, edits), conversation);
