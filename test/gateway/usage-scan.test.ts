@@ -100,8 +100,7 @@ describe("the usage scanner, against JSON.parse", () => {
         fc.constantFrom("\n", "\r\n", "\r"),
         fc.array(fc.nat()),
         (events, eol, cuts) => {
-          const stream =
-            events.map((e) => `data: ${JSON.stringify(e)}${eol}${eol}`).join("") + `data: [DONE]${eol}${eol}`;
+          const stream = `${events.map((e) => `data: ${JSON.stringify(e)}${eol}${eol}`).join("")}data: [DONE]${eol}${eol}`;
           const found = read(chunks(stream, cuts), true);
           const last = events.at(-1)!.usage;
           const want = expected(last);
