@@ -104,14 +104,16 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
     if (conversation && state) {
       const recalled = { cards: result.chosen, timed: result.timed ?? {}, before: state.history.memory };
       const at = now().getTime();
-      // Both writes wait for the same group commit.
+      // Both writes wait for the same group commit. A prompt that fired nothing has nothing to show
+      // in the door, and no usage ever reaches the hook: it is not recorded (a cold start saved).
       await Promise.all([
         recordTurn(store, conversation, state.turn, recalled, at),
-        keepTurnRecord(
-          store,
-          turnRecordOf(conversation, state.turn, at, input.prompt, block, result),
-          options.warn,
-        ),
+        result.fired.length > 0 &&
+          keepTurnRecord(
+            store,
+            turnRecordOf(conversation, state.turn, at, input.prompt, block, result),
+            options.warn,
+          ),
       ]);
     }
     if (block === undefined) return NOTHING;

@@ -47,13 +47,14 @@ describe("the hook's turn records", () => {
     ]);
   });
 
-  test("every prompt of the session is a turn, one that gets nothing too", async () => {
+  test("a prompt that fires a card is a turn; one that fires none is not recorded", async () => {
     await runHook(prompt("how is alice?"), { vaultRoot: vault, log: false });
     await runHook(prompt("the weather is nice"), { vaultRoot: vault, log: false });
+    await runHook(prompt("and the friday deploy?"), { vaultRoot: vault, log: false });
     const turns = await turnsOf("hook:s1");
     expect(turns.map((t) => [t.turn, t.blocks.length, t.usage])).toEqual([
       [1, 1, undefined],
-      [2, 0, undefined],
+      [3, 1, undefined],
     ]);
   });
 
