@@ -1,4 +1,5 @@
-// `lorecards init [DIR]`: the kind directories plus one example card per kind. Never overwrites.
+// `lorecards init [DIR] [--guide]`: the kind directories plus one example card per kind, and with
+// --guide a starter guide.md for agents. Never overwrites.
 import { initVault, resolveVaultPath } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 
@@ -10,12 +11,16 @@ export const initCommand = defineCommand({
       description: "where to create the vault (default: --vault, then the default vault)",
       required: false,
     },
+    guide: {
+      type: "boolean",
+      description: "also write guide.md, the guide an agent's session starts with (README: The boot block)",
+    },
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
     const root = resolveVaultPath(args.dir ?? args.vault, process.env);
-    const result = await initVault(root);
+    const result = await initVault(root, { guide: args.guide === true });
     if (args.json) printJson({ vault: root, created: result.created });
     else if (result.created.length === 0)
       print(`${root} already has everything init would create; nothing changed.`);

@@ -18,7 +18,7 @@ import { markersFromSecret } from "../inject/index.ts";
 import { type EngineOptions, openEngine } from "../recall/index.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/types.ts";
 import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
-import { openVault } from "../vault/index.ts";
+import { openVault, readGuide } from "../vault/index.ts";
 import type { PipelineDeps } from "./pipeline.ts";
 
 type Engine = Awaited<ReturnType<typeof openEngine>>;
@@ -144,6 +144,9 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     },
     async logHits(entries: HitEntry[]) {
       await (await openedStore()).appendHits(entries);
+    },
+    async guide() {
+      return readGuide(root, (await openedEngine()).vault.kinds);
     },
     now: options.now ?? Date.now,
     warn,

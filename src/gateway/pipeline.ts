@@ -69,6 +69,8 @@ export interface PipelineDeps {
   store(): Promise<Store>;
   markers(): Promise<Markers>;
   logHits(entries: HitEntry[]): Promise<void>;
+  /** The vault's guide (vault/guide.ts), for a conversation's boot block; absent or "" = none. */
+  guide?(): Promise<string>;
   now(): number;
   warn(line: string): void;
 }
@@ -138,6 +140,8 @@ export async function runPipeline(
       history: historyOf(view, plan.target, state.timed),
       markers,
       ...(tiers && { tiers: true, sent: plan.sent, stableSent: stableSent(plan) }),
+      // The boot block: the guide opens the stable block, made on the conversation's first turn.
+      ...(tiers && !stableSent(plan) && { guide: await deps.guide?.() }),
     });
     made = placeBlocks(result, view, plan, { ...settings, systemPlace: adapter.systemPlace });
     // Written alongside the commit (both wait for the same turn's flush), awaited after it.

@@ -35,10 +35,9 @@ export async function beginTurn(
   const turn = await store.advanceTurn(conversation, now);
   const stored = await store.loadConversation(conversation);
   const inContext = new Set<string>();
-  if (reinjectAfter > 0) {
-    for (const inj of stored.injections) {
-      if (turn < inj.turn + reinjectAfter) inContext.add(inj.id);
-    }
+  for (const inj of stored.injections) {
+    // Turn 0 is the boot block (boot.ts): in context for as long as the session's context lasts.
+    if (inj.turn === 0 || (reinjectAfter > 0 && turn < inj.turn + reinjectAfter)) inContext.add(inj.id);
   }
   return { turn, inContext, history: historyAt(turn, stored.timed) };
 }
@@ -69,6 +68,21 @@ export async function recordTurn(
     now,
     injections: cards.map((c) => ({ id: c.id, version: c.version, turn })),
     timed,
+  });
+}
+
+/** The boot block's cards, at turn 0: in context for the rest of the session (`beginTurn`). */
+export async function recordBoot(
+  store: Store,
+  conversation: string,
+  cards: readonly { id: string; version: string }[],
+  now: number,
+): Promise<void> {
+  if (cards.length === 0) return;
+  await store.commitTurn(conversation, {
+    turn: 0,
+    now,
+    injections: cards.map((c) => ({ id: c.id, version: c.version, turn: 0 })),
   });
 }
 

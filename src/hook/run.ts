@@ -1,5 +1,5 @@
 /**
- * One hook invocation, as named phases: parse stdin → (SessionStart: reset, answer nothing) → open the
+ * One hook invocation, as named phases: parse stdin → (SessionStart: the boot block, boot.ts) → open the
  * engine → advance the session clock → read the transcript tail → recall (its budget stage keeps the
  * block under Claude Code's context cap) → record (ledger, the turn record for stats and the context
  * door, hit log) → answer. The caller turns any throw into exit 0 + stderr.
@@ -9,8 +9,9 @@ import { DEFAULTS } from "../defaults.ts";
 import { markersFromSecret, stripBlocks } from "../inject/index.ts";
 import { hitEntry, openEngine, type RecallOptions, type RecallResult, type Turn } from "../recall/index.ts";
 import { type HitEntry, openStore, type Store, stateUrl, type TurnRecord } from "../state/index.ts";
+import { bootSession } from "./boot.ts";
 import { parseHookInput } from "./input.ts";
-import { beginTurn, conversationId, recordTurn, resetSession } from "./ledger.ts";
+import { beginTurn, conversationId, recordTurn } from "./ledger.ts";
 import { readTranscriptTail } from "./transcript.ts";
 
 export interface HookOptions {
@@ -63,13 +64,21 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
   const input = parseHookInput(stdin);
   const now = options.now ?? (() => new Date());
   if (input.event === "SessionStart") {
-    // The context was compacted or cleared: earlier hook context is gone, cards may go in again.
-    if (input.sessionId && (input.source === "compact" || input.source === "clear")) {
-      const session = conversationId(input.sessionId);
-      const store = await openHookStore(options, options.vaultRoot);
-      await resetSession(store, session, now().getTime()).finally(() => store.close());
+    if (!input.sessionId || input.source === "resume") return NOTHING;
+    const store = await openHookStore(options, options.vaultRoot);
+    try {
+      const boot = await bootSession(input, store, {
+        vaultRoot: options.vaultRoot,
+        budget: options.budget,
+        maxContextChars: MAX_CONTEXT_CHARS,
+        now,
+      });
+      if (boot === undefined) return NOTHING;
+      const answer = { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: boot.block } };
+      return { stdout: `${JSON.stringify(answer)}\n`, injected: boot.cards };
+    } finally {
+      await store.close();
     }
-    return NOTHING;
   }
   if (input.event !== "UserPromptSubmit" || input.prompt.trim() === "") return NOTHING;
 

@@ -72,7 +72,12 @@ export async function recall(
   const tokens = await tokenBudget(options.budgetTokens);
   const limits = { budget: options.budget ?? DEFAULT_BUDGET, tokens, maxContextChars, framing, markers };
   const selection = place(budget(rendered, limits), { stableSent: options.stableSent });
-  const blocks = renderBlocks(selection, { framing, markers, tiers: options.tiers });
+  const blocks = renderBlocks(selection, {
+    framing,
+    markers,
+    tiers: options.tiers,
+    guide: options.stableSent ? undefined : options.guide,
+  });
   const timed = nextMemory(selection, decided.clock, (id) => cardById(compiled, id));
 
   const candidates =

@@ -107,13 +107,18 @@ function mayBeShownUnasked(card: CardMeta): boolean {
   return card.inject && (policy === "automatic" || policy === "always");
 }
 
-/** One placement's text: the framing and the cards, and the same between our markers when given. */
+/**
+ * One placement's text: the framing and the cards (after the guide, for a stable block that has one),
+ * and the same between our markers when given.
+ */
 export function frameBlock(
   cards: readonly string[],
   framing: string,
   markers?: Markers,
+  guide = "",
 ): Pick<RenderedBlock, "text" | "wrapped"> {
-  const text = renderContext(cards, framing);
+  const context = renderContext(cards, framing);
+  const text = guide === "" ? context : context === "" ? `${guide}\n` : `${guide}\n\n${context}`;
   return markers ? { text, wrapped: wrapBlock(text, markers) } : { text };
 }
 
@@ -126,11 +131,14 @@ export function frameBlock(
  */
 export function renderBlocks(
   selection: Selection,
-  options: { framing: string; markers?: Markers; tiers?: boolean },
+  options: { framing: string; markers?: Markers; tiers?: boolean; guide?: string },
 ): RenderedBlock[] {
   const chosen = selection.filter((e) => e.verdict === "chosen");
-  if (chosen.length === 0) return [];
+  const guide = options.tiers ? (options.guide ?? "").trim() : "";
+  if (chosen.length === 0 && guide === "") return [];
   const groups = new Map<string, { tier: Tier; at: CardPlacement | null; cards: Selected[] }>();
+  // The guide opens the stable block, which it makes on its own when no always-on card is chosen.
+  if (guide !== "") groups.set(`stable\n${JSON.stringify(null)}`, { tier: "stable", at: null, cards: [] });
   for (const entry of chosen) {
     const tier = options.tiers ? (entry.tier ?? "volatile") : "volatile";
     const at = tier === "placed" ? (entry.placement ?? null) : null;
@@ -144,11 +152,12 @@ export function renderBlocks(
     .sort((a, b) => rank[a.tier] - rank[b.tier])
     .map(({ tier, at, cards }) => {
       const ordered = insertionOrder(cards);
+      const opening = tier === "stable" ? guide : "";
       return {
         tier,
         at,
         cards: ordered.map((c) => c.id),
-        ...frameBlock(ordered.map(cardText), options.framing, options.markers),
+        ...frameBlock(ordered.map(cardText), options.framing, options.markers, opening),
       };
     });
 }

@@ -86,6 +86,11 @@ export interface RecallOptions {
    * `always` card that is not in it goes with the newest message.
    */
   stableSent?: boolean;
+  /**
+   * With tiers, while the stable block is still to be made: the guide (README "The boot block"), the
+   * text that opens it, before the always-on cards. A guide and no always-on card is a stable block too.
+   */
+  guide?: string;
 }
 
 /** What one card's timed effects remember, in message counts of the conversation. */

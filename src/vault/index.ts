@@ -24,6 +24,7 @@ export {
   loadIndex,
   type VaultIndex,
 } from "./catalog.ts";
+export { GUIDE_FILE, readGuide, STARTER_GUIDE } from "./guide.ts";
 export { acquireLock, type LockOptions, lockPath, withLock } from "./lock.ts";
 export {
   CardLookup,

@@ -9,6 +9,7 @@ import { LoreError } from "../errors.ts";
 import { EXAMPLES, exampleBody } from "./_examples.ts";
 import { atomicCreate } from "./_fs.ts";
 import { linkBelow } from "./_links.ts";
+import { GUIDE_FILE, STARTER_GUIDE } from "./guide.ts";
 import { kindDir, relPath, STATE_DIR, type Vault } from "./paths.ts";
 
 export interface OpenOptions {
@@ -39,8 +40,14 @@ function ensureDir(dir: string, created: string[], label: string): void {
   created.push(label);
 }
 
-/** Create the vault directories and example cards; returns the created paths (relative, `/`-separated). */
-export function initVault(root: string): { root: string; created: string[] } {
+/**
+ * Create the vault directories and example cards, and with `guide` a starter guide.md (the boot
+ * block's, for agents); returns the created paths (relative, `/`-separated). Never overwrites.
+ */
+export function initVault(
+  root: string,
+  options: { guide?: boolean } = {},
+): { root: string; created: string[] } {
   const abs = path.resolve(root);
   const created: string[] = [];
   try {
@@ -61,6 +68,7 @@ export function initVault(root: string): { root: string; created: string[] } {
       });
       if (atomicCreate(file, text)) created.push(relPath(vault, file));
     }
+    if (options.guide && atomicCreate(path.join(abs, GUIDE_FILE), STARTER_GUIDE)) created.push(GUIDE_FILE);
   } catch (err) {
     if (err instanceof LoreError) throw err;
     throw new LoreError("io_error", `cannot create the vault at ${abs}: ${(err as Error).message}`, {

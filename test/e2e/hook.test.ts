@@ -96,7 +96,7 @@ describe("lorecards hook (compiled binary)", () => {
     expect(fs.readFileSync(path.join(vault, ".lorecards", "hits.jsonl"), "utf8")).toBe(before);
   });
 
-  test("SessionStart gets an empty answer", async () => {
+  test("SessionStart in a vault with no guide and no always-on card gets an empty answer", async () => {
     const r = await hook(
       JSON.stringify({ session_id: "e2e-5", hook_event_name: "SessionStart", source: "startup" }),
     );

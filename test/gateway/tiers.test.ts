@@ -193,6 +193,28 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
     }
   });
 
+  test("the guide opens the stable block, before the always-on cards, and stays there", async () => {
+    const vault = makeVault([PREMISE, ALICE]);
+    fs.writeFileSync(path.join(vault, "guide.md"), "Keep notes of what lasts.\n");
+    const c = client(p, vault);
+    try {
+      await c.say("hello there");
+      fs.writeFileSync(path.join(vault, "guide.md"), "A new guide waits for the next conversation.\n");
+      await c.say("Alice is visiting");
+      const firsts = c.sent.map((raw) => userTexts(p, raw)[0]!);
+      expect(firsts[0]!.indexOf("Keep notes of what lasts.")).toBeGreaterThan(-1);
+      expect(firsts[0]!.indexOf("Keep notes of what lasts.")).toBeLessThan(
+        firsts[0]!.indexOf(heading(PREMISE)),
+      );
+      expect(firsts[1]).toBe(firsts[0]!);
+      expect(c.sent[1]).not.toContain("A new guide");
+      expectContinues(p, c.sent[0]!, c.sent[1]!);
+    } finally {
+      c.close();
+      removeDir(vault);
+    }
+  });
+
   test("a restart changes nothing: the same blocks come back and nothing is sent twice", async () => {
     const vault = makeVault([PREMISE, ALICE]);
     const c = client(p, vault);

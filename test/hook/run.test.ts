@@ -53,7 +53,10 @@ describe("what the hook answers", () => {
   });
 
   test.each([
-    ["SessionStart", { hook_event_name: "SessionStart", source: "startup", session_id: "s1" }],
+    [
+      "SessionStart in a vault with no guide and no always-on card",
+      { hook_event_name: "SessionStart", source: "startup", session_id: "s1" },
+    ],
     ["another event", { hook_event_name: "Stop", session_id: "s1", prompt: "friday deploy" }],
     ["an empty prompt", { hook_event_name: "UserPromptSubmit", session_id: "s1", prompt: "   " }],
   ])("%s gets an empty answer", async (_, payload) => {
