@@ -26,9 +26,16 @@ export const DEFAULTS = {
   mcpPort: 8767,
 } as const;
 
-/** The gateway's placements, for options and the `--inject` flag. */
-export const INJECT_PLACES = ["user", "system"] as const;
+/**
+ * The gateway's placements, for options and the `--inject` flag; `index` sends a compact index of the
+ * cards instead of their text, before the last user message (README "Index mode and adoption").
+ */
+export const INJECT_PLACES = ["user", "system", "index"] as const;
 export type InjectPlace = (typeof INJECT_PLACES)[number];
+
+/** What the hook and `try` put in (`--inject`): the cards' text, or an index of them. */
+export const INJECT_MODES = ["cards", "index"] as const;
+export type InjectMode = (typeof INJECT_MODES)[number];
 
 /** Recall's reach settings, for options, settings.yaml and the `--reach` flag. */
 export const REACHES = ["one-hop", "named"] as const;

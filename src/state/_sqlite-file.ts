@@ -47,7 +47,21 @@ CREATE TABLE turns (
 CREATE INDEX turns_at ON turns (at);
 CREATE TABLE days (day TEXT PRIMARY KEY, totals TEXT NOT NULL) WITHOUT ROWID;
 `;
-const SCHEMA = `${TABLES_4}${INDEXES}${ADDED_5}PRAGMA user_version = 5;`;
+/**
+ * Version 6: index recalls (README "Index mode and adoption"), numbered in the order they are stored,
+ * their listed cards as JSON; the adoptions of each, keyed by the recall's number. Kept apart from
+ * the conversations: their own cap and age drop them (_recall-rules.ts).
+ */
+const ADDED_6 = `
+CREATE TABLE recalls (
+  n INTEGER PRIMARY KEY, session TEXT NOT NULL, query TEXT NOT NULL, at INTEGER NOT NULL,
+  surface TEXT NOT NULL, cards TEXT NOT NULL, UNIQUE (session, query));
+CREATE INDEX recalls_at ON recalls (at, query, session);
+CREATE TABLE adoptions (
+  recall INTEGER NOT NULL, card TEXT NOT NULL, at INTEGER NOT NULL,
+  PRIMARY KEY (recall, card)) WITHOUT ROWID;
+`;
+const SCHEMA = `${TABLES_4}${INDEXES}${ADDED_5}${ADDED_6}PRAGMA user_version = 6;`;
 
 /** Each step takes a database from version `i + 1` to `i + 2`; a new file gets SCHEMA at once. */
 const MIGRATIONS = [
@@ -78,6 +92,9 @@ const MIGRATIONS = [
   // 4 → 5: replay records' role and tier, turn records, per-day totals; every row kept.
   `${ADDED_5}
    PRAGMA user_version = 5;`,
+  // 5 → 6: index recalls and their adoptions; every row of every other table kept as it is.
+  `${ADDED_6}
+   PRAGMA user_version = 6;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 

@@ -4,6 +4,8 @@
  * state.db); every backend stores them in the shape `normalizeHit` gives.
  */
 
+import { sanitize } from "../sanitize.ts";
+
 export type HitSource = "gateway" | "hook" | "try" | "ui";
 
 export interface HitEntry {
@@ -12,21 +14,21 @@ export interface HitEntry {
   source: HitSource;
   keys: string[];
   words: string[];
-  /** The first 200 characters of the triggering message. */
+  /**
+   * The start of the triggering message, scrubbed (src/sanitize.ts: anything that looks like a
+   * secret, an address or a number to reach someone dropped) and cut to 60 characters, the most of
+   * a person's text the vault keeps anywhere.
+   */
   message: string;
 }
 
-const MESSAGE_CHARS = 200;
-
-/** A copy in the stored shape: the message cut to 200 characters (never inside a character). */
+/** A copy in the stored shape: the message scrubbed and cut (never inside a character). */
 export function normalizeHit(e: HitEntry): HitEntry {
   return {
     time: e.time,
     source: e.source,
     keys: [...e.keys],
     words: Array.isArray(e.words) ? [...e.words] : [],
-    message: Array.from(typeof e.message === "string" ? e.message : "")
-      .slice(0, MESSAGE_CHARS)
-      .join(""),
+    message: sanitize(typeof e.message === "string" ? e.message : "") ?? "",
   };
 }

@@ -6,9 +6,22 @@
  * backend keeps are written once (`_rules.ts`) and checked by one contract suite. Nothing here decides
  * what to inject or reads cards; it only remembers. State that cannot be read is moved aside and rebuilt
  * empty rather than stopping a request. Turn records and per-day totals say what each turn added and what
- * the provider billed for it; stats.ts turns them into totals (pure), report.ts into a report.
+ * the provider billed for it; stats.ts turns them into totals (pure), report.ts into a report. Index
+ * recalls and the adoptions an agent reports (`read_card` with a block's ids) say which cards an index
+ * listed and which were opened; card-health.ts classes each card from them (pure).
  */
 
+export {
+  type CardHealth,
+  cardHealth,
+  classify,
+  HEALTH_CLASSES,
+  HEALTH_RULES,
+  type HealthClass,
+  type HealthReport,
+  type HealthRules,
+  healthSince,
+} from "./card-health.ts";
 export { type HitEntry, type HitSource, normalizeHit } from "./hits.ts";
 export {
   type ConversationReport,
@@ -24,7 +37,10 @@ export { hitsPath, secretPath, statePath } from "./sqlite.ts";
 export { blameFor, MIN_CACHEABLE, WEIGHTS, weightsFor } from "./stats.ts";
 export { openStore, type StoreOptions, stateUrl } from "./store.ts";
 export {
+  type AdoptionOutcome,
+  type AdoptionRecord,
   type CardRef,
+  type CardUsage,
   type Conversation,
   type ConversationChange,
   type ConversationSummary,
@@ -33,12 +49,15 @@ export {
   LIMITS,
   type Limits,
   type Placement,
+  type RecallRecord,
   type ReplayRecord,
   type SentBlock,
   type Store,
+  type StoredRecall,
   type Tier,
   type TimedRecord,
   type TimedRecords,
   type TurnRecord,
   type Usage,
+  type UsageWindow,
 } from "./types.ts";

@@ -8,6 +8,14 @@
 
 import { randomHex } from "../vault/index.ts";
 import {
+  adoptionOutcome,
+  byOldest,
+  keptSince,
+  normalIds,
+  normalRecall,
+  tallyUsage,
+} from "./_recall-rules.ts";
+import {
   advanceRow,
   byAnchor,
   byLeastRecentlySeen,
@@ -22,7 +30,7 @@ import {
 import { byTime, byTurnNumber, planTurn, planUsage, seenRow, type TurnPlan } from "./_turn-rules.ts";
 import { type HitEntry, normalizeHit } from "./hits.ts";
 import { addShare, dayTotals, emptyShare, type Share } from "./stats.ts";
-import type { Injection, Limits, ReplayRecord, Store, TurnRecord } from "./types.ts";
+import type { Injection, Limits, ReplayRecord, Store, StoredRecall, TurnRecord } from "./types.ts";
 
 /** The hit log keeps this many newest entries (a file grows; a heap should not). */
 const HITS_KEPT = 10_000;
@@ -43,11 +51,21 @@ export interface MemoryState {
   hits: HitEntry[];
   /** Per-day totals by `YYYY-MM-DD`: they outlive the conversations. */
   days: Map<string, Share>;
+  /** Index recalls by `recallKey`, with what was opened from each. */
+  recalls: Map<string, StoredRecall>;
 }
 
 export function memoryState(): MemoryState {
-  return { conversations: new Map(), secret: randomHex(24), hits: [], days: new Map() };
+  return {
+    conversations: new Map(),
+    secret: randomHex(24),
+    hits: [],
+    days: new Map(),
+    recalls: new Map(),
+  };
 }
+
+const recallKey = (session: string, query: string) => `${session}\u0000${query}`;
 
 function emptyStored(row: ConversationRow): Stored {
   return { row, injections: new Map(), replays: new Map(), turns: new Map() };
@@ -195,6 +213,33 @@ export function openMemoryStore(options: MemoryStoreOptions): Store {
         .filter(([day, share]) => day >= sinceDay && share.turns > 0)
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([day, share]) => dayTotals(day, share));
+    },
+    async recordRecall(record) {
+      const { recalls } = live();
+      const r = normalRecall(record, limits);
+      const key = recallKey(r.session, r.query);
+      if (!recalls.has(key)) recalls.set(key, { ...structuredClone(r), opened: {} });
+      const since = keptSince(r.at, limits);
+      const kept = [...recalls].filter(([, s]) => s.at >= since).sort(([, a], [, b]) => byOldest(a, b));
+      const keep = new Set(
+        kept.slice(Math.max(0, kept.length - Math.max(0, limits.recalls))).map(([k]) => k),
+      );
+      for (const k of recalls.keys()) if (!keep.has(k)) recalls.delete(k);
+    },
+    async recordAdoption(adoption) {
+      const ids = normalIds(adoption.session, adoption.query);
+      const stored = live().recalls.get(recallKey(ids.session, ids.query)) ?? null;
+      const outcome = adoptionOutcome(stored, adoption.card);
+      if (outcome === "recorded") stored!.opened[adoption.card] = adoption.at;
+      return outcome;
+    },
+    async findRecall(session, query) {
+      const ids = normalIds(session, query);
+      return structuredClone(live().recalls.get(recallKey(ids.session, ids.query)) ?? null);
+    },
+    async cardUsage(since) {
+      const inWindow = [...live().recalls.values()].filter((r) => r.at >= since).sort(byOldest);
+      return structuredClone(tallyUsage(inWindow));
     },
     async close() {
       closed = true;

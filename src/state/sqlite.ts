@@ -6,7 +6,8 @@
  * the event loop share one transaction (group commit, _write-queue.ts), and each resolves only once
  * that transaction is committed; the hit log lines of one turn go to the file in one append the same
  * way. A read of a conversation with a write still queued commits the queue first, so a handle always
- * reads its own writes. Turn records and per-day totals are written the same way (_sqlite-turns.ts).
+ * reads its own writes. Turn records and per-day totals are written the same way (_sqlite-turns.ts),
+ * and so are index recalls and adoptions (_sqlite-recalls.ts).
  * Nothing is opened or created until it is used: a cold process that only needs
  * the secret or the hit log never opens the database, and reading an empty hit log creates nothing.
  *
@@ -38,6 +39,7 @@ import {
   rowOf,
   wrap,
 } from "./_sqlite-file.ts";
+import { cardUsage, findRecall, recordAdoption, recordRecall } from "./_sqlite-recalls.ts";
 import {
   readConversations,
   readDays,
@@ -70,6 +72,9 @@ interface Batch {
   c: Connection;
   created: boolean;
 }
+
+/** The write-queue key of recall and adoption writes (no conversation id is empty). */
+const RECALLS = "";
 
 export function statePath(vaultRoot: string): string {
   return path.join(vaultRoot, ".lorecards", "state.db");
@@ -229,6 +234,24 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
       ensureOpen();
       settled();
       return guarded((c) => readDays(c, sinceDay));
+    },
+    async recordRecall(record) {
+      ensureOpen();
+      return writes.add(RECALLS, (b) => recordRecall(b.c.db, record, limits));
+    },
+    async recordAdoption(adoption) {
+      ensureOpen();
+      return writes.add(RECALLS, (b) => recordAdoption(b.c.db, adoption));
+    },
+    async findRecall(session, query) {
+      ensureOpen();
+      settled(RECALLS);
+      return guarded((c) => findRecall(c.db, session, query));
+    },
+    async cardUsage(since) {
+      ensureOpen();
+      settled(RECALLS);
+      return guarded((c) => cardUsage(c.db, since));
     },
     async close() {
       if (!closed) {

@@ -20,6 +20,12 @@ export const LIMITS = {
   replaysPerConversation: 200,
   turnsPerConversation: 200,
   conversations: 500,
+  /** Index recalls kept (README "Index mode and adoption"): the oldest go first, with their adoptions. */
+  recalls: 20_000,
+  /** Days an index recall is kept; older ones go when the next recall is recorded. */
+  recallDays: 90,
+  /** Cards kept of one recall's list, the first ones. */
+  cardsPerRecall: 100,
 } as const;
 
 export type Limits = { [K in keyof typeof LIMITS]: number };
@@ -224,6 +230,65 @@ export interface DayTotals {
   blame: Record<string, number>;
 }
 
+/**
+ * One index recall (README "Index mode and adoption"): the cards an index block listed, in order, for
+ * which conversation, under which query id. Kept apart from the conversations (the conversation cap
+ * does not drop them); the recall cap and age do.
+ */
+export interface RecallRecord {
+  /** The conversation as the block names it (the hook's `hook:<session_id>`, the gateway's id, `try`). */
+  session: string;
+  /** The query id the block names: unique per recall. */
+  query: string;
+  /** Milliseconds since the epoch. */
+  at: number;
+  surface: "gateway" | "hook" | "try";
+  /** Card ids (`kind/key`) listed, in order, each once. */
+  cards: string[];
+}
+
+/** A recall as stored, with the cards the agent opened from it (`recordAdoption`), by card id. */
+export interface StoredRecall extends RecallRecord {
+  /** Card id → when it was first opened. */
+  opened: Record<string, number>;
+}
+
+/** An agent opened a card it saw in an index block, naming the block's ids (MCP `read_card`). */
+export interface AdoptionRecord {
+  session: string;
+  query: string;
+  /** The card opened, `kind/key`. */
+  card: string;
+  at: number;
+}
+
+/**
+ * What became of an adoption: `recorded` (the first opening of that card from that recall),
+ * `repeated` (opened from it before: counted once), `unknown_query` (no recall kept under those ids:
+ * never made, or pruned), `not_listed` (the recall did not list that card).
+ */
+export type AdoptionOutcome = "recorded" | "repeated" | "unknown_query" | "not_listed";
+
+/** One card's use in a window of recalls (`cardUsage`). */
+export interface CardUsage {
+  card: string;
+  /** Recalls that listed it. */
+  recalled: number;
+  /** Of those, the recalls it was opened from. */
+  opened: number;
+  /** The newest recall that listed it (ms). */
+  lastRecalled: number;
+  /** When it was last opened from one of those recalls (ms); null for never. */
+  lastOpened: number | null;
+}
+
+export interface UsageWindow {
+  /** Recalls recorded in the window. */
+  recalls: number;
+  /** Cards listed at least once in the window, by id. */
+  cards: CardUsage[];
+}
+
 export interface Store {
   /** What is remembered of a conversation; one never seen (or evicted) loads with turn 0 and nothing. */
   loadConversation(id: string): Promise<Conversation>;
@@ -289,6 +354,19 @@ export interface Store {
    * dropped by a cap leaves its share where it was.
    */
   days(sinceDay: string): Promise<DayTotals[]>;
+  /**
+   * Keeps an index recall (`_recall-rules.ts` says exactly how): the first record of a (session,
+   * query) wins; its card list is kept once per card, the first `cardsPerRecall`; recalls older than
+   * `recallDays` before `record.at`, then the oldest beyond `recalls` (by time, then query id), are
+   * dropped with their adoptions.
+   */
+  recordRecall(record: RecallRecord): Promise<void>;
+  /** Records that an agent opened a card from a recall; says what became of it (`AdoptionOutcome`). */
+  recordAdoption(adoption: AdoptionRecord): Promise<AdoptionOutcome>;
+  /** The recall kept under these ids, with what was opened from it, or null. */
+  findRecall(session: string, query: string): Promise<StoredRecall | null>;
+  /** Per card, the recalls at or after `since` (ms) that listed it and opened it; cards by id. */
+  cardUsage(since: number): Promise<UsageWindow>;
   /** Lets go of connections; later calls on this handle reject. Closing twice is harmless. */
   close(): Promise<void>;
 }

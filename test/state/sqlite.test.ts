@@ -268,6 +268,77 @@ describe("sqlite store: the file", () => {
   });
 });
 
+describe("sqlite store: schema 6", () => {
+  test("a version 5 state file is migrated in place: every row of every table stays, and index recalls are kept", async () => {
+    const root = tempDir();
+    dirs.push(root);
+    const file = statePath(root);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const v5 = new Database(file, { create: true });
+    v5.exec(`CREATE TABLE conversations (
+        n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, turn INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+        opening TEXT, timed TEXT);
+      CREATE TABLE injections (
+        conversation INTEGER NOT NULL, card TEXT NOT NULL, turn INTEGER NOT NULL, version TEXT NOT NULL,
+        PRIMARY KEY (conversation, card)) WITHOUT ROWID;
+      CREATE TABLE replays (
+        conversation INTEGER NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL, place TEXT NOT NULL,
+        text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL, role TEXT, tier TEXT,
+        PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
+      CREATE INDEX conversations_seen ON conversations (last_seen);
+      CREATE INDEX conversations_opening ON conversations (opening, last_seen);
+      CREATE TABLE turns (
+        conversation INTEGER NOT NULL, turn INTEGER NOT NULL, at INTEGER NOT NULL, surface TEXT NOT NULL,
+        record TEXT NOT NULL, PRIMARY KEY (conversation, turn)) WITHOUT ROWID;
+      CREATE INDEX turns_at ON turns (at);
+      CREATE TABLE days (day TEXT PRIMARY KEY, totals TEXT NOT NULL) WITHOUT ROWID;
+      INSERT INTO conversations VALUES (1, 'old', 4, 9, 'o', '{"people/Bob":{"last":3}}');
+      INSERT INTO injections VALUES (1, 'people/Bob', 3, '1:1');
+      INSERT INTO replays VALUES (1, 1, 'h1', 'prefix', 'block 1', 3, '[{"id":"people/Bob","version":"1:1"}]', NULL, 'volatile');
+      INSERT INTO days VALUES ('2025-03-01', '{"turns":1}');
+      PRAGMA user_version = 5;`);
+    const { conversation: _id, ...stored } = turnRecord("old", 4, noon(1));
+    v5.query("INSERT INTO turns VALUES (1, 4, ?, 'gateway', ?)").run(noon(1), JSON.stringify(stored));
+    const counts = (db: Database) =>
+      ["conversations", "injections", "replays", "turns", "days"].map(
+        (t) => db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${t}`).get()?.n,
+      );
+    const rowsBefore = counts(v5);
+    expect(rowsBefore).toEqual([1, 1, 1, 1, 1]);
+    v5.close();
+
+    const store = await opened(root);
+    expect(await store.loadConversation("old")).toEqual({
+      id: "old",
+      turn: 4,
+      lastSeen: 9,
+      injections: [{ id: "people/Bob", turn: 3, version: "1:1" }],
+      replays: [{ ...record(1, 3, ["people/Bob"]), tier: "volatile" }],
+      timed: { "people/Bob": { last: 3 } },
+    });
+    expect(await store.turns("old", 5)).toEqual([turnRecord("old", 4, noon(1))]);
+    await store.recordRecall({
+      session: "old",
+      query: "q1",
+      at: noon(2),
+      surface: "gateway",
+      cards: ["people/Bob"],
+    });
+    expect(
+      await store.recordAdoption({ session: "old", query: "q1", card: "people/Bob", at: noon(2, 1) }),
+    ).toBe("recorded");
+    expect((await store.cardUsage(noon(1))).cards).toEqual([
+      { card: "people/Bob", recalled: 1, opened: 1, lastRecalled: noon(2), lastOpened: noon(2, 1) },
+    ]);
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(6);
+    expect(SCHEMA_VERSION).toBe(6);
+    expect(counts(db)).toEqual(rowsBefore);
+    db.close();
+  });
+});
+
 describe("sqlite store: the file under it", () => {
   test.each([
     ["state.db alone", [""]],
