@@ -10,10 +10,11 @@
  */
 import { formatCount, keyFromTitle, rulesOf } from "../card/index.ts";
 import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
-import { cardPatterns, cardTerms, charCount, fold } from "../match/index.ts";
+import { cardTerms, fold } from "../match/index.ts";
 import type { Names } from "../recall/macros.ts";
 import { type CardLookup, lookupIn, refTarget } from "../vault/index.ts";
 import { macroProblems, patternProblems } from "./_rules.ts";
+import { firesOnWords, genericTerm, wordProblems } from "./_terms.ts";
 
 export type Severity = "error" | "warning";
 
@@ -39,33 +40,6 @@ export interface Finding {
   path: string;
   detail: string;
 }
-
-/** Words that appear in almost any conversation: as a substring term they would fire constantly. */
-const COMMON = new Set(
-  (
-    "the and you that this with have for not are but was what all they your can just like know " +
-    "one there out get about would make time good see how well back now then also some very " +
-    "people day love yes yeah okay thanks today work home thing things said say she him her his a i o " +
-    "的 了 是 我 你 他 她 们 在 有 和 就 不 人 都 一 这 也 吗 呢 吧 啊 の に は を た が で て と し"
-  ).split(" "),
-);
-
-/**
- * Frequent longer words, for terms that match inside them (a term matches anywhere in a word unless the
- * card asks for whole words): "ally" fires on "really", "art" on "start".
- */
-const EVERYDAY = (
-  "really usually finally actually especially totally basically literally generally probably " +
-  "already always anything something everything nothing another together because before after " +
-  "other brother mother father water weather whether where there here their these those them " +
-  "then than thank think thing going doing being having making taking coming looking feeling " +
-  "start part heart party smart care share hard card word world work words story history " +
-  "person personal reason season question answer again against around about above below " +
-  "little still will call small tall all fall shall ball hello yellow follow tomorrow sorrow " +
-  "important imagine remember member number under understand stand hand land and friend end " +
-  "listen often minute message change chance office coffee house mouse use because cause " +
-  "every very even ever never over cover discover whatever however forever"
-).split(" ");
 
 export type CheckCard = CardMeta & { warnings?: string[] };
 
@@ -166,57 +140,16 @@ function namedOthers(ids: readonly string[], self: number): string {
   return rest > 0 ? `${named.join(", ")} and ${formatCount(rest)} more` : named.join(", ");
 }
 
-/** Why a card that fires on its words never can, or can only on its title. */
-function wordProblems(card: CheckCard, terms: string[]): Finding[] {
-  const found: Finding[] = [];
-  const add = (severity: Severity, code: Finding["code"], detail: string) =>
-    found.push({ severity, code, card: `${card.kind}/${card.key}`, path: card.path, detail });
-  if (terms.every((t) => !/[\p{L}\p{N}]/u.test(t)) && cardPatterns(card).length === 0) {
-    add("error", "never_fires", "it has no term with a letter or digit in it, so nothing can match it");
-  }
-  const { all, not, notAll } = card.secondary;
-  const forbidden = new Set(not.map(fold));
-  const vetoed = all.filter((w) => forbidden.has(fold(w)));
-  if (vetoed.length > 0) {
-    add("error", "never_fires", `"${vetoed[0]}" is required by secondary.all and forbidden by secondary.not`);
-  }
-  const required = new Set(all.map(fold));
-  if (notAll.length > 0 && notAll.every((w) => required.has(fold(w)))) {
-    const detail =
-      "every word of secondary.not_all is also required by secondary.all, so every hit is vetoed";
-    add("error", "never_fires", detail);
-  }
-  if (card.keywords.length === 0 && card.aliases.length === 0) {
-    add("warning", "no_keywords", "no keywords or aliases: it fires only when its title is written out");
-  }
-  return found;
-}
-
 function checkCard(card: CheckCard, names: CardLookup): Finding[] {
   const found: Finding[] = [];
   const add = (severity: Severity, code: Finding["code"], detail: string) =>
     found.push({ severity, code, card: `${card.kind}/${card.key}`, path: card.path, detail });
   const terms = cardTerms(card);
   // Only a card that waits for its words can be kept silent by them; `always` needs none at all.
-  if (rulesOf(card).policy === "automatic") found.push(...wordProblems(card, terms));
+  if (firesOnWords(card)) for (const p of wordProblems(card, terms)) add(p.severity, p.code, p.detail);
   for (const term of terms) {
-    if (COMMON.has(term))
-      add("warning", "generic_keyword", `"${term}" is a common word and fires on ordinary text`);
-    else if (charCount(term) === 2 && /^[\p{Script=Latin}]+$/u.test(term)) {
-      add(
-        "warning",
-        "generic_keyword",
-        `"${term}" is two letters and matches inside many words ("${term}" in longer words)`,
-      );
-    } else if (rulesOf(card).wholeWords !== true && /^[\p{Script=Latin}]+$/u.test(term)) {
-      const inside = EVERYDAY.find((word) => word !== term && word.includes(term));
-      if (inside)
-        add(
-          "warning",
-          "generic_keyword",
-          `"${term}" matches inside everyday words such as "${inside}" (whole_words: true stops that)`,
-        );
-    }
+    const generic = genericTerm(term, rulesOf(card));
+    if (generic !== null) add("warning", "generic_keyword", generic);
   }
   // A title that is no legal file name (`aux.txt`, over 200 bytes) gets the name made from it: no mismatch.
   if (fold(card.title) !== fold(card.key) && fold(keyFromTitle(card.title)) !== fold(card.key)) {
