@@ -6,7 +6,7 @@
  *   2. `plan.json` (which staged file goes where) is written atomically: from here on the import counts;
  *   3. each staged file is renamed onto its card path (a card it replaces is moved aside into `old/`),
  *      and each target folder is fsynced once, so the import is durable when it returns;
- *   4. the folder is removed.
+ *   4. the card history records a version per file (_batch-history.ts), and the folder is removed.
  * A process killed before step 2 leaves a folder without a plan, which the next run deletes: the vault
  * is as it was. Killed after it, the next run finishes the moves (roll forward): the vault is complete.
  * An error inside a live process undoes its moves at once instead. Callers hold the vault lock.
@@ -22,6 +22,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
+import {
+  type BatchRecord,
+  IMPORT_RECORD,
+  type Placed,
+  recordBatch,
+  recordOf,
+  textOrNull,
+} from "./_batch-history.ts";
 import { atomicWrite, fsyncDir, randomHex, statExact } from "./_fs.ts";
 import { linkBelow, refuseLinks } from "./_links.ts";
 import { Writers } from "./_stage-writers.ts";
@@ -61,6 +69,8 @@ const MIN_CHUNK = 64;
 /** The plan as written to disk: paths relative to the vault, so a moved vault still recovers. */
 interface PlanFile {
   moves: { staged: string; target: string; replaces: boolean; was?: { mtime: string; size: number } }[];
+  /** How the versions are recorded, so a recovery records them as the import would have. */
+  record?: BatchRecord;
 }
 
 interface Moved {
@@ -77,9 +87,15 @@ class TextFailed {
 /**
  * Writes every file, then moves them all into place; all or nothing (see the module comment). A target
  * that is a symbolic link, or in a folder that is one, is refused (`forbidden`) before anything is
- * written: the vault never writes through a link, nor silently replaces one.
+ * written: the vault never writes through a link, nor silently replaces one. Each card placed is a version
+ * in its history, recorded as `record` says (default: by an import).
  */
-export async function placeAll(vault: Vault, files: Placement[], onProgress?: Progress): Promise<void> {
+export async function placeAll(
+  vault: Vault,
+  files: Placement[],
+  onProgress?: Progress,
+  record: BatchRecord = IMPORT_RECORD,
+): Promise<void> {
   const stateDir = path.join(vault.root, STATE_DIR);
   const stage = path.join(stateDir, `${PREFIX}${process.pid}-${randomHex(4)}`);
   const dirs = [...new Set(files.map((f) => path.dirname(f.target)))];
@@ -88,9 +104,10 @@ export async function placeAll(vault: Vault, files: Placement[], onProgress?: Pr
   const madeDirs = [stateDir, ...dirs].filter((d) => !fs.existsSync(d));
   const moved: Moved[] = [];
   const total = files.length * 2;
+  let texts: string[] = [];
   try {
     fs.mkdirSync(path.join(stage, "old"), { recursive: true });
-    await stageAll(stage, files, (done) => onProgress?.(done, total));
+    texts = await stageAll(stage, files, (done) => onProgress?.(done, total));
     for (const d of dirs) fs.mkdirSync(d, { recursive: true });
     const plan: PlanFile = {
       moves: files.map((f, i) => ({
@@ -99,6 +116,7 @@ export async function placeAll(vault: Vault, files: Placement[], onProgress?: Pr
         replaces: f.replaces,
         was: (f.replaces && statExact(f.target)) || undefined,
       })),
+      record,
     };
     // The staged names, the staging folder's own name and the folders made must be durable before the
     // plan counts: a crash must not lose a file or folder a plan names.
@@ -132,6 +150,12 @@ export async function placeAll(vault: Vault, files: Placement[], onProgress?: Pr
       },
     );
   }
+  // The replaced cards are still in `old/` until the folder goes.
+  recordBatch(
+    vault,
+    record,
+    moved.map((m, i) => ({ target: m.target, before: textOrNull(m.backup), after: texts[i]! })),
+  );
   fs.rmSync(stage, { recursive: true, force: true });
 }
 
@@ -143,19 +167,27 @@ function parentsOf(made: string[]): string[] {
 /**
  * Writes and fsyncs every file into `stage` as `<i>.md`, a chunk of files at a time, spread over the
  * writers; the texts are made here meanwhile. Returns once every file is durable, or throws the first
- * failure once no writer is still writing (so a caller removing the folder never races one).
+ * failure once no writer is still writing (so a caller removing the folder never races one). Resolves
+ * to the texts written, in order (the history records them).
  */
-async function stageAll(stage: string, files: Placement[], onDone: (done: number) => void): Promise<void> {
+async function stageAll(
+  stage: string,
+  files: Placement[],
+  onDone: (done: number) => void,
+): Promise<string[]> {
   const size = Math.max(MIN_CHUNK, Math.min(CHUNK, Math.ceil(files.length / WRITERS)));
   const writers = new Writers(Math.min(WRITERS, Math.ceil(files.length / size)));
   const writing: Promise<void>[] = [];
+  const texts: string[] = [];
   let done = 0;
   let failed: unknown;
   try {
     for (let i = 0; i < files.length && failed === undefined; i += size) {
       const chunk = files.slice(i, i + size).map((f, j): [string, string] => {
         try {
-          return [path.join(stage, `${i + j}.md`), typeof f.text === "string" ? f.text : f.text()];
+          const text = typeof f.text === "string" ? f.text : f.text();
+          texts.push(text);
+          return [path.join(stage, `${i + j}.md`), text];
         } catch (err) {
           throw new TextFailed(err);
         }
@@ -178,6 +210,7 @@ async function stageAll(stage: string, files: Placement[], onDone: (done: number
     writers.close();
   }
   if (failed !== undefined) throw failed;
+  return texts;
 }
 
 /** Puts every moved file back where it was, newest first; a replaced card gets its old file back. */
@@ -249,6 +282,7 @@ function readPlan(stage: string): PlanFile | null {
 function rollForward(vault: Vault, stage: string, plan: PlanFile): void {
   const root = path.resolve(vault.root);
   const dirs = new Set<string>();
+  const placed: Placed[] = [];
   for (const move of plan.moves) {
     const staged = path.join(stage, path.basename(String(move.staged)));
     const target = path.resolve(root, String(move.target));
@@ -257,10 +291,14 @@ function rollForward(vault: Vault, stage: string, plan: PlanFile): void {
     if (!move.replaces && fs.existsSync(target)) continue;
     if (move.replaces && changedSince(target, move.was)) continue;
     fs.mkdirSync(path.dirname(target), { recursive: true });
+    const before = move.replaces ? textOrNull(target) : null;
+    const after = textOrNull(staged);
     fs.renameSync(staged, target);
     dirs.add(path.dirname(target));
+    if (after !== null) placed.push({ target, before, after });
   }
   for (const d of dirs) fsyncDir(d);
+  recordBatch(vault, recordOf(plan.record), placed);
 }
 
 /** A replaced card that is present and no longer the file the plan saw (a plan without stats: never). */

@@ -1,6 +1,8 @@
 /**
  * "Delete" moves a card to `<vault>/_archive/<dir>/`; nothing is ever removed. When the archive
  * already holds that name, the card is archived as `key~2`, `key~3`, … and restoring strips the suffix.
+ * Both are versions in the card's history (history.ts), under its live name: an archive's text after
+ * is none, a restore's text before is none.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -12,6 +14,7 @@ import { linkBelow, readNoFollow, refuseLinks } from "./_links.ts";
 import { withSettledLock } from "./_settle.ts";
 import { readCard } from "./cards.ts";
 import { recordOwnWrite } from "./catalog.ts";
+import { type HistoryOptions, recordChanges } from "./history.ts";
 import type { LockOptions } from "./lock.ts";
 import { archiveDir, cardPath, relPath, type Vault } from "./paths.ts";
 
@@ -38,12 +41,21 @@ function moveFile(from: string, to: string): void {
   fsyncDir(path.dirname(to));
 }
 
+/** The card's text for its history; an unreadable file is still archived (its text then is unknown). */
+function readableText(vault: Vault, file: string): string | null {
+  try {
+    return readNoFollow(vault, file);
+  } catch {
+    return null;
+  }
+}
+
 /** Move a live card into the archive; LoreError not_found. */
 export function archiveCard(
   vault: Vault,
   kind: string,
   key: string,
-  opts: LockOptions = {},
+  opts: LockOptions & HistoryOptions = {},
 ): Promise<ArchivedCard> {
   const def = kindByName(vault.kinds, kind);
   const from = cardPath(vault, kind, key);
@@ -57,7 +69,11 @@ export function archiveCard(
       let name = key;
       for (let n = 2; fs.existsSync(path.join(dir, `${name}.md`)); n++) name = `${key}~${n}`;
       const to = path.join(dir, `${name}.md`);
+      const text = readableText(vault, from);
       recordOwnWrite(vault, from, () => moveFile(from, to));
+      recordChanges(vault, opts.writer ?? "cli", [
+        { kind: def.name, key, action: "archive", before: text, after: null },
+      ]);
       return {
         kind: def.name,
         key: name,
@@ -78,7 +94,7 @@ export function restoreCard(
   vault: Vault,
   kind: string,
   archivedKey: string,
-  opts: LockOptions & { as?: string } = {},
+  opts: LockOptions & HistoryOptions & { as?: string } = {},
 ): Promise<Card> {
   const def = kindByName(vault.kinds, kind);
   validateKey(archivedKey);
@@ -94,13 +110,12 @@ export function restoreCard(
         throw new LoreError("not_found", `no archived ${def.name} card "${archivedKey}"`);
       if (fs.existsSync(to)) throw new LoreError("conflict", `a live ${def.name} card named "${key}" exists`);
       // A card that would come back unreadable stays archived: check first, then move.
-      parseCard(readNoFollow(vault, from), {
-        kind: def.name,
-        key,
-        kinds: vault.kinds,
-        path: relPath(vault, to),
-      });
+      const text = readNoFollow(vault, from);
+      parseCard(text, { kind: def.name, key, kinds: vault.kinds, path: relPath(vault, to) });
       recordOwnWrite(vault, to, () => moveFile(from, to));
+      recordChanges(vault, opts.writer ?? "cli", [
+        { kind: def.name, key, action: "restore", before: null, after: text },
+      ]);
       return readCard(vault, kind, key);
     },
     opts,

@@ -1,7 +1,8 @@
 /**
  * Reading and writing live cards. Every write takes the vault lock and replaces the file atomically;
  * an update may carry the mtime the caller read, and a card that changed since is a conflict carrying
- * the current card, so nobody silently overwrites someone else's edit.
+ * the current card, so nobody silently overwrites someone else's edit. Each write then records a
+ * version in the card's history (history.ts), under the same lock, attributed to `opts.writer`.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -21,11 +22,12 @@ import { openNoFollow, refuseLinks } from "./_links.ts";
 import { settleImports, withSettledLock } from "./_settle.ts";
 import { removeStaleTemps } from "./_temps.ts";
 import { loadIndex, recordOwnWrite } from "./catalog.ts";
+import { type Action, type HistoryOptions, recordChanges } from "./history.ts";
 import type { LockOptions } from "./lock.ts";
 import { cleanName, indexLookup, splitName } from "./lookup.ts";
 import { cardPath, relPath, type Vault } from "./paths.ts";
 
-export interface WriteOptions extends LockOptions {
+export interface WriteOptions extends LockOptions, HistoryOptions {
   /** The card's mtime as read (CardMeta.mtime); a different current mtime is a conflict. */
   mtime?: string;
   /**
@@ -96,7 +98,11 @@ export function findCard(vault: Vault, given: string, kind?: string): Card {
  * Write a new card; LoreError conflict when the name is taken in that kind, forbidden when the card or
  * its kind folder is a symbolic link.
  */
-export async function createCard(vault: Vault, draft: CardDraft, opts: LockOptions = {}): Promise<Card> {
+export async function createCard(
+  vault: Vault,
+  draft: CardDraft,
+  opts: LockOptions & HistoryOptions = {},
+): Promise<Card> {
   const file = cardPath(vault, draft.kind, draft.key);
   const text = serializeCard(draft);
   return withSettledLock(
@@ -109,17 +115,26 @@ export async function createCard(vault: Vault, draft: CardDraft, opts: LockOptio
       fs.mkdirSync(path.dirname(file), { recursive: true });
       removeStaleTemps(path.dirname(file));
       recordOwnWrite(vault, file, () => atomicWrite(file, text));
+      const change = { kind: kindByName(vault.kinds, draft.kind).name, key: draft.key, after: text };
+      recordChanges(vault, opts.writer ?? "cli", [{ ...change, action: "create", before: null }]);
       return readCard(vault, draft.kind, draft.key);
     },
     opts,
   );
 }
 
-async function rewrite(
+/** How a rewrite is recorded in history: an update unless said otherwise. */
+export interface RewriteOptions extends WriteOptions {
+  action?: Action;
+  revertedTo?: number;
+}
+
+/** The one locked read-check-replace every change of a live card goes through (revert.ts too). */
+export async function rewrite(
   vault: Vault,
   kind: string,
   key: string,
-  opts: WriteOptions,
+  opts: RewriteOptions,
   change: (text: string, card: Card) => string,
 ): Promise<Card> {
   const file = cardPath(vault, kind, key);
@@ -138,6 +153,10 @@ async function rewrite(
         atomicWrite(file, next);
         advanceMtime(file, card.mtime);
       });
+      const { action = "update", revertedTo } = opts;
+      recordChanges(vault, opts.writer ?? "cli", [
+        { kind: card.kind, key, action, before: text, after: next, revertedTo },
+      ]);
       return readCard(vault, kind, key);
     },
     opts,

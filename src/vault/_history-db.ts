@@ -1,0 +1,150 @@
+/**
+ * The file card history lives in: `<vault>/.lorecards/history.db`, a bun:sqlite database of its own (not
+ * state.db: the vault layer owns it and may not depend on state/). Opened in WAL mode with a busy timeout,
+ * like state.db, for one operation at a time and closed after it: writes happen under the vault lock,
+ * a few a minute, so a cached connection would buy nothing and could outlive a file replaced under it.
+ * The file is made by the first write; a read of a vault that has none sees an empty history.
+ *
+ * One table. `id` is the version number users see (`history`, `revert --version N`, `try --as-of N`):
+ * one sequence across the vault, like a revision number, so a number alone also names a moment of the
+ * whole vault. AUTOINCREMENT keeps a number from ever being given twice, even after pruning.
+ */
+import { Database, type Statement } from "bun:sqlite";
+import { existsSync, renameSync } from "node:fs";
+import path from "node:path";
+import { describeError, LoreError } from "../errors.ts";
+import { lazyStatements } from "../sqlite-statements.ts";
+import { STATE_DIR } from "./paths.ts";
+
+const SCHEMA = `
+CREATE TABLE versions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  writer TEXT NOT NULL,
+  action TEXT NOT NULL,
+  before TEXT,
+  after TEXT,
+  reverted_to INTEGER);
+CREATE INDEX versions_card ON versions (kind, key, id);
+CREATE INDEX versions_at ON versions (at);
+PRAGMA user_version = 1;
+`;
+const SCHEMA_VERSION = 1;
+
+const CORRUPT = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
+
+export interface VersionRow {
+  id: number;
+  kind: string;
+  key: string;
+  at: number;
+  writer: string;
+  action: string;
+  before: string | null;
+  after: string | null;
+  reverted_to: number | null;
+}
+
+export type NewVersion = Omit<VersionRow, "id">;
+
+/** Named parameters, written without their `$` (the connection is opened with `strict`). */
+type Params = Record<string, string | number | null>;
+type Query<Row = unknown> = Statement<Row, [Params]>;
+
+/** A card's state at a version: its text then (null: not a live card), and whether it is an estimate. */
+export interface StateRow {
+  id: number;
+  kind: string;
+  key: string;
+  at: number;
+  text: string | null;
+  /** 1: every kept version of the card is later; this is the text before the oldest of them. */
+  older: number;
+}
+
+export interface HistoryQueries {
+  insert: Query;
+  prune: Query;
+  ofCard: Query<VersionRow>;
+  one: Query<VersionRow>;
+  newestAt: Query<{ id: number | null }>;
+  newest: Query<{ id: number | null }>;
+  statesAt: Query<StateRow>;
+  names: Query<{ kind: string; key: string }>;
+}
+
+export function historyPath(root: string): string {
+  return path.join(root, STATE_DIR, "history.db");
+}
+
+export function isCorrupt(err: unknown): boolean {
+  return typeof err === "object" && err !== null && CORRUPT.has(String((err as { code?: unknown }).code));
+}
+
+/** Opens the file (creating it when `create`), migrated; null when it does not exist and may not be made. */
+export function openHistory(root: string, create: boolean): Database | null {
+  const file = historyPath(root);
+  if (!create && !existsSync(file)) return null;
+  const db = new Database(file, { create, strict: true });
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    const version = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+    if (version < SCHEMA_VERSION) {
+      db.transaction(() => {
+        const again = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version;
+        if (!again) db.exec(SCHEMA);
+      }).immediate();
+    }
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** Moves a damaged file (and its -wal and -shm) aside as `history.db.corrupt-<ms>`; returns that name. */
+export function moveAside(root: string, now: number): string {
+  const file = historyPath(root);
+  const aside = `${file}.corrupt-${now}`;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+  }
+  return aside;
+}
+
+export function queries(db: Database): HistoryQueries {
+  return lazyStatements<HistoryQueries>(db, {
+    insert:
+      "INSERT INTO versions (kind, key, at, writer, action, before, after, reverted_to) " +
+      "VALUES ($kind, $key, $at, $writer, $action, $before, $after, $reverted_to)",
+    // Keep a card's newest $keep versions: the subquery is the oldest one kept (NULL while fewer).
+    prune:
+      "DELETE FROM versions WHERE kind = $kind AND key = $key AND id < (SELECT id FROM versions " +
+      "WHERE kind = $kind AND key = $key ORDER BY id DESC LIMIT 1 OFFSET $keep - 1)",
+    ofCard: "SELECT * FROM versions WHERE kind = $kind AND key = $key ORDER BY id DESC",
+    one: "SELECT * FROM versions WHERE id = $id",
+    newestAt: "SELECT max(id) AS id FROM versions WHERE at <= $at",
+    newest: "SELECT max(id) AS id FROM versions",
+    // Per card: the newest version up to $id (its text after), or, for a card whose every kept version
+    // is later, the oldest one (its text before).
+    statesAt:
+      "SELECT v.id, v.kind, v.key, v.at, v.after AS text, 0 AS older FROM versions v JOIN " +
+      "(SELECT max(id) AS id FROM versions WHERE id <= $id GROUP BY kind, key) m ON v.id = m.id " +
+      "UNION ALL SELECT v.id, v.kind, v.key, v.at, v.before AS text, 1 AS older FROM versions v JOIN " +
+      "(SELECT min(id) AS id FROM versions GROUP BY kind, key HAVING min(id) > $id) m ON v.id = m.id",
+    names: "SELECT DISTINCT kind, key FROM versions WHERE key = $key COLLATE NOCASE",
+  });
+}
+
+export function damaged(root: string, err: unknown): LoreError {
+  return new LoreError(
+    "io_error",
+    `${historyPath(root)} cannot be read (${describeError(err)}); the next card write moves it aside ` +
+      "and starts a new history",
+    { cause: err },
+  );
+}

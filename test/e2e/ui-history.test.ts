@@ -1,0 +1,107 @@
+// The editor's history panel end to end: the compiled binary serves the page, headless Chromium saves a
+// card, opens "History of this card", sees the change as a line diff, and reverts it; every write the
+// page made is the editor's (`ui`) in `lorecards history`. Skipped, with a message, without Chromium.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
+import { ensureBinary, runBinary } from "../support/binary.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
+import { type Editor, startEditor } from "./_writers.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`test/e2e/ui-history.test.ts: skipped, ${CHROMIUM} is missing`);
+
+let root = "";
+let editor: Editor;
+let browser: Browser;
+let page: Page;
+
+const read = () => fs.readFileSync(path.join(root, "people", "Alice.md"), "utf8");
+
+/** Poll until the probe's value passes (playwright-core has no auto-waiting assertions). */
+async function until(probe: () => Promise<string>, ok: (v: string) => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = await probe().catch(() => "");
+    if (ok(last)) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`${what}; last seen: ${JSON.stringify(last)}`);
+}
+
+const seeText = (loc: Locator, want: string) =>
+  until(
+    async () => (await loc.first().textContent()) ?? "",
+    (v) => v.includes(want),
+    `expected text ${want}`,
+  );
+
+setDefaultTimeout(20_000);
+
+describe.skipIf(!hasChromium)("the history panel in Chromium", () => {
+  beforeAll(async () => {
+    const bin = await ensureBinary();
+    root = makeVault();
+    editor = await startEditor(bin, root, root);
+    const { chromium } = await import("playwright-core");
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await editor?.kill();
+    if (root) removeDir(root);
+  });
+
+  test("saves show in the panel as the editor's, a version's diff shows its lines, and a revert puts the card back", async () => {
+    await page.goto(`${editor.url}/`);
+    await page.locator(".item .open", { hasText: "Alice" }).first().click();
+    await seeText(page.locator(".editor-head h2"), "Alice");
+    for (const who of ["My sister; moved to Lyon in May.", "My sister; now in Paris."]) {
+      // The page rebuilds the form once the save is answered, and then says so: wait for that.
+      await page.evaluate(() => {
+        document.querySelector("#notice")!.textContent = "";
+      });
+      await page.getByLabel("who", { exact: true }).fill(who);
+      await page.getByRole("button", { name: "Save" }).click();
+      await seeText(page.locator("#notice"), "Saved “Alice”");
+      expect(read()).toContain(who);
+    }
+    const afterFirst = read().replace("now in Paris.", "moved to Lyon in May.");
+
+    await page.locator("#history summary").click();
+    const panel = page.locator("#history .panel-body");
+    await seeText(panel, "ui · ## who (+1 -1 lines)");
+    expect(await panel.locator(".versions li").count()).toBe(2);
+    await panel.locator(".versions button").nth(1).click();
+    const removed = "-The user's sister; lives in Lyon.";
+    const added = "+My sister; moved to Lyon in May.";
+    await seeText(panel.locator(".diff .del", { hasText: removed }), removed);
+    await seeText(panel.locator(".diff .add", { hasText: added }), added);
+
+    await panel.getByRole("button", { name: /^Revert to #\d+$/ }).click();
+    await seeText(page.locator("#notice"), "is back as it was after version");
+    await until(
+      async () => read(),
+      (v) => v === afterFirst,
+      "the card is as after the first save",
+    );
+    await until(
+      () => page.getByLabel("who", { exact: true }).inputValue(),
+      (v) => v === "My sister; moved to Lyon in May.",
+      "the form shows the reverted card",
+    );
+
+    const history = await runBinary(["history", "Alice", "--json", "--vault", root]);
+    const versions = JSON.parse(history.stdout).versions as { writer: string; action: string }[];
+    expect(versions.map((v) => [v.action, v.writer])).toEqual([
+      ["revert", "ui"],
+      ["update", "ui"],
+      ["update", "ui"],
+    ]);
+  });
+});
