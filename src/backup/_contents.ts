@@ -1,0 +1,162 @@
+/**
+ * What a backup holds, as paths relative to the vault root (`/`-separated): the card files (every
+ * `*.md` directly in a kind folder, the vault root included, where the guide card lives, and every
+ * `*.md` under `_archive/`), `kinds.yaml`, `settings.yaml`, `style-dictionary.yaml`, and under `.lorecards/` the databases that
+ * are not caches (every `*.db` but `index.db`), `marker-secret` and `hits.jsonl`. Left out: the caches
+ * (`index.db`, `matcher.bin`), which any command rebuilds, the lock, temp files, an import's journal,
+ * the backups themselves, and anything else a vault folder happens to hold (a `.git`, pictures).
+ * Symbolic links are never followed (README "Symbolic links"), here as everywhere.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { defaultKinds, KINDS_FILE, loadKindsConfig } from "../card/index.ts";
+import { LoreError } from "../errors.ts";
+import { ARCHIVE_DIR, STATE_DIR, type Vault } from "../vault/index.ts";
+
+export const SETTINGS_FILE = "settings.yaml";
+/** The person's own style dictionary (style memory's, src/style/vault-dictionary.ts). */
+export const STYLE_DICTIONARY_FILE = "style-dictionary.yaml";
+/** The vault-root files that are settings, not cards. */
+const CONFIG_FILES = [KINDS_FILE, SETTINGS_FILE, STYLE_DICTIONARY_FILE];
+const STATE_FILES = ["marker-secret", "hits.jsonl"];
+const CACHE_DB = "index.db";
+/** Caches a restore removes with the files it replaces: they describe the cards being replaced. */
+const CACHES = ["index.db", "matcher.bin"];
+const SQLITE_SIDE_FILES = ["-wal", "-shm", "-journal"];
+
+/** One file to put in a backup: a plain copy, or a database copied through SQLite. */
+export interface Source {
+  path: string;
+  abs: string;
+  sqlite: boolean;
+}
+
+/**
+ * The vault at `root` for a backup, which must work even when `kinds.yaml` does not parse (that is
+ * when a backup matters most): its kinds are then the default ones, and `backupSources` looks wider.
+ */
+export function vaultForBackup(root: string): Vault {
+  const abs = path.resolve(root);
+  const stat = fs.statSync(abs, { throwIfNoEntry: false });
+  if (stat === undefined) throw new LoreError("not_found", `no vault at ${abs}`);
+  if (!stat.isDirectory()) throw new LoreError("invalid_input", `the vault path is not a directory: ${abs}`);
+  try {
+    return { root: abs, kinds: loadKindsConfig(abs) };
+  } catch {
+    return { root: abs, kinds: defaultKinds() };
+  }
+}
+
+function entries(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function isPlainDir(abs: string): boolean {
+  return fs.lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+const isCardName = (name: string) => name.endsWith(".md") && !name.startsWith(".");
+
+/** The card files directly in `rel` (a kind folder), as vault paths; none when it is a link or missing. */
+function cardsIn(root: string, rel: string): string[] {
+  const dir = path.join(root, rel);
+  if (rel !== "" && !isPlainDir(dir)) return [];
+  return entries(dir)
+    .filter((d) => d.isFile() && isCardName(d.name))
+    .map((d) => (rel === "" ? d.name : `${rel}/${d.name}`));
+}
+
+/** Every card file under `_archive/`, at any depth (the archive keeps kinds kinds.yaml no longer names). */
+function archived(root: string, rel = ARCHIVE_DIR): string[] {
+  if (!isPlainDir(path.join(root, rel))) return [];
+  const out: string[] = [];
+  for (const d of entries(path.join(root, rel))) {
+    const child = `${rel}/${d.name}`;
+    if (d.isDirectory() && !d.name.startsWith(".")) out.push(...archived(root, child));
+    else if (d.isFile() && isCardName(d.name)) out.push(child);
+  }
+  return out;
+}
+
+function stateFiles(root: string): { path: string; sqlite: boolean }[] {
+  const dir = path.join(root, STATE_DIR);
+  if (!isPlainDir(dir)) return [];
+  return entries(dir)
+    .filter((d) => d.isFile())
+    .filter((d) => (d.name.endsWith(".db") && d.name !== CACHE_DB) || STATE_FILES.includes(d.name))
+    .map((d) => ({ path: `${STATE_DIR}/${d.name}`, sqlite: d.name.endsWith(".db") }));
+}
+
+function plainFile(root: string, rel: string): boolean {
+  return fs.lstatSync(path.join(root, rel), { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/**
+ * The kind folders, from kinds.yaml as it is on disk now. When it does not parse, every top-level
+ * folder but the hidden ones and the archive: a renamed kind's cards are then still backed up.
+ */
+function kindFolders(root: string): string[] {
+  try {
+    return loadKindsConfig(root).kinds.map((k) => k.dir);
+  } catch {
+    return entries(root)
+      .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== ARCHIVE_DIR)
+      .map((d) => d.name);
+  }
+}
+
+/** Every file a backup of `vault` holds, sorted. Read it under the vault lock. */
+export function backupSources(vault: Vault): Source[] {
+  const cards = new Set(cardsIn(vault.root, ""));
+  for (const dir of kindFolders(vault.root)) for (const c of cardsIn(vault.root, dir)) cards.add(c);
+  for (const c of archived(vault.root)) cards.add(c);
+  const config = CONFIG_FILES.filter((f) => plainFile(vault.root, f));
+  const files = [
+    ...[...cards, ...config].map((p) => ({ path: p, sqlite: false })),
+    ...stateFiles(vault.root),
+  ];
+  return files
+    .map((f) => ({ ...f, abs: path.join(vault.root, ...f.path.split("/")) }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * What a restore over `vault` moves out of the way before putting the backup's files in: what a
+ * backup of it would hold, with the databases' side files, the whole archive folder, and the caches.
+ */
+export function replacedPaths(vault: Vault): string[] {
+  const out = new Set<string>();
+  for (const s of backupSources(vault)) {
+    if (s.path.startsWith(`${ARCHIVE_DIR}/`)) continue;
+    out.add(s.path);
+    if (s.sqlite) for (const side of SQLITE_SIDE_FILES) out.add(`${s.path}${side}`);
+  }
+  for (const cache of CACHES) {
+    out.add(`${STATE_DIR}/${cache}`);
+    if (cache.endsWith(".db")) for (const side of SQLITE_SIDE_FILES) out.add(`${STATE_DIR}/${cache}${side}`);
+  }
+  if (isPlainDir(path.join(vault.root, ARCHIVE_DIR))) out.add(ARCHIVE_DIR);
+  return [...out].filter((p) => fs.lstatSync(path.join(vault.root, p), { throwIfNoEntry: false }));
+}
+
+/**
+ * Whether a path read from a backup's manifest is one a backup can hold: relative, no `..`, no
+ * hidden folder but `.lorecards`, and one of the shapes above. A forged manifest cannot write a
+ * `.git/hooks` file or anything outside the target.
+ */
+export function allowedPath(p: string): boolean {
+  if (p.length === 0 || p.length > 4096 || /[\\\0]/.test(p) || p.startsWith("/")) return false;
+  const parts = p.split("/");
+  if (parts.some((s) => s === "" || s === "." || s === "..")) return false;
+  if (parts[0] === STATE_DIR) {
+    const name = parts[1]!;
+    return parts.length === 2 && ((name.endsWith(".db") && name !== CACHE_DB) || STATE_FILES.includes(name));
+  }
+  if (parts.some((s) => s.startsWith("."))) return false;
+  if (parts.length === 1 && CONFIG_FILES.includes(p)) return true;
+  return p.endsWith(".md") && !/^[a-z]:/i.test(p);
+}

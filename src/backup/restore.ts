@@ -1,0 +1,134 @@
+/**
+ * Restoring a backup: into an empty (or missing) folder, or with `force` over a vault, whose current
+ * files are backed up first (`before-restore-…`, never rotated away). The archive is checked whole
+ * before anything is written (`_unpack.ts`), its files are staged and then swapped in under the vault
+ * lock (`_swap.ts`); a damaged or foreign archive, a non-empty target without `force`, or a failure on
+ * the way leaves the target as it was.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { LoreError } from "../errors.ts";
+import {
+  type LockOptions,
+  linkBelow,
+  randomHex,
+  STATE_DIR,
+  type Vault,
+  withSettledLock,
+} from "../vault/index.ts";
+import { replacedPaths, vaultForBackup } from "./_contents.ts";
+import type { Manifest } from "./_manifest.ts";
+import { stageFiles, swapIn } from "./_swap.ts";
+import { readBackup } from "./_unpack.ts";
+import { type BackupResult, writeBackupLocked } from "./write.ts";
+
+export interface RestoreOptions {
+  /** The folder to restore into: empty or missing, or a vault with `force`. */
+  target: string;
+  force?: boolean;
+  /** The clock for the name of the backup made before a forced restore. */
+  now?: () => number;
+  lock?: LockOptions;
+}
+
+export interface RestoreResult {
+  target: string;
+  /** Files restored. */
+  files: number;
+  /** The manifest of the backup restored, without its file list. */
+  backup: Omit<Manifest, "files">;
+  /** With `force`: the backup of what was replaced (absent when there was nothing to replace). */
+  replaced?: BackupResult;
+}
+
+type TargetState = "missing" | "empty" | "full";
+
+/** Whether `dir` holds anything; entries named in `ignore` do not count. */
+function stateOf(dir: string, ignore: readonly string[] = []): TargetState {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return "missing";
+    if (code === "ENOTDIR") throw new LoreError("invalid_input", `${dir} is a file, not a folder`);
+    throw new LoreError("io_error", `cannot read ${dir}: ${(err as Error).message}`, { cause: err });
+  }
+  return names.some((n) => !ignore.includes(n)) ? "full" : "empty";
+}
+
+function notEmpty(dir: string): LoreError {
+  return new LoreError(
+    "conflict",
+    `${dir} is not empty; restore into an empty folder with --to DIR, or replace this vault with --force ` +
+      "(its current files are backed up first)",
+  );
+}
+
+/** Refuse a target whose state folder or card folders are links (README "Symbolic links"). */
+function refuseLinks(vault: Vault, paths: readonly string[]): void {
+  for (const rel of [STATE_DIR, ...paths]) {
+    let link: string | null = null;
+    try {
+      link = linkBelow(vault, path.join(vault.root, ...rel.split("/")));
+    } catch {
+      // a file where a folder would be (ENOTDIR): no link; the move into it fails, and is undone
+    }
+    if (link !== null) {
+      throw new LoreError(
+        "forbidden",
+        `${path.relative(vault.root, link)} is a symbolic link; lorecards never writes through links inside the vault`,
+      );
+    }
+  }
+}
+
+/** After a failed restore into an empty or missing folder: remove the state folder (and the folder) it made. */
+function undoFolders(target: string, made: boolean): void {
+  try {
+    fs.rmSync(path.join(target, STATE_DIR), { recursive: true, force: true });
+    if (made) fs.rmdirSync(target);
+  } catch {
+    // something else is in there now: leave it
+  }
+}
+
+/** Restore the backup in `file`; see the module comment. */
+export async function restoreBackup(file: string, opts: RestoreOptions): Promise<RestoreResult> {
+  const { manifest, files } = await readBackup(file);
+  const target = path.resolve(opts.target);
+  const before = stateOf(target);
+  if (before === "full" && !opts.force) throw notEmpty(target);
+  if (before === "missing") fs.mkdirSync(target, { recursive: true });
+  const vault = vaultForBackup(target);
+  const incoming = manifest.files.map((f) => f.path);
+  const work = path.join(target, STATE_DIR, `restore-${process.pid}-${randomHex(4)}`);
+  let replaced: BackupResult | undefined;
+  try {
+    refuseLinks(vault, incoming);
+    fs.mkdirSync(path.join(target, STATE_DIR), { recursive: true });
+    stageFiles(path.join(work, "new"), manifest.files, files);
+    await withSettledLock(
+      vault,
+      async () => {
+        // Looked at again under the lock: a writer may have come in since.
+        if (!opts.force && stateOf(target, [STATE_DIR]) === "full") throw notEmpty(target);
+        const old = opts.force ? replacedPaths(vault) : [];
+        if (old.length > 0)
+          replaced = await writeBackupLocked(vault, { kind: "before-restore", now: opts.now });
+        swapIn(target, path.join(work, "new"), path.join(work, "old"), old, incoming);
+      },
+      opts.lock,
+    );
+  } catch (err) {
+    fs.rmSync(work, { recursive: true, force: true });
+    if (before !== "full") undoFolders(target, before === "missing");
+    if (err instanceof LoreError) throw err;
+    throw new LoreError("io_error", `cannot restore into ${target}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  fs.rmSync(work, { recursive: true, force: true });
+  const { files: _list, ...about } = manifest;
+  return { target, files: manifest.files.length, backup: about, ...(replaced ? { replaced } : {}) };
+}

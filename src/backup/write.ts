@@ -1,0 +1,159 @@
+/**
+ * Writing a backup: the vault's files read under the vault lock (so no writer leaves half a set of
+ * cards in it, and an import a killed process left half done is settled first), then packed as a
+ * `.tar.gz` with Bun's own tar writer (`Bun.Archive`) and written beside the others with a name no
+ * other backup has. The archive is mode 0600: it holds the marker secret and the conversations' state.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { LoreError } from "../errors.ts";
+import { type LockOptions, randomHex, STATE_DIR, type Vault, withSettledLock } from "../vault/index.ts";
+import { backupSources } from "./_contents.ts";
+import { fsyncDir } from "./_disk.ts";
+import { FILES_PREFIX, FORMAT, FORMAT_VERSION, MANIFEST_NAME, type Manifest, sha256 } from "./_manifest.ts";
+import { type BackupKind, backupName } from "./_names.ts";
+import { readSources, type SnapshotFile } from "./_snapshot.ts";
+import { MAX_UNPACKED } from "./_unpack.ts";
+
+export interface BackupOptions {
+  /** The folder the backup goes in. Default `<vault>/.lorecards/backups`. */
+  dir?: string;
+  kind?: BackupKind;
+  /** The clock the name and the manifest's time come from. */
+  now?: () => number;
+  lock?: LockOptions;
+}
+
+export interface BackupResult {
+  file: string;
+  kind: BackupKind;
+  created: string;
+  /** Files in it (cards, settings, databases). */
+  files: number;
+  /** Size of the archive. */
+  bytes: number;
+}
+
+/** Where backups go unless told otherwise. */
+export function defaultBackupDir(root: string): string {
+  return path.join(root, STATE_DIR, "backups");
+}
+
+/** Back up `vault`, taking the vault lock while its files are read. */
+export async function writeBackup(vault: Vault, opts: BackupOptions = {}): Promise<BackupResult> {
+  const dir = prepareDir(opts.dir ?? defaultBackupDir(vault.root));
+  const files = await withScratch(dir, (scratch) =>
+    withSettledLock(vault, () => readSources(backupSources(vault), scratch), opts.lock),
+  );
+  return pack(vault, files, dir, opts);
+}
+
+/** Back up `vault` while the caller holds the vault lock (a restore, before it replaces the vault). */
+export async function writeBackupLocked(vault: Vault, opts: BackupOptions = {}): Promise<BackupResult> {
+  const dir = prepareDir(opts.dir ?? defaultBackupDir(vault.root));
+  const files = await withScratch(dir, (scratch) => readSources(backupSources(vault), scratch));
+  return pack(vault, files, dir, opts);
+}
+
+function prepareDir(dir: string): string {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new LoreError("io_error", `cannot create the backup folder ${dir}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return dir;
+}
+
+/** A private folder inside `dir` for the databases' copies, removed afterwards. */
+async function withScratch<T>(dir: string, fn: (scratch: string) => T | Promise<T>): Promise<T> {
+  const scratch = path.join(dir, `.scratch-${process.pid}-${randomHex(4)}`);
+  fs.mkdirSync(scratch, { mode: 0o700 });
+  try {
+    return await fn(scratch);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function pack(
+  vault: Vault,
+  files: SnapshotFile[],
+  dir: string,
+  opts: BackupOptions,
+): Promise<BackupResult> {
+  const total = files.reduce((sum, f) => sum + f.bytes.length, 0);
+  if (total > MAX_UNPACKED - 64 * 1024 ** 2) {
+    throw new LoreError("too_large", `the vault's files come to ${total} bytes, more than a backup can hold`);
+  }
+  const at = (opts.now ?? Date.now)();
+  const kind = opts.kind ?? "manual";
+  const manifest: Manifest = {
+    format: FORMAT,
+    version: FORMAT_VERSION,
+    lorecards: pkg.version,
+    kind,
+    created: new Date(at).toISOString(),
+    vault: vault.root,
+    files: files.map((f) => ({
+      path: f.path,
+      size: f.bytes.length,
+      sha256: sha256(f.bytes),
+      mode: f.mode,
+      mtime: f.mtime,
+    })),
+  };
+  const entries: Record<string, Uint8Array | string> = {
+    [MANIFEST_NAME]: `${JSON.stringify(manifest, null, 2)}\n`,
+  };
+  for (const f of files) entries[`${FILES_PREFIX}${f.path}`] = f.bytes;
+  const bytes = await new Bun.Archive(entries, { compress: "gzip" }).bytes();
+  const file = writeNew(dir, bytes, (n) => backupName(kind, at, n));
+  return { file, kind, created: manifest.created, files: files.length, bytes: bytes.length };
+}
+
+/** Give `tmp` the name `file` unless it is taken; false when it is. */
+function placeAt(tmp: string, file: string): boolean {
+  try {
+    fs.linkSync(tmp, file);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    // A file system without hard links: a rename, after looking (two backups in one second, one process).
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV") throw err;
+    if (fs.existsSync(file)) return false;
+    fs.renameSync(tmp, file);
+    return true;
+  }
+}
+
+/** Write `bytes` under the first free name (never over another backup); returns the path. */
+function writeNew(dir: string, bytes: Uint8Array, name: (n: number) => string): string {
+  const tmp = path.join(dir, `.${process.pid}.${randomHex(4)}.tmp`);
+  try {
+    const fd = fs.openSync(tmp, "wx", 0o600);
+    try {
+      fs.writeFileSync(fd, bytes);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    for (let n = 1; ; n++) {
+      const file = path.join(dir, name(n));
+      if (placeAt(tmp, file)) {
+        fsyncDir(dir);
+        return file;
+      }
+      if (n >= 100) throw new Error("a hundred backups carry this second's name");
+    }
+  } catch (err) {
+    throw new LoreError("io_error", `cannot write a backup in ${dir}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}

@@ -1,0 +1,61 @@
+// What the backup tests share: a vault with something in every place a backup reads, and a dump of a
+// SQLite file's rows, to compare databases by what a query returns rather than by their bytes.
+import { Database } from "bun:sqlite";
+import fs from "node:fs";
+import path from "node:path";
+import { type TempVault, tempVault } from "../support/card-vault.ts";
+
+/** Cards in kind folders, a guide in the root, an archived card, both settings files, a non-card file. */
+export const VAULT_FILES: Record<string, string> = {
+  "people/Alice.md": "---\nkeywords: [Alice]\n---\n## who\nThe user's sister; lives in Lyon.\n",
+  "people/小林.md": "---\nkeywords: [小林, kobayashi]\n---\n## who\nA colleague from Osaka.\n",
+  "events/the Friday deploy.md": "---\nkeywords: [friday deploy]\n---\n## when\nEvery Friday.\n",
+  "guide.md": "---\nkeywords: []\npolicy: manual\n---\nRead a card when its name comes up.\n",
+  "_archive/people/Bob.md": "---\nkeywords: [Bob]\n---\n## who\nAn old neighbour.\n",
+  "kinds.yaml": "private_sections: [diary]\n",
+  "settings.yaml": "user: Ann\n",
+  "notes.txt": "not a card: left out of backups\n",
+};
+
+export function backupVault(): TempVault {
+  return tempVault(VAULT_FILES);
+}
+
+/**
+ * A database in WAL mode whose rows are still only in its -wal file (no checkpoint), held open: what
+ * a server's history.db looks like while it runs. Close it when done.
+ */
+export function liveWalDatabase(file: string, rows: number): Database {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.run("PRAGMA journal_mode = WAL");
+  db.run("PRAGMA wal_autocheckpoint = 0");
+  db.run("CREATE TABLE versions (n INTEGER PRIMARY KEY, card TEXT NOT NULL, text TEXT NOT NULL)");
+  const put = db.prepare("INSERT INTO versions (card, text) VALUES (?, ?)");
+  for (let i = 0; i < rows; i++) put.run(`people/Alice`, `version ${i} ${"x".repeat(i % 50)}`);
+  return db;
+}
+
+/** Every table's rows (sorted), and the schema version: equal exactly when a query cannot tell them apart. */
+export function dumpDatabase(file: string): Record<string, unknown> {
+  const db = new Database(file, { readonly: true });
+  try {
+    const out: Record<string, unknown> = {
+      user_version: db.query("PRAGMA user_version").get(),
+      schema: db.query("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").all(),
+    };
+    const tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+      name: string;
+    }[];
+    for (const { name } of tables) {
+      out[name] = db
+        .query(`SELECT * FROM "${name}"`)
+        .all()
+        .map((r) => JSON.stringify(r))
+        .sort();
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
