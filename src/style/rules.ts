@@ -1,0 +1,115 @@
+/**
+ * The life of a habit, written once and pure (the store only applies it):
+ *
+ * - every sighting counts: a message of the person's own, or an agent's hint, which weighs the same;
+ * - a habit is a candidate until seen at least twice in at least two different conversations, and
+ *   nothing skips that gate (a hint is one sighting, a pin is the person's own choice: see `pinned`);
+ * - a candidate unseen for 30 days is deleted; an active habit unseen for 180 days is archived, and
+ *   deleted at 360; a sighting brings an archived habit back; a pinned habit never expires;
+ * - only a sighting refreshes a habit: the model using it, or the brief showing it, never does.
+ *
+ * Conversations are kept as short hashes of their ids, the most recent 16, with a count of how many
+ * different ones there were.
+ */
+import type { Habit, HabitState, Strength } from "./types.ts";
+
+export const DAY = 86_400_000;
+
+export const RULES = {
+  /** The gate: sightings, and different conversations among them. */
+  gateSightings: 2,
+  gateConversations: 2,
+  candidateTtl: 30 * DAY,
+  archiveAfter: 180 * DAY,
+  deleteAfter: 360 * DAY,
+  /** Conversation hashes kept per habit. */
+  conversationCap: 16,
+  /** Habits kept at most; beyond it the least recently seen unpinned candidates go first. */
+  habitCap: 2000,
+} as const;
+
+/** A habit as stored: what `Habit` shows plus the hashes of its conversations. */
+export interface HabitRecord extends Omit<Habit, "strength"> {
+  conversationHashes: string[];
+}
+
+export type Fate = "keep" | "archive" | "delete";
+
+/** What the passing of time does to a habit at `now`. */
+export function fate(h: Pick<HabitRecord, "state" | "pinned" | "lastSeen">, now: number): Fate {
+  if (h.pinned) return "keep";
+  const unseen = now - h.lastSeen;
+  if (h.state === "candidate") return unseen >= RULES.candidateTtl ? "delete" : "keep";
+  if (unseen >= RULES.deleteAfter) return "delete";
+  if (h.state === "active" && unseen >= RULES.archiveAfter) return "archive";
+  return "keep";
+}
+
+export function passesGate(h: Pick<HabitRecord, "count" | "conversations">): boolean {
+  return h.count >= RULES.gateSightings && h.conversations >= RULES.gateConversations;
+}
+
+/** The state after a sighting: the gate decides for a candidate; an archived habit comes back. */
+export function stateAfterSighting(state: HabitState, passed: boolean): HabitState {
+  if (state === "candidate") return passed ? "active" : "candidate";
+  return "active";
+}
+
+/** What a sighting or hint carries: the habit's description (refreshed each time) and an example. */
+export type Seen = Pick<
+  HabitRecord,
+  "id" | "signal" | "kind" | "locale" | "note" | "useWhen" | "avoidWhen" | "source" | "example"
+>;
+
+/** The habit after one more sighting in the conversation whose hash is `conversation`. */
+export function sighted(
+  prev: HabitRecord | undefined,
+  seen: Seen,
+  conversation: string,
+  now: number,
+  hint: boolean,
+): HabitRecord {
+  const hashes = prev?.conversationHashes ?? [];
+  const known = hashes.includes(conversation);
+  const conversationHashes = [...hashes.filter((h) => h !== conversation), conversation].slice(
+    -RULES.conversationCap,
+  );
+  const count = (prev?.count ?? 0) + 1;
+  const conversations = (prev?.conversations ?? 0) + (known ? 0 : 1);
+  const state = stateAfterSighting(prev?.state ?? "candidate", passesGate({ count, conversations }));
+  const example = prev?.example ?? seen.example;
+  const next: HabitRecord = {
+    ...seen,
+    // The first spelling stays: "Tiny  but mighty" hinted later is the same habit, shown as first seen.
+    signal: prev?.signal ?? seen.signal,
+    // A habit found in the dictionary keeps that source when an agent hints at it too.
+    source: prev && prev.source !== "hint" ? prev.source : seen.source,
+    state,
+    pinned: prev?.pinned ?? false,
+    count,
+    hints: (prev?.hints ?? 0) + (hint ? 1 : 0),
+    conversations,
+    conversationHashes,
+    firstSeen: prev?.firstSeen ?? now,
+    lastSeen: Math.max(prev?.lastSeen ?? now, now),
+  };
+  if (example === undefined) delete next.example;
+  else next.example = example;
+  if (seen.note === undefined) delete next.note;
+  return next;
+}
+
+/**
+ * Pinning is the person's own choice, so it makes a habit active whatever the gate says (an agent
+ * cannot pin); unpinning leaves the state as it is and lets the rules apply again from `lastSeen`.
+ */
+export function pinned(h: HabitRecord, pin: boolean): HabitRecord {
+  return { ...h, pinned: pin, state: pin ? "active" : h.state };
+}
+
+/** Light when just past the gate; regular from 5 sightings in 3 conversations; strong from 12 in 4. */
+export function strengthOf(h: Pick<HabitRecord, "count" | "conversations">): Strength {
+  if (h.count >= 12 && h.conversations >= 4) return "strong";
+  if (h.count >= 5 && h.conversations >= 3) return "regular";
+  return "light";
+}
