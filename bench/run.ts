@@ -4,7 +4,8 @@
  * The floor (a compiled hello world, bench/_floor.ts) is compiled once here and measured again by
  * each script, in the same run as its own figures. Generated vaults are shared between the scripts:
  * index-build.ts runs first and leaves its fresh 100k-card vault indexed for the others. caching.ts
- * (cache hits and input tokens billed, issue 14) prints its own tables and sets no goal of issue 13.
+ * (cache hits and input tokens billed, issue 14) and style.ts (style memory's dictionary and its cost
+ * per observed message, issue 16) print their own tables and set no goal of issue 13.
  *
  *   npm run bench            (or: bun bench/run.ts)
  *   npm run bench -- quick   fewer runs and vaults of 1k and 10k cards only, for a first look
@@ -59,6 +60,7 @@ try {
   ]);
   run("bench/import.ts", quick ? ["2000", "--runs", "1"] : []);
   run("bench/caching.ts", []);
+  run("bench/style.ts", quick ? ["--messages", "500"] : []);
 
   const rows = readFileSync(summary, "utf8")
     .split("\n")

@@ -14,8 +14,10 @@ import {
   keyProblem,
   kindByName,
   parseCard,
+  updateCardText,
 } from "../card/index.ts";
 import { checkVault } from "../check/vault.ts";
+import { vetCreate, vetUpdate } from "../check/vet.ts";
 import { LoreError } from "../errors.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
 import {
@@ -30,6 +32,7 @@ import {
   type Turn,
 } from "../recall/index.ts";
 import type { HitEntry, Store } from "../state/index.ts";
+import type { StyleOptions } from "../style/index.ts";
 import {
   archiveCard,
   createCard,
@@ -42,6 +45,7 @@ import {
 } from "../vault/index.ts";
 import { jsonObject, readBytes, readJsonObject } from "./_body.ts";
 import { bodyOf, frontmatterOf } from "./_card-json.ts";
+import { writerOf } from "./_history.ts";
 
 export interface Context {
   vault: Vault;
@@ -53,6 +57,8 @@ export interface Context {
   hits: { append(entries: HitEntry[]): Promise<void>; recent(limit: number): Promise<HitEntry[]> };
   /** Runs `fn` on the state store: the caller's, or the vault's own opened for the call. */
   useStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
+  /** Style memory's options (its clock), for _style.ts. */
+  style?: StyleOptions;
 }
 
 export function kinds(ctx: Context) {
@@ -131,14 +137,18 @@ export async function postCard(ctx: Context, req: Request) {
   const key = given ?? (title ? keyFromTitle(title) : "");
   if (key === "") throw new LoreError("invalid_input", "a new card needs a key or a title");
   if (given !== null) refuseIllegalKey(given);
-  const card = await createCard(ctx.vault, {
+  const draft = {
     kind: kind.name,
     key,
     frontmatter: frontmatterOf(input, kind, key),
     body: bodyOf(input, kind, ctx.vault.kinds) ?? "",
-  });
+  };
+  // README "Write checks": a refusal throws before anything is written; the rest comes back as `checks`
+  // (`warnings` is taken: the card's frontmatter values that fell back to defaults).
+  const checks = vetCreate(ctx.vault, draft);
+  const card = await createCard(ctx.vault, draft, { writer: writerOf(req) });
   ctx.engine.invalidate();
-  return Response.json(cardForm(card, kind), { status: 201 });
+  return Response.json({ ...cardForm(card, kind), checks }, { status: 201 });
 }
 
 function refuseIllegalKey(key: string): void {
@@ -164,16 +174,17 @@ export async function putCard(ctx: Context, req: Request, kindName: string, key:
     for (const k of Object.keys(current.frontmatter))
       if (!(k in frontmatter) && !(k in input)) frontmatter[k] = undefined;
   }
+  const edit = { frontmatter, body: bodyOf(input, kind, ctx.vault.kinds) };
+  // A card changed since it was read is a conflict (below) before it is anything the checks could say.
+  const stale = input.mtime !== undefined && input.mtime !== current.mtime;
+  const checks = stale ? [] : vetUpdate(ctx.vault, kind.name, key, (text) => updateCardText(text, edit));
   try {
-    const card = await updateCard(
-      ctx.vault,
-      kind.name,
-      key,
-      { frontmatter, body: bodyOf(input, kind, ctx.vault.kinds) },
-      { mtime: input.mtime as string | undefined },
-    );
+    const card = await updateCard(ctx.vault, kind.name, key, edit, {
+      mtime: input.mtime as string | undefined,
+      writer: writerOf(req),
+    });
     ctx.engine.invalidate();
-    return cardForm(card, kind);
+    return { ...cardForm(card, kind), checks };
   } catch (err) {
     if (err instanceof LoreError && err.code === "conflict" && err.data) {
       const latest = cardForm(err.data as Card, kind);
@@ -183,16 +194,16 @@ export async function putCard(ctx: Context, req: Request, kindName: string, key:
   }
 }
 
-export async function deleteCard(ctx: Context, kind: string, key: string) {
-  const a = await archiveCard(ctx.vault, kind, key);
+export async function deleteCard(ctx: Context, req: Request, kind: string, key: string) {
+  const a = await archiveCard(ctx.vault, kind, key, { writer: writerOf(req) });
   ctx.engine.invalidate();
   return {
     archived: { kind: a.kind, key: a.key, original_key: a.originalKey, path: a.path, mtime: a.mtime },
   };
 }
 
-export async function restore(ctx: Context, kind: string, key: string) {
-  const card = await restoreCard(ctx.vault, kind, key);
+export async function restore(ctx: Context, req: Request, kind: string, key: string) {
+  const card = await restoreCard(ctx.vault, kind, key, { writer: writerOf(req) });
   ctx.engine.invalidate();
   return cardForm(card, kindByName(ctx.vault.kinds, card.kind));
 }

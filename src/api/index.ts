@@ -19,9 +19,13 @@ import {
 } from "../http/index.ts";
 import type { Engine } from "../recall/index.ts";
 import { openStore, type Store, stateUrl } from "../state/index.ts";
+import type { StyleOptions } from "../style/index.ts";
 import * as door from "./_door.ts";
+import * as health from "./_health.ts";
+import * as history from "./_history.ts";
 import * as routes from "./_routes.ts";
 import * as usage from "./_stats.ts";
+import * as style from "./_style.ts";
 
 export interface ApiOptions {
   /** The engine over the vault (recall for /api/try; its vault is the one edited). */
@@ -44,6 +48,8 @@ export interface ApiOptions {
   /** Body limits in bytes. */
   limits?: { json?: number; import?: number };
   now?: () => Date;
+  /** Style memory's options (its clock: `$LORECARDS_STYLE_NOW`, read by cli/). */
+  style?: StyleOptions;
 }
 
 export const API_DEFAULTS = { json: 1024 * 1024, import: 32 * 1024 * 1024 } as const;
@@ -57,17 +63,27 @@ const TABLE: [string, string, Handler][] = [
   ["POST", "cards", (c, r) => routes.postCard(c, r)],
   ["GET", "cards/:kind/:key", (c, _r, _u, kind, key) => routes.getCard(c, kind, key)],
   ["PUT", "cards/:kind/:key", (c, r, _u, kind, key) => routes.putCard(c, r, kind, key)],
-  ["DELETE", "cards/:kind/:key", (c, _r, _u, kind, key) => routes.deleteCard(c, kind, key)],
-  ["POST", "cards/:kind/:key/restore", (c, _r, _u, kind, key) => routes.restore(c, kind, key)],
+  ["DELETE", "cards/:kind/:key", (c, r, _u, kind, key) => routes.deleteCard(c, r, kind, key)],
+  ["POST", "cards/:kind/:key/restore", (c, r, _u, kind, key) => routes.restore(c, r, kind, key)],
+  ["GET", "cards/:kind/:key/history", (c, _r, u, kind, key) => history.cardHistory(c, u, kind, key)],
+  ["POST", "cards/:kind/:key/revert", (c, r, _u, kind, key) => history.revert(c, r, kind, key)],
   ["POST", "try", (c, r, u) => routes.tryText(c, r, u)],
   ["POST", "explain", (c, r) => door.explainText(c, r)],
   ["GET", "conversations", (c) => door.conversations(c)],
   ["GET", "conversations/:key", (c, _r, _u, _kind, id) => door.conversationTurns(c, id)],
   ["GET", "recent", (c, _r, u) => routes.recent(c, u)],
   ["GET", "stats", (c, _r, u) => usage.stats(c, u)],
+  ["GET", "health/cards", (c) => health.cardHealth(c)],
   ["GET", "checkup", (c) => routes.checkup(c)],
   ["POST", "import", (c, r, u) => routes.importLorebook(c, r, u)],
   ["GET", "export", (c, _r, u) => routes.exportLorebook(c, u)],
+  ["GET", "style", (c, _r, u) => style.habits(c, u)],
+  ["GET", "style/brief", (c, _r, u) => style.brief(c, u)],
+  ["POST", "style/habits/:key/pin", (c, _r, _u, _kind, id) => style.pin(c, id, true)],
+  ["POST", "style/habits/:key/unpin", (c, _r, _u, _kind, id) => style.pin(c, id, false)],
+  ["DELETE", "style/habits/:key", (c, _r, _u, _kind, id) => style.forget(c, id)],
+  ["POST", "style/pause", (c) => style.learning(c, false)],
+  ["POST", "style/resume", (c) => style.learning(c, true)],
 ];
 
 function decode(segment: string): string {
@@ -108,6 +124,7 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
     noLog: options.noLog === true,
     limits: { ...API_DEFAULTS, ...options.limits },
     now: options.now ?? (() => new Date()),
+    style: options.style,
     ...stateOf(options.store, options.engine.vault.root),
   };
   // Writes carry X-Lorecards: 1 and no preflight is answered, so no page elsewhere can use the API.

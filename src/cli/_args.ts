@@ -4,7 +4,15 @@
  * a number by hand. Flags whose presence matters (mcp's `--host` and `--port` apply only with `--http`)
  * quote the default in their description instead of setting it.
  */
-import { DEFAULTS, INJECT_PLACES, type InjectPlace, REACHES, type Reach } from "../defaults.ts";
+import {
+  DEFAULTS,
+  INJECT_MODES,
+  INJECT_PLACES,
+  type InjectMode,
+  type InjectPlace,
+  REACHES,
+  type Reach,
+} from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { type Engine, namesIn } from "../recall/index.ts";
 import type { RecallOptions } from "../recall/types.ts";
@@ -61,8 +69,20 @@ export const injectArg = {
   inject: {
     type: "enum" as const,
     options: [...INJECT_PLACES] as InjectPlace[],
-    description: "user: before the last user message; system: a system prompt",
+    description:
+      "user: before the last user message; system: a system prompt; index: a compact index of the cards before the last user message",
     default: DEFAULTS.inject,
+  },
+};
+
+/** The hook's and `try`'s `--inject`: the cards' text, or an index of them (README "Index mode and adoption"). */
+export const injectModeArg = {
+  inject: {
+    type: "enum" as const,
+    options: [...INJECT_MODES] as InjectMode[],
+    description:
+      "cards: the cards' text; index: one line per card (score | card | words), opened with MCP read_card",
+    default: "cards",
   },
 };
 
@@ -85,6 +105,25 @@ export function listenArgs(what: string, port: number) {
 export function logArg(description: string, negativeDescription: string) {
   return { log: { type: "boolean", default: true, description, negativeDescription } } as const;
 }
+
+/** `--style-brief`: the style brief goes in at the start (README "Style memory"); off by default. */
+export const styleBriefArg = {
+  "style-brief": {
+    type: "boolean",
+    description: "start each conversation (gateway) or session (hook) with the style brief, after the guide",
+  },
+} as const;
+
+/** `--learn` / `--no-learn`: whether style memory learns from the person's messages (README "Style memory"). */
+export const learnArg = {
+  learn: {
+    type: "boolean",
+    default: true,
+    description:
+      "learn how the person talks from their own messages (style memory; settings.yaml learn: false stops it too)",
+    negativeDescription: "learn nothing: no message is handed to style memory",
+  },
+} as const;
 
 export function allowHostArg(description: string) {
   return { "allow-host": { type: "string", description, valueHint: "NAMES" } } as const;

@@ -1,10 +1,14 @@
 // `lorecards check`: the health check. Exit 1 when a card is broken or can never fire, or a symbolic
 // link sits where cards live; warnings (generic keywords, title ≠ file name, dangling refs, values that
 // fell back) print but exit 0. It also removes the temp files a killed write left behind. With
-// --reindex it first compares every card file with the index, as `refresh --all` does.
+// --reindex it first compares every card file with the index, as `refresh --all` does. A last section
+// says how the cards fare in index recalls (check/recall-health.ts); it never changes the exit code.
+import { existsSync } from "node:fs";
+import { describeHealth, recallHealth } from "../check/recall-health.ts";
 import { checkVault } from "../check/vault.ts";
 import { refreshVault } from "../recall/index.ts";
-import { openVault, sweepVaultTemps } from "../vault/index.ts";
+import { type HealthReport, openStore, statePath, stateUrl } from "../state/index.ts";
+import { openVault, sweepVaultTemps, type Vault } from "../vault/index.ts";
 import { recallArgs } from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
@@ -26,15 +30,46 @@ export const checkCommand = defineCommand({
     sweepVaultTemps(vault);
     if (args.reindex) refreshVault(vault, { all: true });
     const { cards, errors, warnings, findings } = checkVault(vault, { char: args.char, user: args.user });
-    if (args.json) printJson({ cards, errors, warnings, findings });
-    else if (findings.length === 0) print(`${cards} cards, all healthy.`);
+    const recall = await recallSection(vault);
+    if (args.json) printJson({ cards, errors, warnings, findings, recall: recall.report });
     else {
-      const lines = findings.map(
-        (f) => `${f.severity === "error" ? "error  " : "warning"}  ${f.card}: ${f.detail}`,
-      );
-      lines.push(`${cards} cards: ${errors} error(s), ${warnings} warning(s).`);
-      print(lines.join("\n"));
+      const lines =
+        findings.length === 0
+          ? [`${cards} cards, all healthy.`]
+          : [
+              ...findings.map(
+                (f) => `${f.severity === "error" ? "error  " : "warning"}  ${f.card}: ${f.detail}`,
+              ),
+              `${cards} cards: ${errors} error(s), ${warnings} warning(s).`,
+            ];
+      print([...lines, ...(recall.lines.length > 0 ? ["", ...recall.lines] : [])].join("\n"));
     }
     return errors > 0 ? 1 : 0;
   },
 });
+
+/**
+ * The recall section: in words only once there are index recalls to judge by (`stats --cards` says
+ * how to get some). State that cannot be read costs the section, never the check, and a vault with no
+ * state file yet gets none made by a check.
+ */
+async function recallSection(vault: Vault) {
+  const section = (report: HealthReport) => ({
+    report,
+    lines: report.recalls === 0 ? [] : describeHealth(report),
+  });
+  try {
+    if (!existsSync(statePath(vault.root))) return section(await recallHealth(vault, null, Date.now()));
+    const store = await openStore(stateUrl(vault.root));
+    try {
+      return section(await recallHealth(vault, store, Date.now()));
+    } finally {
+      await store.close();
+    }
+  } catch (err) {
+    return {
+      report: null,
+      lines: [`Recall health not read: ${err instanceof Error ? err.message : String(err)}`],
+    };
+  }
+}

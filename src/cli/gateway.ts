@@ -8,12 +8,15 @@ import {
   framingArg,
   gatewayReinjectArg,
   injectArg,
+  learnArg,
   listenArgs,
   logArg,
   recallArgs,
   recallFlags,
+  styleBriefArg,
   windowArg,
 } from "./_args.ts";
+import { backupsArg, startDailyBackups } from "./_backups.ts";
 import { selfRefresher } from "./_refresher.ts";
 import {
   defineCommand,
@@ -25,6 +28,7 @@ import {
   vaultArg,
   wholeNumber,
 } from "./_shared.ts";
+import { styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const gatewayCommand = defineCommand({
@@ -49,6 +53,9 @@ export const gatewayCommand = defineCommand({
     },
     ...allowHostArg("extra host names clients may reach the gateway by on loopback (comma-separated)"),
     ...logArg("record surfacings in hits.jsonl", "do not write hits.jsonl"),
+    ...learnArg,
+    ...styleBriefArg,
+    ...backupsArg,
     ...vaultArg,
     json: {
       type: "boolean",
@@ -70,11 +77,18 @@ export const gatewayCommand = defineCommand({
       token: tokenFrom(args),
       allowHosts: hostList(args["allow-host"]),
       log: args.log !== false,
+      learn: args.learn !== false,
+      style: styleOptions(),
+      styleBrief: args["style-brief"] === true,
       recall: recallFlags(args),
       engine: { create: isDefaultVault(args), refresher: selfRefresher(vaultPath(args)) },
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
-    const stopped = untilShutdown(() => gateway.close());
+    let backups: ReturnType<typeof startDailyBackups>;
+    const stopped = untilShutdown(async () => {
+      await backups?.stop();
+      return gateway.close();
+    });
     const urls = baseUrls(gateway.url);
     if (args.json) {
       const ready = {
@@ -95,6 +109,7 @@ export const gatewayCommand = defineCommand({
         `  Anthropic clients' base URL (Claude Code, Anthropic SDK):            ${urls.anthropic}\n`,
       );
     }
+    backups = startDailyBackups(vaultPath(args), args);
     await stopped;
   },
 });

@@ -2,19 +2,33 @@
 // `hookSpecificOutput.additionalContext` when cards match and nothing otherwise. It exits 0 whatever
 // happens (a message on stderr): in Claude Code, exit 2 from this hook would erase the user's prompt.
 import { fstatSync } from "node:fs";
-import { budgetArg, logArg, recallArgs, recallFlags, reinjectArg, scanDepthArg } from "./_args.ts";
+import {
+  budgetArg,
+  injectModeArg,
+  learnArg,
+  logArg,
+  recallArgs,
+  recallFlags,
+  reinjectArg,
+  scanDepthArg,
+  styleBriefArg,
+} from "./_args.ts";
 import { writeAll } from "./_out.ts";
 import { defineCommand, vaultArg, wholeNumber } from "./_shared.ts";
+import { styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const hookCommand = defineCommand({
   meta: { name: "hook", description: "the Claude Code UserPromptSubmit hook (reads the hook JSON on stdin)" },
   args: {
     ...reinjectArg("prompts"),
+    ...injectModeArg,
     ...budgetArg,
     ...scanDepthArg,
     ...recallArgs,
     ...logArg("record surfacings in hits.jsonl", "do not write hits.jsonl"),
+    ...learnArg,
+    ...styleBriefArg,
     ...vaultArg,
     // The hook's answer is JSON already (Claude Code's contract); the flag is accepted for scripts
     // that pass --json to every command, and changes nothing.
@@ -32,6 +46,10 @@ export const hookCommand = defineCommand({
         scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
         log: args.log !== false,
         recall: recallFlags(args),
+        inject: args.inject,
+        learn: args.learn !== false,
+        style: styleOptions(),
+        styleBrief: args["style-brief"] === true,
       });
       if (result.stdout) answer(result.stdout);
     } catch (err) {

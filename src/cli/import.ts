@@ -54,6 +54,17 @@ export function summaryLine(file: string, r: ImportResult): string {
   return `imported ${file} (${r.format}) into ${r.kind}: ${counts}`;
 }
 
+/** The write checks' warnings (README "Write checks"), the first CHECKS_SHOWN of them; --json has all. */
+export function checkLines(checks: ImportResult["checks"]): string[] {
+  const CHECKS_SHOWN = 20;
+  if (checks.length === 0) return [];
+  const lines = [`  write checks: ${checks.length} ${checks.length === 1 ? "warning" : "warnings"}`];
+  for (const c of checks.slice(0, CHECKS_SHOWN)) lines.push(`    ${c.card ?? "caps"}: ${c.detail}`);
+  if (checks.length > CHECKS_SHOWN)
+    lines.push(`    and ${checks.length - CHECKS_SHOWN} more (--json lists them)`);
+  return lines;
+}
+
 export const importCommand = defineCommand({
   meta: {
     name: "import",
@@ -84,14 +95,15 @@ export const importCommand = defineCommand({
     }
     for (const w of result.warnings) process.stderr.write(`lorecards: ${args.file}: ${w}\n`);
     if (args.json) {
-      const { created, kept, overwritten, skipped, format, kind, book, character, notes } = result;
-      printJson({ created, kept, overwritten, skipped, format, kind, book, character, notes });
+      const { created, kept, overwritten, skipped, format, kind, book, character, notes, checks } = result;
+      printJson({ created, kept, overwritten, skipped, format, kind, book, character, notes, checks });
       return 0;
     }
     const lines = [summaryLine(args.file, result)];
     for (const s of result.skipped) lines.push(`  skipped ${s.title}: ${s.reason}`);
     // What the import leaves to the person: vault settings it never writes itself.
     for (const note of result.notes) lines.push(`  ${note}`);
+    lines.push(...checkLines(result.checks));
     print(lines.join("\n"));
     return 0;
   },

@@ -34,6 +34,11 @@ const COMMANDS: Record<string, Loader> = {
   import: () => lazy(import("./import.ts")),
   export: () => lazy(import("./export.ts")),
   repair: () => lazy(import("./repair.ts")),
+  style: () => lazy(import("./style.ts")),
+  history: () => lazy(import("./history.ts")),
+  revert: () => lazy(import("./revert.ts")),
+  backup: () => lazy(import("./backup.ts")),
+  "restore-backup": () => lazy(import("./restore-backup.ts")),
 };
 
 async function lazy(mod: Promise<Record<string, unknown>>): Promise<CommandDef<ArgsDef>> {

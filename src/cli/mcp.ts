@@ -6,6 +6,7 @@ import { LoreError } from "../errors.ts";
 import { openVault } from "../vault/index.ts";
 import { stdoutStream } from "./_out.ts";
 import { defineCommand, portNumber, printJsonLine, tokenFrom, untilShutdown, vaultArg } from "./_shared.ts";
+import { styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const mcpCommand = defineCommand({
@@ -35,7 +36,7 @@ export const mcpCommand = defineCommand({
       }
       // The SDK writes the protocol to process.stdout: a client that leaves ends us quietly.
       stdoutStream();
-      await mcp.serveStdio(vault, pkg.version);
+      await mcp.serveStdio(vault, pkg.version, styleOptions());
       return 0;
     }
     const listener = mcp.serveHttp({
@@ -44,6 +45,7 @@ export const mcpCommand = defineCommand({
       host: args.host,
       port: portNumber(args.port),
       token: tokenFrom(args),
+      style: styleOptions(),
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     const stopped = untilShutdown(() => listener.stop(true));

@@ -1,6 +1,9 @@
 // `lorecards stats [--days N] [--conversation ID]`: what the turns cost, as the providers reported it
 // (README "What it costs"): per day, the top conversations, the totals, the strip-and-reinject
 // counterfactual and the saving, the cards blamed for cache misses; or one conversation turn by turn.
+// `--cards`: per card, its index recalls and openings of the last 30 days and its class (README
+// "Index mode and adoption"; check/recall-health.ts).
+import { describeHealth, recallHealth } from "../check/recall-health.ts";
 import { LoreError } from "../errors.ts";
 import {
   type Figures,
@@ -32,14 +35,30 @@ export const statsCommand = defineCommand({
       description: "one conversation, turn by turn (an id from the list)",
       valueHint: "ID",
     },
+    cards: {
+      type: "boolean",
+      description:
+        "per card: index recalls, openings and class (dead, noisy, underperforming, healthy) over the last 30 days",
+    },
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
+    if (args.cards && (args.days !== undefined || args.conversation !== undefined))
+      throw new LoreError(
+        "usage",
+        "--cards looks at the last 30 days of index recalls: it takes no --days or --conversation",
+      );
     const days = daysOf(args.days);
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     const store = await openStore(stateUrl(vault.root));
     try {
+      if (args.cards) {
+        const report = await recallHealth(vault, store, Date.now());
+        if (args.json) printJson(report);
+        else print(describeHealth(report, { healthy: true }).join("\n"));
+        return 0;
+      }
       if (args.conversation !== undefined) return await oneConversation(store, args.conversation, args.json);
       const { since, sinceAt } = windowOf(Date.now(), days);
       const report = summarize({

@@ -1,7 +1,9 @@
 // `lorecards try "sentence"`: a dry run of recall with the reasons — what fires, on which words,
 // in or out of budget (and why a card is out), the exact text that would be injected, and words that
 // deserve a card. With --turns the conversation is replayed one user message at a time, so timed
-// effects (sticky, cooldown, delay) act as they would in a real one (recall/history.ts).
+// effects (sticky, cooldown, delay) act as they would in a real one (recall/history.ts). With
+// --inject index it shows the index an agent would get (recall/index-block.ts), under session `try`.
+import { DEFAULTS } from "../defaults.ts";
 import {
   type FiredCard,
   hitEntry,
@@ -11,10 +13,18 @@ import {
   recallJson,
   simulate,
 } from "../recall/index.ts";
+import {
+  INDEX_RECALL,
+  type IndexIds,
+  indexResult,
+  newQueryId,
+  recallRecordOf,
+} from "../recall/index-block.ts";
 import { openStore, stateUrl } from "../state/index.ts";
 import {
   askedNames,
   budgetArg,
+  injectModeArg,
   recallArgs,
   recallFlags,
   scanDepthArg,
@@ -23,6 +33,7 @@ import {
   turnsJson,
   withArg,
 } from "./_args.ts";
+import { asOfArg, asOfJson, asOfLines, openAsOf } from "./_as-of.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -36,31 +47,50 @@ export const tryCommand = defineCommand({
     ...recallArgs,
     ...seedArg,
     ...withArg,
+    ...injectModeArg,
+    ...asOfArg,
     "show-context": { type: "boolean", description: "print the exact text that would be injected" },
-    log: { type: "boolean", description: "record this try in the hit log (hits.jsonl)" },
+    log: {
+      type: "boolean",
+      description: "record this try in the hit log (hits.jsonl); with --inject index, the recall too",
+    },
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
     const turns = parseTurns(turnsJson(args.turns), args.sentence, { name: "--turns", code: "usage" });
     // A cold process: save a rebuilt index and matcher so the next command starts warm.
-    const engine = await openEngine(vaultPath(args), { create: isDefaultVault(args), persist: true });
+    const asOf = openAsOf(args);
+    const root = asOf?.root ?? vaultPath(args);
+    const engine = await openEngine(root, { create: !asOf && isDefaultVault(args), persist: !asOf });
     const ask = await askedNames(engine, args.with);
-    const result = await simulate((t, o) => engine.recall(t, o), turns, {
-      ask,
-      budget: wholeNumber(args.budget, "--budget"),
-      scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
-      seed: args.seed,
-      ...recallFlags(args),
-    });
+    const budget = wholeNumber(args.budget, "--budget");
+    const index: IndexIds | undefined =
+      args.inject === "index" ? { session: "try", query: newQueryId() } : undefined;
+    const recalled = await simulate(
+      (t, o) => engine.recall(t, index ? { ...o, ...INDEX_RECALL } : o),
+      turns,
+      {
+        ask,
+        budget,
+        scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
+        seed: args.seed,
+        ...recallFlags(args),
+      },
+    );
+    const result = index ? indexResult(recalled, { ...index, budget: budget ?? DEFAULTS.budget }) : recalled;
     if (args.log && result.injected.length > 0) {
       const store = await openStore(stateUrl(engine.vault.root));
-      await store
-        .appendHits([hitEntry("try", result, args.sentence, new Date())])
-        .finally(() => store.close());
+      const now = new Date();
+      const listed = index && recallRecordOf(result, index, "try", now.getTime());
+      await Promise.all([
+        store.appendHits([hitEntry("try", result, args.sentence, now)]),
+        listed && store.recordRecall(listed),
+      ]).finally(() => store.close());
     }
-    if (args.json) printJson(recallJson(result));
-    else print(describe(result, args["show-context"] === true));
+    const then = asOf && { as_of: asOfJson(asOf) };
+    if (args.json) printJson({ ...recallJson(result), ...(index && { index }), ...then });
+    else print((asOf ? asOfLines(asOf) : "") + describe(result, args["show-context"] === true));
     return 0;
   },
 });

@@ -9,8 +9,10 @@ import { LoreError } from "../errors.ts";
 import { baseUrls, startGateway } from "../gateway/index.ts";
 import { isLoopbackHost, type Listener, listen, type ThrottleOptions } from "../http/index.ts";
 import { type Engine, openEngine } from "../recall/index.ts";
+import type { StyleOptions } from "../style/index.ts";
 import { uiRoutes } from "../ui/index.ts";
 import { allowHostArg, listenArgs, logArg } from "./_args.ts";
+import { backupsArg, startDailyBackups } from "./_backups.ts";
 import { selfRefresher } from "./_refresher.ts";
 import {
   defineCommand,
@@ -21,6 +23,7 @@ import {
   untilShutdown,
   vaultArg,
 } from "./_shared.ts";
+import { styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const uiCommand = defineCommand({
@@ -33,6 +36,7 @@ export const uiCommand = defineCommand({
     },
     ...allowHostArg("extra host names the page may be reached by (comma-separated), e.g. a reverse proxy's"),
     ...logArg("let /api/try?log=1 record tries in hits.jsonl", "never write hits.jsonl (overrides ?log=1)"),
+    ...backupsArg,
     "gateway-upstream": {
       type: "string",
       description: "also run the gateway in this process, in front of URL",
@@ -71,6 +75,7 @@ export const uiCommand = defineCommand({
       token,
       allowHosts: extra,
       noLog: args.log === false,
+      style: styleOptions(),
     });
     const realPort = server.port;
     const gateway = args["gateway-upstream"]
@@ -83,10 +88,13 @@ export const uiCommand = defineCommand({
           token,
           allowHosts: extra,
           log: args.log !== false,
+          style: styleOptions(),
         })
       : undefined;
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
-    const stopped = untilShutdown(() => {
+    let backups: ReturnType<typeof startDailyBackups>;
+    const stopped = untilShutdown(async () => {
+      await backups?.stop();
       engine.close();
       return Promise.all([server.stop(true), gateway?.close()]);
     });
@@ -107,6 +115,7 @@ export const uiCommand = defineCommand({
         process.stderr.write(`    Anthropic clients' base URL: ${urls.anthropic}\n`);
       }
     }
+    backups = startDailyBackups(engine.vault.root, args);
     await stopped;
   },
 });
@@ -121,6 +130,8 @@ export interface EditorOptions {
   allowHosts?: readonly string[];
   noLog?: boolean;
   throttle?: Partial<ThrottleOptions>;
+  /** Style memory's options (its clock). */
+  style?: StyleOptions;
 }
 
 /** The page and the API on one port: static routes first, the API for everything else. */
@@ -143,6 +154,7 @@ export async function serveEditor(options: EditorOptions): Promise<Listener> {
     token: options.token,
     noLog: options.noLog,
     throttle: options.throttle,
+    style: options.style,
   });
   return server;
 }

@@ -15,9 +15,12 @@
 import { statSync } from "node:fs";
 import type { Markers } from "../inject/index.ts";
 import { markersFromSecret } from "../inject/index.ts";
+import { opening, styleBrief } from "../learn/brief.ts";
+import { gatewayLearner } from "../learn/index.ts";
 import { type EngineOptions, openEngine } from "../recall/index.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/types.ts";
 import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
+import type { StyleOptions } from "../style/index.ts";
 import { openVault, readGuide } from "../vault/index.ts";
 import type { PipelineDeps } from "./pipeline.ts";
 
@@ -40,6 +43,11 @@ export interface VaultDepsOptions {
   state?: string;
   warn?: (line: string) => void;
   now?: () => number;
+  /** Style memory learns from the person's messages (default true; `--no-learn`), on this clock. */
+  learn?: boolean;
+  style?: StyleOptions;
+  /** `--style-brief`: the style brief goes in each conversation's boot block, after the guide. */
+  styleBrief?: boolean;
 }
 
 export interface VaultDeps extends PipelineDeps {
@@ -65,6 +73,10 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       );
     }
   }
+  const learner =
+    options.learn === false
+      ? undefined
+      : gatewayLearner({ vaultRoot: root, style: options.style, warn, who: "lorecards gateway" });
   let present = isFolder(root);
   if (!present) warnMissing();
 
@@ -107,6 +119,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   const release = () => {
     void closeStore();
     markers = undefined;
+    void learner?.release();
     if (!options.sharedEngine) {
       void engine?.then((e) => e.close()).catch(() => undefined);
       engine = undefined;
@@ -145,12 +158,19 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     async logHits(entries: HitEntry[]) {
       await (await openedStore()).appendHits(entries);
     },
-    async guide() {
-      return readGuide(root, (await openedEngine()).vault.kinds);
+    async guide(context: string) {
+      const guide = readGuide(root, (await openedEngine()).vault.kinds);
+      if (!options.styleBrief) return guide;
+      return opening(
+        guide,
+        await styleBrief(root, { style: options.style, context, warn, who: "lorecards gateway" }),
+      );
     },
     now: options.now ?? Date.now,
     warn,
+    ...(learner && { observe: learner.observe }),
     async close() {
+      await learner?.release();
       if (!options.sharedEngine) void engine?.then((e) => e.close()).catch(() => undefined);
       await closeStore();
     },

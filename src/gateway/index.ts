@@ -11,6 +11,7 @@ import { DEFAULTS, type InjectPlace } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
 import type { Engine, EngineOptions, RecallOptions } from "../recall/index.ts";
+import type { StyleOptions } from "../style/index.ts";
 import { vaultDeps } from "./deps.ts";
 import { createHandler } from "./handler.ts";
 import type { InjectSettings } from "./pipeline.ts";
@@ -61,6 +62,12 @@ export interface GatewayOptions {
   sharedEngine?: Engine;
   fetch?: typeof fetch;
   warn?: (line: string) => void;
+  /** Style memory learns from each new user message (default true; `--no-learn` turns it off). */
+  learn?: boolean;
+  /** The style book's options (its clock). */
+  style?: StyleOptions;
+  /** `--style-brief`: each conversation's boot block carries the style brief after the guide. */
+  styleBrief?: boolean;
 }
 
 export const GATEWAY_DEFAULTS = {
@@ -117,6 +124,9 @@ export function startGateway(options: GatewayOptions): Gateway {
     engine: o.engine,
     sharedEngine: o.sharedEngine,
     warn: o.warn,
+    learn: o.learn,
+    style: o.style,
+    styleBrief: o.styleBrief,
   });
   // Off loopback the token is what keeps strangers out; on loopback, browsers are the danger.
   const guard = isLoopbackHost(o.host)

@@ -8,11 +8,13 @@
 import { DEFAULTS } from "../defaults.ts";
 import type { Markers } from "../inject/index.ts";
 import { findBlocks, stripBlocks } from "../inject/index.ts";
+import type { SeenMessage } from "../learn/index.ts";
 import { hitEntry } from "../recall/hit-entry.ts";
+import { INDEX_RECALL, indexResult, newQueryId, recallRecordOf } from "../recall/index-block.ts";
 import { namesIn } from "../recall/pipeline.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { ConversationHistory, RecallOptions, RecallResult, Turn } from "../recall/types.ts";
-import type { Conversation, HitEntry, Store } from "../state/index.ts";
+import type { Conversation, HitEntry, RecallRecord, Store } from "../state/index.ts";
 import type { TurnRecord } from "../state/types.ts";
 import { letOthersRun } from "./_body.ts";
 import { countBreakpoints, stewardBreakpoints } from "./_cache-steward.ts";
@@ -30,7 +32,8 @@ import {
 } from "./replay.ts";
 
 export interface InjectSettings {
-  inject: "user" | "system";
+  /** `index`: one line per card instead of its text, where `user` puts cards (recall/index-block.ts). */
+  inject: "user" | "system" | "index";
   /** Turns of history scanned (recall's scanDepth). */
   window: number;
   /**
@@ -69,10 +72,15 @@ export interface PipelineDeps {
   store(): Promise<Store>;
   markers(): Promise<Markers>;
   logHits(entries: HitEntry[]): Promise<void>;
-  /** The vault's guide (vault/guide.ts), for a conversation's boot block; absent or "" = none. */
-  guide?(): Promise<string>;
+  /**
+   * What opens a conversation's boot block: the vault's guide (vault/guide.ts) and, with
+   * `--style-brief`, the style brief for `context` (the newest message); absent or "" = none.
+   */
+  guide?(context: string): Promise<string>;
   now(): number;
   warn(line: string): void;
+  /** Style memory (learn/): hands it a user message, later; never waits, never throws. Absent: `--no-learn`. */
+  observe?(message: SeenMessage): void;
 }
 
 /**
@@ -121,12 +129,20 @@ export async function runPipeline(
     : planWithoutReplay(view, state, settings.reinjectAfter ?? DEFAULTS.reinjectAfter);
   const now = deps.now();
   if (plan.target === -1) return { changed: false, reason: "no user message", conversation };
+  // Style memory hears each turn once: not a turn the store has seen (a retry, a regenerate, a tool
+  // loop's next request); the learner remembers the turns of conversations the store does not keep.
+  if (plan.turn > state.turn) {
+    const message = { conversation, turn: plan.turn, hash: view.hash(plan.target), markers };
+    deps.observe?.({ ...message, text: view.messages[plan.target]!.text });
+  }
 
   let made: SlottedBlock[] = [];
   let result: RecallResult | null = null;
   let logged: Promise<void> = Promise.resolve();
+  let recalled: RecallRecord | undefined;
   if (plan.repeat === null) {
     const reach = await deps.reach(settings.window);
+    const index = settings.inject === "index" ? { session: conversation, query: newQueryId() } : undefined;
     result = await deps.recall(turnsOf(view, plan.target, markers, reach), {
       ...settings.recall,
       budget: settings.budget,
@@ -140,9 +156,15 @@ export async function runPipeline(
       history: historyOf(view, plan.target, state.timed),
       markers,
       ...(tiers && { tiers: true, sent: plan.sent, stableSent: stableSent(plan) }),
-      // The boot block: the guide opens the stable block, made on the conversation's first turn.
-      ...(tiers && !stableSent(plan) && { guide: await deps.guide?.() }),
+      // The boot block: the guide (and the style brief, when asked for) opens the stable block,
+      // made on the conversation's first turn.
+      ...(tiers && !stableSent(plan) && { guide: await deps.guide?.(currentText(view, plan.target)) }),
+      ...(index && INDEX_RECALL),
     });
+    if (index) {
+      result = indexResult(result, { ...index, budget: settings.budget, markers });
+      recalled = recallRecordOf(result, index, "gateway", now);
+    }
     made = placeBlocks(result, view, plan, { ...settings, systemPlace: adapter.systemPlace });
     // Written alongside the commit (both wait for the same turn's flush), awaited after it.
     if (settings.log && made.length > 0) {
@@ -172,6 +194,10 @@ export async function runPipeline(
         timed,
       }),
       ...rest.map((replay) => store.commitTurn(conversation, { ...change, replay })),
+      recalled &&
+        store
+          .recordRecall(recalled)
+          .catch((err) => deps.warn(`lorecards gateway: recall not recorded (${err})`)),
       plan.repeat === null &&
         recordSafely(
           deps,
@@ -218,7 +244,12 @@ function placeBlocks(
   choice: Pick<InjectSettings, "inject"> & { systemPlace: Edit["place"] },
 ): SlottedBlock[] {
   const chosen = new Map(result.chosen.map((c) => [c.id, c]));
-  const slots = { inject: choice.inject, systemPlace: choice.systemPlace, target: plan.target };
+  // An index goes where `user` puts cards.
+  const slots = {
+    inject: choice.inject === "system" ? ("system" as const) : ("user" as const),
+    systemPlace: choice.systemPlace,
+    target: plan.target,
+  };
   return slotBlocks(
     result.blocks,
     (b) =>
@@ -356,6 +387,11 @@ function historyOf(
     }
   }
   return { messages, assistantMessages, memory };
+}
+
+/** The newest user message's own words, as the style brief's context. */
+function currentText(view: ChatView, target: number): string {
+  return typedText(view.messages[target]?.text ?? "");
 }
 
 function hasEntries(memory: object): boolean {

@@ -1,12 +1,14 @@
 /**
  * The hook's boot block (README "The boot block"): at SessionStart, before the first prompt, the
- * vault's guide and its always-on cards go into the session once, as Claude Code's additionalContext.
+ * vault's guide (with `--style-brief`, the style brief after it) and its always-on cards go into the
+ * session once, as Claude Code's additionalContext.
  * The session's ledger records them at turn 0, which its prompts treat as in context for the whole
  * session (ledger.ts), so an always-on card is not sent again with a prompt. A session resumed keeps
  * the boot block it had in its transcript; one cleared or compacted has lost it and gets it again,
  * with its ledger started over.
  */
 import { markersFromSecret } from "../inject/index.ts";
+import { opening } from "../learn/brief.ts";
 import { openEngine } from "../recall/index.ts";
 import type { Store } from "../state/index.ts";
 import { readGuide } from "../vault/index.ts";
@@ -19,6 +21,8 @@ export interface BootOptions {
   /** Claude Code's context cap for hook output (run.ts MAX_CONTEXT_CHARS). */
   maxContextChars: number;
   now: () => Date;
+  /** `--style-brief`: the style brief, which follows the guide. */
+  brief?: () => Promise<string>;
 }
 
 /** The boot block to answer SessionStart with (between our markers), or undefined for none. */
@@ -43,7 +47,7 @@ export async function bootSession(
       markers,
       maxContextChars: options.maxContextChars,
       tiers: true,
-      guide: readGuide(engine.vault.root, engine.vault.kinds),
+      guide: opening(readGuide(engine.vault.root, engine.vault.kinds), (await options.brief?.()) ?? ""),
       seed: `${input.sessionId}:0`,
     });
     const stable = result.blocks.find((b) => b.tier === "stable");

@@ -1,14 +1,26 @@
 /**
  * One hook invocation, as named phases: parse stdin → (SessionStart: the boot block, boot.ts) → open the
  * engine → advance the session clock → read the transcript tail → recall (its budget stage keeps the
- * block under Claude Code's context cap) → record (ledger, the turn record for stats and the context
- * door, hit log) → answer. The caller turns any throw into exit 0 + stderr.
+ * block under Claude Code's context cap; with `--inject index`, an index of the cards instead,
+ * recall/index-block.ts) → record (ledger, the turn record for stats and the context door, the index
+ * recall, hit log) → answer. The caller turns any throw into exit 0 + stderr.
  */
 
 import { DEFAULTS } from "../defaults.ts";
-import { markersFromSecret, stripBlocks } from "../inject/index.ts";
+import { type Markers, markersFromSecret, stripBlocks } from "../inject/index.ts";
+import { styleBrief } from "../learn/brief.ts";
+import { learnOnce, ownWords } from "../learn/index.ts";
 import { hitEntry, openEngine, type RecallOptions, type RecallResult, type Turn } from "../recall/index.ts";
-import { type HitEntry, openStore, type Store, stateUrl, type TurnRecord } from "../state/index.ts";
+import { INDEX_RECALL, indexResult, newQueryId, recallRecordOf } from "../recall/index-block.ts";
+import {
+  type HitEntry,
+  openStore,
+  type RecallRecord,
+  type Store,
+  stateUrl,
+  type TurnRecord,
+} from "../state/index.ts";
+import type { StyleOptions } from "../style/index.ts";
 import { bootSession } from "./boot.ts";
 import { parseHookInput } from "./input.ts";
 import { beginTurn, conversationId, recordTurn } from "./ledger.ts";
@@ -28,8 +40,15 @@ export interface HookOptions {
   log?: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
   recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
+  /** `index`: one line per card instead of its text (`--inject index`, recall/index-block.ts). */
+  inject?: "cards" | "index";
   /** Where the session ledger and the hit log live (state/ `openStore`); the vault's by default. */
   state?: string;
+  /** Style memory learns from each prompt (default true; `--no-learn`), on this clock (learn/). */
+  learn?: boolean;
+  style?: StyleOptions;
+  /** `--style-brief`: the session's boot block carries the style brief after the guide. */
+  styleBrief?: boolean;
   now?: () => Date;
   /** Non-fatal problems (the hit log could not be written); defaults to stderr. */
   warn?: (line: string) => void;
@@ -72,6 +91,14 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
         budget: options.budget,
         maxContextChars: MAX_CONTEXT_CHARS,
         now,
+        brief: options.styleBrief
+          ? () =>
+              styleBrief(options.vaultRoot, {
+                style: options.style,
+                warn: options.warn ?? ((l) => process.stderr.write(`${l}\n`)),
+                who: "lorecards hook",
+              })
+          : undefined,
       });
       if (boot === undefined) return NOTHING;
       const answer = { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: boot.block } };
@@ -89,15 +116,20 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
   const scanDepth = options.scanDepth ?? HOOK_DEFAULTS.scanDepth;
   // Opening is cheap: the state file is only opened for a session's ledger (bench/hook.ts).
   const store = await openHookStore(options, root);
+  let learned: Promise<void> | false = false;
   try {
     const markers = markersFromSecret(await store.markerSecret());
     const clean = (text: string) => stripBlocks(text, markers);
     const conversation = input.sessionId ? conversationId(input.sessionId) : undefined;
+    // Style memory hears what the person typed, whatever recall finds; awaited before the store closes.
+    learned = options.learn !== false && learnPrompt(options, root, conversation, input.prompt, markers);
     const state = conversation
       ? await beginTurn(store, conversation, reinjectAfter, now().getTime())
       : undefined;
     const turns = transcriptTurns(input.transcriptPath, input.prompt, scanDepth, clean);
-    const result = await engine.recall(turns, {
+    const index =
+      options.inject === "index" ? { session: conversation ?? "none", query: newQueryId() } : undefined;
+    const recalledNow = await engine.recall(turns, {
       ...options.recall,
       budget: options.budget,
       scanDepth,
@@ -108,8 +140,20 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
       // The session's prompts are its turns: a seed per session and turn, as the gateway's per conversation.
       seed: state && `${input.sessionId}:${state.turn}`,
       history: state?.history,
+      ...(index && INDEX_RECALL),
     });
+    const result = index
+      ? indexResult(recalledNow, {
+          ...index,
+          budget: options.budget ?? DEFAULTS.budget,
+          maxChars: MAX_CONTEXT_CHARS,
+          markers,
+        })
+      : recalledNow;
     const block = result.blocks[0]?.wrapped;
+    const listed = index && recallRecordOf(result, index, "hook", now().getTime());
+    // Queued now, it shares the group commit of the writes below.
+    const keptRecall = listed ? keepRecall(store, listed, options.warn) : undefined;
     if (conversation && state) {
       const recalled = { cards: result.chosen, timed: result.timed ?? {}, before: state.history.memory };
       const at = now().getTime();
@@ -125,6 +169,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
           ),
       ]);
     }
+    await keptRecall;
     if (block === undefined) return NOTHING;
     if (options.log !== false)
       await logHits(store, hitEntry("hook", result, input.prompt, now()), options.warn);
@@ -133,9 +178,23 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
     };
     return { stdout: `${JSON.stringify(answer)}\n`, injected: result.injected };
   } finally {
+    await learned;
     await store.close();
     engine.close();
   }
+}
+
+/** Each prompt once (Claude Code sends a prompt once; a tool loop sends none); it never throws. */
+function learnPrompt(
+  options: HookOptions,
+  vaultRoot: string,
+  conversation: string | undefined,
+  prompt: string,
+  markers: Markers,
+): Promise<void> {
+  const warn = options.warn ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const learning = { vaultRoot, style: options.style, warn, who: "lorecards hook" };
+  return learnOnce(learning, conversation ?? "hook", ownWords(prompt, markers));
 }
 
 function openHookStore(options: HookOptions, root: string): Promise<Store> {
@@ -186,6 +245,17 @@ function turnRecordOf(
     counterfactual: { promptChars: chars, cachedChars: 0 },
     sharedChars: 0,
   };
+}
+
+/** The index recall is for `check` and stats: failing to keep it never costs the prompt its index. */
+async function keepRecall(store: Store, record: RecallRecord, warn?: (line: string) => void) {
+  try {
+    await store.recordRecall(record);
+  } catch (err) {
+    (warn ?? ((l: string) => process.stderr.write(`${l}\n`)))(
+      `lorecards hook: recall not recorded: ${String(err)}`,
+    );
+  }
 }
 
 /** The turn record is for people: failing to keep it never costs the prompt its cards. */

@@ -9,6 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { keyProblem, kindByName, parseCard, serializeCard } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
+import { vetImport } from "../check/vet.ts";
+import type { ImportWarning } from "../check/writes.ts";
 import {
   cardPath,
   linkBelow,
@@ -53,6 +55,11 @@ export interface ImportResult {
   character?: string;
   /** One line per thing the person may want to set themselves (see `importNotes`). */
   notes: string[];
+  /**
+   * The write checks on the cards written (README "Write checks"): an import never refuses on them,
+   * the book being the person's own, so a priority cap it overfills is a warning here too.
+   */
+  checks: ImportWarning[];
 }
 
 /**
@@ -107,7 +114,9 @@ export async function importBook(
     warnings: [...book.warnings, ...cutWarnings(book.entries)],
     book: book.settings,
     notes: importNotes(book.settings, book.character),
+    checks: [],
   };
+  const written = new Set<string>();
   if (book.character !== undefined) result.character = book.character;
   await withSettledLock(vault, async () => {
     // By case-folded key: macOS and Windows fold case.
@@ -120,6 +129,7 @@ export async function importBook(
         continue;
       }
       const key = found ?? draft.key;
+      written.add(`${kind}/${key}`);
       plan.push({
         // Made while the cards before it are being written (vault/_batch.ts): as slow as writing them.
         text: () => serializeCard(draft),
@@ -131,6 +141,7 @@ export async function importBook(
     }
     if (plan.length > 0) await placeAll(vault, plan, opts.onProgress);
   });
+  result.checks = vetImport(vault, written);
   return result;
 }
 

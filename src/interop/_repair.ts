@@ -152,7 +152,8 @@ export function repairImports(vault: Vault, opts: { dryRun?: boolean } = {}): Pr
       cards.push({ path: stale.path, changes: stale.changes });
       if (!dryRun) plan.push({ text: updateCardText(text, stale.edit), target: file, replaces: true });
     }
-    if (plan.length > 0) await placeAll(vault, plan);
+    // A repair is the CLI's rewrite of cards already there: an update in their history, not an import.
+    if (plan.length > 0) await placeAll(vault, plan, undefined, { writer: "cli", action: "update" });
     return { cards, dryRun, skipped };
   });
 }

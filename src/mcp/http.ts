@@ -15,7 +15,9 @@ import {
   type Peer,
   type Throttle,
 } from "../http/index.ts";
+import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
+import { type Adoptions, vaultAdoptions } from "./adoption.ts";
 import { createMcpServer } from "./server.ts";
 
 export const MCP_PATH = "/mcp";
@@ -29,6 +31,10 @@ export interface McpHttpOptions {
   loopback: boolean;
   /** Slows down wrong tokens per address; with a token and none given, http/'s defaults. */
   throttle?: Throttle;
+  /** Where `read_card` records adoptions; the vault's state.db by default, one store for every request. */
+  adoptions?: Adoptions;
+  /** Style memory's options (its clock). */
+  style?: StyleOptions;
 }
 
 export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer) => Promise<Response> {
@@ -42,6 +48,7 @@ export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer)
     tokenHeaders: ["authorization", "x-lorecards-token"],
     throttle: options.token ? (options.throttle ?? createThrottle()) : undefined,
   };
+  const adoptions = options.adoptions ?? vaultAdoptions(options.vault);
   return async (req, peer) => {
     if (new URL(req.url).pathname !== MCP_PATH) {
       return errorResponse(404, "not_found", `the MCP endpoint is ${MCP_PATH}`);
@@ -56,7 +63,11 @@ export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer)
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    const server = createMcpServer(options.vault, { version: options.version });
+    const server = createMcpServer(options.vault, {
+      version: options.version,
+      adoptions,
+      style: options.style,
+    });
     await server.connect(transport);
     try {
       return await transport.handleRequest(req);

@@ -2,16 +2,21 @@
  * mcp/ owns `lorecards mcp`: the tools an agent uses to *write* cards (write_card, read_card,
  * list_cards) over the official MCP SDK, on stdio or streamable HTTP. It never recalls or injects:
  * surfacing is the gateway's and the hook's job, because a model that must decide to look something up
- * mostly does not. It writes only through vault/, and in stdio mode nothing but protocol reaches stdout.
+ * mostly does not. It writes cards only through vault/; the one thing it writes to state.db is an
+ * adoption, when `read_card` is given an index block's ids (adoption.ts). Style memory's three tools
+ * (style-tools.ts) go through style/ alone. In stdio mode nothing but protocol reaches stdout.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
+import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
+import { vaultAdoptions } from "./adoption.ts";
 import { mcpHandler } from "./http.ts";
 import { createMcpServer } from "./server.ts";
 
+export { type Adoptions, storeAdoptions, vaultAdoptions } from "./adoption.ts";
 export { MCP_PATH, type McpHttpOptions, mcpHandler } from "./http.ts";
 export { MAX_SECTION_CHARS } from "./schemas.ts";
 export { createMcpServer, type ServerOptions } from "./server.ts";
@@ -20,8 +25,9 @@ export { listCardsData, readCardData, writeCard } from "./tools.ts";
 export const MCP_DEFAULTS = { host: DEFAULTS.host, port: DEFAULTS.mcpPort } as const;
 
 /** Serve on stdin/stdout; resolves when the client closes the connection. */
-export async function serveStdio(vault: Vault, version: string): Promise<void> {
-  const server = createMcpServer(vault, { version });
+export async function serveStdio(vault: Vault, version: string, style?: StyleOptions): Promise<void> {
+  const adoptions = vaultAdoptions(vault);
+  const server = createMcpServer(vault, { version, adoptions, style });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -30,6 +36,7 @@ export async function serveStdio(vault: Vault, version: string): Promise<void> {
   await server.connect(transport);
   await closed;
   await server.close();
+  await adoptions.close();
 }
 
 export interface HttpServeOptions {
@@ -38,6 +45,8 @@ export interface HttpServeOptions {
   host?: string;
   port?: number;
   token?: string;
+  /** Style memory's options (its clock). */
+  style?: StyleOptions;
 }
 
 /** Serve streamable HTTP at /mcp. Off loopback a token is mandatory (refuses to start without one). */
@@ -55,6 +64,7 @@ export function serveHttp(options: HttpServeOptions): Listener {
     version: options.version,
     token: options.token,
     loopback,
+    style: options.style,
   });
   return listen({ hostname: host, port: options.port ?? MCP_DEFAULTS.port, fetch });
 }

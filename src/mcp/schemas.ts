@@ -34,6 +34,8 @@ const titleText = bounded(MAX_TITLE_CHARS);
 const matchTerm = bounded(MAX_TERM_CHARS);
 const sectionText = z.string().max(MAX_SECTION_CHARS, `is limited to ${MAX_SECTION_CHARS} characters`);
 const kindName = z.string().trim().min(1).max(64);
+/** A memory index block's session or query id (recall/index-block.ts; state keeps 256 characters). */
+const indexId = z.string().trim().min(1).max(256);
 
 /** One line per kind: its usual sections and which one update_recent rewrites. */
 export function kindsGuide(config: KindsConfig): string {
@@ -102,6 +104,17 @@ export function writeCardShape(config: KindsConfig) {
       .max(MAX_TERMS)
       .optional()
       .describe('create: other names for the same thing, which also bring the card up, e.g. ["Ally", "AM"].'),
+    priority: z
+      .number()
+      .int()
+      .min(-1_000_000)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        "create: which card comes first when two fire equally (higher first; default 0). Only a few cards " +
+          "may hold each raised priority (by default 5 at 2 or above, 15 at 1): leave it out unless the " +
+          "card matters more than most.",
+      ),
     sections: z
       .array(
         z.object({
@@ -136,6 +149,15 @@ export function readCardShape(config: KindsConfig) {
     kind: kindName
       .optional()
       .describe(`Only look among cards of this kind (${config.kinds.map((k) => k.name).join(", ")}).`),
+    session: indexId
+      .optional()
+      .describe(
+        "When the card was listed in a memory index block: the session it names. Pass it with query; " +
+          "it records that the card was wanted (leave both out otherwise).",
+      ),
+    query: indexId
+      .optional()
+      .describe("When the card was listed in a memory index block: the query it names."),
   };
 }
 
@@ -177,6 +199,12 @@ export const writeResultShape = {
   key: z.string(),
   path: z.string().describe("Relative to the vault root."),
   title: z.string(),
+  warnings: z
+    .array(z.object({ code: z.string(), detail: z.string(), term: z.string().optional() }))
+    .describe(
+      "What is worth fixing about the card's trigger words (the card was written): no keywords, two " +
+        "keywords typed as one, a word that fires on ordinary text, another card's title.",
+    ),
 };
 
 export const readResultShape = {
@@ -194,6 +222,20 @@ export const readResultShape = {
   sections: z.array(z.object({ heading: z.string(), text: z.string(), private: z.boolean() })),
   recent_section: z.string().nullable().describe("The section update_recent rewrites, or null."),
   private_note: z.string(),
+  adoption: z
+    .object({
+      status: z.enum(["recorded", "repeated", "unknown_query", "not_listed", "not_recorded"]),
+      card: z.string(),
+      session: z.string(),
+      query: z.string(),
+      detail: z.string().optional(),
+    })
+    .optional()
+    .describe(
+      "With session and query: what became of the opening. recorded (counted), repeated (counted " +
+        "before), unknown_query (no index under those ids), not_listed (that index did not list this " +
+        "card), not_recorded (state could not be written; the card is read all the same).",
+    ),
 };
 
 export const listResultShape = {

@@ -7,7 +7,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KindsConfig } from "../card/types.ts";
 import { describeError, isLoreError } from "../errors.ts";
+import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
+import { type Adoptions, readCardAdopting, vaultAdoptions } from "./adoption.ts";
 import {
   listCardsShape,
   listResultShape,
@@ -17,11 +19,19 @@ import {
   writeCardShape,
   writeResultShape,
 } from "./schemas.ts";
-import { listCardsData, readCardData, writeCard } from "./tools.ts";
+import { registerStyleTools } from "./style-tools.ts";
+import { listCardsData, writeCard } from "./tools.ts";
 
 export interface ServerOptions {
   /** Reported to clients in the initialize handshake. */
   version: string;
+  /**
+   * Where `read_card` records adoptions (adoption.ts); by default the vault's state.db, opened on the
+   * first one. The caller that passes it closes it.
+   */
+  adoptions?: Adoptions;
+  /** Style memory's options (its clock) for the style_* tools (style-tools.ts). */
+  style?: StyleOptions;
 }
 
 function instructions(config: KindsConfig): string {
@@ -47,6 +57,7 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
     { instructions: instructions(config) },
   );
   const withRecent = recentKinds(config);
+  const adoptions = options.adoptions ?? vaultAdoptions(vault);
 
   server.registerTool(
     "write_card",
@@ -70,12 +81,13 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
       title: "Read a card",
       description:
         "Everything in one card: every frontmatter field and every section, including private sections " +
-        "(marked private: true; those are never injected into conversations).",
+        "(marked private: true; those are never injected into conversations). For a card listed in a " +
+        "memory index block, pass the block's session and query too.",
       inputSchema: readCardShape(config),
       outputSchema: readResultShape,
       annotations: READ_ONLY,
     },
-    (args) => respond(async () => readCardData(vault, args)),
+    (args) => respond(async () => readCardAdopting(vault, args, adoptions)),
   );
 
   server.registerTool(
@@ -92,6 +104,7 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
     },
     (args) => respond(async () => listCardsData(vault, args)),
   );
+  registerStyleTools(server, vault.root, options.style);
   return server;
 }
 

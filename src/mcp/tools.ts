@@ -11,8 +11,11 @@ import {
   keyFromTitle,
   keyProblem,
   kindByName,
+  replaceSection,
 } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
+import { vetCreate, vetUpdate } from "../check/vet.ts";
+import type { WriteWarning } from "../check/writes.ts";
 import { LoreError } from "../errors.ts";
 import { createCard, findCard, indexLookup, loadIndex, updateRecent, type Vault } from "../vault/index.ts";
 import {
@@ -23,7 +26,7 @@ import {
   type WriteCardArgs,
 } from "./schemas.ts";
 
-const CREATE_FIELDS = ["kind", "title", "key", "keywords", "aliases", "sections"] as const;
+const CREATE_FIELDS = ["kind", "title", "key", "keywords", "aliases", "priority", "sections"] as const;
 const RECENT_FIELDS = ["name", "kind", "text"] as const;
 
 export type WriteResult = {
@@ -32,6 +35,8 @@ export type WriteResult = {
   key: string;
   path: string;
   title: string;
+  /** What the write checks found worth fixing (check/writes.ts); a refused write throws instead. */
+  warnings: WriteWarning[];
 };
 
 export async function writeCard(vault: Vault, args: WriteCardArgs): Promise<WriteResult> {
@@ -45,17 +50,20 @@ export async function writeCard(vault: Vault, args: WriteCardArgs): Promise<Writ
       `mode "${args.mode}" does not take ${stray.map(([k]) => k).join(", ")} (it takes ${allowed.join(", ")})`,
     );
   }
-  const card = args.mode === "create" ? await create(vault, args) : await recent(vault, args);
+  const { card, warnings } = args.mode === "create" ? await create(vault, args) : await recent(vault, args);
   return {
     status: args.mode === "create" ? "created" : "updated",
     kind: card.kind,
     key: card.key,
     path: card.path,
     title: card.title,
+    warnings,
   };
 }
 
-async function create(vault: Vault, args: WriteCardArgs): Promise<Card> {
+type Written = { card: Card; warnings: WriteWarning[] };
+
+async function create(vault: Vault, args: WriteCardArgs): Promise<Written> {
   if (args.kind === undefined) throw new LoreError("invalid_input", 'mode "create" needs a kind');
   if (args.title === undefined) throw new LoreError("invalid_input", 'mode "create" needs a title');
   const kind = kindByName(vault.kinds, args.kind);
@@ -83,8 +91,11 @@ async function create(vault: Vault, args: WriteCardArgs): Promise<Card> {
     keywords: args.keywords ?? [],
   };
   if (args.aliases && args.aliases.length > 0) frontmatter.aliases = args.aliases;
+  if (args.priority !== undefined && args.priority !== 0) frontmatter.priority = args.priority;
   const body = (args.sections ?? []).map((s) => `## ${s.heading}\n${s.text.trim()}\n`).join("\n");
-  return createCard(vault, { kind: kind.name, key, frontmatter, body });
+  const draft = { kind: kind.name, key, frontmatter, body };
+  const warnings = vetCreate(vault, draft);
+  return { card: await createCard(vault, draft, { writer: "mcp" }), warnings };
 }
 
 /**
@@ -103,7 +114,7 @@ function refuseTakenName(vault: Vault, names: string[]): void {
   }
 }
 
-async function recent(vault: Vault, args: WriteCardArgs): Promise<Card> {
+async function recent(vault: Vault, args: WriteCardArgs): Promise<Written> {
   if (args.name === undefined)
     throw new LoreError("invalid_input", 'mode "update_recent" needs the card\'s name');
   if (args.text === undefined)
@@ -117,7 +128,10 @@ async function recent(vault: Vault, args: WriteCardArgs): Promise<Card> {
         (some.length > 0 ? ` (cards with one: ${some.join(", ")})` : ""),
     );
   }
-  return updateRecent(vault, card.kind, card.key, args.text);
+  const { text } = args;
+  const heading = kindByName(vault.kinds, card.kind).recent!;
+  const warnings = vetUpdate(vault, card.kind, card.key, (old) => replaceSection(old, heading, text));
+  return { card: await updateRecent(vault, card.kind, card.key, text, { writer: "mcp" }), warnings };
 }
 
 /** Everything in the card: every frontmatter key and every section, private ones marked. */

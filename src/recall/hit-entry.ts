@@ -1,7 +1,7 @@
 /**
  * The hit log's entry for one surfacing, built one way for every surface (the gateway, the hook, `try`,
  * `/api/try`): the chosen cards' keys in order, the words they fired on (each once, first seen first),
- * the triggering message cut to 200 characters, and the time. Where entries are kept is state/'s
+ * the start of the triggering message (scrubbed, at most 60 characters: state/hits.ts), and the time. Where entries are kept is state/'s
  * business; this only says what one holds.
  */
 import { type HitEntry, type HitSource, normalizeHit } from "../state/index.ts";

@@ -1,11 +1,13 @@
 /**
  * The vault's own recall settings: a `settings.yaml` in the vault root, written by its owner (like
- * kinds.yaml), read by every surface through the engine. Four keys:
+ * kinds.yaml), read by every surface through the engine. Its keys:
  *
  *   char: Seraphina        the name for {{char}}, <char>, <bot>
  *   user: Ann              the name for {{user}}, <user>
  *   budget_tokens: 1200    a budget in tokens besides the characters
  *   reach: one-hop         or `named`
+ *   priority_caps: {2: 5, 1: 15}   the write checks' caps (check/writes.ts); `false` turns them off
+ *   learn: false           style memory learns nothing (learn/, README "Style memory")
  *
  * A flag or request field given on a surface wins over the file, which wins over the defaults. The
  * file never stops recall: an unknown key, a value of the wrong kind, or YAML that does not parse is
@@ -28,6 +30,32 @@ export interface VaultSettings {
   user?: string;
   budgetTokens?: number;
   reach?: Reach;
+  /** The write checks' priority caps, highest priority first; [] = no caps; absent = the defaults. */
+  priorityCaps?: PriorityCap[];
+  /** `false`: the gateway and the hook hand no message to style memory (learn/). */
+  learn?: boolean;
+}
+
+/** At most `cap` enabled cards at `priority` or above it (up to the next higher capped priority). */
+export interface PriorityCap {
+  priority: number;
+  cap: number;
+}
+
+/**
+ * `priority_caps`: a mapping of priority → most cards (`{2: 5, 1: 15}`), or `false` for none; null
+ * when the value is not one (the whole setting is then ignored, so a typo never half-applies).
+ */
+function priorityCaps(value: unknown): PriorityCap[] | null {
+  if (value === false) return [];
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const caps: PriorityCap[] = [];
+  for (const [priority, cap] of Object.entries(value)) {
+    if (!/^-?\d+$/.test(priority.trim())) return null;
+    if (typeof cap !== "number" || !Number.isInteger(cap) || cap < 0) return null;
+    caps.push({ priority: Number(priority), cap });
+  }
+  return caps.sort((a, b) => b.priority - a.priority);
 }
 
 /** The settings a text holds, and what was ignored in it (one line each, naming the file). */
@@ -60,6 +88,14 @@ export function parseSettings(text: string): { settings: VaultSettings; warnings
     } else if (key === "reach") {
       if ((REACHES as readonly unknown[]).includes(value)) settings.reach = value as Reach;
       else if (value !== null) warn(`reach must be ${REACHES.join(" or ")}`);
+    } else if (key === "learn") {
+      if (typeof value === "boolean") settings.learn = value;
+      else if (value !== null) warn("learn must be true or false");
+    } else if (key === "priority_caps") {
+      const caps = priorityCaps(value);
+      if (caps !== null) settings.priorityCaps = caps;
+      else if (value !== null)
+        warn("priority_caps must map whole priorities to whole counts ≥ 0, or be false");
     } else {
       warn(`unknown setting "${key}"`);
     }

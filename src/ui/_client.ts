@@ -27,6 +27,8 @@ function headers(write: boolean, type = "application/json"): Headers {
   if (token) h.set("authorization", `Bearer ${token}`);
   if (write) {
     h.set("x-lorecards", "1");
+    // Attributes the write to the editor in the card's history (README "History").
+    h.set("x-lorecards-writer", "ui");
     h.set("content-type", type);
   }
   return h;

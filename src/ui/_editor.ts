@@ -187,6 +187,15 @@ export function alertInForm(form: HTMLFormElement, message: string): void {
   slot.replaceChildren(el("div", { class: "banner error", role: "alert" }, message));
 }
 
+/** After a save: what the write checks found worth fixing in the card's words (the card is saved). */
+export function warnInForm(form: HTMLFormElement, warnings: readonly { detail: string }[]): void {
+  if (warnings.length === 0) return;
+  const slot = form.querySelector(".conflict-slot")!;
+  const items = warnings.map((w) => el("li", {}, w.detail));
+  const head = "Saved. Worth fixing in its trigger words:";
+  slot.replaceChildren(el("div", { class: "banner warn", role: "status" }, head, el("ul", {}, ...items)));
+}
+
 const value = (form: HTMLFormElement, name: string) =>
   (form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement | null)?.value ?? "";
 const checked = (form: HTMLFormElement, name: string) =>

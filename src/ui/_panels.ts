@@ -206,13 +206,17 @@ export function buildBooks(
       filename: chosen.name,
     });
     try {
-      const r = await api<{ created: number; kept: number; overwritten: number; skipped: unknown[] }>(
-        "POST",
-        `/api/import?${query}`,
-        chosen,
-      );
+      const r = await api<{
+        created: number;
+        kept: number;
+        overwritten: number;
+        skipped: unknown[];
+        checks?: unknown[];
+      }>("POST", `/api/import?${query}`, chosen);
+      // The write checks' warnings (README "Write checks") are only counted here: `lorecards import --json` lists them.
+      const checks = r.checks?.length ? ` ${r.checks.length} write-check warnings.` : "";
       say(
-        `Imported ${chosen.name}: ${r.created} new, ${r.overwritten} overwritten, ${r.kept} kept, ${r.skipped.length} skipped.`,
+        `Imported ${chosen.name}: ${r.created} new, ${r.overwritten} overwritten, ${r.kept} kept, ${r.skipped.length} skipped.${checks}`,
       );
       done();
     } catch (err) {

@@ -50,6 +50,8 @@ export interface CardData {
   body: string;
   extra: Record<string, unknown>;
   mtime: string;
+  /** Only in the answer to a save: what the write checks found worth fixing (README "Write checks"). */
+  checks?: { code: string; detail: string; term?: string }[];
 }
 
 export interface Fired {

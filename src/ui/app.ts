@@ -3,10 +3,13 @@
 import { adoptTokenFromUrl, api, isApiError, path } from "./_client.ts";
 import { $, el } from "./_dom.ts";
 import { explainTry, loadConversations } from "./_door.ts";
-import { addKeyword, alertInForm, buildEditor, type EditorTarget } from "./_editor.ts";
+import { addKeyword, alertInForm, buildEditor, type EditorTarget, warnInForm } from "./_editor.ts";
+import { loadCardHealth } from "./_health.ts";
+import { type HistoryHooks, loadHistory } from "./_history.ts";
 import { type CardRef, listKeys, markCurrent, renderCardList } from "./_list.ts";
 import { buildBooks, loadHealth, loadRecent, renderTry } from "./_panels.ts";
 import { loadStats } from "./_stats.ts";
+import { loadStyle } from "./_style.ts";
 import type { BrokenItem, CardData, Kinds, ListItem, TryResult } from "./_types.ts";
 
 const state = {
@@ -95,6 +98,8 @@ function showEditor(target: EditorTarget, focus = true): void {
   document.body.dataset.view = "edit";
   markCurrent($("#card-list"), currentRef());
   if (state.lastTry) rerenderTry();
+  if (($("#history") as HTMLDetailsElement).open)
+    loadHistory($("#history .panel-body"), historyHooks).catch(fail);
   if (focus) (form.elements.namedItem("title") as HTMLInputElement).focus();
 }
 
@@ -136,6 +141,7 @@ async function save(body: Record<string, unknown>, force?: string): Promise<void
       });
     state.dirty = false;
     showEditor({ kind: kindInfo(card.kind), card }, false);
+    if (state.form) warnInForm(state.form, card.checks ?? []);
     say(target.card ? `Saved “${card.title}”.` : `Created “${card.title}”.`);
     await loadList();
   } catch (err) {
@@ -208,6 +214,17 @@ async function restore(item: ListItem): Promise<void> {
   }
 }
 
+const historyHooks: HistoryHooks = {
+  card: () => state.target?.card,
+  leaveOk,
+  fail,
+  reverted: (card, n) => {
+    showEditor({ kind: kindInfo(card.kind), card }, false);
+    say(`“${card.title}” is back as it was after version ${n}.`);
+    loadList().catch(fail);
+  },
+};
+
 const KIND_FOR_GROUP = { names: "people", places: "place", aliases: "entry" } as const;
 
 function rerenderTry(): void {
@@ -279,6 +296,9 @@ async function start(): Promise<void> {
   panel("#conversations", loadConversations);
   panel("#health", (body) => loadHealth(body, (k, key) => void openCard(k, key)));
   panel("#stats", loadStats);
+  panel("#style", (body) => loadStyle(body, say));
+  panel("#card-health", (body) => loadCardHealth(body, (k, key) => void openCard(k, key)));
+  panel("#history", (body) => loadHistory(body, historyHooks));
   document.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s" && state.form) {
       e.preventDefault();

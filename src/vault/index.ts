@@ -5,15 +5,19 @@
  * never parses card text itself (card/ does). It never reads or writes through a symbolic link inside
  * the vault (`_links.ts`), and it removes the temp files a killed write left behind (`_temps.ts`). An
  * import a killed process left half done is settled before any other write or read (`_settle.ts`).
+ * Every write records a version in the card's history (`history.ts`, `<vault>/.lorecards/history.db`),
+ * which `revert.ts` goes back to and `as-of.ts` rebuilds a past vault from.
  */
 
 export { hasLeftovers, type Placement, type Progress, placeAll, recoverImports } from "./_batch.ts";
+export type { BatchRecord } from "./_batch-history.ts";
 export { atomicWrite, randomHex } from "./_fs.ts";
 export type { IndexRows } from "./_index-rows.ts";
 export { findLinks, linkBelow, readNoFollow, type VaultLink } from "./_links.ts";
 export { settleImports, withSettledLock } from "./_settle.ts";
 export { sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
+export { type AsOfPoint, type AsOfVault, parseAsOf, vaultAsOf } from "./as-of.ts";
 export { createCard, findCard, readCard, updateCard, updateRecent, type WriteOptions } from "./cards.ts";
 export {
   FULL_CHECK_MS,
@@ -25,6 +29,18 @@ export {
   type VaultIndex,
 } from "./catalog.ts";
 export { GUIDE_FILE, readGuide, STARTER_GUIDE } from "./guide.ts";
+export {
+  type Action,
+  HISTORY_CAP,
+  type HistoryOptions,
+  historyNames,
+  readHistory,
+  readVersion,
+  type VersionRow,
+  WRITERS,
+  type Writer,
+} from "./history.ts";
+export { findHistoryCard, type HistoryCard } from "./history-card.ts";
 export { acquireLock, type LockOptions, lockPath, withLock } from "./lock.ts";
 export {
   CardLookup,
@@ -37,3 +53,5 @@ export {
 } from "./lookup.ts";
 export { initVault, type OpenOptions, openVault } from "./open.ts";
 export { ARCHIVE_DIR, cardPath, resolveVaultPath, STATE_DIR, type Vault } from "./paths.ts";
+export { type Reverted, revertCard } from "./revert.ts";
+export { describeVersion, type Hunk, type VersionInfo, versionDiff } from "./version-view.ts";

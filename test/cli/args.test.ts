@@ -23,7 +23,7 @@ describe("defaults in --help", () => {
         "turns before a card still in context may go in again (default: never; 0 = every time)",
         `(Default: ${DEFAULTS.gatewayPort})`,
         `(Default: ${DEFAULTS.host})`,
-        "--inject=<user|system>",
+        "--inject=<user|system|index>",
         JSON.stringify(DEFAULTS.framing),
       ],
     ],

@@ -56,9 +56,16 @@ function toolSuite(connect: (vault: string) => Promise<Client>) {
     removeDir(vault);
   });
 
-  test("the server offers exactly write_card, read_card and list_cards, with input schemas", async () => {
+  test("the server offers write_card, read_card and list_cards and style memory's three, with input schemas", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["list_cards", "read_card", "write_card"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "list_cards",
+      "read_card",
+      "style_admin",
+      "style_brief",
+      "style_observe",
+      "write_card",
+    ]);
     const write = tools.find((t) => t.name === "write_card")!;
     expect(write.inputSchema.type).toBe("object");
     expect(Object.keys(write.inputSchema.properties ?? {})).toContain("mode");
@@ -305,7 +312,7 @@ describe("over streamable HTTP", () => {
       for (const headers of variants) {
         const client = new Client({ name: "t", version: "0" });
         await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-        expect((await client.listTools()).tools).toHaveLength(3);
+        expect((await client.listTools()).tools).toHaveLength(6);
         await client.close();
       }
     } finally {

@@ -17,9 +17,17 @@ describe("a hit-log entry", () => {
     });
   });
 
-  test("keeps the first 200 characters of the message, never cutting one in half", () => {
+  test("keeps at most 60 units of the message, never cutting a character in half", () => {
     const entry = hitEntry("hook", { chosen: [] }, "🐝".repeat(300), new Date(0));
-    expect(Array.from(entry.message)).toHaveLength(200);
+    expect(entry.message).toBe("🐝".repeat(30));
     expect(entry.message.isWellFormed()).toBe(true);
+  });
+
+  test("keeps no secret, address or phone number of the message", () => {
+    const message = "alice? my key is sk-proj-abc123def456ghi, mail a.b@example.org or call +1 415 555 0134";
+    const entry = hitEntry("hook", { chosen: [] }, message, new Date(0));
+    for (const secret of ["sk-proj", "abc123", "example.org", "555"])
+      expect(entry.message).not.toContain(secret);
+    expect(entry.message.startsWith("alice? my key")).toBe(true);
   });
 });

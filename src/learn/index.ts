@@ -1,0 +1,170 @@
+/**
+ * learn/ owns when a surface hands a message to style memory (src/style/, README "Style memory"): the
+ * switch (`--no-learn`, `learn: false` in settings.yaml), what is handed over (only what the person
+ * typed: our own blocks stripped by their markers, the client's wrappers by recall/typed-text.ts; never
+ * an assistant message or a tool result, which the callers never pass), and how often (once per turn:
+ * a retry, a regenerate or the next request of a tool loop repeats a turn the gateway has seen). It
+ * never delays or fails its caller: the gateway's observation runs after the current task, every
+ * failure is one line through `warn`, and the style book is loaded only when something is learned.
+ */
+import { statSync } from "node:fs";
+import { type Markers, stripBlocks } from "../inject/index.ts";
+import { SettingsFile } from "../recall/settings.ts";
+import { typedText } from "../recall/typed-text.ts";
+import type { StyleBook, StyleOptions } from "../style/index.ts";
+
+export interface LearnOptions {
+  vaultRoot: string;
+  /** The style book's options (its clock: `$LORECARDS_STYLE_NOW`, read by cli/). */
+  style?: StyleOptions;
+  warn: (line: string) => void;
+  /** How the warning names its surface: "lorecards gateway", "lorecards hook". */
+  who: string;
+}
+
+/** One user message as a surface met it: the raw text of the message, before anything was stripped. */
+export interface SeenMessage {
+  conversation: string;
+  /** The turn it is (the number of user messages up to it), and a hash of it as the client sent it. */
+  turn: number;
+  hash: string;
+  text: string;
+  markers?: Markers;
+}
+
+/**
+ * The person's own words in a user message, or "" when there are none: our blocks out (a block the
+ * hook added and the client kept), then the client's wrappers and bookkeeping.
+ */
+export function ownWords(text: string, markers?: Markers): string {
+  return typedText(markers ? stripBlocks(text, markers) : text);
+}
+
+/**
+ * The conversation as style memory counts it. Claude Code names one session `hook:<id>` in the hook
+ * and `claude-code:<id>` in the gateway; one id for both keeps a session that runs through both from
+ * counting as two conversations (the activation gate wants two different ones).
+ */
+export function styleConversation(id: string): string {
+  for (const prefix of ["hook:", "claude-code:"]) if (id.startsWith(prefix)) return id.slice(prefix.length);
+  return id;
+}
+
+/** Whether settings.yaml lets the vault learn (`learn: false` turns it off; anything else leaves it on). */
+function learningAllowed(settings: SettingsFile): boolean {
+  return settings.current().learn !== false;
+}
+
+const SEEN_CONVERSATIONS = 1000;
+const SEEN_TURNS = 64;
+
+export interface Learner {
+  /** Observe `message` once, later: returns at once and never throws. */
+  observe(message: SeenMessage): void;
+  /** Waits for what was handed over, then lets go of the style book (the vault moved, the gateway stops). */
+  release(): Promise<void>;
+}
+
+/**
+ * The gateway's learner: one style book kept open, settings.yaml re-read at most once a second, and
+ * the turns it has seen of the latest conversations (each turn by number and message hash), so a
+ * request that repeats a turn is not learned from twice.
+ */
+export function gatewayLearner(options: LearnOptions): Learner {
+  // The engine says what is wrong with settings.yaml; this copy only reads `learn`.
+  const settings = new SettingsFile(options.vaultRoot, () => {}, 1000);
+  const seen = new Map<string, Set<string>>();
+  let book: Promise<StyleBook> | undefined;
+  let failing = false;
+  const pending = new Set<Promise<void>>();
+
+  const opened = (): Promise<StyleBook> => {
+    if (!book) {
+      const opening = openBook(options);
+      book = opening;
+      opening.catch(() => {
+        if (book === opening) book = undefined;
+      });
+    }
+    return book;
+  };
+
+  const firstTime = (m: SeenMessage): boolean => {
+    const key = `${m.turn}:${m.hash}`;
+    const turns = seen.get(m.conversation);
+    if (turns?.has(key)) return false;
+    const next = turns ?? new Set<string>();
+    if (next.size >= SEEN_TURNS) next.delete(next.values().next().value as string);
+    next.add(key);
+    // Newest conversations last, so the oldest is the first to go.
+    seen.delete(m.conversation);
+    seen.set(m.conversation, next);
+    if (seen.size > SEEN_CONVERSATIONS) seen.delete(seen.keys().next().value as string);
+    return true;
+  };
+
+  const learn = async (m: SeenMessage): Promise<void> => {
+    try {
+      if (!learningAllowed(settings)) return;
+      const words = ownWords(m.text, m.markers);
+      if (words === "") return;
+      await (await opened()).observe(styleConversation(m.conversation), words);
+      failing = false;
+    } catch (err) {
+      // Said once until it works again: a broken style.db must not print a line per request.
+      if (!failing) options.warn(`${options.who}: style not learned (${describe(err)})`);
+      failing = true;
+    }
+  };
+
+  return {
+    observe(message) {
+      if (!firstTime(message)) return;
+      // After the current task: the request goes on to the upstream first.
+      const done: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
+        .then(() => learn(message))
+        .finally(() => pending.delete(done));
+      pending.add(done);
+    },
+    async release() {
+      await Promise.all(pending);
+      const closing = book;
+      book = undefined;
+      await closing?.then((b) => b.close()).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The hook's: one prompt, one process. Claude Code sends each prompt once (a tool loop sends none), so
+ * there is nothing to dedupe; the book is opened for the prompt and closed again.
+ */
+export async function learnOnce(options: LearnOptions, conversation: string, text: string): Promise<void> {
+  try {
+    if (!learningAllowed(new SettingsFile(options.vaultRoot, () => {}))) return;
+    if (text === "") return;
+    const book = await openBook(options);
+    try {
+      await book.observe(styleConversation(conversation), text);
+    } finally {
+      await book.close();
+    }
+  } catch (err) {
+    options.warn(`${options.who}: style not learned (${describe(err)})`);
+  }
+}
+
+/**
+ * The style book, loaded on first use: a surface that never learns never loads its dictionary. A vault
+ * folder that is not there (moved away since the request) is never made by learning.
+ */
+async function openBook(options: LearnOptions): Promise<StyleBook> {
+  if (!statSync(options.vaultRoot, { throwIfNoEntry: false })?.isDirectory())
+    throw new Error(`no vault at ${options.vaultRoot}`);
+  const { openStyle } = await import("../style/index.ts");
+  return openStyle(options.vaultRoot, { warn: options.warn, ...options.style });
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

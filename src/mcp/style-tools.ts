@@ -1,0 +1,151 @@
+/**
+ * Style memory's MCP tools (README "Style memory"): `style_brief` (the brief in full, the delta since
+ * a revision the agent holds, or a short ack), `style_observe` (what the agent noticed that the
+ * dictionary cannot know: a personal phrase, a concrete collaboration preference) and `style_admin`
+ * (list, review, pin, unpin, forget, pause, resume). The person's messages themselves are observed by
+ * the gateway and the hook, never sent through here. Three compact tools rather than one per action:
+ * every tool's description is paid for in every request an agent makes. Each call opens the vault's
+ * style book and closes it again, so a long stdio session holds no database open between calls.
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describeError, isLoreError, LoreError } from "../errors.ts";
+import type { Habit, HintResult, StyleBook, StyleOptions } from "../style/index.ts";
+import {
+  type ADMIN_ACTIONS,
+  adminResultShape,
+  adminShape,
+  briefResultShape,
+  briefShape,
+  observeResultShape,
+  observeShape,
+} from "./style-schemas.ts";
+
+/** How many habits `review` puts in front of the agent at once. */
+const REVIEW_SIZE = 12;
+
+type Open = () => Promise<StyleBook>;
+
+/** Registers the three tools on `server`, each opening the vault's style book for its call. */
+export function registerStyleTools(server: McpServer, vaultRoot: string, options: StyleOptions = {}): void {
+  const open: Open = async () => (await import("../style/index.ts")).openStyle(vaultRoot, options);
+
+  server.registerTool(
+    "style_brief",
+    {
+      title: "Get the style brief",
+      description:
+        "How the person talks and likes to work with you, learned from their own messages: a short brief " +
+        "in fixed sections with strength tags. Pass since (the revision you hold) for only what changed, " +
+        "or an ack when nothing did. Use it lightly: shape your replies, never copy the person.",
+      inputSchema: briefShape,
+      outputSchema: briefResultShape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => respond(open, (book) => book.brief({ context: args.context, since: args.since })),
+  );
+
+  server.registerTool(
+    "style_observe",
+    {
+      title: "Tell style memory what you noticed",
+      description:
+        "The person's messages are observed without you; add only what a dictionary cannot know: a " +
+        "phrase of their own (hints) or a concrete collaboration preference (profile_hints). Each counts " +
+        "as one sighting; nothing becomes active before it is seen in two conversations.",
+      inputSchema: observeShape,
+      outputSchema: observeResultShape,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    (args) =>
+      respond(open, async (book) => {
+        // One after the other: a hint repeated in one call is two sightings, in the order given.
+        const hints: HintResult[] = [];
+        for (const h of args.hints ?? []) hints.push(await book.hint(args.conversation, h));
+        const preferences: HintResult[] = [];
+        for (const p of args.profile_hints ?? [])
+          preferences.push(await book.profileHint(args.conversation, p));
+        return { hints, profile_hints: preferences };
+      }),
+  );
+
+  server.registerTool(
+    "style_admin",
+    {
+      title: "Review and control style memory",
+      description:
+        "What style memory holds and the person's controls over it: list or review the habits, pin one " +
+        "(kept for good), forget one (deleted now), pause or resume learning. Do this when the person asks.",
+      inputSchema: adminShape,
+      outputSchema: adminResultShape,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args) => respond(open, (book) => admin(book, args)),
+  );
+}
+
+type AdminArgs = { action: (typeof ADMIN_ACTIONS)[number]; id?: string; state?: Habit["state"] };
+
+async function admin(book: StyleBook, args: AdminArgs): Promise<Record<string, unknown>> {
+  const needsId = args.action === "pin" || args.action === "unpin" || args.action === "forget";
+  if (needsId && args.id === undefined) throw new LoreError("invalid_input", `${args.action} needs an id`);
+  if (!needsId && args.id !== undefined) throw new LoreError("invalid_input", `${args.action} takes no id`);
+  if (args.state !== undefined && args.action !== "list")
+    throw new LoreError("invalid_input", "state applies to list only");
+  switch (args.action) {
+    case "list":
+      return {
+        learning: await book.learning(),
+        habits: await book.list(args.state === undefined ? undefined : { state: args.state }),
+      };
+    case "review":
+      return { learning: await book.learning(), review: reviewQueue(await book.list()) };
+    case "pin":
+      return { habit: await book.pin(args.id!) };
+    case "unpin":
+      return { habit: await book.unpin(args.id!) };
+    case "forget":
+      await book.forget(args.id!);
+      return { forgotten: args.id! };
+    case "pause":
+      await book.pause();
+      return { learning: await book.learning() };
+    case "resume":
+      await book.resume();
+      return { learning: await book.learning() };
+  }
+}
+
+/**
+ * The habits a person should confirm or correct: active ones not pinned yet (they shape the brief),
+ * then candidates (what is about to), each group newest first; archived and pinned ones are settled.
+ */
+export function reviewQueue(habits: readonly Habit[]): Habit[] {
+  const newest = (a: Habit, b: Habit) => b.lastSeen - a.lastSeen;
+  const open = habits.filter((h) => !h.pinned);
+  return [
+    ...open.filter((h) => h.state === "active").sort(newest),
+    ...open.filter((h) => h.state === "candidate").sort(newest),
+  ].slice(0, REVIEW_SIZE);
+}
+
+/** As server.ts answers: structured content and the same JSON as text; a failure names its code. */
+async function respond(open: Open, fn: (book: StyleBook) => Promise<object>): Promise<CallToolResult> {
+  try {
+    const book = await open();
+    try {
+      const data = (await fn(book)) as Record<string, unknown>;
+      return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
+    } finally {
+      await book.close();
+    }
+  } catch (err) {
+    const code = isLoreError(err) ? err.code : "internal";
+    return { content: [{ type: "text", text: `${code}: ${describeError(err)}` }], isError: true };
+  }
+}

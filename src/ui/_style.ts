@@ -1,0 +1,159 @@
+// The "Style memory" panel (README "Style memory"): what was learned of how the person talks, grouped
+// by state, with the controls the CLI and the MCP tools have (pin, unpin, forget, pause, resume) and
+// the brief a model would get. Everything comes from /api/style; the page keeps nothing of it.
+import { api } from "./_client.ts";
+import { el } from "./_dom.ts";
+
+/** A habit as `GET /api/style` lists it (only what the panel shows). */
+interface Habit {
+  id: string;
+  kind: string;
+  signal: string;
+  state: "candidate" | "active" | "archived";
+  pinned: boolean;
+  count: number;
+  conversations: number;
+  lastSeen: number;
+  example?: string;
+}
+
+interface Brief {
+  kind: "full" | "delta" | "ack";
+  revision: number;
+  text: string;
+}
+
+const GROUPS: [Habit["state"], string][] = [
+  ["active", "Active: in the brief"],
+  ["candidate", "Candidates: seen, not yet in two conversations"],
+  ["archived", "Archived: unseen for half a year"],
+];
+
+type Say = (message: string, error?: boolean) => void;
+
+export async function loadStyle(body: HTMLElement, say: Say): Promise<void> {
+  const { learning, habits } = await api<{ learning: boolean; habits: Habit[] }>("GET", "/api/style");
+  const reload = () => loadStyle(body, say).catch((err) => say(errorText(err), true));
+  const act = async (method: string, path: string, done: string) => {
+    try {
+      await api(method, path, method === "DELETE" ? undefined : {});
+      say(done);
+      await reload();
+    } catch (err) {
+      say(errorText(err), true);
+    }
+  };
+  const toggle = el(
+    "button",
+    {
+      type: "button",
+      class: "small",
+      onclick: () =>
+        void act(
+          "POST",
+          learning ? "/api/style/pause" : "/api/style/resume",
+          learning ? "Learning paused." : "Learning resumed.",
+        ),
+    },
+    learning ? "Pause learning" : "Resume learning",
+  );
+  const status = el(
+    "p",
+    { class: "style-status" },
+    el("span", {}, learning ? "Learning from the person's own messages." : "Learning is paused."),
+    toggle,
+  );
+  const groups = GROUPS.map(([state, title]) => {
+    const of = habits.filter((h) => h.state === state);
+    if (of.length === 0) return null;
+    return el(
+      "section",
+      { class: "style-group", "aria-label": title },
+      el("h3", {}, title),
+      el("ul", { class: "style-list" }, ...of.map((h) => habitRow(h, act))),
+    );
+  });
+  const empty =
+    habits.length === 0
+      ? el(
+          "p",
+          { class: "muted" },
+          "Nothing learned yet: the gateway and the hook learn from each new message.",
+        )
+      : null;
+  const briefBox = el("pre", { class: "style-brief", hidden: true });
+  const showBrief = el(
+    "button",
+    {
+      type: "button",
+      class: "small",
+      onclick: async () => {
+        try {
+          const brief = await api<Brief>("GET", "/api/style/brief");
+          briefBox.textContent = brief.text; // it names its revision
+          briefBox.hidden = false;
+        } catch (err) {
+          say(errorText(err), true);
+        }
+      },
+    },
+    "Show the brief",
+  );
+  body.replaceChildren(
+    ...[status, empty, ...groups, el("div", { class: "actions" }, showBrief), briefBox].filter(
+      (n): n is HTMLElement => n !== null,
+    ),
+  );
+}
+
+type Act = (method: string, path: string, done: string) => Promise<void>;
+
+function habitRow(h: Habit, act: Act): HTMLElement {
+  const path = `/api/style/habits/${encodeURIComponent(h.id)}`;
+  const seen = `${h.count}× in ${h.conversations} conversation${h.conversations === 1 ? "" : "s"}`;
+  return el(
+    "li",
+    { class: h.pinned ? "style-habit pinned" : "style-habit", "data-id": h.id },
+    el("span", { class: "signal" }, h.signal),
+    el("span", { class: "tag" }, h.kind),
+    el("span", { class: "seen", title: `last seen ${new Date(h.lastSeen).toLocaleString()}` }, seen),
+    h.example ? el("q", { class: "example" }, h.example) : null,
+    el(
+      "span",
+      { class: "style-actions" },
+      el(
+        "button",
+        {
+          type: "button",
+          class: "small",
+          "aria-label": `${h.pinned ? "Unpin" : "Pin"} ${h.signal}`,
+          onclick: () =>
+            void act(
+              "POST",
+              `${path}/${h.pinned ? "unpin" : "pin"}`,
+              `${h.pinned ? "Unpinned" : "Pinned"} “${h.signal}”.`,
+            ),
+        },
+        h.pinned ? "Unpin" : "Pin",
+      ),
+      el(
+        "button",
+        {
+          type: "button",
+          class: "small danger",
+          "aria-label": `Forget ${h.signal}`,
+          onclick: () => {
+            if (confirm(`Forget “${h.signal}”? Nothing of it is kept.`))
+              void act("DELETE", path, `Forgot “${h.signal}”.`);
+          },
+        },
+        "Forget",
+      ),
+    ),
+  );
+}
+
+function errorText(err: unknown): string {
+  const e = err as { detail?: string; message?: string };
+  return e.detail ?? e.message ?? String(err);
+}

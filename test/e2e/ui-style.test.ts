@@ -1,0 +1,120 @@
+// The editor's "Style memory" panel in Chromium: the compiled binary serves the page over a vault whose
+// style book has learned a few habits; the panel groups them by state, pins and forgets them, pauses
+// and resumes learning and shows the brief, each change landing in style.db, with no Content-Security-
+// Policy violation. Skipped, with a message, when /usr/bin/chromium is absent.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import fs from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import { openStyle } from "../../src/style/index.ts";
+import { ensureBinary } from "../support/binary.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
+import { until } from "../support/wait.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`test/e2e/ui-style.test.ts: skipped, ${CHROMIUM} is missing`);
+
+setDefaultTimeout(30_000);
+let root = "";
+let server: ReturnType<typeof Bun.spawn> | undefined;
+let browser: Browser;
+let page: Page;
+const violations: string[] = [];
+
+async function book<T>(fn: (b: Awaited<ReturnType<typeof openStyle>>) => Promise<T>): Promise<T> {
+  const b = await openStyle(root);
+  try {
+    return await fn(b);
+  } finally {
+    await b.close();
+  }
+}
+
+async function seed(): Promise<void> {
+  await book(async (b) => {
+    await b.observe("c1", "no cap, ship it lol");
+    await b.observe("c2", "no cap ✨");
+    await b.observe("c2", "yyds 绝绝子");
+  });
+}
+
+async function startServer(bin: string): Promise<string> {
+  const proc = Bun.spawn([bin, "ui", "--vault", root, "--port", "0"], {
+    env: { PATH: process.env.PATH ?? "", HOME: root },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  server = proc;
+  let text = "";
+  for await (const chunk of proc.stderr) {
+    text += new TextDecoder().decode(chunk);
+    const m = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
+    if (m) return m[1]!;
+  }
+  throw new Error(`lorecards ui did not start: ${text}`);
+}
+
+const row = (signal: string) =>
+  page.locator("#style .style-habit", { has: page.locator(".signal", { hasText: signal }) });
+
+describe.skipIf(!hasChromium)("the Style memory panel in Chromium", () => {
+  beforeAll(async () => {
+    const bin = await ensureBinary();
+    root = makeVault();
+    await seed();
+    const base = await startServer(bin);
+    const { chromium } = await import("playwright-core");
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    page.on("dialog", (d) => void d.accept());
+    await page.goto(`${base}/`);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    server?.kill();
+    await server?.exited;
+    if (root) removeDir(root);
+  });
+
+  test("opening it lists the habits by state: active ones first, then the candidates", async () => {
+    await page.locator("#style summary").click();
+    await row("no cap").waitFor();
+    const groups = await page.locator("#style .style-group h3").allTextContents();
+    expect(groups[0]).toStartWith("Active");
+    expect(groups[1]).toStartWith("Candidates");
+    expect(await page.locator("#style .style-group").first().textContent()).toContain("no cap");
+    expect(await row("no cap").locator(".seen").textContent()).toBe("2× in 2 conversations");
+  });
+
+  test("pin and forget change the book, and the list follows", async () => {
+    await row("no cap").getByRole("button", { name: "Pin no cap" }).click();
+    await row("no cap").getByRole("button", { name: "Unpin no cap" }).waitFor();
+    expect((await book((b) => b.list())).find((h) => h.signal === "no cap")?.pinned).toBe(true);
+    await row("yyds").getByRole("button", { name: "Forget yyds" }).click();
+    await until(async () => (await row("yyds").count()) === 0, "yyds to leave the list");
+    expect((await book((b) => b.list())).some((h) => h.signal === "yyds")).toBe(false);
+    expect(await page.locator("#notice").textContent()).toContain("Forgot “yyds”");
+  });
+
+  test("pause and resume learning from the panel", async () => {
+    await page.getByRole("button", { name: "Pause learning" }).click();
+    await page.getByRole("button", { name: "Resume learning" }).waitFor();
+    expect(await book((b) => b.learning())).toBe(false);
+    await page.getByRole("button", { name: "Resume learning" }).click();
+    await page.getByRole("button", { name: "Pause learning" }).waitFor();
+    expect(await book((b) => b.learning())).toBe(true);
+  });
+
+  test("the brief a model would get, with its revision, and no policy violation anywhere", async () => {
+    await page.getByRole("button", { name: "Show the brief" }).click();
+    const brief = page.locator("#style .style-brief");
+    await brief.waitFor();
+    const text = (await brief.textContent()) ?? "";
+    expect(text).toContain("no cap");
+    expect(text).toMatch(/^Style brief \(revision \d+\)/);
+    expect(violations).toEqual([]);
+  });
+});
