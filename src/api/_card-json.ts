@@ -124,6 +124,15 @@ function sectionOrder(fields: Record<string, unknown>, kind: KindDef, kinds: Kin
  * a `## heading` (the kind's sections in table order, then private ones, then the user's own);
  * undefined when the request says nothing about the body (an update then keeps it).
  */
+/** A body as compared for agreement: line endings, trailing spaces and blank-line runs aside. */
+function normalized(body: string): string {
+  return body
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t]+$/gm, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
 export function bodyOf(
   input: Record<string, unknown>,
   kind: KindDef,
@@ -131,6 +140,12 @@ export function bodyOf(
 ): string | undefined {
   if (input.body !== undefined) {
     if (typeof input.body !== "string") throw bad("body must be a string");
+    // GET returns both shapes: a client that edits one and sends both back must not lose its edit.
+    if (input.fields !== undefined || input.preamble !== undefined) {
+      const fromFields = bodyOf({ fields: input.fields, preamble: input.preamble }, kind, kinds) ?? "";
+      if (normalized(fromFields) !== normalized(input.body))
+        throw bad("body and fields say different things: send only the one you changed (GET returns both)");
+    }
     return input.body;
   }
   if (input.fields === undefined && input.preamble === undefined) return undefined;

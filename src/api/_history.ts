@@ -4,10 +4,12 @@
  * is the editor with `X-Lorecards-Writer: ui` (README "History"); anything else is "api". That header
  * attributes, it does not authenticate: every client has passed the same guards by then.
  */
+import fs from "node:fs";
 import { cardForm, kindByName, validateKey } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import {
+  cardPath,
   describeVersion,
   HISTORY_CAP,
   readHistory,
@@ -44,7 +46,11 @@ export async function cardHistory(ctx: Context, url: URL, kindName: string, key:
   validateKey(key);
   const asked = url.searchParams.get("version");
   if (asked === null) {
-    const versions = await Promise.all(readHistory(ctx.vault, kind, key).map(describeVersion));
+    const rows = readHistory(ctx.vault, kind, key);
+    // As `lorecards history` says: a name that is no card and has no history is not found.
+    if (rows.length === 0 && !fs.existsSync(cardPath(ctx.vault, kind, key)))
+      throw new LoreError("not_found", `no ${kind} card named "${key}", and no history under that name`);
+    const versions = await Promise.all(rows.map(describeVersion));
     return { kind, key, kept: HISTORY_CAP, versions };
   }
   const id = versionParam(asked, "version");

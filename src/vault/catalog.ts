@@ -22,6 +22,7 @@ import { IndexRows } from "./_index-rows.ts";
 import { linkBelow, readNoFollow } from "./_links.ts";
 import { settleImports } from "./_settle.ts";
 import { removeStaleTemps } from "./_temps.ts";
+import { GUIDE_FILE } from "./guide.ts";
 import { kindDir, STATE_DIR, type Vault } from "./paths.ts";
 
 export { indexPath } from "./_index-db.ts";
@@ -189,6 +190,8 @@ function compareDir(vault: Vault, idx: IndexDb, kind: KindDef, mark: string, sta
   let racy = false;
   // One plain lstat per file of a folder that changed (lstat: a card file that is a link is skipped).
   for (const name of mark === "none" ? [] : cardFileNames(dir)) {
+    // The guide lives in the vault root but is no card: it opens a boot block and never fires (guide.ts).
+    if (prefix === "" && name === GUIDE_FILE) continue;
     const st = fs.lstatSync(dir + name, { throwIfNoEntry: false });
     if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
     const rel = prefix + name;

@@ -18,6 +18,7 @@ const PREMISE: CardFile = {
   extra: "context: always\n",
 };
 const ALICE: CardFile = { dir: "people", key: "Alice", keywords: ["alice"], body: "The user's sister.\n" };
+const MAIN = path.join(import.meta.dir, "../../src/main.ts");
 const GUIDE = "---\ntitle: Guide\n---\nWrite down what lasts.\n\n## correspondence\nnot for the model\n";
 
 let vault = "";
@@ -64,6 +65,13 @@ describe("the hook's boot block", () => {
     expect(await context(start("compact"))).toContain("the Premise");
     expect(await context(start("clear"))).toContain("the Premise");
     expect(await context(prompt("hello again"))).toBeUndefined();
+  });
+
+  test("the guide is no card: naming it fires nothing and lists nothing", async () => {
+    await context(start("startup"));
+    expect(await context(prompt("is there a guide for this?"))).toBeUndefined();
+    const listed = Bun.spawnSync([process.execPath, MAIN, "list", "--json", "--vault", vault]);
+    expect(listed.stdout.toString()).not.toContain("guide");
   });
 
   test("without SessionStart the always-on card comes with the first prompt, as before", async () => {
