@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
-import { fsyncDir, writeDurable } from "./_disk.ts";
+import { fsyncDir } from "../vault/index.ts";
 import type { ManifestFile } from "./_manifest.ts";
 
 const abs = (root: string, rel: string) => path.join(root, ...rel.split("/"));
@@ -27,6 +27,20 @@ export function stageFiles(dir: string, list: readonly ManifestFile[], bytes: Ma
     writeDurable(file, bytes.get(f.path)!, (f.mode & 0o777) | 0o600, f.mtime);
   }
   for (const d of made) fsyncDir(d);
+}
+
+/** Write a new file durably with the given mode and modification time. */
+function writeDurable(file: string, bytes: Uint8Array, mode: number, mtimeMs: number): void {
+  const fd = fs.openSync(file, "wx", mode);
+  try {
+    fs.writeFileSync(fd, bytes);
+    fs.fchmodSync(fd, mode); // the umask narrowed what openSync gave
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const t = new Date(mtimeMs);
+  fs.utimesSync(file, t, t);
 }
 
 type Move = [from: string, to: string];

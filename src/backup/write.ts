@@ -8,9 +8,15 @@ import fs from "node:fs";
 import path from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { LoreError } from "../errors.ts";
-import { type LockOptions, randomHex, STATE_DIR, type Vault, withSettledLock } from "../vault/index.ts";
+import {
+  fsyncDir,
+  type LockOptions,
+  randomHex,
+  STATE_DIR,
+  type Vault,
+  withSettledLock,
+} from "../vault/index.ts";
 import { backupSources } from "./_contents.ts";
-import { fsyncDir } from "./_disk.ts";
 import { FILES_PREFIX, FORMAT, FORMAT_VERSION, MANIFEST_NAME, type Manifest, sha256 } from "./_manifest.ts";
 import { type BackupKind, backupName } from "./_names.ts";
 import { readSources, type SnapshotFile } from "./_snapshot.ts";

@@ -5,9 +5,10 @@
  * its -wal and -shm and rebuilt empty.
  */
 
-import { Database, type Statement } from "bun:sqlite";
-import { existsSync, renameSync, statSync } from "node:fs";
+import type { Database, Statement } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { describeError, LoreError } from "../errors.ts";
+import { isCorrupt, moveAside, openSqlite, type SqliteSchema } from "../sqlite-file.ts";
 import { lazyStatements } from "../sqlite-statements.ts";
 import type { ConversationRow } from "./_rules.ts";
 
@@ -98,8 +99,6 @@ const MIGRATIONS = [
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 
-const CORRUPT = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
-
 export interface ReplayRow {
   anchor: number;
   hash: string;
@@ -184,39 +183,28 @@ export function connect(file: string, warn: (line: string) => void): Connection 
   }
 }
 
+/** A new file gets SCHEMA; an older one each step from its version on. */
+const STATE_SCHEMA: SqliteSchema = {
+  version: SCHEMA_VERSION,
+  migrate: (db, from) => {
+    if (from === 0) db.exec(SCHEMA);
+    else for (const step of MIGRATIONS.slice(from - 1)) db.exec(step);
+  },
+};
+
 function open(file: string): Connection {
-  const db = new Database(file, { create: true, strict: true });
-  try {
-    const id = fileId(file);
-    if (id === undefined) throw new Error(`${file} disappeared while being opened`);
-    db.exec("PRAGMA busy_timeout = 5000");
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    // The schema (and its user_version stamp, a write) only once per file: every hook run opens this.
-    if (version(db) < SCHEMA_VERSION) db.transaction(() => migrate(db)).immediate();
-    return { db, q: prepare(db), file: id };
-  } catch (err) {
+  // The schema (and its user_version stamp, a write) only once per file: every hook run opens this.
+  const db = openSqlite(file, true, STATE_SCHEMA);
+  const id = fileId(file);
+  if (id === undefined) {
     db.close();
-    throw err;
+    throw new Error(`${file} disappeared while being opened`);
   }
-}
-
-function version(db: Database): number {
-  return db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
-}
-
-/** Read again inside the write lock: another process may have migrated the file meanwhile. */
-function migrate(db: Database): void {
-  const from = version(db);
-  if (from === 0) db.exec(SCHEMA);
-  else for (const step of MIGRATIONS.slice(from - 1)) db.exec(step);
+  return { db, q: prepare(db), file: id };
 }
 
 export function rebuild(file: string, warn: (line: string) => void, cause: unknown): Connection {
-  const aside = `${file}.corrupt-${Date.now()}`;
-  for (const suffix of ["", "-wal", "-shm"]) {
-    if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
-  }
+  const aside = moveAside(file, Date.now());
   warn(
     `lorecards: state ${file} could not be read (${describeError(cause)}); moved to ${aside}, rebuilt empty`,
   );
@@ -285,10 +273,6 @@ export function rowOf(c: Connection, id: string): (ConversationRow & { n: number
 /** Stores the row; returns the conversation's number. */
 export function putRow(c: Connection, id: string, row: ConversationRow): number {
   return c.q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n;
-}
-
-export function isCorrupt(err: unknown): boolean {
-  return typeof err === "object" && err !== null && CORRUPT.has(String((err as { code?: unknown }).code));
 }
 
 export function wrap(err: unknown, file: string): LoreError {

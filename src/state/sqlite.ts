@@ -24,6 +24,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
+import { isCorrupt } from "../sqlite-file.ts";
 import { checkVault, ensureStateDir } from "./_dir.ts";
 import { appendHitLines, readHitLines } from "./_hits-file.ts";
 import { advanceRow, emptyConversation, parseTimed, planCommit } from "./_rules.ts";
@@ -31,7 +32,6 @@ import { readOrCreateSecret } from "./_secret-file.ts";
 import {
   type Connection,
   connect,
-  isCorrupt,
   isSameFile,
   putRow,
   type ReplayRow,

@@ -6,15 +6,18 @@
  * corrupt is moved aside with its -wal and -shm and rebuilt empty, with a warning, as state.db is
  * (state/_sqlite-file.ts); a file replaced or deleted under a running process is opened again.
  */
-import { Database, type Statement } from "bun:sqlite";
-import { existsSync, mkdirSync, renameSync, statSync } from "node:fs";
+import type { Database, Statement } from "bun:sqlite";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
+import { firstSchema, isCorrupt, moveAside, openSqlite } from "../sqlite-file.ts";
 import { lazyStatements } from "../sqlite-statements.ts";
 import type { HabitRecord } from "./rules.ts";
 import type { ContextTag, HabitKind, HabitSource, HabitState } from "./types.ts";
 
-const SCHEMA = `
+const SCHEMA = firstSchema(
+  1,
+  `
 CREATE TABLE habits (
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, signal TEXT NOT NULL, locale TEXT NOT NULL, note TEXT,
   use_when TEXT NOT NULL, avoid_when TEXT NOT NULL, source TEXT NOT NULL, state TEXT NOT NULL,
@@ -26,9 +29,8 @@ CREATE INDEX habits_source ON habits (source);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE revisions (n INTEGER PRIMARY KEY, hash TEXT NOT NULL, items TEXT NOT NULL, at INTEGER NOT NULL);
 PRAGMA user_version = 1;
-`;
-const SCHEMA_VERSION = 1;
-const CORRUPT = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
+`,
+);
 
 export interface HabitRow {
   id: string;
@@ -222,10 +224,7 @@ export class StyleDb {
 
   private rebuild(cause: unknown): void {
     this.close();
-    const aside = `${this.file}.corrupt-${Date.now()}`;
-    for (const suffix of ["", "-wal", "-shm"]) {
-      if (existsSync(this.file + suffix)) renameSync(this.file + suffix, aside + suffix);
-    }
+    const aside = moveAside(this.file, Date.now());
     this.warn(
       `lorecards: style store ${this.file} could not be read (${describeError(cause)}); moved to ${aside}, rebuilt empty`,
     );
@@ -240,28 +239,14 @@ function openFile(file: string): Open {
       throw new LoreError("io_error", `the vault ${path.dirname(dir)} does not exist`);
     mkdirSync(dir, { recursive: true });
   }
-  const db = new Database(file, { create: true, strict: true });
+  const db = openSqlite(file, true, SCHEMA);
   try {
-    db.exec("PRAGMA busy_timeout = 5000");
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    const version = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
-    if (version < SCHEMA_VERSION) {
-      db.transaction(() => {
-        const again = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
-        if (again === 0) db.exec(SCHEMA);
-      }).immediate();
-    }
     const id = statSync(file, { bigint: true });
     return { db, q: prepare(db), dev: id.dev, ino: id.ino };
   } catch (err) {
     db.close();
     throw err;
   }
-}
-
-function isCorrupt(err: unknown): boolean {
-  return typeof err === "object" && err !== null && CORRUPT.has(String((err as { code?: unknown }).code));
 }
 
 function wrap(err: unknown, file: string): LoreError {

@@ -9,14 +9,17 @@
  * one sequence across the vault, like a revision number, so a number alone also names a moment of the
  * whole vault. AUTOINCREMENT keeps a number from ever being given twice, even after pruning.
  */
-import { Database, type Statement } from "bun:sqlite";
-import { existsSync, renameSync } from "node:fs";
+import type { Database, Statement } from "bun:sqlite";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
+import { firstSchema, openSqlite } from "../sqlite-file.ts";
 import { lazyStatements } from "../sqlite-statements.ts";
 import { STATE_DIR } from "./paths.ts";
 
-const SCHEMA = `
+const SCHEMA = firstSchema(
+  1,
+  `
 CREATE TABLE versions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   kind TEXT NOT NULL,
@@ -30,10 +33,8 @@ CREATE TABLE versions (
 CREATE INDEX versions_card ON versions (kind, key, id);
 CREATE INDEX versions_at ON versions (at);
 PRAGMA user_version = 1;
-`;
-const SCHEMA_VERSION = 1;
-
-const CORRUPT = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
+`,
+);
 
 export interface VersionRow {
   id: number;
@@ -79,41 +80,11 @@ export function historyPath(root: string): string {
   return path.join(root, STATE_DIR, "history.db");
 }
 
-export function isCorrupt(err: unknown): boolean {
-  return typeof err === "object" && err !== null && CORRUPT.has(String((err as { code?: unknown }).code));
-}
-
 /** Opens the file (creating it when `create`), migrated; null when it does not exist and may not be made. */
 export function openHistory(root: string, create: boolean): Database | null {
   const file = historyPath(root);
   if (!create && !existsSync(file)) return null;
-  const db = new Database(file, { create, strict: true });
-  try {
-    db.exec("PRAGMA busy_timeout = 5000");
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    const version = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
-    if (version < SCHEMA_VERSION) {
-      db.transaction(() => {
-        const again = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version;
-        if (!again) db.exec(SCHEMA);
-      }).immediate();
-    }
-    return db;
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-}
-
-/** Moves a damaged file (and its -wal and -shm) aside as `history.db.corrupt-<ms>`; returns that name. */
-export function moveAside(root: string, now: number): string {
-  const file = historyPath(root);
-  const aside = `${file}.corrupt-${now}`;
-  for (const suffix of ["", "-wal", "-shm"]) {
-    if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
-  }
-  return aside;
+  return openSqlite(file, create, SCHEMA);
 }
 
 export function queries(db: Database): HistoryQueries {

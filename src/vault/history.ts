@@ -11,11 +11,10 @@
  * version's text before still shows what the card held. A card keeps its newest HISTORY_CAP versions.
  */
 import { describeError } from "../errors.ts";
+import { isCorrupt, moveAside } from "../sqlite-file.ts";
 import {
   damaged,
   historyPath,
-  isCorrupt,
-  moveAside,
   type NewVersion,
   openHistory,
   queries,
@@ -91,7 +90,7 @@ export function recordChanges(
       return;
     }
     try {
-      const aside = moveAside(vault.root, now);
+      const aside = moveAside(historyPath(vault.root), now);
       insert(vault.root, rows);
       warn(
         `lorecards: ${historyPath(vault.root)} could not be read (${describeError(err)}); moved to ${aside}, ` +

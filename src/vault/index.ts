@@ -11,7 +11,7 @@
 
 export { hasLeftovers, type Placement, type Progress, placeAll, recoverImports } from "./_batch.ts";
 export type { BatchRecord } from "./_batch-history.ts";
-export { atomicWrite, randomHex } from "./_fs.ts";
+export { atomicWrite, fsyncDir, randomHex } from "./_fs.ts";
 export type { IndexRows } from "./_index-rows.ts";
 export { findLinks, linkBelow, readNoFollow, type VaultLink } from "./_links.ts";
 export { settleImports, withSettledLock } from "./_settle.ts";

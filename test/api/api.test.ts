@@ -5,10 +5,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { createApi } from "../../src/api/index.ts";
 import { type Engine, openEngine } from "../../src/recall/index.ts";
+import { API_HOST, apiRequest } from "../support/api-request.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const HOST = "127.0.0.1:8766";
-const BASE = `http://${HOST}`;
+const BASE = `http://${API_HOST}`;
 let root: string;
 let engine: Engine;
 let handle: (req: Request) => Promise<Response>;
@@ -43,25 +43,7 @@ afterEach(() => {
 afterAll(() => {});
 
 function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const write = method !== "GET" && method !== "HEAD";
-  return handle(
-    new Request(`${BASE}${url}`, {
-      method,
-      headers: {
-        host: HOST,
-        ...(write ? { "x-lorecards": "1", "content-type": "application/json" } : {}),
-        ...headers,
-      },
-      body:
-        body === undefined
-          ? undefined
-          : typeof body === "string"
-            ? body
-            : body instanceof Uint8Array
-              ? (body as Uint8Array<ArrayBuffer>)
-              : JSON.stringify(body),
-    }),
-  );
+  return handle(apiRequest(method, url, body, headers));
 }
 
 async function json(res: Response) {
@@ -215,7 +197,7 @@ describe("writing", () => {
     const chunked = await handle(
       new Request(`${BASE}/api/cards`, {
         method: "POST",
-        headers: { host: HOST, "x-lorecards": "1" },
+        headers: { host: API_HOST, "x-lorecards": "1" },
         body: stream,
       }),
     );
@@ -290,6 +272,18 @@ describe("writing", () => {
     expect(text).toContain("probability: 40");
     expect(text).toContain("@@depth 2");
     expect(text).not.toContain("rules:");
+  });
+
+  test("a PUT of what GET gave, with the fields edited and the old body still in it, is refused: nothing is lost quietly", async () => {
+    const card = await json(await call("GET", "/api/cards/people/Bob"));
+    const before = fs.readFileSync(path.join(root, "people", "Bob.md"), "utf8");
+    const res = await call("PUT", "/api/cards/people/Bob", {
+      ...card,
+      fields: { ...card.fields, recent: "Moved to Lyon." },
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).detail).toContain("body and fields say different things");
+    expect(fs.readFileSync(path.join(root, "people", "Bob.md"), "utf8")).toBe(before);
   });
 
   test.each([
@@ -553,12 +547,12 @@ describe("guards", () => {
     ["an opaque origin", { origin: "null" }],
     ["a cross-site fetch", { "sec-fetch-site": "cross-site" }],
   ])("a request from %s is refused", async (_what, headers) => {
-    const res = await get({ host: HOST, ...headers });
+    const res = await get({ host: API_HOST, ...headers });
     expect(res.status).toBe(403);
   });
 
   test("the page's own origin is accepted", async () => {
-    const res = await get({ host: HOST, origin: BASE, "sec-fetch-site": "same-origin" });
+    const res = await get({ host: API_HOST, origin: BASE, "sec-fetch-site": "same-origin" });
     expect(res.status).toBe(200);
   });
 
@@ -573,7 +567,7 @@ describe("guards", () => {
     const res = await handle(
       new Request(`${BASE}${url}`, {
         method,
-        headers: { host: HOST, "content-type": "application/json" },
+        headers: { host: API_HOST, "content-type": "application/json" },
         body: "{}",
       }),
     );
@@ -586,7 +580,7 @@ describe("guards", () => {
     const res = await handle(
       new Request(`${BASE}/api/cards`, {
         method: "OPTIONS",
-        headers: { host: HOST, origin: "http://evil.example" },
+        headers: { host: API_HOST, origin: "http://evil.example" },
       }),
     );
     expect(res.status).toBe(405);
@@ -600,7 +594,7 @@ describe("guards", () => {
     ["the token", { authorization: "Bearer s3cret-token" }, 200],
   ])("with --token, %s gives %d", async (_what, headers, status) => {
     await setup({ token: "s3cret-token" });
-    const res = await get({ host: HOST, ...headers });
+    const res = await get({ host: API_HOST, ...headers });
     expect(res.status).toBe(status);
     if (status === 401) expect((await json(res)).error).toBe("unauthorized");
   });

@@ -7,11 +7,11 @@ import path from "node:path";
 import { createApi } from "../../src/api/index.ts";
 import { type Engine, openEngine } from "../../src/recall/index.ts";
 import { openStore, type Store } from "../../src/state/index.ts";
+import { API_HOST, apiRequest } from "../support/api-request.ts";
 import { turnRecord } from "../support/turn-record.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const HOST = "127.0.0.1:8766";
-const BASE = `http://${HOST}`;
+const BASE = `http://${API_HOST}`;
 let root: string;
 let engine: Engine;
 let store: Store;
@@ -34,18 +34,7 @@ afterEach(async () => {
 });
 
 function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const write = method !== "GET";
-  return handle(
-    new Request(`${BASE}${url}`, {
-      method,
-      headers: {
-        host: HOST,
-        ...(write ? { "x-lorecards": "1", "content-type": "application/json" } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
+  return handle(apiRequest(method, url, body, headers));
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary response JSON by path.
@@ -140,7 +129,7 @@ describe("POST /api/explain", () => {
     const res = await handle(
       new Request(`${BASE}/api/explain`, {
         method: "POST",
-        headers: { host: HOST, "content-type": "application/json" },
+        headers: { host: API_HOST, "content-type": "application/json" },
         body: JSON.stringify({ text: "Alice" }),
       }),
     );

@@ -5,9 +5,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { createApi } from "../../src/api/index.ts";
 import { type Engine, openEngine } from "../../src/recall/index.ts";
+import { API_HOST, apiRequest } from "../support/api-request.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const HOST = "127.0.0.1:8766";
 let root: string;
 let engine: Engine;
 let handle: (req: Request) => Promise<Response>;
@@ -23,18 +23,7 @@ afterEach(() => {
 });
 
 async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const write = method !== "GET";
-  const res = await handle(
-    new Request(`http://${HOST}${url}`, {
-      method,
-      headers: {
-        host: HOST,
-        ...(write ? { "x-lorecards": "1", "content-type": "application/json" } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
+  const res = await handle(apiRequest(method, url, body, headers));
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -134,11 +123,16 @@ describe("history and revert", () => {
     expect(json).toEqual({ kind: "people", key: "Alice", kept: 50, versions: [] });
   });
 
+  test("a name that is no card and has no history is 404, as lorecards history exits 3", async () => {
+    const res = await call("GET", "/api/cards/people/Nobody/history");
+    expect([res.status, res.json.error]).toEqual([404, "not_found"]);
+  });
+
   test("a revert without the write header is refused like every write", async () => {
     const res = await handle(
-      new Request(`http://${HOST}/api/cards/people/Alice/revert`, {
+      new Request(`http://${API_HOST}/api/cards/people/Alice/revert`, {
         method: "POST",
-        headers: { host: HOST, "content-type": "application/json" },
+        headers: { host: API_HOST, "content-type": "application/json" },
         body: JSON.stringify({ version: 1 }),
       }),
     );

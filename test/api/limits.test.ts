@@ -6,9 +6,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { createApi } from "../../src/api/index.ts";
 import { type Engine, openEngine } from "../../src/recall/index.ts";
+import { apiRequest } from "../support/api-request.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const HOST = "127.0.0.1:8766";
 let root: string;
 let engine: Engine;
 let handle: (req: Request) => Promise<Response>;
@@ -24,13 +24,7 @@ afterEach(() => {
 });
 
 async function send(method: string, url: string, body: unknown) {
-  const res = await handle(
-    new Request(`http://${HOST}${url}`, {
-      method,
-      headers: { host: HOST, "x-lorecards": "1", "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-  );
+  const res = await handle(apiRequest(method, url, body));
   return {
     status: res.status,
     body: (await res.json()) as { error?: string; detail?: string; key?: string },

@@ -7,10 +7,10 @@ import { createApi } from "../../src/api/index.ts";
 import { serveEditor } from "../../src/cli/ui.ts";
 import type { Listener, Peer } from "../../src/http/index.ts";
 import { type Engine, openEngine } from "../../src/recall/index.ts";
+import { apiRequest } from "../support/api-request.ts";
 import { type LinkedVault, linkedVault, SECRET } from "../support/links.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const HOST = "127.0.0.1:8766";
 const TOKEN = "0123456789abcdef0123";
 const engines: Engine[] = [];
 afterAll(() => {
@@ -23,19 +23,6 @@ async function engineOn(root: string): Promise<Engine> {
   return engine;
 }
 
-function request(method: string, url: string, headers: Record<string, string> = {}, body?: unknown) {
-  const write = method !== "GET" && method !== "HEAD";
-  return new Request(`http://${HOST}${url}`, {
-    method,
-    headers: {
-      host: HOST,
-      ...(write ? { "x-lorecards": "1", "content-type": "application/json" } : {}),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
 describe("symbolic links through the API", () => {
   let linked: LinkedVault;
   let api: ReturnType<typeof createApi>;
@@ -46,14 +33,14 @@ describe("symbolic links through the API", () => {
   afterAll(() => linked.remove());
 
   test("the card list shows no card reached through a link", async () => {
-    const res = await api(request("GET", "/api/cards"));
+    const res = await api(apiRequest("GET", "/api/cards"));
     const text = await res.text();
     expect(res.status).toBe(200);
     for (const name of ["passwd", "zanzibar", "Ally"]) expect(text).not.toContain(name);
   });
 
   test("the archive list shows nothing through a linked archive folder", async () => {
-    const res = await api(request("GET", "/api/cards?archived=1"));
+    const res = await api(apiRequest("GET", "/api/cards?archived=1"));
     expect(await res.json()).toEqual({ cards: [], broken: [] });
   });
 
@@ -61,7 +48,7 @@ describe("symbolic links through the API", () => {
     ["a card file that links out", "/api/cards/people/passwd", "people/passwd.md"],
     ["a card in a kind directory that links out", "/api/cards/slang/zanzibar", "slang"],
   ])("reading %s is 403, naming the link and showing nothing of its target", async (_, url, link) => {
-    const res = await api(request("GET", url));
+    const res = await api(apiRequest("GET", url));
     expect(res.status).toBe(403);
     const body = (await res.json()) as { error: string; detail: string };
     expect(body.error).toBe("forbidden");
@@ -71,19 +58,19 @@ describe("symbolic links through the API", () => {
 
   test("creating a card in a kind directory that links out is 403 and writes nothing outside", async () => {
     const before = linked.outsideFiles();
-    const res = await api(request("POST", "/api/cards", {}, { kind: "slang", key: "new", title: "new" }));
+    const res = await api(apiRequest("POST", "/api/cards", { kind: "slang", key: "new", title: "new" }));
     expect(res.status).toBe(403);
     expect(linked.outsideFiles()).toEqual(before);
   });
 
   test("try surfaces no card reached through a link", async () => {
-    const res = await api(request("POST", "/api/try", {}, { text: "what about zanzibar?" }));
+    const res = await api(apiRequest("POST", "/api/try", { text: "what about zanzibar?" }));
     expect(res.status).toBe(200);
     expect(JSON.stringify(await res.json())).not.toContain(SECRET);
   });
 
   test("the health check names each link and its target", async () => {
-    const res = await api(request("GET", "/api/checkup"));
+    const res = await api(apiRequest("GET", "/api/checkup"));
     const { findings } = (await res.json()) as { findings: { code: string; card: string; detail: string }[] };
     const links = findings.filter((f) => f.code === "symlink");
     expect(links.map((f) => f.card).sort()).toEqual([
@@ -103,7 +90,7 @@ describe("wrong tokens are slowed down", () => {
   const from = (address: string): Peer => ({ requestIP: () => ({ address }) });
   const get = (token: string | null, address = "203.0.113.7") =>
     api(
-      request("GET", "/api/kinds", token === null ? {} : { authorization: `Bearer ${token}` }),
+      apiRequest("GET", "/api/kinds", undefined, token === null ? {} : { authorization: `Bearer ${token}` }),
       from(address),
     );
 

@@ -5,10 +5,10 @@ import { createApi } from "../../src/api/index.ts";
 import { type Engine, openEngine } from "../../src/recall/index.ts";
 import { openStore, type Store } from "../../src/state/index.ts";
 import { noon, turnRecord, usage } from "../state/contract.ts";
+import { apiRequest } from "../support/api-request.ts";
 import { vaultStore } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const HOST = "127.0.0.1:8766";
 let root: string;
 let engine: Engine;
 const stores: Store[] = [];
@@ -28,7 +28,7 @@ function api(store?: Store) {
 }
 
 async function get(handler: ReturnType<typeof api>, query = "") {
-  const res = await handler(new Request(`http://${HOST}/api/stats${query}`, { headers: { host: HOST } }));
+  const res = await handler(apiRequest("GET", `/api/stats${query}`));
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 

@@ -5,29 +5,12 @@ import { DEFAULT_RULES } from "../../src/card/rules.ts";
 import type { CardMeta } from "../../src/card/types.ts";
 import { checkCards } from "../../src/check/index.ts";
 import { loadIndex, openVault } from "../../src/vault/index.ts";
+import { cardMeta } from "../support/card-meta.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-function meta(key: string, extra: Partial<CardMeta> = {}): CardMeta {
-  return {
-    key,
-    kind: "people",
-    path: `people/${key}.md`,
-    title: key,
-    keywords: [`${key} keyword`],
-    aliases: [],
-    secondary: { all: [], any: [], not: [], notAll: [] },
-    scanDepth: null,
-    refs: [],
-    priority: 0,
-    enabled: true,
-    inject: true,
-    mtime: "0",
-    size: 1,
-    firstLine: "",
-    publicChars: 0,
-    ...extra,
-  };
-}
+/** A people card whose one keyword is "<key> keyword". */
+const meta = (key: string, extra: Partial<CardMeta> = {}) =>
+  cardMeta(key, { keywords: [`${key} keyword`], ...extra });
 
 const codes = (cards: CardMeta[]) => checkCards(cards, []).map((f) => `${f.severity} ${f.code}`);
 

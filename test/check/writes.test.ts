@@ -11,28 +11,11 @@ import {
   type WriteContext,
 } from "../../src/check/writes.ts";
 import { parseSettings } from "../../src/recall/settings.ts";
+import { cardMeta } from "../support/card-meta.ts";
 
-function meta(key: string, extra: Partial<CardMeta> = {}): CardMeta {
-  return {
-    key,
-    kind: "people",
-    path: `people/${key}.md`,
-    title: key,
-    keywords: [`${key} Martin`],
-    aliases: [],
-    secondary: { all: [], any: [], not: [], notAll: [] },
-    scanDepth: null,
-    refs: [],
-    priority: 0,
-    enabled: true,
-    inject: true,
-    mtime: "0",
-    size: 1,
-    firstLine: "",
-    publicChars: 0,
-    ...extra,
-  };
-}
+/** A people card whose one keyword is "<key> Martin". */
+const meta = (key: string, extra: Partial<CardMeta> = {}) =>
+  cardMeta(key, { keywords: [`${key} Martin`], ...extra });
 
 /** `n` cards named `${prefix}1…` at `priority`. */
 const many = (n: number, priority: number, prefix = "Held", extra: Partial<CardMeta> = {}) =>

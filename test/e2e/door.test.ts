@@ -6,43 +6,24 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { serveEditor } from "../../src/cli/ui.ts";
 import type { Listener } from "../../src/http/index.ts";
 import { type Engine, openEngine } from "../../src/recall/index.ts";
 import { openStore, stateUrl } from "../../src/state/index.ts";
+import { type Chromium, haveChromium, openChromium, openPanel, seeText } from "../support/editor-browser.ts";
 import { turnRecord } from "../support/turn-record.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`test/e2e/door.test.ts: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const hasChromium = haveChromium("test/e2e/door.test.ts");
 
 setDefaultTimeout(30_000);
 
 let root: string;
 let engine: Engine;
 let server: Listener;
-let browser: Browser;
+let chromium: Chromium;
 let page: Page;
-const violations: string[] = [];
-
-/** Poll until the locator's text holds `want` (playwright-core has no auto-waiting assertions). */
-async function seeText(loc: Locator, want: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  let last = "";
-  while (Date.now() < deadline) {
-    last =
-      (await loc
-        .first()
-        .textContent()
-        .catch(() => "")) ?? "";
-    if (last.includes(want)) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`expected text ${want}; last seen: ${JSON.stringify(last)}`);
-}
 
 describe.skipIf(!hasChromium)("the context door in Chromium", () => {
   beforeAll(async () => {
@@ -89,20 +70,13 @@ describe.skipIf(!hasChromium)("the context door in Chromium", () => {
     await store.close();
     engine = await openEngine(root, { segmenter: false });
     server = await serveEditor({ engine, host: "127.0.0.1", port: 0 });
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-    });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.on("console", (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
+    chromium = await openChromium({ viewport: { width: 1280, height: 900 } });
+    page = chromium.page;
     await page.goto(`http://127.0.0.1:${server.port}/`);
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await server?.stop(true);
     engine?.close();
     if (root) removeDir(root);
@@ -117,8 +91,7 @@ describe.skipIf(!hasChromium)("the context door in Chromium", () => {
   });
 
   test("a recorded conversation opens to its turns in order, with the exact text of every block", async () => {
-    await page.locator("#conversations summary").click();
-    const panel = page.locator("#conversations .panel-body");
+    const panel = await openPanel(page, "conversations");
     await panel.getByRole("button", { name: "conv-7" }).click();
     await seeText(panel.locator('.turn[data-turn="1"] .sent-block.stable .sent-text'), "### Rules [entry]");
     const second = panel.locator('.turn[data-turn="2"]');
@@ -132,6 +105,6 @@ describe.skipIf(!hasChromium)("the context door in Chromium", () => {
     const text = await second.locator(".sent-block.volatile .sent-text").textContent();
     expect(text).toBe("### Alice [people]\nLyon, now Paris.");
     await page.screenshot({ path: "/tmp/lorecards-door.png", fullPage: true });
-    expect(violations).toEqual([]);
+    expect(chromium.violations).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ensureBinary } from "../support/binary.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
+import { startGatewayBinary } from "../support/gateway-binary.ts";
 import { makeVault, removeDir, tempDir } from "../support/vault.ts";
 
 let bin = "";
@@ -63,27 +64,9 @@ describe("the style brief at the start", () => {
   });
 
   test("the gateway's first request of a conversation carries it with --style-brief", async () => {
-    const proc = Bun.spawn(
-      [
-        bin,
-        "gateway",
-        "--vault",
-        vault,
-        "--upstream",
-        upstream.url,
-        "--port",
-        "0",
-        "--json",
-        "--style-brief",
-      ],
-      { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", HOME: home } },
-    );
+    const gateway = await startGatewayBinary(bin, vault, upstream.url, home, { args: ["--style-brief"] });
     try {
-      const reader = proc.stdout.getReader();
-      let out = "";
-      while (!out.includes("\n")) out += new TextDecoder().decode((await reader.read()).value);
-      const { url } = JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string };
-      const res = await fetch(`${url}/v1/chat/completions`, {
+      const res = await fetch(`${gateway.url}/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-lorecards-conversation": "brief-1" },
         body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hello there" }] }),
@@ -93,8 +76,7 @@ describe("the style brief at the start", () => {
       expect(sent).toContain("Keep notes of what lasts.");
       expect(sent).toMatch(/Style brief \(revision \d+\)/);
     } finally {
-      proc.kill();
-      await proc.exited;
+      await gateway.stop();
     }
   });
 });

@@ -12,13 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ensureBinary, runBinary } from "../support/binary.ts";
 import { startFakeUpstream } from "../support/fake-upstream.ts";
-import {
-  hookPayload,
-  loadChat,
-  MODEL_REPLY,
-  replayThroughGateway,
-  startGateway,
-} from "../support/style-chat.ts";
+import { startGatewayBinary } from "../support/gateway-binary.ts";
+import { hookPayload, loadChat, MODEL_REPLY, replayThroughGateway } from "../support/style-chat.ts";
 import { CARDS, makeVault, removeDir } from "../support/vault.ts";
 
 setDefaultTimeout(60_000);
@@ -44,7 +39,7 @@ beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), "lc-style-privacy-"));
   const chat = await loadChat();
   const upstream = startFakeUpstream({ reply: () => MODEL_REPLY });
-  const gateway = await startGateway(bin, { vault, upstream: upstream.url, home });
+  const gateway = await startGatewayBinary(bin, vault, upstream.url, home);
   try {
     for (const c of chat.conversations) {
       if (c.surface !== "hook") await replayThroughGateway(gateway.url, c);

@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { ensureBinary, runBinary } from "../support/binary.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
+import { type GatewayProcess, startGatewayBinary } from "../support/gateway-binary.ts";
 import {
   type Chat,
   conversationOf,
@@ -17,7 +18,6 @@ import {
   loadChat,
   MODEL_REPLY,
   replayThroughGateway,
-  startGateway,
 } from "../support/style-chat.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 import { until } from "../support/wait.ts";
@@ -42,7 +42,7 @@ let vault = "";
 let home = "";
 let chat: Chat;
 let upstream: FakeUpstream;
-let gateway: Awaited<ReturnType<typeof startGateway>>;
+let gateway: GatewayProcess;
 
 beforeAll(async () => {
   bin = process.env.LORECARDS_BIN ?? (await ensureBinary());
@@ -50,7 +50,7 @@ beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), "lc-style-home-"));
   chat = await loadChat();
   upstream = startFakeUpstream({ reply: () => MODEL_REPLY });
-  gateway = await startGateway(bin, { vault, upstream: upstream.url, home, env: clock(T0) });
+  gateway = await startGatewayBinary(bin, vault, upstream.url, home, { env: clock(T0) });
 });
 afterAll(async () => {
   await gateway?.stop();
@@ -66,7 +66,7 @@ afterAll(async () => {
 async function drainGateway(): Promise<void> {
   await gateway.stop();
   expect(gateway.stderr()).not.toContain("style not learned");
-  gateway = await startGateway(bin, { vault, upstream: upstream.url, home, env: clock(T0) });
+  gateway = await startGatewayBinary(bin, vault, upstream.url, home, { env: clock(T0) });
 }
 
 function clock(at: number): Record<string, string> {
@@ -220,12 +220,7 @@ describe("learning switched off", () => {
   test("--no-learn on the gateway and learn: false in settings.yaml: nothing is observed", async () => {
     const quiet = makeVault();
     try {
-      const off = await startGateway(bin, {
-        vault: quiet,
-        upstream: upstream.url,
-        home,
-        args: ["--no-learn"],
-      });
+      const off = await startGatewayBinary(bin, quiet, upstream.url, home, { args: ["--no-learn"] });
       try {
         await replayThroughGateway(off.url, conversationOf(chat, "chat-openai-1"));
       } finally {

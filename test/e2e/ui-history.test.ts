@@ -4,56 +4,42 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
-import { ensureBinary, runBinary } from "../support/binary.ts";
+import type { Page } from "playwright-core";
+import { runBinary } from "../support/binary.ts";
+import {
+  type Chromium,
+  haveChromium,
+  openChromium,
+  openPanel,
+  pollUntil,
+  seeText,
+  startUi,
+  type UiServer,
+} from "../support/editor-browser.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
-import { type Editor, startEditor } from "./_writers.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`test/e2e/ui-history.test.ts: skipped, ${CHROMIUM} is missing`);
+const hasChromium = haveChromium("test/e2e/ui-history.test.ts");
 
 let root = "";
-let editor: Editor;
-let browser: Browser;
+let editor: UiServer;
+let chromium: Chromium;
 let page: Page;
 
 const read = () => fs.readFileSync(path.join(root, "people", "Alice.md"), "utf8");
-
-/** Poll until the probe's value passes (playwright-core has no auto-waiting assertions). */
-async function until(probe: () => Promise<string>, ok: (v: string) => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  let last = "";
-  while (Date.now() < deadline) {
-    last = await probe().catch(() => "");
-    if (ok(last)) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`${what}; last seen: ${JSON.stringify(last)}`);
-}
-
-const seeText = (loc: Locator, want: string) =>
-  until(
-    async () => (await loc.first().textContent()) ?? "",
-    (v) => v.includes(want),
-    `expected text ${want}`,
-  );
 
 setDefaultTimeout(20_000);
 
 describe.skipIf(!hasChromium)("the history panel in Chromium", () => {
   beforeAll(async () => {
-    const bin = await ensureBinary();
     root = makeVault();
-    editor = await startEditor(bin, root, root);
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    editor = await startUi(root);
+    chromium = await openChromium({ viewport: { width: 1280, height: 900 } });
+    page = chromium.page;
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await editor?.kill();
+    await chromium?.close();
+    await editor?.stop();
     if (root) removeDir(root);
   });
 
@@ -73,8 +59,7 @@ describe.skipIf(!hasChromium)("the history panel in Chromium", () => {
     }
     const afterFirst = read().replace("now in Paris.", "moved to Lyon in May.");
 
-    await page.locator("#history summary").click();
-    const panel = page.locator("#history .panel-body");
+    const panel = await openPanel(page, "history");
     await seeText(panel, "ui · ## who (+1 -1 lines)");
     expect(await panel.locator(".versions li").count()).toBe(2);
     await panel.locator(".versions button").nth(1).click();
@@ -85,12 +70,12 @@ describe.skipIf(!hasChromium)("the history panel in Chromium", () => {
 
     await panel.getByRole("button", { name: /^Revert to #\d+$/ }).click();
     await seeText(page.locator("#notice"), "is back as it was after version");
-    await until(
+    await pollUntil(
       async () => read(),
       (v) => v === afterFirst,
       "the card is as after the first save",
     );
-    await until(
+    await pollUntil(
       () => page.getByLabel("who", { exact: true }).inputValue(),
       (v) => v === "My sister; moved to Lyon in May.",
       "the form shows the reverted card",

@@ -3,23 +3,23 @@
 // what was saved, names the blamed card, and breaks none of the page's Content-Security-Policy.
 // Skipped, with a message, when /usr/bin/chromium is absent.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import fs from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { openStore, stateUrl } from "../../src/state/index.ts";
 import { turnRecord, usage } from "../state/contract.ts";
-import { ensureBinary } from "../support/binary.ts";
+import {
+  type EditorInChromium,
+  editorInChromium,
+  haveChromium,
+  openPanel,
+} from "../support/editor-browser.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`test/e2e/ui-stats.test.ts: skipped, ${CHROMIUM} is missing`);
+const hasChromium = haveChromium("test/e2e/ui-stats.test.ts");
 
 setDefaultTimeout(30_000);
 let root = "";
-let server: ReturnType<typeof Bun.spawn> | undefined;
-let browser: Browser;
+let editor: EditorInChromium;
 let page: Page;
-const violations: string[] = [];
 
 async function seed(): Promise<void> {
   const store = await openStore(stateUrl(root), { warn: () => {} });
@@ -40,46 +40,20 @@ async function seed(): Promise<void> {
   await store.close();
 }
 
-async function startServer(bin: string): Promise<string> {
-  const proc = Bun.spawn([bin, "ui", "--vault", root, "--port", "0"], {
-    env: { PATH: process.env.PATH ?? "", HOME: root },
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  server = proc;
-  let text = "";
-  for await (const chunk of proc.stderr) {
-    text += new TextDecoder().decode(chunk);
-    const m = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
-    if (m) return m[1]!;
-  }
-  throw new Error(`lorecards ui did not start: ${text}`);
-}
-
 describe.skipIf(!hasChromium)("the What it costs panel in Chromium", () => {
   beforeAll(async () => {
-    const bin = await ensureBinary();
     root = makeVault();
     await seed();
-    const base = await startServer(bin);
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    page.on("console", (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
-    await page.goto(`${base}/`);
+    editor = await editorInChromium(root);
+    page = editor.page;
   });
   afterAll(async () => {
-    await browser?.close();
-    server?.kill();
-    await server?.exited;
+    await editor?.close();
     if (root) removeDir(root);
   });
 
   test("opening it draws two bars a day for a week (as stats does), the totals, the saving and the blamed card", async () => {
-    await page.locator("#stats summary").click();
-    const body = page.locator("#stats .panel-body");
+    const body = await openPanel(page, "stats");
     await body.locator(".stats-chart").waitFor();
     expect(await body.locator(".stats-chart rect").count()).toBe(14);
     expect(await body.locator(".stats-chart rect.cost").count()).toBe(7);
@@ -88,6 +62,6 @@ describe.skipIf(!hasChromium)("the What it costs panel in Chromium", () => {
     expect(summary).toContain("strip-and-reinject would have cost");
     expect(await body.locator(".blame").textContent()).toContain("people/Alice (1)");
     expect(await body.locator(".stats-list li").count()).toBe(1);
-    expect(violations).toEqual([]);
+    expect(editor.violations).toEqual([]);
   });
 });

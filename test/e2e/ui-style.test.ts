@@ -3,23 +3,23 @@
 // and resumes learning and shows the brief, each change landing in style.db, with no Content-Security-
 // Policy violation. Skipped, with a message, when /usr/bin/chromium is absent.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import fs from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { openStyle } from "../../src/style/index.ts";
-import { ensureBinary } from "../support/binary.ts";
+import {
+  type EditorInChromium,
+  editorInChromium,
+  haveChromium,
+  openPanel,
+} from "../support/editor-browser.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 import { until } from "../support/wait.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`test/e2e/ui-style.test.ts: skipped, ${CHROMIUM} is missing`);
+const hasChromium = haveChromium("test/e2e/ui-style.test.ts");
 
 setDefaultTimeout(30_000);
 let root = "";
-let server: ReturnType<typeof Bun.spawn> | undefined;
-let browser: Browser;
+let editor: EditorInChromium;
 let page: Page;
-const violations: string[] = [];
 
 async function book<T>(fn: (b: Awaited<ReturnType<typeof openStyle>>) => Promise<T>): Promise<T> {
   const b = await openStyle(root);
@@ -38,49 +38,24 @@ async function seed(): Promise<void> {
   });
 }
 
-async function startServer(bin: string): Promise<string> {
-  const proc = Bun.spawn([bin, "ui", "--vault", root, "--port", "0"], {
-    env: { PATH: process.env.PATH ?? "", HOME: root },
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  server = proc;
-  let text = "";
-  for await (const chunk of proc.stderr) {
-    text += new TextDecoder().decode(chunk);
-    const m = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
-    if (m) return m[1]!;
-  }
-  throw new Error(`lorecards ui did not start: ${text}`);
-}
-
 const row = (signal: string) =>
   page.locator("#style .style-habit", { has: page.locator(".signal", { hasText: signal }) });
 
 describe.skipIf(!hasChromium)("the Style memory panel in Chromium", () => {
   beforeAll(async () => {
-    const bin = await ensureBinary();
     root = makeVault();
     await seed();
-    const base = await startServer(bin);
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    page.on("console", (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
+    editor = await editorInChromium(root);
+    page = editor.page;
     page.on("dialog", (d) => void d.accept());
-    await page.goto(`${base}/`);
   });
   afterAll(async () => {
-    await browser?.close();
-    server?.kill();
-    await server?.exited;
+    await editor?.close();
     if (root) removeDir(root);
   });
 
   test("opening it lists the habits by state: active ones first, then the candidates", async () => {
-    await page.locator("#style summary").click();
+    await openPanel(page, "style");
     await row("no cap").waitFor();
     const groups = await page.locator("#style .style-group h3").allTextContents();
     expect(groups[0]).toStartWith("Active");
@@ -115,6 +90,6 @@ describe.skipIf(!hasChromium)("the Style memory panel in Chromium", () => {
     const text = (await brief.textContent()) ?? "";
     expect(text).toContain("no cap");
     expect(text).toMatch(/^Style brief \(revision \d+\)/);
-    expect(violations).toEqual([]);
+    expect(editor.violations).toEqual([]);
   });
 });

@@ -5,55 +5,16 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
-import { ensureBinary } from "../support/binary.ts";
+import type { Page } from "playwright-core";
 import { vaultFiles } from "../support/card-vault.ts";
+import { type EditorInChromium, editorInChromium, haveChromium, seeText } from "../support/editor-browser.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(
-    `test/e2e/ui-write-checks.test.ts: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`,
-  );
+const hasChromium = haveChromium("test/e2e/ui-write-checks.test.ts");
 
 let root = "";
-let server: ReturnType<typeof Bun.spawn> | undefined;
-let browser: Browser;
+let editor: EditorInChromium;
 let page: Page;
-
-async function startServer(bin: string): Promise<string> {
-  const proc = Bun.spawn([bin, "ui", "--vault", root, "--port", "0"], {
-    env: { PATH: process.env.PATH ?? "", HOME: root },
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  server = proc;
-  const reader = proc.stderr.getReader();
-  let text = "";
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`lorecards ui did not start: ${text}`);
-    text += new TextDecoder().decode(value);
-    const m = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
-    if (m) {
-      reader.releaseLock();
-      return m[1]!;
-    }
-  }
-}
-
-/** Wait for the locator's text to contain `want` (playwright-core has no auto-waiting assertions). */
-async function seeText(loc: Locator, want: string): Promise<string> {
-  await loc.first().waitFor();
-  let last = "";
-  for (let i = 0; i < 200; i++) {
-    last = (await loc.first().textContent()) ?? "";
-    if (last.includes(want)) return last;
-    await Bun.sleep(25);
-  }
-  throw new Error(`expected text ${want}; last seen: ${JSON.stringify(last)}`);
-}
 
 async function newCard(title: string, keywords: string, priority?: number): Promise<void> {
   await page.getByRole("button", { name: "New card" }).click();
@@ -71,7 +32,6 @@ setDefaultTimeout(20_000);
 
 describe.skipIf(!hasChromium)("the editor shows the write checks", () => {
   beforeAll(async () => {
-    const bin = await ensureBinary();
     root = makeVault();
     for (let i = 1; i <= 5; i++) {
       fs.writeFileSync(
@@ -79,18 +39,13 @@ describe.skipIf(!hasChromium)("the editor shows the write checks", () => {
         `---\nkeywords: [top ${i}]\npriority: 2\n---\nx\n`,
       );
     }
-    const base = await startServer(bin);
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    await page.goto(`${base}/`);
+    editor = await editorInChromium(root);
+    page = editor.page;
     await page.locator(".item .open", { hasText: "Alice" }).waitFor();
   });
 
   afterAll(async () => {
-    await browser?.close();
-    server?.kill();
-    await server?.exited;
+    await editor?.close();
     if (root) removeDir(root);
   });
 

@@ -5,47 +5,28 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { ensureBinary } from "../support/binary.ts";
+import type { Browser, Locator, Page } from "playwright-core";
+import {
+  type Chromium,
+  haveChromium,
+  openChromium,
+  openPanel,
+  pollUntil,
+  seeText,
+  startUi,
+  type UiServer,
+} from "../support/editor-browser.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`test/e2e/ui.test.ts: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const hasChromium = haveChromium("test/e2e/ui.test.ts");
 
 const TOKEN = "e2e-token-5f3a-0123";
 let root: string;
-let server: ReturnType<typeof Bun.spawn> | undefined;
+let server: UiServer;
 let base = "";
+let chromium: Chromium;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
-/** What Chromium says when the page's Content-Security-Policy blocks something. */
-const violations: string[] = [];
-
-async function startServer(bin: string): Promise<string> {
-  const proc = Bun.spawn([bin, "ui", "--vault", root, "--port", "0", "--token", TOKEN], {
-    env: { PATH: process.env.PATH ?? "", HOME: root },
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  server = proc;
-  const reader = proc.stderr.getReader();
-  let text = "";
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-    const m = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
-    if (m) {
-      reader.releaseLock();
-      return m[1]!;
-    }
-  }
-  throw new Error(`lorecards ui did not start: ${text}`);
-}
 
 const file = (...parts: string[]) => path.join(root, ...parts);
 const read = (...parts: string[]) => fs.readFileSync(file(...parts), "utf8");
@@ -67,40 +48,17 @@ function expect_(cond: boolean, message: string): void {
   if (!cond) throw new Error(message);
 }
 
-/** Poll until the probe's value passes (playwright-core has no auto-waiting assertions). */
-async function until(probe: () => Promise<string>, ok: (v: string) => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  let last = "";
-  while (Date.now() < deadline) {
-    last = await probe().catch(() => "");
-    if (ok(last)) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`${what}; last seen: ${JSON.stringify(last)}`);
-}
-
-const matches = (v: string, want: string | RegExp) =>
-  typeof want === "string" ? v.includes(want) : want.test(v);
-
-function seeText(loc: Locator, want: string | RegExp): Promise<void> {
-  return until(
-    async () => (await loc.first().textContent()) ?? "",
-    (v) => matches(v, want),
-    `expected text ${want}`,
-  );
-}
-
 /** Wait until a card file on disk contains `want` (a save is asynchronous from the page's side). */
-function seeInFile(rel: string, want: string): Promise<void> {
-  return until(
+function seeInFile(rel: string, want: string): Promise<string> {
+  return pollUntil(
     async () => read(rel),
     (v) => v.includes(want),
     `expected ${rel} to contain ${want}`,
   );
 }
 
-function seeValue(loc: Locator, want: string | RegExp): Promise<void> {
-  return until(
+function seeValue(loc: Locator, want: string | RegExp): Promise<string> {
+  return pollUntil(
     () => loc.inputValue(),
     (v) => (typeof want === "string" ? v === want : want.test(v)),
     `expected value ${want}`,
@@ -111,37 +69,20 @@ setDefaultTimeout(20_000);
 
 describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
   beforeAll(async () => {
-    const bin = await ensureBinary();
     root = makeVault();
     fs.writeFileSync(
       file("people", "Bob.md"),
       "---\ntitle: Bob\nkeywords: [Bob]\n---\n## who\nBob from the choir.\n",
     );
-    base = await startServer(bin);
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
-    page = await context.newPage();
-    page.on("console", (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
+    server = await startUi(root, ["--token", TOKEN]);
+    base = server.url;
+    chromium = await openChromium({ acceptDownloads: true });
+    ({ browser, page } = chromium);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    server?.kill();
-    await server?.exited;
+    await chromium?.close();
+    await server?.stop();
     if (root) removeDir(root);
   });
 
@@ -269,10 +210,8 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
   });
 
   test("the recently surfaced and health check panels open", async () => {
-    await page.locator("#health summary").click();
-    await seeText(page.locator("#health .panel-body"), /cards look fine|\//);
-    await page.locator("#recent summary").click();
-    await seeText(page.locator("#recent .panel-body"), "Nothing has surfaced yet.");
+    await seeText(await openPanel(page, "health"), /cards look fine|\//);
+    await seeText(await openPanel(page, "recent"), "Nothing has surfaced yet.");
   });
 
   test("a SillyTavern lorebook is imported from a file and the vault exported as one", async () => {
@@ -355,7 +294,7 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
     );
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("connect-src 'self'");
-    expect(violations).toEqual([]);
+    expect(chromium.violations).toEqual([]);
   });
 
   test("the card list is one Tab stop: arrows, Home/End and the page keys move across kinds, Enter and Space open", async () => {
@@ -410,7 +349,7 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
       expect(await shown()).toBe(false);
       await page.keyboard.press("End");
       expect(await focused()).toBe(all.at(-1)!);
-      await until(
+      await pollUntil(
         async () => String(await shown()),
         (v) => v === "true",
         "the last row is in view",

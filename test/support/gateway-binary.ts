@@ -1,6 +1,7 @@
 /**
  * The compiled gateway as its own process, for end-to-end tests: `gateway --json` prints one JSON line
- * `{url, …}` on stdout once it listens; stderr is collected for failure messages.
+ * `{url, …}` on stdout once it listens; stderr is collected for failure messages (and for tests that
+ * read what it said). Extra flags and environment variables go after the ones every test gives.
  */
 
 export interface GatewayProcess {
@@ -14,10 +15,22 @@ export async function startGatewayBinary(
   vault: string,
   upstream: string,
   home: string,
+  extra: { env?: Record<string, string>; args?: string[] } = {},
 ): Promise<GatewayProcess> {
   const proc = Bun.spawn(
-    [bin, "gateway", "--vault", vault, "--upstream", upstream, "--port", "0", "--json"],
-    { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", HOME: home } },
+    [
+      bin,
+      "gateway",
+      "--vault",
+      vault,
+      "--upstream",
+      upstream,
+      "--port",
+      "0",
+      "--json",
+      ...(extra.args ?? []),
+    ],
+    { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", HOME: home, ...extra.env } },
   );
   let errText = "";
   void (async () => {

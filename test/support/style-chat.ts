@@ -34,56 +34,6 @@ export function conversationOf(chat: Chat, id: string): ChatConversation {
 /** What the fake upstream answers: the model talking in the person's slang, which must never be learned. */
 export const MODEL_REPLY = "ngl no cap yyds 绝绝子, tiny but mighty ✨";
 
-/** Runs the compiled binary's gateway with extra flags and environment; resolves once it listens. */
-export async function startGateway(
-  bin: string,
-  options: { vault: string; upstream: string; home: string; env?: Record<string, string>; args?: string[] },
-): Promise<{ url: string; stderr: () => string; stop: () => Promise<void> }> {
-  const proc = Bun.spawn(
-    [
-      bin,
-      "gateway",
-      "--vault",
-      options.vault,
-      "--upstream",
-      options.upstream,
-      "--port",
-      "0",
-      "--json",
-      ...(options.args ?? []),
-    ],
-    {
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { PATH: process.env.PATH ?? "", HOME: options.home, ...options.env },
-    },
-  );
-  let errText = "";
-  void (async () => {
-    for await (const chunk of proc.stderr) errText += new TextDecoder().decode(chunk);
-  })();
-  const stop = async () => {
-    proc.kill();
-    await proc.exited;
-  };
-  const reader = proc.stdout.getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) {
-      await stop();
-      throw new Error(`the gateway exited before listening: ${out}${errText}`);
-    }
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return {
-    url: (JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string }).url,
-    stderr: () => errText,
-    stop,
-  };
-}
-
 /**
  * One conversation through the gateway, each turn as a client sends it: the request, then the same
  * request again (a retry), then the tool loop's next request of that turn. Only the first may be learned.

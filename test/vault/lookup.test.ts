@@ -5,30 +5,13 @@ import type { CardMeta } from "../../src/card/types.ts";
 import { checkCards } from "../../src/check/index.ts";
 import { openEngine } from "../../src/recall/index.ts";
 import { loadIndex, lookupIn, openVault, refTarget } from "../../src/vault/index.ts";
+import { cardMeta } from "../support/card-meta.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
 function meta(id: string, extra: Partial<CardMeta> = {}): CardMeta {
   const [kind, key] = id.split("/") as [string, string];
   const dir = { people: "people", event: "events", thing: "things", slang: "slang", entry: "" }[kind];
-  return {
-    key,
-    kind,
-    path: dir ? `${dir}/${key}.md` : `${key}.md`,
-    title: key,
-    keywords: [],
-    aliases: [],
-    secondary: { all: [], any: [], not: [], notAll: [] },
-    scanDepth: null,
-    refs: [],
-    priority: 0,
-    enabled: true,
-    inject: true,
-    mtime: "0",
-    size: 1,
-    firstLine: "",
-    publicChars: 0,
-    ...extra,
-  };
+  return cardMeta(key, { kind, path: dir ? `${dir}/${key}.md` : `${key}.md`, ...extra });
 }
 
 // Kinds in table order, as the index lists them.
