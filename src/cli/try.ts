@@ -90,18 +90,24 @@ export const tryCommand = defineCommand({
     }
     const then = asOf && { as_of: asOfJson(asOf) };
     if (args.json) printJson({ ...recallJson(result), ...(index && { index }), ...then });
-    else print((asOf ? asOfLines(asOf) : "") + describe(result, args["show-context"] === true));
+    else
+      print(
+        (asOf ? asOfLines(asOf) : "") + describe(result, args["show-context"] === true, index !== undefined),
+      );
     return 0;
   },
 });
 
-function describe(result: RecallResult, showContext: boolean): string {
+/** `index`: what would go in is the index's lines, not the cards' text. */
+function describe(result: RecallResult, showContext: boolean, index = false): string {
   const lines: string[] = [];
   if (result.fired.length === 0) lines.push("No card fires.");
   else {
     const total = [...result.context].length;
     lines.push(
-      `${result.fired.length} card(s) fire; ${result.injectedChars} characters of cards would be injected (${total} with the framing line):`,
+      index
+        ? `${result.fired.length} card(s) fire; the index that would be injected is ${total} characters:`
+        : `${result.fired.length} card(s) fire; ${result.injectedChars} characters of cards would be injected (${total} with the framing line):`,
     );
     result.fired.forEach((f, i) => {
       const status = f.inBudget ? "in budget" : whyOut(f);
