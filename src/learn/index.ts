@@ -103,12 +103,14 @@ export function gatewayLearner(options: LearnOptions): Learner {
     return true;
   };
 
-  const learn = async (m: SeenMessage): Promise<void> => {
+  const learn = async (batch: SeenMessage[]): Promise<void> => {
     try {
       if (!learningAllowed(settings)) return;
-      const words = ownWords(m.text, m.markers);
-      if (words === "") return;
-      await (await opened()).observe(styleConversation(m.conversation), words);
+      const messages = batch
+        .map((m) => ({ conversation: styleConversation(m.conversation), text: ownWords(m.text, m.markers) }))
+        .filter((m) => m.text !== "");
+      if (messages.length === 0) return;
+      await (await opened()).observeAll(messages);
       failing = false;
     } catch (err) {
       // Said once until it works again: a broken style.db must not print a line per request.
@@ -117,12 +119,20 @@ export function gatewayLearner(options: LearnOptions): Learner {
     }
   };
 
+  // The messages of one moment are learned together, in one write of style.db.
+  let queue: SeenMessage[] = [];
   return {
     observe(message) {
       if (!firstTime(message)) return;
+      queue.push(message);
+      if (queue.length > 1) return;
       // After the current task: the request goes on to the upstream first.
       const done: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
-        .then(() => learn(message))
+        .then(() => {
+          const batch = queue;
+          queue = [];
+          return learn(batch);
+        })
         .finally(() => pending.delete(done));
       pending.add(done);
     },

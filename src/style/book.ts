@@ -63,23 +63,33 @@ export class Book implements StyleBook {
   }
 
   async observe(conversation: string, text: string): Promise<void> {
-    if (typeof text !== "string" || text.trim() === "") return;
-    const reading = readMessage(text, this.reader(), this.learned());
-    if (reading.sightings.length === 0) return;
-    const conv = conversationHash(String(conversation));
+    return this.observeAll([{ conversation, text }]);
+  }
+
+  async observeAll(messages: readonly { conversation: string; text: string }[]): Promise<void> {
+    const readings = messages
+      .filter((m) => typeof m.text === "string" && m.text.trim() !== "")
+      .map((m) => ({
+        conv: conversationHash(String(m.conversation)),
+        reading: readMessage(m.text, this.reader(), this.learned()),
+      }))
+      .filter((r) => r.reading.sightings.length > 0);
+    if (readings.length === 0) return;
     const now = this.now();
     this.db.write((q) => {
       if (isPaused(q)) return;
-      for (const s of reading.sightings) {
-        const id = habitId(s.kind, s.signal);
-        const prev = q.habit.get(id);
-        const example =
-          prev?.example ?? (s.start >= 0 ? exampleAround(reading.text, s.start, s.end) : undefined);
-        putHabit(
-          q,
-          sighted(prev ? toRecord(prev) : undefined, seenOf(id, s, example), conv, now, false),
-          !prev,
-        );
+      for (const { conv, reading } of readings) {
+        for (const s of reading.sightings) {
+          const id = habitId(s.kind, s.signal);
+          const prev = q.habit.get(id);
+          const example =
+            prev?.example ?? (s.start >= 0 ? exampleAround(reading.text, s.start, s.end) : undefined);
+          putHabit(
+            q,
+            sighted(prev ? toRecord(prev) : undefined, seenOf(id, s, example), conv, now, false),
+            !prev,
+          );
+        }
       }
       sweep(q, now);
     });

@@ -150,6 +150,8 @@ export interface DictionaryInfo {
 export interface StyleBook {
   /** One new message of the person's own (never the model's, a tool's, or our own blocks). */
   observe(conversation: string, text: string): Promise<void>;
+  /** The same for several messages at once, in one write (a busy gateway's messages of a moment). */
+  observeAll(messages: readonly { conversation: string; text: string }[]): Promise<void>;
   /** An agent's hint: a habit the dictionary cannot know; one sighting, never past the gate. */
   hint(
     conversation: string,
