@@ -56,12 +56,20 @@ interface Added {
 
 /**
  * `body` with a `cache_control` on the part holding each of `wanted` (our blocks' exact texts, in
- * priority order) where it helps and a slot is free; `body` itself when nothing is added.
+ * priority order) where it helps and a slot is free; `body` itself when nothing is added. With
+ * `onlyIfClientCaches`, a body that sets no breakpoint of its own is left as it is (the gateway's
+ * rule: caching is the client's choice), decided from the same one walk of the body.
  */
-export function stewardBreakpoints(body: JsonObject, wanted: readonly string[]): JsonObject {
+export function stewardBreakpoints(
+  body: JsonObject,
+  wanted: readonly string[],
+  options: { onlyIfClientCaches?: boolean } = {},
+): JsonObject {
   const units = unitsOf(body);
   if (units === null) return body;
-  let free = MAX_BREAKPOINTS - units.reduce((n, u) => n + u.marks.length, 0);
+  const used = units.reduce((n, u) => n + u.marks.length, 0);
+  if (options.onlyIfClientCaches && used === 0) return body;
+  let free = MAX_BREAKPOINTS - used;
   const added: Added[] = [];
   for (const text of wanted) {
     if (free <= 0) break;

@@ -12,12 +12,13 @@ import type { SeenMessage } from "../learn/index.ts";
 import { hitEntry } from "../recall/hit-entry.ts";
 import { INDEX_RECALL, indexResult, newQueryId, recallRecordOf } from "../recall/index-block.ts";
 import { namesIn } from "../recall/pipeline.ts";
+import { contentHash } from "../recall/render.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { ConversationHistory, RecallOptions, RecallResult, Turn } from "../recall/types.ts";
 import type { Conversation, HitEntry, RecallRecord, Store } from "../state/index.ts";
 import type { TurnRecord } from "../state/types.ts";
 import { letOthersRun } from "./_body.ts";
-import { countBreakpoints, stewardBreakpoints } from "./_cache-steward.ts";
+import { stewardBreakpoints } from "./_cache-steward.ts";
 import { type Adapter, type ChatView, type Edit, isObject, type JsonObject } from "./_chat.ts";
 import { placedSlot, type SlottedBlock, slotBlocks, tierSlot } from "./_slots.ts";
 import { isEarly, previousTarget, turnSizes } from "./_turn-sizes.ts";
@@ -258,7 +259,8 @@ function placeBlocks(
         : tierSlot(b.tier === "stable" ? "stable" : "volatile", view, slots),
     (id) => {
       const card = chosen.get(id);
-      return { ref: { id, version: card?.hash ?? "" }, edited: card?.edited === true };
+      // What the conversation remembers it sent: a hash of the card's text (recall/render.ts).
+      return { ref: { id, version: card ? contentHash(card.text) : "" }, edited: card?.edited === true };
     },
   );
 }
@@ -274,10 +276,9 @@ function placeBlocks(
  * sets none has not chosen caching, whose writes cost more than plain input: its billing is its call.
  */
 function withBreakpoints(body: JsonObject, plan: ReplayPlan, made: readonly SlottedBlock[]): JsonObject {
-  if (!countBreakpoints(body)) return body;
   const stable = plan.stable?.text ?? made.find((b) => b.tier === "stable")?.text;
   const wanted = [stable, plan.lastReplayed?.text].filter((t): t is string => t !== undefined);
-  return wanted.length === 0 ? body : stewardBreakpoints(body, wanted);
+  return wanted.length === 0 ? body : stewardBreakpoints(body, wanted, { onlyIfClientCaches: true });
 }
 
 function withCacheKey(adapter: Adapter, body: JsonObject, conversation: string): JsonObject {

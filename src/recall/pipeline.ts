@@ -18,7 +18,7 @@ import { idOf } from "./notice.ts";
 import { order } from "./order.ts";
 import { place } from "./place.ts";
 import { cardById } from "./policy.ts";
-import { contentHash, DEFAULT_FRAMING, renderBlocks, renderCards } from "./render.ts";
+import { DEFAULT_FRAMING, renderBlocks, renderCards } from "./render.ts";
 import { resend, select } from "./select.ts";
 import { nextMemory } from "./timed.ts";
 import { tokenBudget } from "./tokens.ts";
@@ -161,7 +161,6 @@ function firedCard(entry: Selected): FiredCard {
     placement: entry.placement ?? rulesOf(card).placement,
     ...(entry.tier && { tier: entry.tier }),
     edited: entry.edited === true,
-    hash: contentHash(entry.text ?? ""),
   };
 }
 

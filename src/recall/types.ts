@@ -287,8 +287,6 @@ export interface FiredCard {
   tier?: Tier;
   /** Sent again because its text changed since the conversation last sent it. */
   edited: boolean;
-  /** `contentHash` of `text`: what a conversation remembers it sent. */
-  hash: string;
 }
 
 export interface Candidates {
