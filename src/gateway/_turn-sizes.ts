@@ -22,8 +22,6 @@ export interface SizeInput {
   replayed: readonly Edit[];
   /** Blocks added this turn. */
   added: readonly Edit[];
-  /** This turn repeats one already sent (a retry, a tool loop): the whole prompt was sent before. */
-  repeat: boolean;
 }
 
 /** The newest user message before `target`: where the previous turn's request ended; -1 for none. */
@@ -44,30 +42,27 @@ export function isEarly(edit: Pick<Edit, "anchor" | "place">, previous: number):
 
 export function turnSizes(input: SizeInput): TurnSizes {
   const { view, target, replayed, added } = input;
-  const message = (i: number) => view.messages[i]!.text.length;
   const size = (edits: readonly Edit[]) => edits.reduce((n, e) => n + e.text.length + GAP.length, 0);
   const system = view.system.length;
-  let messages = 0;
-  for (let i = 0; i < view.messages.length; i++) messages += message(i);
-  const promptChars = system + messages + size(replayed) + size(added);
   const previous = previousTarget(view, target);
-  let before = system;
-  for (let i = 0; i < previous; i++) before += message(i);
+  let messages = 0;
+  let before = system; // the system text and the messages before `previous`
+  for (let i = 0; i < view.messages.length; i++) {
+    if (i < previous) before += view.messages[i]!.text.length;
+    messages += view.messages[i]!.text.length;
+  }
+  const promptChars = system + messages + size(replayed) + size(added);
   const counterfactual = {
     promptChars: system + messages + size(added),
-    cachedChars: input.repeat ? system + messages + size(added) : previous === -1 ? 0 : before,
+    cachedChars: previous === -1 ? 0 : before,
   };
-  if (input.repeat) return { promptChars, sharedChars: promptChars, counterfactual };
   if (previous === -1) return { promptChars, sharedChars: 0, counterfactual };
-
   // What the previous turn's request sent: the system text and the messages through `previous`,
   // with the blocks replayed into them. A block added earlier than that now cuts into it, and a cache
   // read short of it is what stats blames on that block's cards.
-  let shared = size(replayed.filter((e) => e.place === "system" || e.place === "system_start")) + system;
-  for (let i = 0; i <= previous; i++) {
-    shared +=
-      message(i) +
-      size(replayed.filter((e) => e.anchor === i && e.place !== "system" && e.place !== "system_start"));
-  }
+  const sent = replayed.filter(
+    (e) => e.place === "system" || e.place === "system_start" || e.anchor <= previous,
+  );
+  const shared = before + view.messages[previous]!.text.length + size(sent);
   return { promptChars, sharedChars: shared, counterfactual };
 }

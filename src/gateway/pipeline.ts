@@ -437,7 +437,7 @@ function turnRecordOf(
     })),
     replayedChars: plan.edits.reduce((n, e) => n + e.text.length, 0),
     leftOut: (result?.leftOut ?? []).map((c) => ({ id: c.id, reason: c.reason ?? "budget" })),
-    ...turnSizes({ view, target: plan.target, replayed: plan.edits, added, repeat: false }),
+    ...turnSizes({ view, target: plan.target, replayed: plan.edits, added }),
   };
 }
 
