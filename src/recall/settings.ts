@@ -17,8 +17,8 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type * as Yaml from "yaml";
 import { REACHES, type Reach } from "../defaults.ts";
+import { yamlData } from "../yaml-data.ts";
 import type { RecallOptions } from "./types.ts";
 
 export const SETTINGS_FILE = "settings.yaml";
@@ -64,10 +64,7 @@ export function parseSettings(text: string): { settings: VaultSettings; warnings
   const warn = (message: string) => warnings.push(`${SETTINGS_FILE}: ${message}; ignored`);
   let data: unknown;
   try {
-    const yaml = require("yaml") as typeof Yaml;
-    const doc = yaml.parseDocument(text, { schema: "core", uniqueKeys: false });
-    if (doc.errors.length > 0) throw doc.errors[0];
-    data = doc.toJS({ maxAliasCount: 100 });
+    data = yamlData(text);
   } catch (err) {
     warn(`not valid YAML (${(err as Error).message.split("\n")[0]})`);
     return { settings: {}, warnings };

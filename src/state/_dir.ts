@@ -4,24 +4,14 @@
  * mkdir is an error too, not a new empty vault.
  */
 
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
-
-/** Throws unless `vaultRoot` is a folder that can be read. */
-export function checkVault(vaultRoot: string): void {
-  let isDir = false;
-  try {
-    isDir = statSync(vaultRoot).isDirectory();
-  } catch (err) {
-    throw new LoreError("io_error", `the vault ${vaultRoot} cannot be read`, { cause: err });
-  }
-  if (!isDir) throw new LoreError("io_error", `the vault ${vaultRoot} is not a directory`);
-}
+import { checkVaultRoot } from "../vault/_root.ts";
 
 /** Makes `<vaultRoot>/<name>` when missing (the vault itself must exist) and returns its path. */
 export function ensureStateDir(vaultRoot: string, name = ".lorecards"): string {
-  checkVault(vaultRoot);
+  checkVaultRoot(vaultRoot);
   const dir = path.join(vaultRoot, name);
   try {
     mkdirSync(dir);

@@ -25,7 +25,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { isCorrupt } from "../sqlite-file.ts";
-import { checkVault, ensureStateDir } from "./_dir.ts";
+import { checkVaultRoot } from "../vault/_root.ts";
+import { ensureStateDir } from "./_dir.ts";
 import { appendHitLines, readHitLines } from "./_hits-file.ts";
 import { advanceRow, emptyConversation, parseTimed, planCommit } from "./_rules.ts";
 import { readOrCreateSecret } from "./_secret-file.ts";
@@ -92,7 +93,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions): Stor
   const { limits, warn } = options;
   const dir = path.dirname(file);
   const vault = path.dirname(dir);
-  checkVault(vault);
+  checkVaultRoot(vault);
   const ensureDir = () => void ensureStateDir(vault, path.basename(dir));
   const secretFile = path.join(dir, "marker-secret");
   const hitsFile = path.join(dir, "hits.jsonl");

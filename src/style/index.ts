@@ -20,8 +20,7 @@
  * item has a short `label`; pinning makes a candidate active, being the person's own choice (through
  * the CLI, the editor or an admin tool; a hint never can); preferences pass the same gate as habits.
  */
-import { statSync } from "node:fs";
-import { LoreError } from "../errors.ts";
+import { checkVaultRoot } from "../vault/_root.ts";
 import { Book } from "./book.ts";
 import type { StyleBook, StyleOptions } from "./types.ts";
 
@@ -52,12 +51,6 @@ export { VAULT_DICTIONARY } from "./vault-dictionary.ts";
 
 /** The style book of the vault at `vaultRoot` (which must exist); style.db is made on first write. */
 export async function openStyle(vaultRoot: string, options: StyleOptions = {}): Promise<StyleBook> {
-  let isDir = false;
-  try {
-    isDir = statSync(vaultRoot).isDirectory();
-  } catch (err) {
-    throw new LoreError("io_error", `the vault ${vaultRoot} cannot be read`, { cause: err });
-  }
-  if (!isDir) throw new LoreError("io_error", `the vault ${vaultRoot} is not a directory`);
+  checkVaultRoot(vaultRoot);
   return new Book(vaultRoot, options);
 }

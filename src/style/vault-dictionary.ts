@@ -17,7 +17,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import type * as Yaml from "yaml";
+import { yamlData } from "../yaml-data.ts";
 import { builtInEntries } from "./built-in.ts";
 import { type DictEntry, mergeDictionaries, readDictionary } from "./dictionary.ts";
 import type { DictionaryInfo } from "./types.ts";
@@ -70,10 +70,7 @@ function readVaultFile(file: string): { entries: DictEntry[]; ignore: string[]; 
   }
   let data: unknown;
   try {
-    const yaml = require("yaml") as typeof Yaml;
-    const doc = yaml.parseDocument(text, { schema: "core", uniqueKeys: false });
-    if (doc.errors.length > 0) throw doc.errors[0];
-    data = doc.toJS({ maxAliasCount: 100 });
+    data = yamlData(text);
   } catch (err) {
     const first = (err as Error).message.split("\n")[0];
     const problem = `${VAULT_DICTIONARY}: not valid YAML (${first}); only the built-in dictionary is used`;

@@ -1,0 +1,18 @@
+/**
+ * The one check that a vault folder is there before anything is opened inside it (state.db,
+ * style.db): a missing or unreadable vault is an error, never created by a store. Kept apart from
+ * vault/index.ts so a cold start that only needs this loads nothing else.
+ */
+import { statSync } from "node:fs";
+import { LoreError } from "../errors.ts";
+
+/** Throws unless `vaultRoot` is a folder that can be read. */
+export function checkVaultRoot(vaultRoot: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(vaultRoot).isDirectory();
+  } catch (err) {
+    throw new LoreError("io_error", `the vault ${vaultRoot} cannot be read`, { cause: err });
+  }
+  if (!isDir) throw new LoreError("io_error", `the vault ${vaultRoot} is not a directory`);
+}
