@@ -15,6 +15,7 @@ export type ErrorCode =
   | "too_large"
   | "locked" // could not take the vault lock in time
   | "io_error"
+  | "address_in_use" // a server's port is taken by another process
   | "unauthorized"
   | "forbidden"
   | "internal";
@@ -32,7 +33,10 @@ export class LoreError extends Error {
   }
 }
 
-/** Exit codes for scripts: 0 ok, 1 failure, 2 usage, 3 not found, 4 conflict, 5 bad input. */
+/**
+ * Exit codes for scripts: 0 ok, 1 failure, 2 usage, 3 not found, 4 conflict, 5 bad input, 6 the port
+ * a server was asked to listen on is taken (a supervisor can tell "retry later" from "fix the flags").
+ */
 export const EXIT_CODES: Record<ErrorCode, number> = {
   usage: 2,
   invalid_input: 5,
@@ -44,6 +48,7 @@ export const EXIT_CODES: Record<ErrorCode, number> = {
   too_large: 5,
   locked: 1,
   io_error: 1,
+  address_in_use: 6,
   unauthorized: 1,
   forbidden: 1,
   internal: 1,
@@ -60,6 +65,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   too_large: 413,
   locked: 503,
   io_error: 500,
+  address_in_use: 503,
   unauthorized: 401,
   forbidden: 403,
   internal: 500,

@@ -4,8 +4,13 @@
  * handler sees it, never sends Bun's development error page (it shows source and stack), and can add
  * headers to every response. The idle timeout is off by default: a slow server-sent-event stream must
  * not be cut after 10 s of silence (Bun's default).
+ *
+ * A port is never shared. Bun sets SO_REUSEPORT unless told not to, and with it a second server on a
+ * taken port starts without a word while the kernel splits the connections (and the API keys they
+ * carry) between the two; so `reusePort` is off, and a taken port is an `address_in_use` error.
  */
 
+import { LoreError } from "../errors.ts";
 import { refuseHostless } from "./host.ts";
 import { withHeaders } from "./security.ts";
 import type { Peer } from "./throttle.ts";
@@ -45,9 +50,10 @@ export function listen(options: ListenOptions): Listener {
       return headers ? withHeaders(res, headers) : res;
     };
   const routes = Object.fromEntries(Object.entries(options.routes ?? {}).map(([p, h]) => [p, wrap(h)]));
-  const server = Bun.serve({
+  const server = serve({
     hostname: options.hostname,
     port: options.port,
+    reusePort: false,
     idleTimeout: options.idleTimeout ?? 0,
     maxRequestBodySize: options.maxRequestBodySize,
     development: false,
@@ -64,4 +70,18 @@ export function listen(options: ListenOptions): Listener {
       await server.stop(force);
     },
   };
+}
+
+/** `Bun.serve`, with a taken port said as what it is. */
+function serve<T extends { hostname: string; port: number }>(options: T & Parameters<typeof Bun.serve>[0]) {
+  try {
+    return Bun.serve(options);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "EADDRINUSE") throw err;
+    throw new LoreError(
+      "address_in_use",
+      `port ${options.port} on ${options.hostname} is already in use by another process: stop it, or choose another --port`,
+      { cause: err },
+    );
+  }
 }
