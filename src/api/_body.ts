@@ -4,6 +4,7 @@
  */
 import { LoreError } from "../errors.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json-depth.ts";
+import { nsFromIso } from "../wire.ts";
 
 export async function readBytes(req: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(req.headers.get("content-length") ?? "0");
@@ -52,4 +53,16 @@ export function jsonObject(bytes: Uint8Array): Record<string, unknown> {
     throw new LoreError("invalid_input", "the request body must be a JSON object");
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * A write's precondition `mtime`, as the card's nanoseconds: the ISO 8601 string the API gave (or
+ * the bare digits earlier versions gave); undefined when the body has none.
+ */
+export function mtimeOf(input: Record<string, unknown>): string | undefined {
+  if (input.mtime === undefined || input.mtime === null) return undefined;
+  const ns = typeof input.mtime === "string" ? nsFromIso(input.mtime) : null;
+  if (ns === null)
+    throw new LoreError("invalid_input", "mtime must be the card's mtime as read (an ISO 8601 string)");
+  return ns;
 }

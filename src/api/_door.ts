@@ -8,6 +8,7 @@ import { LoreError } from "../errors.ts";
 import { openDoor } from "../recall/door.ts";
 import { parseTurns } from "../recall/index.ts";
 import type { Conversation } from "../state/index.ts";
+import { toWire } from "../wire.ts";
 import { readJsonObject } from "./_body.ts";
 import { askedNames, type Context, optionalCount, recallFields } from "./_routes.ts";
 
@@ -58,12 +59,12 @@ async function conversationOf(ctx: Context, id: unknown): Promise<Conversation |
 
 /** `GET /api/conversations`: the most recently seen ones that have turn records, newest first. */
 export async function conversations(ctx: Context) {
-  return { conversations: await ctx.useStore((s) => s.conversations(CONVERSATIONS)) };
+  return toWire({ conversations: await ctx.useStore((s) => s.conversations(CONVERSATIONS)) });
 }
 
 /** `GET /api/conversations/:id`: its newest turns, oldest first, each with the blocks it added. */
 export async function conversationTurns(ctx: Context, id: string) {
   const turns = await ctx.useStore((s) => s.turns(id, TURNS));
   if (turns.length === 0) throw new LoreError("not_found", `no turns recorded for conversation "${id}"`);
-  return { id, turns };
+  return toWire({ id, turns });
 }

@@ -4,8 +4,9 @@
  */
 import { recallHealth } from "../check/recall-health.ts";
 import type { HealthReport } from "../state/index.ts";
+import { toWire, type Wire } from "../wire.ts";
 import type { Context } from "./_routes.ts";
 
-export function cardHealth(ctx: Context): Promise<HealthReport> {
-  return ctx.useStore((store) => recallHealth(ctx.vault, store, ctx.now().getTime()));
+export async function cardHealth(ctx: Context): Promise<Wire<HealthReport>> {
+  return toWire(await ctx.useStore((store) => recallHealth(ctx.vault, store, ctx.now().getTime())));
 }

@@ -18,7 +18,7 @@ import {
   versionDiff,
   type Writer,
 } from "../vault/index.ts";
-import { readJsonObject } from "./_body.ts";
+import { mtimeOf, readJsonObject } from "./_body.ts";
 import type { Context } from "./_routes.ts";
 
 export const WRITER_HEADER = "x-lorecards-writer";
@@ -70,13 +70,11 @@ export async function revert(ctx: Context, req: Request, kindName: string, key: 
   const input = await readJsonObject(req, ctx.limits.json);
   const kind = kindByName(ctx.vault.kinds, kindName);
   const version = versionParam(input.version, "version");
-  if (input.mtime !== undefined && typeof input.mtime !== "string") {
-    throw new LoreError("invalid_input", "mtime must be the string you read (nanoseconds)");
-  }
+  const mtime = mtimeOf(input);
   try {
     const { card, changed } = await revertCard(ctx.vault, kind.name, key, version, {
       writer: writerOf(req),
-      mtime: input.mtime as string | undefined,
+      mtime,
     });
     ctx.engine.invalidate();
     return { ...cardForm(card, kind), reverted_to: version, changed };

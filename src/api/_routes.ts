@@ -43,7 +43,8 @@ import {
   updateCard,
   type Vault,
 } from "../vault/index.ts";
-import { jsonObject, readBytes, readJsonObject } from "./_body.ts";
+import { isoFromNs } from "../wire.ts";
+import { jsonObject, mtimeOf, readBytes, readJsonObject } from "./_body.ts";
 import { bodyOf, frontmatterOf } from "./_card-json.ts";
 import { writerOf } from "./_history.ts";
 
@@ -115,7 +116,7 @@ function archivedItems(ctx: Context, kind: string | undefined) {
         path: a.path,
         title,
         preview,
-        mtime: a.mtime,
+        mtime: isoFromNs(a.mtime),
         archived: true,
         original_key: a.originalKey,
       };
@@ -164,9 +165,7 @@ function refuseIllegalKey(key: string): void {
 export async function putCard(ctx: Context, req: Request, kindName: string, key: string) {
   const input = await readJsonObject(req, ctx.limits.json);
   const kind = kindByName(ctx.vault.kinds, kindName);
-  if (input.mtime !== undefined && typeof input.mtime !== "string") {
-    throw new LoreError("invalid_input", "mtime must be the string you read (nanoseconds)");
-  }
+  const mtime = mtimeOf(input);
   const current = readCard(ctx.vault, kind.name, key);
   const frontmatter: Record<string, unknown> = frontmatterOf(input, kind, key);
   // With `extra` given, it is the whole set of unknown keys: one it leaves out is removed.
@@ -176,11 +175,11 @@ export async function putCard(ctx: Context, req: Request, kindName: string, key:
   }
   const edit = { frontmatter, body: bodyOf(input, kind, ctx.vault.kinds) };
   // A card changed since it was read is a conflict (below) before it is anything the checks could say.
-  const stale = input.mtime !== undefined && input.mtime !== current.mtime;
+  const stale = mtime !== undefined && mtime !== current.mtime;
   const checks = stale ? [] : vetUpdate(ctx.vault, kind.name, key, (text) => updateCardText(text, edit));
   try {
     const card = await updateCard(ctx.vault, kind.name, key, edit, {
-      mtime: input.mtime as string | undefined,
+      mtime,
       writer: writerOf(req),
     });
     ctx.engine.invalidate();
@@ -198,7 +197,13 @@ export async function deleteCard(ctx: Context, req: Request, kind: string, key: 
   const a = await archiveCard(ctx.vault, kind, key, { writer: writerOf(req) });
   ctx.engine.invalidate();
   return {
-    archived: { kind: a.kind, key: a.key, original_key: a.originalKey, path: a.path, mtime: a.mtime },
+    archived: {
+      kind: a.kind,
+      key: a.key,
+      original_key: a.originalKey,
+      path: a.path,
+      mtime: isoFromNs(a.mtime),
+    },
   };
 }
 

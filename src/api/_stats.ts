@@ -4,11 +4,12 @@
  */
 import { LoreError } from "../errors.ts";
 import { type StatsReport, summarize, windowOf } from "../state/index.ts";
+import { toWire, type Wire } from "../wire.ts";
 import type { Context } from "./_routes.ts";
 
 const MAX_DAYS = 3660;
 
-export async function stats(ctx: Context, url: URL): Promise<StatsReport> {
+export async function stats(ctx: Context, url: URL): Promise<Wire<StatsReport>> {
   const raw = url.searchParams.get("days");
   const days = raw === null || raw === "" ? 7 : Number(raw);
   if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) {
@@ -16,6 +17,6 @@ export async function stats(ctx: Context, url: URL): Promise<StatsReport> {
   }
   const { since, sinceAt } = windowOf(ctx.now().getTime(), days);
   return ctx.useStore(async (store) =>
-    summarize({ since, days: await store.days(since), turns: await store.turnsSince(sinceAt) }),
+    toWire(summarize({ since, days: await store.days(since), turns: await store.turnsSince(sinceAt) })),
   );
 }

@@ -6,6 +6,7 @@
  */
 import { LoreError } from "../errors.ts";
 import type { StyleBook } from "../style/index.ts";
+import { toWire } from "../wire.ts";
 import type { Context } from "./_routes.ts";
 
 const STATES = ["candidate", "active", "archived"] as const;
@@ -28,10 +29,12 @@ export function habits(ctx: Context, url: URL) {
   if (raw !== null && raw !== "" && !(STATES as readonly string[]).includes(raw))
     throw new LoreError("invalid_input", `state must be one of ${STATES.join(", ")}, got "${raw}"`);
   const state = raw ? (raw as (typeof STATES)[number]) : undefined;
-  return withBook(ctx, async (book) => ({
-    learning: await book.learning(),
-    habits: await book.list(state === undefined ? undefined : { state }),
-  }));
+  return withBook(ctx, async (book) =>
+    toWire({
+      learning: await book.learning(),
+      habits: await book.list(state === undefined ? undefined : { state }),
+    }),
+  );
 }
 
 /** `GET /api/style/brief?context=&since=`: the brief in full, the delta since a revision, or an ack. */
@@ -41,12 +44,12 @@ export function brief(ctx: Context, url: URL) {
   if (since !== undefined && !(Number.isSafeInteger(since) && since >= 0))
     throw new LoreError("invalid_input", `since must be a revision (a whole number ≥ 0), got "${raw}"`);
   const context = url.searchParams.get("context")?.slice(0, MAX_CONTEXT_CHARS) || undefined;
-  return withBook(ctx, (book) => book.brief({ context, since }));
+  return withBook(ctx, async (book) => toWire(await book.brief({ context, since })));
 }
 
 /** `POST /api/style/habits/{id}/pin` and `/unpin`: the habit as it is now. */
 export function pin(ctx: Context, id: string, pinned: boolean) {
-  return withBook(ctx, async (book) => ({ habit: pinned ? await book.pin(id) : await book.unpin(id) }));
+  return withBook(ctx, async (book) => toWire({ habit: pinned ? await book.pin(id) : await book.unpin(id) }));
 }
 
 /** `DELETE /api/style/habits/{id}`: forgotten at once, nothing of it kept. */

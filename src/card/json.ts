@@ -5,6 +5,8 @@
  * every surface at once; what differs between surfaces is an option named for why it differs. Pure:
  * cards in, plain objects out.
  */
+
+import { isoFromNs } from "../wire.ts";
 import { KNOWN_FIELDS } from "./_fields.ts";
 import { RULE_FIELDS } from "./_rule-fields.ts";
 import { rulesChanges } from "./rules.ts";
@@ -33,7 +35,7 @@ export function cardSummary(meta: CardMeta, opts: SummaryOptions = {}) {
     ...(opts.compact
       ? compactFlags(meta)
       : { aliases: meta.aliases, enabled: meta.enabled, inject: meta.inject }),
-    ...(opts.preview && { preview: meta.firstLine, mtime: meta.mtime }),
+    ...(opts.preview && { preview: meta.firstLine, mtime: isoFromNs(meta.mtime) }),
   };
 }
 
@@ -112,7 +114,7 @@ export function cardDocument(card: Card, opts: DocumentOptions = {}) {
     rules: rulesJson(card.rules),
     preamble: card.preamble,
     sections: card.sections.map((s) => ({ heading: s.heading, text: s.text, private: s.private })),
-    ...(opts.file !== false && { warnings: card.warnings, mtime: card.mtime }),
+    ...(opts.file !== false && { warnings: card.warnings, mtime: isoFromNs(card.mtime) }),
     ...(opts.agent && { recent_section: opts.agent.recent ?? null, private_note: PRIVATE_NOTE }),
   };
 }
@@ -138,7 +140,7 @@ export function cardFields(card: Card, kind: KindDef): Record<string, string> {
  * A card as the editor's form: every frontmatter key, the known fields normalised, `fields` = section →
  * text, `extra` = the frontmatter keys the form has no control for (the lorebook fields among them,
  * as written), `rules` = what the lorebook fields and decorators resolve to (rulesJson), and `mtime`
- * as a string because nanoseconds do not survive a JSON number in a browser.
+ * as ISO 8601 with nanoseconds (src/wire.ts): a JSON number would round them away in a browser.
  */
 export function cardForm(card: Card, kind: KindDef) {
   const extra: Record<string, unknown> = {};
@@ -163,6 +165,6 @@ export function cardForm(card: Card, kind: KindDef) {
     body: card.body,
     extra,
     warnings: card.warnings,
-    mtime: card.mtime,
+    mtime: isoFromNs(card.mtime),
   };
 }

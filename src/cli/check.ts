@@ -9,6 +9,7 @@ import { checkVault } from "../check/vault.ts";
 import { refreshVault } from "../recall/index.ts";
 import { type HealthReport, openStore, statePath, stateUrl } from "../state/index.ts";
 import { openVault, sweepVaultTemps, type Vault } from "../vault/index.ts";
+import { toWire } from "../wire.ts";
 import { recallArgs } from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
@@ -31,7 +32,7 @@ export const checkCommand = defineCommand({
     if (args.reindex) refreshVault(vault, { all: true });
     const { cards, errors, warnings, findings } = checkVault(vault, { char: args.char, user: args.user });
     const recall = await recallSection(vault);
-    if (args.json) printJson({ cards, errors, warnings, findings, recall: recall.report });
+    if (args.json) printJson({ cards, errors, warnings, findings, recall: toWire(recall.report) });
     else {
       const lines =
         findings.length === 0

@@ -1,6 +1,7 @@
 // `lorecards repair [--dry-run] [--json]`: cards imported with the old lorebook mapping, mapped again.
 import { type RepairResult, repairImports } from "../interop/index.ts";
 import { openVault } from "../vault/index.ts";
+import { toWire } from "../wire.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { vaultPath } from "./_vault.ts";
 
@@ -30,7 +31,7 @@ export const repairCommand = defineCommand({
   async run({ args }) {
     const vault = openVault(vaultPath(args));
     const result = await repairImports(vault, { dryRun: args["dry-run"] === true });
-    if (args.json) printJson(result);
+    if (args.json) printJson(toWire(result));
     else print(repairLines(result).join("\n"));
     return 0;
   },

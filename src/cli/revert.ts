@@ -3,6 +3,7 @@
 // editor, `POST /api/cards/…/restore`), and `restore-backup` brings a whole vault back; this one goes
 // back in a card's history. It is a write like any other, recorded as a version of its own.
 import { findHistoryCard, openVault, revertCard } from "../vault/index.ts";
+import { isoFromNs } from "../wire.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -30,7 +31,7 @@ export const revertCommand = defineCommand({
       size: read?.size,
     });
     if (args.json) {
-      printJson({ kind, key, path: card.path, reverted_to: version, changed, mtime: card.mtime });
+      printJson({ kind, key, path: card.path, reverted_to: version, changed, mtime: isoFromNs(card.mtime) });
     } else if (changed) print(`${kind}/${key} is back as it was after version ${version}.`);
     else print(`${kind}/${key} already is as it was after version ${version}; nothing was written.`);
     return 0;

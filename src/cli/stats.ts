@@ -17,6 +17,7 @@ import {
   windowOf,
 } from "../state/index.ts";
 import { openVault } from "../vault/index.ts";
+import { toWire } from "../wire.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -55,7 +56,7 @@ export const statsCommand = defineCommand({
     try {
       if (args.cards) {
         const report = await recallHealth(vault, store, Date.now());
-        if (args.json) printJson(report);
+        if (args.json) printJson(toWire(report));
         else print(describeHealth(report, { healthy: true }).join("\n"));
         return 0;
       }
@@ -66,7 +67,7 @@ export const statsCommand = defineCommand({
         days: await store.days(since),
         turns: await store.turnsSince(sinceAt),
       });
-      if (args.json) printJson(report);
+      if (args.json) printJson(toWire(report));
       else print(describe(report, days));
       return 0;
     } finally {
@@ -78,7 +79,7 @@ export const statsCommand = defineCommand({
 async function oneConversation(store: Store, id: string, json: boolean | undefined): Promise<number> {
   const turns = turnReports(await store.turns(id, Number.MAX_SAFE_INTEGER));
   if (turns.length === 0) throw new LoreError("not_found", `no turns recorded for conversation "${id}"`);
-  if (json) printJson({ conversation: id, turns });
+  if (json) printJson(toWire({ conversation: id, turns }));
   else print(describeTurns(id, turns));
   return 0;
 }

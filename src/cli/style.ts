@@ -5,6 +5,7 @@
 import { LoreError } from "../errors.ts";
 import type { Habit, StyleBook } from "../style/index.ts";
 import { openVault } from "../vault/index.ts";
+import { toWire } from "../wire.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
@@ -80,14 +81,14 @@ async function perform(book: StyleBook, action: Action, args: Args): Promise<num
       const state = stateOf(args.state);
       const habits = await book.list(state === undefined ? undefined : { state });
       const learning = await book.learning();
-      if (args.json) printJson({ learning, habits });
+      if (args.json) printJson(toWire({ learning, habits }));
       else print(describeList(habits, learning));
       return 0;
     }
     case "pin":
     case "unpin": {
       const habit = action === "pin" ? await book.pin(args.id!) : await book.unpin(args.id!);
-      if (args.json) printJson({ habit });
+      if (args.json) printJson(toWire({ habit }));
       else print(`${action === "pin" ? "Pinned" : "Unpinned"} ${habitLine(habit)}`);
       return 0;
     }
@@ -109,7 +110,7 @@ async function perform(book: StyleBook, action: Action, args: Args): Promise<num
       const since = wholeNumber(args.since, "--since");
       const answer = await book.brief({ context: args.context, since });
       // The text names its revision itself: "Style brief (revision 4): …", "… revision 4: unchanged."
-      if (args.json) printJson(answer);
+      if (args.json) printJson(toWire(answer));
       else print(answer.text);
       return 0;
     }

@@ -100,7 +100,7 @@ const habitOut = z.looseObject({
   pinned: z.boolean(),
   count: z.number().describe("Sightings: messages it was found in, plus hints."),
   conversations: z.number(),
-  lastSeen: z.number().describe("Milliseconds since the epoch."),
+  last_seen: z.string().describe("When it was last seen, ISO 8601."),
 });
 const hintOut = z.looseObject({
   status: z.enum(["recorded", "paused", "refused"]),

@@ -11,6 +11,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describeError, isLoreError, LoreError } from "../errors.ts";
 import type { Habit, HintResult, StyleBook, StyleOptions } from "../style/index.ts";
+import { toWire } from "../wire.ts";
 import {
   type ADMIN_ACTIONS,
   adminResultShape,
@@ -134,12 +135,15 @@ export function reviewQueue(habits: readonly Habit[]): Habit[] {
   ].slice(0, REVIEW_SIZE);
 }
 
-/** As server.ts answers: structured content and the same JSON as text; a failure names its code. */
+/**
+ * As server.ts answers: structured content and the same JSON as text, in the wire convention every
+ * answer follows (src/wire.ts); a failure names its code.
+ */
 async function respond(open: Open, fn: (book: StyleBook) => Promise<object>): Promise<CallToolResult> {
   try {
     const book = await open();
     try {
-      const data = (await fn(book)) as Record<string, unknown>;
+      const data = toWire(await fn(book)) as Record<string, unknown>;
       return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
     } finally {
       await book.close();

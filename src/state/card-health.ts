@@ -12,6 +12,7 @@
  * Pure: it takes the vault's card ids and the Store's `cardUsage`, and reads no clock.
  */
 
+import { isoTime } from "../wire.ts";
 import type { UsageWindow } from "./types.ts";
 
 export const HEALTH_RULES = {
@@ -47,8 +48,8 @@ export interface CardHealth {
 }
 
 export interface HealthReport {
-  /** The start of the window (ms). */
-  since: number;
+  /** The start of the window, ISO 8601. */
+  since: string;
   windowDays: number;
   /** Recalls recorded in the window; 0 means nothing is judged. */
   recalls: number;
@@ -85,7 +86,7 @@ export function cardHealth(
   rules: HealthRules = HEALTH_RULES,
 ): HealthReport {
   const counts: Record<HealthClass, number> = { dead: 0, noisy: 0, underperforming: 0, healthy: 0 };
-  const base = { since, windowDays: rules.windowDays, recalls: usage.recalls, counts };
+  const base = { since: isoTime(since), windowDays: rules.windowDays, recalls: usage.recalls, counts };
   if (usage.recalls === 0) return { ...base, cards: [] };
   const byCard = new Map(usage.cards.map((u) => [u.card, u]));
   const out = [...new Set(cards)].map((card): CardHealth => {

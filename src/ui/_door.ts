@@ -24,7 +24,8 @@ interface ConversationSummary {
   id: string;
   surface: string;
   turns: number;
-  lastSeen: number;
+  /** ISO 8601. */
+  last_seen: string;
 }
 
 interface SentBlock {
@@ -37,12 +38,13 @@ interface SentBlock {
 
 interface TurnRecord {
   turn: number;
-  at: number;
+  /** ISO 8601. */
+  at: string;
   surface: string;
   api?: string;
   model?: string;
   blocks: SentBlock[];
-  leftOut: { id: string; reason: string }[];
+  left_out: { id: string; reason: string }[];
 }
 
 /** The verdicts in words, as the line begins with them too. */
@@ -100,11 +102,7 @@ export async function loadConversations(body: HTMLElement): Promise<void> {
           el("button", { type: "button", class: "link", onclick: () => open(c.id) }, c.id),
           el("span", { class: "tag" }, c.surface),
           el("span", { class: "muted" }, `${c.turns} turn(s)`),
-          el(
-            "time",
-            { datetime: new Date(c.lastSeen).toISOString() },
-            formatTime(new Date(c.lastSeen).toISOString()),
-          ),
+          el("time", { datetime: c.last_seen }, formatTime(c.last_seen)),
         ),
       ),
     ),
@@ -132,7 +130,7 @@ async function showConversation(body: HTMLElement, id: string): Promise<void> {
 }
 
 function turnItem(t: TurnRecord): HTMLElement {
-  const when = new Date(t.at).toISOString();
+  const when = t.at;
   const about = [t.surface, t.api, t.model].filter(Boolean).join(" · ");
   const blocks = t.blocks.map(blockItem);
   return el(
@@ -148,8 +146,13 @@ function turnItem(t: TurnRecord): HTMLElement {
       el("span", { class: "muted" }, about),
     ),
     blocks.length > 0 ? blocks : el("p", { class: "muted" }, "Nothing added this turn."),
-    t.leftOut.length > 0
-      ? el("p", { class: "left-out" }, "Left out: ", t.leftOut.map((l) => `${l.id} (${l.reason})`).join(", "))
+    t.left_out.length > 0
+      ? el(
+          "p",
+          { class: "left-out" },
+          "Left out: ",
+          t.left_out.map((l) => `${l.id} (${l.reason})`).join(", "),
+        )
       : null,
   );
 }

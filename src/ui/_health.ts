@@ -12,12 +12,13 @@ interface CardHealth {
   class: HealthClass;
   recalled: number;
   opened: number;
-  openRate: number | null;
-  lastSeen: number | null;
+  open_rate: number | null;
+  /** ISO 8601. */
+  last_seen: string | null;
 }
 
 interface HealthReport {
-  windowDays: number;
+  window_days: number;
   recalls: number;
   counts: Record<HealthClass, number>;
   cards: CardHealth[];
@@ -37,7 +38,7 @@ export async function loadCardHealth(
       el(
         "p",
         { class: "muted" },
-        `No index recalls in the last ${r.windowDays} days: cards are judged once the hook or the gateway ` +
+        `No index recalls in the last ${r.window_days} days: cards are judged once the hook or the gateway ` +
           "runs with --inject index and an agent opens cards with read_card.",
       ),
     );
@@ -49,7 +50,7 @@ export async function loadCardHealth(
     el(
       "p",
       { class: "summary" },
-      `Last ${r.windowDays} days, ${r.recalls} index recall(s): ${c.dead} dead, ${c.noisy} noisy, ` +
+      `Last ${r.window_days} days, ${r.recalls} index recall(s): ${c.dead} dead, ${c.noisy} noisy, ` +
         `${c.underperforming} underperforming, ${c.healthy} healthy.`,
     ),
     worth.length === 0
@@ -68,7 +69,7 @@ export async function loadCardHealth(
                 { type: "button", class: "link", onclick: () => open(kind!, rest.join("/")) },
                 h.card,
               ),
-              el("span", {}, `listed ${h.recalled}, opened ${h.opened} (${percent(h.openRate)})`),
+              el("span", {}, `listed ${h.recalled}, opened ${h.opened} (${percent(h.open_rate)})`),
             );
           }),
         ),

@@ -10,10 +10,10 @@ interface Figures {
   turns: number;
   measured: number;
   cost: number;
-  counterfactualCost: number;
+  counterfactual_cost: number;
   saving: number;
-  savingRatio: number | null;
-  cacheHitRatio: number | null;
+  saving_ratio: number | null;
+  cache_hit_ratio: number | null;
 }
 
 interface Stats {
@@ -49,8 +49,8 @@ export async function loadStats(body: HTMLElement): Promise<void> {
       "p",
       { class: "summary" },
       `Last ${DAYS} days: ${whole(t.turns)} turns, input cost ${whole(t.cost)} (uncached-token equivalents); ` +
-        `strip-and-reinject would have cost ${whole(t.counterfactualCost)}: ${saved} (${percent(t.savingRatio)}). ` +
-        `Read from the cache: ${percent(t.cacheHitRatio)}.`,
+        `strip-and-reinject would have cost ${whole(t.counterfactual_cost)}: ${saved} (${percent(t.saving_ratio)}). ` +
+        `Read from the cache: ${percent(t.cache_hit_ratio)}.`,
     ),
     chart(stats),
     el(
@@ -70,7 +70,7 @@ export async function loadStats(body: HTMLElement): Promise<void> {
               "li",
               {},
               el("span", { class: "keys", title: c.id }, c.id),
-              el("span", {}, `${whole(c.cost)} · ${percent(c.savingRatio)}`),
+              el("span", {}, `${whole(c.cost)} · ${percent(c.saving_ratio)}`),
               el("span", { class: "tag" }, c.surface),
             ),
           ),
@@ -89,7 +89,7 @@ export async function loadStats(body: HTMLElement): Promise<void> {
 }
 
 /** Every day of the window, the quiet ones at zero, oldest first. */
-function windowDays(stats: Stats): (Figures & { day: string })[] {
+function daysOfWindow(stats: Stats): (Figures & { day: string })[] {
   const byDay = new Map(stats.days.map((d) => [d.day, d]));
   const start = Date.parse(`${stats.since}T00:00:00Z`);
   return Array.from({ length: DAYS }, (_, i) => {
@@ -102,18 +102,18 @@ const ZERO: Figures = {
   turns: 0,
   measured: 0,
   cost: 0,
-  counterfactualCost: 0,
+  counterfactual_cost: 0,
   saving: 0,
-  savingRatio: null,
-  cacheHitRatio: null,
+  saving_ratio: null,
+  cache_hit_ratio: null,
 };
 
 function chart(stats: Stats): SVGSVGElement {
-  const days = windowDays(stats);
+  const days = daysOfWindow(stats);
   const width = 280;
   const height = 90;
   const slot = width / days.length;
-  const top = Math.max(1, ...days.flatMap((d) => [d.cost, d.counterfactualCost]));
+  const top = Math.max(1, ...days.flatMap((d) => [d.cost, d.counterfactual_cost]));
   const svg = svgEl("svg", {
     class: "stats-chart",
     viewBox: `0 0 ${width} ${height + 14}`,
@@ -130,7 +130,7 @@ function chart(stats: Stats): SVGSVGElement {
       );
       return rect;
     };
-    svg.append(bar(d.counterfactualCost, slot * 0.5, "counterfactual"), bar(d.cost, slot * 0.1, "cost"));
+    svg.append(bar(d.counterfactual_cost, slot * 0.5, "counterfactual"), bar(d.cost, slot * 0.1, "cost"));
     // The first day, a week on, and the last: the outer labels kept inside the box.
     const last = i === days.length - 1;
     if (i % 7 === 0 || last) {

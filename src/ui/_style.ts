@@ -13,7 +13,8 @@ interface Habit {
   pinned: boolean;
   count: number;
   conversations: number;
-  lastSeen: number;
+  /** ISO 8601. */
+  last_seen: string;
   example?: string;
 }
 
@@ -116,7 +117,7 @@ function habitRow(h: Habit, act: Act): HTMLElement {
     { class: h.pinned ? "style-habit pinned" : "style-habit", "data-id": h.id },
     el("span", { class: "signal" }, h.signal),
     el("span", { class: "tag" }, h.kind),
-    el("span", { class: "seen", title: `last seen ${new Date(h.lastSeen).toLocaleString()}` }, seen),
+    el("span", { class: "seen", title: `last seen ${new Date(h.last_seen).toLocaleString()}` }, seen),
     h.example ? el("q", { class: "example" }, h.example) : null,
     el(
       "span",

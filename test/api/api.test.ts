@@ -65,14 +65,14 @@ describe("reading", () => {
     expect(body.private_sections).toEqual(["correspondence"]);
   });
 
-  test("GET /api/cards lists every card with its list fields and a string mtime", async () => {
+  test("GET /api/cards lists every card with its list fields and its mtime as ISO 8601 to the nanosecond", async () => {
     const { cards } = await json(await call("GET", "/api/cards"));
     expect(cards.length).toBe(6);
     const alice = cards.find((c: { key: string }) => c.key === "Alice");
     expect(Object.keys(alice).sort()).toEqual(
       ["aliases", "enabled", "inject", "key", "keywords", "kind", "mtime", "path", "preview", "title"].sort(),
     );
-    expect(alice.mtime).toMatch(/^\d{16,}$/);
+    expect(alice.mtime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
     expect(alice.preview).toBe("The user's sister; lives in Lyon.");
   });
 
@@ -105,8 +105,10 @@ describe("reading", () => {
       impression: "",
       correspondence: "Draft about the zeppelin trip.",
     });
+    const ns = fs.statSync(path.join(root, "people", "Bob.md"), { bigint: true }).mtimeNs;
+    const ms = Number(ns / 1_000_000n);
     expect(card.mtime).toBe(
-      fs.statSync(path.join(root, "people", "Bob.md"), { bigint: true }).mtimeNs.toString(),
+      `${new Date(ms - (ms % 1000)).toISOString().slice(0, 19)}.${(ns % 1_000_000_000n).toString().padStart(9, "0")}Z`,
     );
   });
 

@@ -160,7 +160,13 @@ describe("GET /api/conversations", () => {
       }),
     );
     const list = await json(await call("GET", "/api/conversations"));
-    expect(list.conversations).toEqual([expect.objectContaining({ id: "c1", surface: "gateway" })]);
+    expect(list.conversations).toEqual([
+      expect.objectContaining({
+        id: "c1",
+        surface: "gateway",
+        last_seen: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      }),
+    ]);
     const res = await call("GET", `/api/conversations/${encodeURIComponent("c1")}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
@@ -169,7 +175,7 @@ describe("GET /api/conversations", () => {
     expect(one.turns.map((t: { turn: number }) => t.turn)).toEqual([1, 2]);
     expect(one.turns[0].blocks.map((b: { tier: string }) => b.tier)).toEqual(["stable", "volatile"]);
     expect(one.turns[1].blocks[0]).toMatchObject({ text: "<v>Alice 2</v>", edited: ["people/Alice"] });
-    expect(one.turns[1].leftOut).toEqual([{ id: "people/Bob", reason: "budget" }]);
+    expect(one.turns[1].left_out).toEqual([{ id: "people/Bob", reason: "budget" }]);
   });
 
   test("an id with a slash or colon is one percent-encoded segment", async () => {

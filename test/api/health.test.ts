@@ -61,8 +61,8 @@ describe("GET /api/health/cards", () => {
     const { status, body } = await get(api());
     expect(status).toBe(200);
     expect(body).toMatchObject({
-      since: noon(30) - 30 * DAY,
-      windowDays: 30,
+      since: new Date(noon(30) - 30 * DAY).toISOString(),
+      window_days: 30,
       recalls: 3,
       counts: { dead: 4, noisy: 0, underperforming: 1, healthy: 0 },
     });

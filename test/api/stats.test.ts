@@ -50,9 +50,9 @@ describe("GET /api/stats", () => {
       since: "2025-03-01",
       days: [
         { day: "2025-03-01", turns: 1, uncached: 1000, cost: 1000 },
-        { day: "2025-03-03", turns: 1, uncached: 200, cacheRead: 800, cost: 600 },
+        { day: "2025-03-03", turns: 1, uncached: 200, cache_read: 800, cost: 600 },
       ],
-      totals: { turns: 2, measured: 2, uncached: 1200, cacheRead: 800, cost: 1600 },
+      totals: { turns: 2, measured: 2, uncached: 1200, cache_read: 800, cost: 1600 },
       conversations: [
         { id: "old", surface: "gateway", cost: 1000 },
         { id: "new", surface: "gateway", cost: 600 },
@@ -78,7 +78,7 @@ describe("GET /api/stats", () => {
       days: [],
       conversations: [],
       blame: [],
-      totals: { turns: 0, savingRatio: null },
+      totals: { turns: 0, saving_ratio: null },
     });
   });
 

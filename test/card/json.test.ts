@@ -47,7 +47,7 @@ describe("a card in a list", () => {
   test("for the editor: the preview line and the mtime too", () => {
     expect(cardSummary(cardMeta(card), { preview: true })).toMatchObject({
       preview: "The sister.",
-      mtime: "123",
+      mtime: "1970-01-01T00:00:00.000000123Z",
     });
   });
 
@@ -108,7 +108,11 @@ describe("a whole card", () => {
       { heading: "who", text: "Lives in Lyon.\n\n", private: false },
       { heading: "correspondence", text: "A letter.\n", private: true },
     ]);
-    expect(doc).toMatchObject({ frontmatter: { st: { depth: 4 } }, warnings: [], mtime: "123" });
+    expect(doc).toMatchObject({
+      frontmatter: { st: { depth: 4 } },
+      warnings: [],
+      mtime: "1970-01-01T00:00:00.000000123Z",
+    });
   });
 
   test("for an agent: what update_recent rewrites and what private means, without file details", () => {

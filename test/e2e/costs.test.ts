@@ -21,6 +21,7 @@ import {
 } from "../../bench/_prefix-cache.ts";
 import { countBreakpoints } from "../../src/gateway/_cache-steward.ts";
 import type { StatsReport } from "../../src/state/index.ts";
+import type { Wire } from "../../src/wire.ts";
 import {
   anthropicMessage,
   anthropicStream,
@@ -293,9 +294,9 @@ describe("a conversation through the compiled gateway, with the official clients
     const stats = (...args: string[]) =>
       runBinary(["stats", "--vault", vault, ...args], { env: { HOME: home } });
     const deadline = Date.now() + 10_000;
-    let report: StatsReport;
+    let report: Wire<StatsReport>;
     for (;;) {
-      report = JSON.parse((await stats("--json")).stdout) as StatsReport;
+      report = JSON.parse((await stats("--json")).stdout) as Wire<StatsReport>;
       if (report.totals.measured >= upstream.billed.length || Date.now() > deadline) break;
       await Bun.sleep(100);
     }
@@ -304,13 +305,13 @@ describe("a conversation through the compiled gateway, with the official clients
       const one = report.conversations.find((c) => c.id === id)!;
       expect(one).toMatchObject({
         uncached: sum(id, (b) => b.usage.uncached),
-        cacheRead: sum(id, (b) => b.usage.read),
-        cacheWrite: sum(id, (b) => b.usage.written["5m"] + b.usage.written["1h"]),
+        cache_read: sum(id, (b) => b.usage.read),
+        cache_write: sum(id, (b) => b.usage.written["5m"] + b.usage.written["1h"]),
         output: sum(id, (b) => b.output),
       });
     }
-    expect(report.totals.cacheRead).toBe(upstream.billed.reduce((n, b) => n + b.usage.read, 0));
-    for (const key of ["turns", "uncached", "cacheRead", "cacheWrite", "output"] as const)
+    expect(report.totals.cache_read).toBe(upstream.billed.reduce((n, b) => n + b.usage.read, 0));
+    for (const key of ["turns", "uncached", "cache_read", "cache_write", "output"] as const)
       expect(report.days.reduce((n, d) => n + d[key], 0)).toBe(report.totals[key]);
     // The depth card went in before the end of what the previous request had cached: the miss is its.
     expect(report.blame.map((b) => b.card)).toContain("thing/the Oracle");

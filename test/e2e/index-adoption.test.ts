@@ -12,6 +12,9 @@ import { markersOf, vaultStore } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 let bin = "";
+/** A time on the wire (src/wire.ts). */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 const vaults: string[] = [];
 beforeAll(async () => {
   bin = process.env.LORECARDS_BIN ?? (await ensureBinary());
@@ -269,7 +272,7 @@ describe("classes from a recorded history", () => {
     expect(stats.code).toBe(0);
     const report = JSON.parse(stats.stdout);
     expect(report).toMatchObject({
-      windowDays: 30,
+      window_days: 30,
       recalls: 14,
       counts: { dead: 2, noisy: 1, underperforming: 1, healthy: 1 },
     });
@@ -283,16 +286,16 @@ describe("classes from a recorded history", () => {
     expect(report.cards.find((c: { card: string }) => c.card === "people/Alice")).toMatchObject({
       recalled: 12,
       opened: 1,
-      openRate: 1 / 12,
-      lastSeen: expect.any(Number),
-      lastOpened: expect.any(Number),
+      open_rate: 1 / 12,
+      last_seen: expect.stringMatching(ISO_TIME),
+      last_opened: expect.stringMatching(ISO_TIME),
     });
 
     const check = await runBinary(["check", "--json", "--vault", v]);
     // The same report, but for its window's start: a few milliseconds later.
     const { since, ...recall } = JSON.parse(check.stdout).recall;
     expect({ ...recall, since: report.since }).toEqual(report);
-    expect(since).toBeGreaterThanOrEqual(report.since);
+    expect(Date.parse(since)).toBeGreaterThanOrEqual(Date.parse(report.since));
     const words = await runBinary(["check", "--vault", v]);
     expect(words.code).toBe(0);
     expect(words.stdout).toContain(

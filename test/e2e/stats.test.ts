@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import fs from "node:fs";
 import OpenAI from "openai";
 import type { StatsReport } from "../../src/state/index.ts";
+import type { Wire } from "../../src/wire.ts";
 import { ensureBinary, runBinary } from "../support/binary.ts";
 import { type GatewayProcess, startGatewayBinary } from "../support/gateway-binary.ts";
 import { makeVault, removeDir, tempDir } from "../support/vault.ts";
@@ -53,11 +54,11 @@ let gateway: GatewayProcess;
 const stats = (...args: string[]) => runBinary(["stats", "--vault", vault, ...args], { env: { HOME: home } });
 
 /** Usage is recorded once each answer has streamed past: wait until the CLI sees all of it. */
-async function reportWhenMeasured(turns: number): Promise<StatsReport> {
+async function reportWhenMeasured(turns: number): Promise<Wire<StatsReport>> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const r = await stats("--json");
-    const report = JSON.parse(r.stdout) as StatsReport;
+    const report = JSON.parse(r.stdout) as Wire<StatsReport>;
     if (report.totals.measured >= turns || Date.now() > deadline) return report;
     await Bun.sleep(100);
   }
@@ -100,13 +101,13 @@ describe("lorecards stats after a conversation through the gateway", () => {
     expect(report.totals).toMatchObject({
       measured: TURNS,
       uncached: sum((b) => b.prompt - b.cached),
-      cacheRead: sum((b) => b.cached),
-      cacheWrite: 0,
+      cache_read: sum((b) => b.cached),
+      cache_write: 0,
       output: sum((b) => b.output),
       // gpt-4o: a cached token costs half an uncached one.
       cost: sum((b) => b.prompt - b.cached + b.cached / 2),
     });
-    for (const key of ["turns", "uncached", "cacheRead", "output", "cost", "counterfactualCost"] as const)
+    for (const key of ["turns", "uncached", "cache_read", "output", "cost", "counterfactual_cost"] as const)
       expect(report.days.reduce((n, d) => n + d[key], 0)).toBeCloseTo(report.totals[key], 6);
     expect(report.conversations).toEqual([
       expect.objectContaining({ id: "e2e-stats", surface: "gateway", measured: TURNS }),
@@ -119,8 +120,8 @@ describe("lorecards stats after a conversation through the gateway", () => {
 
     const one = await stats("--conversation", "e2e-stats", "--json");
     expect(one.code).toBe(0);
-    const turns = JSON.parse(one.stdout).turns as { usage?: { cacheRead: number } }[];
-    expect(turns.map((t) => t.usage?.cacheRead)).toEqual(
+    const turns = JSON.parse(one.stdout).turns as { usage?: { cache_read: number } }[];
+    expect(turns.map((t) => t.usage?.cache_read)).toEqual(
       Array.from({ length: TURNS }, (_, i) => billed(i).cached),
     );
   });

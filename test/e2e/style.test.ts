@@ -34,7 +34,8 @@ interface Habit {
   pinned: boolean;
   count: number;
   conversations: number;
-  lastSeen: number;
+  /** ISO 8601. */
+  last_seen: string;
 }
 
 let bin = "";
@@ -196,7 +197,9 @@ describe("style memory through the compiled gateway and hook", () => {
     expect(month.has("破防了")).toBe(false);
     expect(month.has("lowkey")).toBe(false);
     expect([...month.values()].filter((h) => h.state === "candidate").map((h) => h.signal)).toEqual(
-      [...month.values()].filter((h) => h.state === "candidate" && h.lastSeen > T0).map((h) => h.signal),
+      [...month.values()]
+        .filter((h) => h.state === "candidate" && Date.parse(h.last_seen) > T0)
+        .map((h) => h.signal),
     );
     expect(month.get("no cap")?.state).toBe("active");
     expect(month.get("绝绝子")?.state).toBe("active");

@@ -66,7 +66,7 @@ describe("card health: a vault's report", () => {
       100,
     );
     expect(report).toEqual({
-      since: 100,
+      since: "1970-01-01T00:00:00.100Z",
       windowDays: 30,
       recalls: 12,
       counts: { dead: 2, noisy: 1, underperforming: 1, healthy: 1 },
@@ -122,7 +122,7 @@ describe("card health: a vault's report", () => {
 
   test("a window with no recall judges nothing: index mode may simply be off", () => {
     expect(cardHealth(["people/Alice"], { recalls: 0, cards: [] }, 5)).toEqual({
-      since: 5,
+      since: "1970-01-01T00:00:00.005Z",
       windowDays: 30,
       recalls: 0,
       counts: { dead: 0, noisy: 0, underperforming: 0, healthy: 0 },
