@@ -10,7 +10,6 @@ import { statSync } from "node:fs";
 import { describeError, LoreError } from "../errors.ts";
 import { isCorrupt, moveAside, openSqlite, type SqliteSchema } from "../sqlite-file.ts";
 import { lazyStatements } from "../sqlite-statements.ts";
-import type { ConversationRow } from "./_rules.ts";
 
 /**
  * A conversation's rows in the other tables are keyed by its number `n`, given in the order
@@ -260,19 +259,6 @@ function prepare(db: Database): Queries {
     putDay: "INSERT OR REPLACE INTO days (day, totals) VALUES (?, ?)",
     days: "SELECT day, totals FROM days WHERE day >= ? ORDER BY day",
   });
-}
-
-/** The conversation's row and its number (`n`, what its other rows are keyed by), or null. */
-export function rowOf(c: Connection, id: string): (ConversationRow & { n: number }) | null {
-  const r = c.q.conversation.get(id);
-  return r === null
-    ? null
-    : { n: r.n, turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
-}
-
-/** Stores the row; returns the conversation's number. */
-export function putRow(c: Connection, id: string, row: ConversationRow): number {
-  return c.q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n;
 }
 
 export function wrap(err: unknown, file: string): LoreError {

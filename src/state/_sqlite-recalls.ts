@@ -1,21 +1,14 @@
 /**
- * Index recalls and adoptions in a state file (the `recalls` and `adoptions` tables, _sqlite-file.ts):
- * each write applies the recall rules (_recall-rules.ts) inside the caller's transaction; the cap's
- * order (`byOldest`) is written here in SQL, where an index serves it. Statements are prepared on
+ * Index recalls and adoptions in a state file (the `recalls` and `adoptions` tables, _sqlite-file.ts)
+ * as the driver's recall operations, run inside the caller's transaction; the cap's order (`byOldest`
+ * in _recall-rules.ts) is written here in SQL, where an index serves it. Statements are prepared on
  * first use, once per connection.
  */
 
 import type { Database, Statement } from "bun:sqlite";
 import { lazyStatements } from "../sqlite-statements.ts";
-import { adoptionOutcome, keptSince, normalIds, normalRecall, tallyUsage } from "./_recall-rules.ts";
-import type {
-  AdoptionOutcome,
-  AdoptionRecord,
-  Limits,
-  RecallRecord,
-  StoredRecall,
-  UsageWindow,
-} from "./types.ts";
+import type { Tx } from "./_driver.ts";
+import type { RecallRecord, StoredRecall } from "./types.ts";
 
 interface RecallRow {
   n: number;
@@ -66,42 +59,31 @@ function queries(db: Database): RecallQueries {
   return q;
 }
 
-export function recordRecall(db: Database, record: RecallRecord, limits: Limits): void {
+/** The recall operations of the driver's `Tx`, on a state file. */
+export function recallTx(
+  db: Database,
+): Pick<Tx, "putRecall" | "dropRecalls" | "recall" | "putAdoption" | "recallsSince"> {
   const q = queries(db);
-  const r = normalRecall(record, limits);
-  q.putRecall.run(r.session, r.query, r.at, r.surface, JSON.stringify(r.cards));
-  const dropped = [
-    ...q.dropOlder.all(keptSince(r.at, limits)),
-    ...q.dropBeyond.all(Math.max(0, limits.recalls)),
-  ];
-  for (const { n } of dropped) q.dropAdoptions.run(n);
-}
-
-export function recordAdoption(db: Database, adoption: AdoptionRecord): AdoptionOutcome {
-  const q = queries(db);
-  const ids = normalIds(adoption.session, adoption.query);
-  const row = q.recall.get(ids.session, ids.query);
-  const outcome = adoptionOutcome(row && storedOf(row, q.opened.all(row.n)), adoption.card);
-  if (outcome === "recorded") q.putAdoption.run(row!.n, adoption.card, adoption.at);
-  return outcome;
-}
-
-export function findRecall(db: Database, session: string, query: string): StoredRecall | null {
-  const q = queries(db);
-  const ids = normalIds(session, query);
-  const row = q.recall.get(ids.session, ids.query);
-  return row && storedOf(row, q.opened.all(row.n));
-}
-
-export function cardUsage(db: Database, since: number): UsageWindow {
-  const q = queries(db);
-  const opened = new Map<number, { card: string; at: number }[]>();
-  for (const a of q.openedSince.all(since)) {
-    const list = opened.get(a.recall) ?? [];
-    list.push(a);
-    opened.set(a.recall, list);
-  }
-  return tallyUsage(q.since.all(since).map((row) => storedOf(row, opened.get(row.n) ?? [])));
+  return {
+    putRecall: (r) => void q.putRecall.run(r.session, r.query, r.at, r.surface, JSON.stringify(r.cards)),
+    dropRecalls(before, keep) {
+      for (const { n } of [...q.dropOlder.all(before), ...q.dropBeyond.all(keep)]) q.dropAdoptions.run(n);
+    },
+    recall(session, query) {
+      const row = q.recall.get(session, query);
+      return row && { n: row.n, ...storedOf(row, q.opened.all(row.n)) };
+    },
+    putAdoption: (n, card, at) => void q.putAdoption.run(n, card, at),
+    recallsSince(since) {
+      const opened = new Map<number, { card: string; at: number }[]>();
+      for (const a of q.openedSince.all(since)) {
+        const list = opened.get(a.recall) ?? [];
+        list.push(a);
+        opened.set(a.recall, list);
+      }
+      return q.since.all(since).map((row) => storedOf(row, opened.get(row.n) ?? []));
+    },
+  };
 }
 
 function storedOf(row: RecallRow, opened: readonly { card: string; at: number }[]): StoredRecall {

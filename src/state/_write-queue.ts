@@ -1,16 +1,20 @@
 /**
  * Group commit. Beginning and committing a transaction is the larger part of what a state write
- * costs (locking, writing the pages it touched to the WAL, now and then a checkpoint), so writes made
- * during one turn of the event loop are queued and committed together in one transaction on the next
- * (`setImmediate`): a busy gateway pays one commit for all the requests in flight, not one each. A write's promise settles only once its transaction is committed, so a caller that waits for
- * it before answering (the gateway before forwarding) answers with its write as durable as if it had
- * been committed alone.
+ * costs (locking, writing the pages it touched to the WAL, now and then a checkpoint; a round trip and
+ * a WAL flush for a server), so writes made during one turn of the event loop are queued and committed
+ * together in one transaction on the next (`setImmediate`): a busy gateway pays one commit for all the
+ * requests in flight, not one each. A write's promise settles only once its transaction is committed,
+ * so a caller that waits for it before answering (the gateway before forwarding) answers with its
+ * write as durable as if it had been committed alone.
  *
- * Writes run in the order they were queued, each reading what those before it wrote, so the writes of
- * one conversation keep their order. A write that throws is taken out and the batch runs again
- * without it: its caller gets the error, the others are not held responsible for it. A failure of the
- * transaction itself (the lock, the commit, the file) rejects every write in the batch. `flush()` runs
- * the queue at once, for a read that must see a queued write and for a store being closed.
+ * One transaction at a time: writes queued while one is being committed go together in the next, so
+ * a slow backend gets larger groups, never more transactions at once. Writes run in the order they
+ * were queued, each reading what those before it wrote, so the writes of one conversation keep their
+ * order. A write that throws is taken out and the batch runs again without it: its caller gets the
+ * error, the others are not held responsible for it. A failure of the transaction itself (the lock,
+ * the commit, the file), or one that says the backend is gone (`lost`), rejects every write in the
+ * batch. `flush()` commits the queue at once, for a read that must see a queued write and for a store
+ * being closed.
  */
 
 interface Queued<C> {
@@ -21,50 +25,72 @@ interface Queued<C> {
   reject: (err: unknown) => void;
 }
 
-/**
- * Runs `body` in one transaction, committed when `body` returns, rolled back when it throws (for the
- * hit log: collects the lines, then appends them in one write).
- */
-export type Transact<C> = (body: (ctx: C) => void) => void;
+/** Runs `body` in one transaction, committed when `body` resolves, rolled back when it throws. */
+export type Transact<C> = (body: (ctx: C) => Promise<void>) => Promise<void>;
 
 export class WriteQueue<C> {
   private queued: Queued<C>[] = [];
+  /** The batch being committed. */
+  private current: Queued<C>[] = [];
+  private active: Promise<void> | null = null;
 
-  constructor(private readonly transact: Transact<C>) {}
+  constructor(
+    private readonly transact: Transact<C>,
+    /** Errors that fail the whole batch whichever write met them (the backend could not be reached). */
+    private readonly lost: (err: unknown) => boolean = () => false,
+  ) {}
 
   /** Queues `run`; resolves with its result once the transaction it ran in is committed. */
-  add<T>(key: string, run: (ctx: C) => T): Promise<T> {
+  add<T>(key: string, run: (ctx: C) => T | Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.queued.length === 0) setImmediate(() => this.flush());
+      if (this.queued.length === 0) setImmediate(() => void this.flush());
       this.queued.push({ key, run, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
-  /** Whether a write about `key` waits in the queue. */
+  /** Whether a write about `key` waits in the queue or is being committed. */
   has(key: string): boolean {
-    return this.queued.some((q) => q.key === key);
+    return this.queued.some((q) => q.key === key) || this.current.some((q) => q.key === key);
   }
 
-  get size(): number {
-    return this.queued.length;
+  /** Whether any write waits or is being committed. */
+  get busy(): boolean {
+    return this.queued.length > 0 || this.current.length > 0;
   }
 
-  /** Commits what is queued now; each write's promise settles with its outcome. Never throws. */
-  flush(): void {
-    const batch = this.queued;
-    this.queued = [];
+  /** Commits what is queued, after the batch being committed; settles once the queue is empty. Never rejects. */
+  flush(): Promise<void> {
+    if (this.active) return this.active.then(() => this.flush());
+    if (this.queued.length === 0) return Promise.resolve();
+    const active = this.drain().finally(() => {
+      this.active = null;
+    });
+    this.active = active;
+    return active;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queued.length > 0) {
+      this.current = this.queued;
+      this.queued = [];
+      await this.commit(this.current);
+      this.current = [];
+    }
+  }
+
+  private async commit(batch: Queued<C>[]): Promise<void> {
     while (batch.length > 0) {
       const results: unknown[] = [];
       // Which write was running when the transaction failed; -1 outside the writes (begin, commit).
       let at = -1;
       try {
-        this.transact((ctx) => {
+        await this.transact(async (ctx) => {
           results.length = 0;
-          for (at = 0; at < batch.length; at++) results.push(batch[at]!.run(ctx));
+          for (at = 0; at < batch.length; at++) results.push(await batch[at]!.run(ctx));
           at = -1;
         });
       } catch (err) {
-        if (at === -1) {
+        if (at === -1 || this.lost(err)) {
           for (const q of batch) q.reject(err);
           return;
         }

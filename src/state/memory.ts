@@ -1,41 +1,36 @@
 /**
- * The in-memory Store (`memory:`): everything in this process's heap, gone when it exits. It exists to
- * prove the seam: it applies the same rules (`_rules.ts`) and passes the same contract suite as SQLite,
- * so recall and the surfaces never depend on what is behind a Store. Useful on its own for a gateway
- * that should remember nothing on disk. Every operation runs to the end without awaiting, so each is
- * atomic; handles opened on one `MemoryState` share it, as processes share a state.db.
+ * The in-memory Store (`memory:`): everything in this process's heap, gone when it exits. A driver
+ * (`_driver.ts`) of a few maps under the one domain layer (`_domain.ts`), so it keeps the rules the
+ * other backends keep and passes the same contract suite: recall and the surfaces never depend on
+ * what is behind a Store. Useful on its own for a gateway that should remember nothing on disk.
+ * Handles opened on one `MemoryState` share it, as processes share a database; one mutex on the state
+ * makes each transaction and each read whole, and an undo log rolls back a transaction that throws.
+ * What goes in and what comes out are copies.
  */
 
 import { randomHex } from "../vault/index.ts";
+import { storeOver } from "./_domain.ts";
+import type { Driver, NumberedRecall, StoredRow, Tx } from "./_driver.ts";
+import { byOldest } from "./_recall-rules.ts";
 import {
-  adoptionOutcome,
-  byOldest,
-  keptSince,
-  normalIds,
-  normalRecall,
-  tallyUsage,
-} from "./_recall-rules.ts";
-import {
-  advanceRow,
   byAnchor,
   byLeastRecentlySeen,
   byMostRecentlySeen,
   byTurn,
   type ConversationRow,
-  emptyConversation,
   keyOf,
-  parseTimed,
-  planCommit,
 } from "./_rules.ts";
-import { byTime, byTurnNumber, planTurn, planUsage, seenRow, type TurnPlan } from "./_turn-rules.ts";
-import { type HitEntry, normalizeHit } from "./hits.ts";
-import { addShare, dayTotals, emptyShare, type Share } from "./stats.ts";
-import type { Injection, Limits, ReplayRecord, Store, StoredRecall, TurnRecord } from "./types.ts";
+import { byTime, byTurnNumber } from "./_turn-rules.ts";
+import type { HitEntry } from "./hits.ts";
+import type { Share } from "./stats.ts";
+import type { Injection, Limits, ReplayRecord, Store, TurnRecord } from "./types.ts";
 
 /** The hit log keeps this many newest entries (a file grows; a heap should not). */
 const HITS_KEPT = 10_000;
 
 interface Stored {
+  n: number;
+  id: string;
   row: ConversationRow;
   injections: Map<string, Injection>;
   /** By `keyOf(record)`. */
@@ -45,30 +40,35 @@ interface Stored {
 }
 
 export interface MemoryState {
+  /** By id, and by number. */
   conversations: Map<string, Stored>;
-  secret: string;
-  /** Oldest first. */
-  hits: HitEntry[];
+  numbered: Map<number, Stored>;
+  /** Index recalls by `recallKey`, and the key of each by number. */
+  recalls: Map<string, NumberedRecall>;
+  recallKeys: Map<number, string>;
   /** Per-day totals by `YYYY-MM-DD`: they outlive the conversations. */
   days: Map<string, Share>;
-  /** Index recalls by `recallKey`, with what was opened from each. */
-  recalls: Map<string, StoredRecall>;
+  /** Oldest first. */
+  hits: HitEntry[];
+  secret: string;
+  /** The last number given to a conversation or a recall. */
+  counter: number;
+  /** The tail of the transactions and reads waiting for the state, one at a time. */
+  lock: Promise<void>;
 }
 
 export function memoryState(): MemoryState {
   return {
     conversations: new Map(),
-    secret: randomHex(24),
-    hits: [],
-    days: new Map(),
+    numbered: new Map(),
     recalls: new Map(),
+    recallKeys: new Map(),
+    days: new Map(),
+    hits: [],
+    secret: randomHex(24),
+    counter: 0,
+    lock: Promise.resolve(),
   };
-}
-
-const recallKey = (session: string, query: string) => `${session}\u0000${query}`;
-
-function emptyStored(row: ConversationRow): Stored {
-  return { row, injections: new Map(), replays: new Map(), turns: new Map() };
 }
 
 export interface MemoryStoreOptions {
@@ -78,175 +78,200 @@ export interface MemoryStoreOptions {
 }
 
 export function openMemoryStore(options: MemoryStoreOptions): Store {
-  const { limits } = options;
-  const state = options.state ?? memoryState();
-  let closed = false;
-  const live = (): MemoryState => {
-    if (closed) throw new Error("the memory state store is closed");
-    return state;
-  };
+  return storeOver(memoryDriver(options.state ?? memoryState()), { limits: options.limits, name: "memory:" });
+}
 
-  /** A conversation stored for the first time may push out the least recently seen ones. */
-  const evict = (conversations: Map<string, Stored>): void => {
-    const excess = conversations.size - limits.conversations;
-    if (excess <= 0) return;
-    const order = [...conversations].map(([id, c]) => ({ id, lastSeen: c.row.lastSeen }));
-    for (const { id } of order.sort(byLeastRecentlySeen).slice(0, excess)) conversations.delete(id);
-  };
+const recallKey = (session: string, query: string) => `${session}\u0000${query}`;
+const copy = structuredClone;
 
-  /** One turn write: the conversation seen (and stored, the cap then applying), the plan applied. */
-  const writeTurn = (id: string, at: number, plan: (c: Stored | undefined) => TurnPlan): void => {
-    const { conversations, days } = live();
-    const c = conversations.get(id);
-    const p = plan(c);
-    const next = c ?? emptyStored(seenRow(null, at));
-    next.row = seenRow(next.row, at);
-    for (const t of p.drop) next.turns.delete(t);
-    if (p.put) next.turns.set(p.put.turn, p.put);
-    for (const d of p.days) days.set(d.day, addShare(days.get(d.day) ?? emptyShare(), d.share, d.sign));
-    if (c === undefined) {
-      conversations.set(id, next);
-      evict(conversations);
-    }
-  };
+/** Runs `body` alone on the state: the next one waits for it to settle. */
+function exclusive<T>(state: MemoryState, body: () => Promise<T>): Promise<T> {
+  const run = state.lock.then(body);
+  state.lock = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  return run;
+}
 
+function memoryDriver(state: MemoryState): Driver {
   return {
-    async loadConversation(id) {
-      const c = live().conversations.get(id);
-      if (c === undefined) return emptyConversation(id);
-      return structuredClone({
-        id,
-        turn: c.row.turn,
-        lastSeen: c.row.lastSeen,
-        injections: [...c.injections.values()].sort(byTurn),
-        replays: [...c.replays.values()].sort(byAnchor),
-        timed: parseTimed(c.row.timed),
-      });
-    },
-    async commitTurn(id, change) {
-      const { conversations } = live();
-      const c = conversations.get(id);
-      const plan = planCommit(
-        {
-          row: c?.row ?? null,
-          injections: [...(c?.injections.values() ?? [])],
-          replays: [...(c?.replays.values() ?? [])],
-        },
-        change,
-        limits,
-      );
-      const next: Stored = c ?? emptyStored(plan.row);
-      next.row = plan.row;
-      for (const card of plan.dropInjections) next.injections.delete(card);
-      for (const i of plan.putInjections) next.injections.set(i.id, { ...i });
-      for (const r of plan.dropReplays) next.replays.delete(keyOf(r));
-      if (plan.putReplay) next.replays.set(keyOf(plan.putReplay), structuredClone(plan.putReplay));
-      conversations.set(id, next);
-      if (plan.created) evict(conversations);
-    },
-    async advanceTurn(id, now) {
-      const { conversations } = live();
-      const c = conversations.get(id);
-      const row = advanceRow(c?.row ?? null, now);
-      if (c) c.row = row;
-      else {
-        conversations.set(id, emptyStored(row));
-        evict(conversations);
-      }
-      return row.turn;
-    },
-    async findByOpening(opening) {
-      let found: { id: string; lastSeen: number } | null = null;
-      for (const [id, c] of live().conversations) {
-        if (c.row.opening !== opening) continue;
-        const here = { id, lastSeen: c.row.lastSeen };
-        if (found === null || byMostRecentlySeen(here, found) < 0) found = here;
-      }
-      return found?.id ?? null;
-    },
+    transaction: (body) =>
+      exclusive(state, async () => {
+        const undo: (() => void)[] = [];
+        try {
+          return await body(memoryTx(state, undo));
+        } catch (err) {
+          for (const step of undo.reverse()) step();
+          throw err;
+        }
+      }),
+    read: (body) => exclusive(state, () => body(memoryTx(state, null))),
     async markerSecret() {
-      return live().secret;
+      return state.secret;
     },
     async appendHits(entries) {
-      const { hits } = live();
-      hits.push(...entries.map(normalizeHit));
-      if (hits.length > HITS_KEPT) hits.splice(0, hits.length - HITS_KEPT);
+      state.hits.push(...copy(entries));
+      if (state.hits.length > HITS_KEPT) state.hits.splice(0, state.hits.length - HITS_KEPT);
     },
     async recentHits(limit) {
-      const { hits } = live();
-      if (limit <= 0) return [];
-      return hits.slice(-limit).reverse().map(normalizeHit);
+      return copy(state.hits.slice(-limit).reverse());
     },
-    async recordTurn(record) {
-      writeTurn(record.conversation, record.at, (c) =>
-        planTurn(storedTurns(c, record.turn), structuredClone(record), limits),
-      );
-    },
-    async recordUsage(conversation, turn, usage, at) {
-      writeTurn(conversation, at, (c) =>
-        planUsage(storedTurns(c, turn), { conversation, turn, at }, { ...usage }, limits),
-      );
-    },
-    async turns(conversation, limit) {
-      const c = live().conversations.get(conversation);
-      if (c === undefined || limit <= 0) return [];
-      return structuredClone([...c.turns.values()].sort(byTurnNumber).slice(-limit));
-    },
-    async conversations(limit) {
-      if (limit <= 0) return [];
-      const found = [...live().conversations]
-        .filter(([, c]) => c.turns.size > 0)
-        .map(([id, c]) => {
-          const newest = [...c.turns.values()].sort(byTurnNumber).at(-1)!;
-          return { id, surface: newest.surface, turns: c.turns.size, lastSeen: c.row.lastSeen };
-        });
-      return found.sort(byMostRecentlySeen).slice(0, limit);
-    },
-    async turnsSince(since) {
-      const out: TurnRecord[] = [];
-      for (const c of live().conversations.values())
-        for (const t of c.turns.values()) if (t.at >= since) out.push(t);
-      return structuredClone(out.sort(byTime));
-    },
-    async days(sinceDay) {
-      return [...live().days]
-        .filter(([day, share]) => day >= sinceDay && share.turns > 0)
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([day, share]) => dayTotals(day, share));
-    },
-    async recordRecall(record) {
-      const { recalls } = live();
-      const r = normalRecall(record, limits);
-      const key = recallKey(r.session, r.query);
-      if (!recalls.has(key)) recalls.set(key, { ...structuredClone(r), opened: {} });
-      const since = keptSince(r.at, limits);
-      const kept = [...recalls].filter(([, s]) => s.at >= since).sort(([, a], [, b]) => byOldest(a, b));
-      const keep = new Set(
-        kept.slice(Math.max(0, kept.length - Math.max(0, limits.recalls))).map(([k]) => k),
-      );
-      for (const k of recalls.keys()) if (!keep.has(k)) recalls.delete(k);
-    },
-    async recordAdoption(adoption) {
-      const ids = normalIds(adoption.session, adoption.query);
-      const stored = live().recalls.get(recallKey(ids.session, ids.query)) ?? null;
-      const outcome = adoptionOutcome(stored, adoption.card);
-      if (outcome === "recorded") stored!.opened[adoption.card] = adoption.at;
-      return outcome;
-    },
-    async findRecall(session, query) {
-      const ids = normalIds(session, query);
-      return structuredClone(live().recalls.get(recallKey(ids.session, ids.query)) ?? null);
-    },
-    async cardUsage(since) {
-      const inWindow = [...live().recalls.values()].filter((r) => r.at >= since).sort(byOldest);
-      return structuredClone(tallyUsage(inWindow));
-    },
-    async close() {
-      closed = true;
-    },
+    async close() {},
   };
 }
 
-function storedTurns(c: Stored | undefined, turn: number) {
-  return { old: c?.turns.get(turn) ?? null, turns: [...(c?.turns.keys() ?? [])] };
+/** The state's rows; each change notes how to take it back in `undo` (null: a read, which changes nothing). */
+function memoryTx(state: MemoryState, undo: (() => void)[] | null): Tx {
+  const note = (step: () => void): void => {
+    if (undo === null) throw new Error("a read changed the memory state");
+    undo.push(step);
+  };
+  /** Sets (or with `value` undefined, deletes) a key, noting the old value. */
+  function set<K, V>(map: Map<K, V>, key: K, value: V | undefined): void {
+    const had = map.has(key);
+    const old = map.get(key);
+    note(() => (had ? map.set(key, old as V) : map.delete(key)));
+    if (value === undefined) map.delete(key);
+    else map.set(key, value);
+  }
+  const numbered = (n: number): Stored => {
+    const c = state.numbered.get(n);
+    if (c === undefined) throw new Error(`no conversation numbered ${n}`);
+    return c;
+  };
+  const drop = (c: Stored) => {
+    set(state.conversations, c.id, undefined);
+    set(state.numbered, c.n, undefined);
+  };
+
+  return {
+    conversation(id) {
+      const c = state.conversations.get(id);
+      return c === undefined ? null : ({ n: c.n, ...c.row } satisfies StoredRow);
+    },
+    putConversation(id, row) {
+      const c = state.conversations.get(id);
+      if (c !== undefined) {
+        const before = c.row;
+        note(() => {
+          c.row = before;
+        });
+        c.row = { ...row };
+        return c.n;
+      }
+      const n = ++state.counter;
+      const fresh: Stored = {
+        n,
+        id,
+        row: { ...row },
+        injections: new Map(),
+        replays: new Map(),
+        turns: new Map(),
+      };
+      set(state.conversations, id, fresh);
+      set(state.numbered, n, fresh);
+      return n;
+    },
+    ledger(n) {
+      const c = numbered(n);
+      return copy({
+        injections: [...c.injections.values()].sort(byTurn),
+        replays: [...c.replays.values()].sort(byAnchor),
+      });
+    },
+    ledgerKeys(n) {
+      const c = numbered(n);
+      return {
+        injections: [...c.injections.values()].map(({ id, turn }) => ({ id, turn })),
+        replays: [...c.replays.values()].map(({ anchor, hash, turn }) => ({ anchor, hash, turn })),
+      };
+    },
+    applyLedger(n, change) {
+      const c = numbered(n);
+      for (const card of change.dropInjections) set(c.injections, card, undefined);
+      for (const i of change.putInjections) set(c.injections, i.id, copy(i));
+      for (const r of change.dropReplays) set(c.replays, keyOf(r), undefined);
+      if (change.putReplay) set(c.replays, keyOf(change.putReplay), copy(change.putReplay));
+    },
+    byOpening(opening) {
+      const found = [...state.conversations.values()]
+        .filter((c) => c.row.opening === opening)
+        .map((c) => ({ id: c.id, lastSeen: c.row.lastSeen }))
+        .sort(byMostRecentlySeen);
+      return found[0]?.id ?? null;
+    },
+    evict(max) {
+      const excess = state.conversations.size - max;
+      if (excess <= 0) return;
+      const order = [...state.conversations.values()].map((c) => ({ id: c.id, lastSeen: c.row.lastSeen }));
+      for (const { id } of order.sort(byLeastRecentlySeen).slice(0, excess))
+        drop(state.conversations.get(id)!);
+    },
+
+    turnRecord(id, n, turn) {
+      const t = numbered(n).turns.get(turn);
+      return t === undefined ? null : { ...copy(t), conversation: id };
+    },
+    turnNumbers: (n) => [...numbered(n).turns.keys()],
+    applyTurns(n, put, dropped) {
+      const c = numbered(n);
+      for (const t of dropped) set(c.turns, t, undefined);
+      if (put) set(c.turns, put.turn, copy(put));
+    },
+    day: (day) => copy(state.days.get(day) ?? null),
+    putDay: (day, share) => set(state.days, day, copy(share)),
+    turns(id, limit) {
+      const c = state.conversations.get(id);
+      return c === undefined ? [] : copy([...c.turns.values()].sort(byTurnNumber).slice(-limit));
+    },
+    turnsSince(since) {
+      const out: TurnRecord[] = [];
+      for (const c of state.conversations.values())
+        for (const t of c.turns.values()) if (t.at >= since) out.push(t);
+      return copy(out.sort(byTime));
+    },
+    withTurns(limit) {
+      const found = [...state.conversations.values()]
+        .filter((c) => c.turns.size > 0)
+        .map((c) => {
+          const newest = [...c.turns.values()].sort(byTurnNumber).at(-1)!;
+          return { id: c.id, surface: newest.surface, turns: c.turns.size, lastSeen: c.row.lastSeen };
+        });
+      return found.sort(byMostRecentlySeen).slice(0, limit);
+    },
+    days: (sinceDay) =>
+      [...state.days]
+        .filter(([day]) => day >= sinceDay)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([day, share]) => ({ day, share: copy(share) })),
+
+    putRecall(r) {
+      const key = recallKey(r.session, r.query);
+      if (state.recalls.has(key)) return;
+      const n = ++state.counter;
+      set(state.recalls, key, { ...copy(r), opened: {}, n });
+      set(state.recallKeys, n, key);
+    },
+    dropRecalls(before, keep) {
+      const kept = [...state.recalls.values()].filter((r) => r.at >= before).sort(byOldest);
+      const keepers = new Set(kept.slice(Math.max(0, kept.length - keep)));
+      for (const r of [...state.recalls.values()]) {
+        if (keepers.has(r)) continue;
+        set(state.recalls, recallKey(r.session, r.query), undefined);
+        set(state.recallKeys, r.n, undefined);
+      }
+    },
+    recall: (session, query) => copy(state.recalls.get(recallKey(session, query)) ?? null),
+    putAdoption(n, card, at) {
+      const key = state.recallKeys.get(n);
+      const r = key === undefined ? undefined : state.recalls.get(key);
+      if (r === undefined || card in r.opened) return;
+      set(state.recalls, key!, { ...r, opened: { ...r.opened, [card]: at } });
+    },
+    recallsSince: (since) =>
+      copy([...state.recalls.values()].filter((r) => r.at >= since).sort(byOldest)).map(
+        ({ n: _n, ...r }) => r,
+      ),
+  };
 }

@@ -1,0 +1,199 @@
+/**
+ * The one domain layer: the Store, written once over a narrow driver (`_driver.ts`), as unjs/unstorage
+ * puts one storage layer over many drivers. Every write reads what its rules need (`planCommit`,
+ * `planTurn`, `planUsage`, the recall rules), inside the driver's transaction, and applies the plan it
+ * gets back as it is; every read turns rows into the shapes of types.ts. So `sqlite:`, `memory:` and
+ * `postgres:` keep the same rules because there is only one copy of them, and one contract suite
+ * (test/state/contract.ts) checks all three.
+ *
+ * Writes are grouped (group commit, `_write-queue.ts`): those made in one turn of the event loop share
+ * one transaction, each resolving once it is committed, and the conversation cap is applied once per
+ * transaction, after its writes. A read of a conversation with a write of this handle still queued
+ * commits the queue first, so a handle always reads its own writes. The hit log's lines of one turn go
+ * to the driver in one append the same way.
+ */
+
+import { LoreError } from "../errors.ts";
+import type { Driver, Tx } from "./_driver.ts";
+import { adoptionOutcome, keptSince, normalIds, normalRecall, tallyUsage } from "./_recall-rules.ts";
+import { advanceRow, emptyConversation, parseTimed, planCommit } from "./_rules.ts";
+import { planTurn, planUsage, type StoredTurns, seenRow, type TurnPlan } from "./_turn-rules.ts";
+import { WriteQueue } from "./_write-queue.ts";
+import { type HitEntry, normalizeHit } from "./hits.ts";
+import { addShare, dayTotals, emptyShare } from "./stats.ts";
+import type { ConversationChange, Limits, Store } from "./types.ts";
+
+/** What the writes of one transaction share: its rows, and whether one stored a new conversation. */
+interface Batch {
+  tx: Tx;
+  created: boolean;
+}
+
+/** The write-queue key of recall and adoption writes (no conversation id is empty). */
+const RECALLS = "";
+
+export interface DomainOptions {
+  limits: Limits;
+  /** Names the store in the error a closed handle gives. */
+  name: string;
+  /** Errors that mean the backend could not be reached: a batch meeting one fails whole, no write retried. */
+  lost?: (err: unknown) => boolean;
+}
+
+export function storeOver(driver: Driver, options: DomainOptions): Store {
+  const { limits } = options;
+  let closed = false;
+  const ensureOpen = (): void => {
+    if (closed) throw new LoreError("internal", `the state store ${options.name} is closed`);
+  };
+
+  const writes = new WriteQueue<Batch>(
+    (body) =>
+      driver.transaction(async (tx) => {
+        const batch: Batch = { tx, created: false };
+        await body(batch);
+        if (batch.created) await tx.evict(limits.conversations);
+      }),
+    options.lost,
+  );
+  const hits = new WriteQueue<HitEntry[]>(async (body) => {
+    const batch: HitEntry[] = [];
+    await body(batch);
+    if (batch.length > 0) await driver.appendHits(batch);
+  }, options.lost);
+
+  /** A read sees this handle's writes: those about `key` (any, when absent) are committed first. */
+  const read = async <T>(key: string | undefined, body: (tx: Tx) => Promise<T>): Promise<T> => {
+    ensureOpen();
+    if (key === undefined ? writes.busy : writes.has(key)) await writes.flush();
+    return driver.read(body);
+  };
+  const write = async <T>(key: string, body: (b: Batch) => Promise<T>): Promise<T> => {
+    ensureOpen();
+    return writes.add(key, body);
+  };
+
+  return {
+    loadConversation: (id) =>
+      read(id, async (tx) => {
+        const row = await tx.conversation(id);
+        if (row === null) return emptyConversation(id);
+        const { injections, replays } = await tx.ledger(row.n);
+        return {
+          id,
+          turn: row.turn,
+          lastSeen: row.lastSeen,
+          injections,
+          replays,
+          timed: parseTimed(row.timed),
+        };
+      }),
+    commitTurn: (id, change) =>
+      write(id, async (b) => {
+        if (await commit(b.tx, id, change, limits)) b.created = true;
+      }),
+    advanceTurn: (id, now) =>
+      write(id, async (b) => {
+        const stored = await b.tx.conversation(id);
+        const row = advanceRow(stored, now);
+        await b.tx.putConversation(id, row);
+        if (stored === null) b.created = true;
+        return row.turn;
+      }),
+    // Any queued write may give a conversation this opening or see it later than the one stored.
+    findByOpening: (opening) => read(undefined, async (tx) => tx.byOpening(opening)),
+    async markerSecret() {
+      ensureOpen();
+      return driver.markerSecret();
+    },
+    async appendHits(entries) {
+      ensureOpen();
+      return hits.add("hits", (batch) => void batch.push(...entries.map(normalizeHit)));
+    },
+    async recentHits(limit) {
+      ensureOpen();
+      await hits.flush();
+      return limit <= 0 ? [] : driver.recentHits(limit);
+    },
+    recordTurn: (record) =>
+      write(record.conversation, async (b) => {
+        const { conversation, turn, at } = record;
+        if (await writeTurn(b.tx, { conversation, turn, at }, (s) => planTurn(s, record, limits)))
+          b.created = true;
+      }),
+    recordUsage: (conversation, turn, usage, at) =>
+      write(conversation, async (b) => {
+        const which = { conversation, turn, at };
+        if (await writeTurn(b.tx, which, (s) => planUsage(s, which, usage, limits))) b.created = true;
+      }),
+    turns: (conversation, limit) =>
+      read(conversation, async (tx) => (limit <= 0 ? [] : tx.turns(conversation, limit))),
+    conversations: (limit) => read(undefined, async (tx) => (limit <= 0 ? [] : tx.withTurns(limit))),
+    turnsSince: (since) => read(undefined, async (tx) => tx.turnsSince(since)),
+    days: (sinceDay) =>
+      read(undefined, async (tx) =>
+        // A day whose only record moved to another day holds no turn: it is not listed.
+        (await tx.days(sinceDay)).filter((d) => d.share.turns > 0).map((d) => dayTotals(d.day, d.share)),
+      ),
+    recordRecall: (record) =>
+      write(RECALLS, async ({ tx }) => {
+        const r = normalRecall(record, limits);
+        await tx.putRecall(r);
+        await tx.dropRecalls(keptSince(r.at, limits), Math.max(0, limits.recalls));
+      }),
+    recordAdoption: (adoption) =>
+      write(RECALLS, async ({ tx }) => {
+        const ids = normalIds(adoption.session, adoption.query);
+        const stored = await tx.recall(ids.session, ids.query);
+        const outcome = adoptionOutcome(stored, adoption.card);
+        if (outcome === "recorded") await tx.putAdoption(stored!.n, adoption.card, adoption.at);
+        return outcome;
+      }),
+    findRecall: (session, query) =>
+      read(RECALLS, async (tx) => {
+        const ids = normalIds(session, query);
+        const found = await tx.recall(ids.session, ids.query);
+        if (found === null) return null;
+        const { n: _n, ...recall } = found;
+        return recall;
+      }),
+    cardUsage: (since) => read(RECALLS, async (tx) => tallyUsage(await tx.recallsSince(since))),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([writes.flush(), hits.flush()]);
+      await driver.close();
+    },
+  };
+}
+
+/** Applies one commit; true when it stored the conversation for the first time (the cap then applies). */
+async function commit(tx: Tx, id: string, change: ConversationChange, limits: Limits): Promise<boolean> {
+  const row = await tx.conversation(id);
+  const keys = row === null ? { injections: [], replays: [] } : await tx.ledgerKeys(row.n);
+  const plan = planCommit({ row, ...keys }, change, limits);
+  await tx.applyLedger(await tx.putConversation(id, plan.row), plan);
+  return plan.created;
+}
+
+/**
+ * One turn write: the conversation seen (stored with turn 0 if new), the plan applied, its shares
+ * added to their days. True when it stored the conversation for the first time (the cap then applies).
+ */
+async function writeTurn(
+  tx: Tx,
+  at: { conversation: string; turn: number; at: number },
+  plan: (stored: StoredTurns) => TurnPlan,
+): Promise<boolean> {
+  const row = await tx.conversation(at.conversation);
+  const n = await tx.putConversation(at.conversation, seenRow(row, at.at));
+  const stored: StoredTurns =
+    row === null
+      ? { old: null, turns: [] }
+      : { old: await tx.turnRecord(at.conversation, n, at.turn), turns: await tx.turnNumbers(n) };
+  const p = plan(stored);
+  await tx.applyTurns(n, p.put, p.drop);
+  for (const d of p.days)
+    await tx.putDay(d.day, addShare((await tx.day(d.day)) ?? emptyShare(), d.share, d.sign));
+  return row === null;
+}

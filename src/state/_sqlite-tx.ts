@@ -1,0 +1,94 @@
+/**
+ * The rows of a state file (_sqlite-file.ts) as the driver's `Tx` (_driver.ts): one prepared
+ * statement per operation, run inside whatever transaction the driver holds. The orders a query spans
+ * the table with are written in SQL here, where an index serves them, each naming the rule it keeps.
+ */
+
+import type { Tx } from "./_driver.ts";
+import type { Connection, ReplayRow } from "./_sqlite-file.ts";
+import { recallTx } from "./_sqlite-recalls.ts";
+import type { Share } from "./stats.ts";
+import type { CardRef, Placement, ReplayRecord, Tier, TurnRecord } from "./types.ts";
+
+export function sqliteTx(c: Connection): Tx {
+  const { q } = c;
+  return {
+    conversation(id) {
+      const r = q.conversation.get(id);
+      return r && { n: r.n, turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
+    },
+    putConversation: (id, row) =>
+      q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n,
+    ledger: (n) => ({
+      injections: q.injections.all(n).map((r) => ({ id: r.card, turn: r.turn, version: r.version })),
+      replays: q.replays.all(n).map(toRecord),
+    }),
+    ledgerKeys: (n) => ({ injections: q.injectionKeys.all(n), replays: q.replayKeys.all(n) }),
+    applyLedger(n, change) {
+      for (const card of change.dropInjections) q.dropInjection.run(n, card);
+      for (const i of change.putInjections) q.putInjection.run(n, i.id, i.turn, i.version);
+      for (const r of change.dropReplays) q.dropReplay.run(n, r.anchor, r.hash);
+      const r = change.putReplay;
+      if (r) {
+        const cards = JSON.stringify(r.cards);
+        q.putReplay.run(n, r.anchor, r.hash, r.place, r.text, r.turn, cards, r.role ?? null, r.tier ?? null);
+      }
+    },
+    byOpening: (opening) => q.byOpening.get(opening)?.id ?? null,
+    evict(max) {
+      for (const { n } of q.evict.all(max)) {
+        q.dropInjections.run(n);
+        q.dropReplays.run(n);
+        q.dropTurns.run(n);
+      }
+    },
+
+    turnRecord(id, n, turn) {
+      const r = q.turn.get(n, turn);
+      return r && turnRecord(id, r.record);
+    },
+    turnNumbers: (n) => q.turnNumbers.all(n).map((t) => t.turn),
+    applyTurns(n, put, drop) {
+      for (const t of drop) q.dropTurn.run(n, t);
+      if (put) {
+        const { conversation: _id, ...stored } = put;
+        q.putTurn.run(n, put.turn, put.at, put.surface, JSON.stringify(stored));
+      }
+    },
+    day(day) {
+      const r = q.day.get(day);
+      return r && (JSON.parse(r.totals) as Share);
+    },
+    putDay: (day, share) => void q.putDay.run(day, JSON.stringify(share)),
+    turns: (id, limit) => q.turns.all(id, limit).map((r) => turnRecord(id, r.record)),
+    turnsSince: (since) => q.turnsSince.all(since).map((r) => turnRecord(r.id, r.record)),
+    withTurns: (limit) =>
+      q.withTurns.all(limit).map((r) => ({
+        id: r.id,
+        surface: r.surface as TurnRecord["surface"],
+        turns: r.turns,
+        lastSeen: r.last_seen,
+      })),
+    days: (sinceDay) =>
+      q.days.all(sinceDay).map((r) => ({ day: r.day, share: JSON.parse(r.totals) as Share })),
+    ...recallTx(c.db),
+  };
+}
+
+function toRecord(r: ReplayRow): ReplayRecord {
+  const record: ReplayRecord = {
+    anchor: r.anchor,
+    hash: r.hash,
+    place: r.place as Placement,
+    text: r.text,
+    turn: r.turn,
+    cards: JSON.parse(r.cards) as CardRef[],
+  };
+  if (r.role !== null) record.role = r.role as NonNullable<ReplayRecord["role"]>;
+  if (r.tier !== null) record.tier = r.tier as Tier;
+  return record;
+}
+
+function turnRecord(conversation: string, text: string): TurnRecord {
+  return { conversation, ...(JSON.parse(text) as Omit<TurnRecord, "conversation">) };
+}
