@@ -87,7 +87,7 @@ export function frontmatterOf(input: Record<string, unknown>, kind: KindDef, key
   const title = typeof input.title === "string" && input.title.trim() !== "" ? input.title.trim() : key;
   const known: Record<string, unknown> = { title };
   if (kind.dir !== "") known.kind = kind.name;
-  const lists = { keywords: input.keywords, aliases: input.aliases, refs: input.refs };
+  const lists = { keywords: input.keywords, aliases: input.aliases, refs: input.refs, tags: input.tags };
   for (const [name, value] of Object.entries(lists)) {
     const words = wordList(value, name);
     if (words.length > 0) known[name] = words;
@@ -100,6 +100,7 @@ export function frontmatterOf(input: Record<string, unknown>, kind: KindDef, key
     aliases: known.aliases as string[] | undefined,
     refs: known.refs as string[] | undefined,
     secondary,
+    tags: known.tags as string[] | undefined,
   });
   const depth = integer(input.scan_depth, "scan_depth");
   if (depth !== undefined) {

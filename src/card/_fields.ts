@@ -37,6 +37,7 @@ export type CardFields = Pick<
   | "enabled"
   | "inject"
   | "rules"
+  | "tags"
 >;
 
 /**
@@ -56,6 +57,7 @@ export const KNOWN_FIELDS = [
   "priority",
   "enabled",
   "inject",
+  "tags",
 ] as const;
 
 /** secondary's parts as written in the frontmatter → their names in Secondary. */
@@ -137,6 +139,8 @@ export function readFields(
   };
   const rules = readRules(data, root, fields.inject, warn);
   if (rules !== undefined) fields.rules = rules;
+  const tags = list("tags", MAX_TERM_CHARS);
+  if (tags.length > 0) fields.tags = tags;
   return { fields, warnings };
 }
 

@@ -53,7 +53,7 @@ export {
   rulesOf,
   rulesWith,
 } from "./rules.ts";
-export { type CardEdit, replaceSection, serializeCard, updateCardText } from "./serialize.ts";
+export { type CardEdit, replaceSection, serializeCard, setFields, updateCardText } from "./serialize.ts";
 export type {
   BrokenCard,
   Card,

@@ -36,6 +36,7 @@ export function cardSummary(meta: CardMeta, opts: SummaryOptions = {}) {
       ? compactFlags(meta)
       : { aliases: meta.aliases, enabled: meta.enabled, inject: meta.inject }),
     ...(opts.preview && { preview: meta.firstLine, mtime: isoFromNs(meta.mtime) }),
+    ...(meta.tags && { tags: meta.tags }),
   };
 }
 
@@ -159,6 +160,7 @@ export function cardForm(card: Card, kind: KindDef) {
     priority: card.priority,
     enabled: card.enabled,
     inject: card.inject,
+    tags: card.tags ?? [],
     rules: rulesJson(card.rules),
     fields: cardFields(card, kind),
     preamble: trimSection(card.preamble),

@@ -67,6 +67,7 @@ export function cardLimitProblems(fields: {
   aliases?: readonly string[];
   refs?: readonly string[];
   secondary?: Partial<Secondary>;
+  tags?: readonly string[];
 }): string[] {
   const problems: string[] = [];
   const add = (p: string | null) => {
@@ -81,6 +82,7 @@ export function cardLimitProblems(fields: {
     ["secondary.not", fields.secondary?.not, MAX_TERM_CHARS],
     // A ref names another card by its key or title, so it may be as long as a title.
     ["refs", fields.refs, MAX_TITLE_CHARS],
+    ["tags", fields.tags, MAX_TERM_CHARS],
   ];
   for (const [name, words, max] of lists) {
     if (words === undefined) continue;

@@ -146,5 +146,6 @@ export function cardMeta(card: Card): CardMeta {
     firstLine: card.firstLine,
     publicChars: card.publicChars,
     ...(card.rules && { rules: card.rules }),
+    ...(card.tags && { tags: card.tags }),
   };
 }

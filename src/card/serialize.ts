@@ -146,6 +146,17 @@ function dataOf(text: string): Record<string, unknown> {
 }
 
 /**
+ * Set or remove (undefined) the named frontmatter keys of a card file's text and nothing else: the
+ * other card fields are kept as they are, where `updateCardText` resets the ones an edit leaves out.
+ */
+export function setFields(oldText: string, fields: Record<string, unknown>): string {
+  const current = dataOf(oldText);
+  const kept: Record<string, unknown> = {};
+  for (const k of KNOWN_FIELDS) if (Object.hasOwn(current, k)) kept[k] = current[k];
+  return updateCardText(oldText, { frontmatter: { ...kept, ...fields } });
+}
+
+/**
  * Apply `edits` to an existing card file's text, keeping everything not edited byte for byte
  * (the BOM and CRLF line endings included). LoreError parse_error when the old frontmatter cannot be
  * edited, invalid_input when the result would not read back as meant.

@@ -143,6 +143,11 @@ export interface CardMeta {
   publicChars: number;
   /** Lorebook semantics; absent = every default (card/rules.ts `rulesOf` fills them in). */
   rules?: CardRules;
+  /**
+   * The person's own labels, to sort and filter cards by (`tags: [season 2, draft]`): never matched,
+   * never injected, never exported. Absent when the card has none.
+   */
+  tags?: string[];
 }
 
 /** A fully parsed card: its metadata plus the raw frontmatter and the body split into sections. */

@@ -1,23 +1,27 @@
 /**
- * The versions a batch placement (_batch.ts: imports, `repair`) records, one per card file it put in
- * place: the text before is the replaced card's (kept in the staging folder's `old/` until the batch is
- * done), the text after is what was staged. A card is named in history by its kind and key, found
- * from its path; a file that is no kind's card (it never is, from the callers) is left out.
+ * The versions a batch placement (_batch.ts: imports, `repair`, the editor's bulk actions, undo) records
+ * as one step, one per card file it put in place or took away: the text before is the replaced or
+ * removed card's (kept in the staging folder's `old/` until the batch is done), the text after is what
+ * was staged (none for a removal). A card is named in history by its kind and key, found from its path;
+ * a file that is no kind's card (a copy put in the archive) is left out.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { type Action, type Change, recordChanges, WRITERS, type Writer } from "./history.ts";
+import { type Action, type Change, recordChanges, type StepInfo, WRITERS, type Writer } from "./history.ts";
 import type { Vault } from "./paths.ts";
 
 /** How a batch's versions are recorded: who placed the files, and as what. */
 export interface BatchRecord {
   writer: Writer;
+  /** The versions' action, unless a placement says its own. */
   action: Action;
+  /** What the step as a whole was (history.ts StepInfo). */
+  step?: StepInfo;
 }
 
 export const IMPORT_RECORD: BatchRecord = { writer: "import", action: "import" };
 
-const ACTIONS: readonly string[] = ["import", "update"];
+const ACTIONS: readonly string[] = ["import", "update", "archive", "restore", "move", "undo"];
 
 /** A plan file's record as written by placeAll, or the import's when it says anything else. */
 export function recordOf(value: unknown): BatchRecord {
@@ -45,18 +49,22 @@ export function textOrNull(file: string | undefined): string | null {
   }
 }
 
-/** One placed file: where it went, the card text it replaced (null: none) and its own. */
+/** One placed or removed file: where, the card text it replaced or took away (null: none) and its own. */
 export interface Placed {
   target: string;
   before: string | null;
-  after: string;
+  /** Null: the file was taken away. */
+  after: string | null;
+  action?: Action;
 }
 
-export function recordBatch(vault: Vault, record: BatchRecord, placed: readonly Placed[]): void {
+/** The step's number, or null when nothing was recorded. */
+export function recordBatch(vault: Vault, record: BatchRecord, placed: readonly Placed[]): number | null {
   const changes: Change[] = [];
   for (const p of placed) {
     const card = cardAt(vault, p.target);
-    if (card !== null) changes.push({ ...card, action: record.action, before: p.before, after: p.after });
+    const action = p.action ?? record.action;
+    if (card !== null) changes.push({ ...card, action, before: p.before, after: p.after });
   }
-  recordChanges(vault, record.writer, changes);
+  return recordChanges(vault, record.writer, changes, { step: record.step });
 }

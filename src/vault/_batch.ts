@@ -5,11 +5,14 @@
  *      folder is fsynced once (its names);
  *   2. `plan.json` (which staged file goes where) is written atomically: from here on the import counts;
  *   3. each staged file is renamed onto its card path (a card it replaces is moved aside into `old/`),
- *      and each target folder is fsynced once, so the import is durable when it returns;
- *   4. the card history records a version per file (_batch-history.ts), and the folder is removed.
+ *      each card the step takes away (archived, moved to another kind: `removals`) is moved into `old/`
+ *      too, and each target folder is fsynced once, so the step is durable when it returns;
+ *   4. the card history records one step of a version per card (_batch-history.ts), and the folder is
+ *      removed.
  * A process killed before step 2 leaves a folder without a plan, which the next run deletes: the vault
  * is as it was. Killed after it, the next run finishes the moves (roll forward): the vault is complete.
- * An error inside a live process undoes its moves at once instead. Callers hold the vault lock.
+ * An error inside a live process undoes its moves at once instead. Callers hold the vault lock. The
+ * recovery is _batch-recover.ts's.
  *
  * Step 1 is most of an import's time. No file's contents can be made durable without an fsync of that
  * file (a folder's fsync covers its names, not its files' data), so each staged file gets one; what
@@ -22,17 +25,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
-import {
-  type BatchRecord,
-  IMPORT_RECORD,
-  type Placed,
-  recordBatch,
-  recordOf,
-  textOrNull,
-} from "./_batch-history.ts";
+import { type BatchRecord, IMPORT_RECORD, recordBatch, textOrNull } from "./_batch-history.ts";
 import { atomicWrite, fsyncDir, randomHex, statExact } from "./_fs.ts";
-import { linkBelow, refuseLinks } from "./_links.ts";
+import { refuseLinks } from "./_links.ts";
 import { Writers } from "./_stage-writers.ts";
+import type { Action } from "./history.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 
 /** One file to put in place. */
@@ -46,12 +43,21 @@ export interface Placement {
   target: string;
   /** An existing card is being overwritten (--force). */
   replaces: boolean;
+  /** How its version is recorded; default the batch's action. */
+  action?: Action;
+}
+
+/** A card file the same step takes away (archived, moved to another kind, an undone create). */
+export interface Removal {
+  /** Absolute path of the card file. */
+  target: string;
+  action: Action;
 }
 
 export type Progress = (done: number, total: number) => void;
 
-const PREFIX = "import-";
-const PLAN = "plan.json";
+export const PREFIX = "import-";
+export const PLAN = "plan.json";
 
 /**
  * Threads writing staged files. Each mostly waits for the disk, so there can be more than cores; eight
@@ -66,17 +72,24 @@ const WRITERS = 8;
 const CHUNK = 128;
 const MIN_CHUNK = 64;
 
+type Stats = { mtime: string; size: number };
+
 /** The plan as written to disk: paths relative to the vault, so a moved vault still recovers. */
-interface PlanFile {
-  moves: { staged: string; target: string; replaces: boolean; was?: { mtime: string; size: number } }[];
+export interface PlanFile {
+  moves: { staged: string; target: string; replaces: boolean; was?: Stats; action?: Action }[];
+  /** Card files taken away: each goes to `aside` (in the staging folder) while it was still `was`. */
+  removes?: { target: string; aside: string; was?: Stats; action: Action }[];
   /** How the versions are recorded, so a recovery records them as the import would have. */
   record?: BatchRecord;
 }
 
+/** A step done, to be undone if a later one fails: a staged file moved in, or a card moved aside. */
 interface Moved {
   staged: string;
   target: string;
   backup?: string;
+  /** A removal: the card went to `backup`, and nothing came in its place. */
+  removed?: boolean;
 }
 
 /** A text function threw: not an I/O failure, so placeAll passes the error on as it is. */
@@ -85,25 +98,27 @@ class TextFailed {
 }
 
 /**
- * Writes every file, then moves them all into place; all or nothing (see the module comment). A target
- * that is a symbolic link, or in a folder that is one, is refused (`forbidden`) before anything is
- * written: the vault never writes through a link, nor silently replaces one. Each card placed is a version
- * in its history, recorded as `record` says (default: by an import).
+ * Writes every file, then moves them all into place and takes every removal away; all or nothing (see
+ * the module comment). A target that is a symbolic link, or in a folder that is one, is refused
+ * (`forbidden`) before anything is written: the vault never writes through a link, nor silently
+ * replaces one. The cards placed and removed are one step of the card history, recorded as `record`
+ * says (default: by an import); resolves to that step's number (null when history could not record it).
  */
 export async function placeAll(
   vault: Vault,
   files: Placement[],
   onProgress?: Progress,
   record: BatchRecord = IMPORT_RECORD,
-): Promise<void> {
+  removals: readonly Removal[] = [],
+): Promise<number | null> {
   const stateDir = path.join(vault.root, STATE_DIR);
   const stage = path.join(stateDir, `${PREFIX}${process.pid}-${randomHex(4)}`);
   const dirs = [...new Set(files.map((f) => path.dirname(f.target)))];
   for (const d of dirs) refuseLinks(vault, d);
-  for (const f of files) refuseLinks(vault, f.target);
+  for (const f of [...files, ...removals]) refuseLinks(vault, f.target);
   const madeDirs = [stateDir, ...dirs].filter((d) => !fs.existsSync(d));
   const moved: Moved[] = [];
-  const total = files.length * 2;
+  const total = files.length * 2 + removals.length;
   let texts: string[] = [];
   try {
     fs.mkdirSync(path.join(stage, "old"), { recursive: true });
@@ -115,6 +130,13 @@ export async function placeAll(
         target: path.relative(vault.root, f.target),
         replaces: f.replaces,
         was: (f.replaces && statExact(f.target)) || undefined,
+        action: f.action,
+      })),
+      removes: removals.map((r, i) => ({
+        target: path.relative(vault.root, r.target),
+        aside: `old/r${i}.md`,
+        was: statExact(r.target) ?? undefined,
+        action: r.action,
       })),
       record,
     };
@@ -132,7 +154,13 @@ export async function placeAll(
       fs.renameSync(step.staged, f.target);
       onProgress?.(files.length + i + 1, total);
     });
-    for (const d of dirs) fsyncDir(d);
+    removals.forEach((r, i) => {
+      const backup = path.join(stage, "old", `r${i}.md`);
+      fs.renameSync(r.target, backup);
+      moved.push({ staged: "", target: r.target, backup, removed: true });
+      onProgress?.(files.length * 2 + i + 1, total);
+    });
+    for (const d of new Set([...dirs, ...removals.map((r) => path.dirname(r.target))])) fsyncDir(d);
   } catch (err) {
     // Undo first, then withdraw the plan, so a crash in between still ends in a whole import.
     if (undo(moved)) {
@@ -142,21 +170,29 @@ export async function placeAll(
     }
     if (err instanceof TextFailed) throw err.error;
     const where = moved.at(-1)?.target ?? stage;
+    const what = record.action === "import" ? "import" : "change";
     throw new LoreError(
       "io_error",
-      `import failed at ${where}, nothing was changed: ${(err as Error).message}`,
+      `${what} failed at ${where}, nothing was changed: ${(err as Error).message}`,
       {
         cause: err,
       },
     );
   }
-  // The replaced cards are still in `old/` until the folder goes.
-  recordBatch(
-    vault,
-    record,
-    moved.map((m, i) => ({ target: m.target, before: textOrNull(m.backup), after: texts[i]! })),
+  // The replaced and removed cards are still in `old/` until the folder goes.
+  const placed = moved.map((m, i) =>
+    m.removed
+      ? {
+          target: m.target,
+          before: textOrNull(m.backup),
+          after: null,
+          action: removals[i - files.length]!.action,
+        }
+      : { target: m.target, before: textOrNull(m.backup), after: texts[i]!, action: files[i]!.action },
   );
+  const step = recordBatch(vault, record, placed);
   fs.rmSync(stage, { recursive: true, force: true });
+  return step;
 }
 
 /** The folders holding the entries of folders that were just made (their names need an fsync there). */
@@ -213,11 +249,15 @@ async function stageAll(
   return texts;
 }
 
-/** Puts every moved file back where it was, newest first; a replaced card gets its old file back. */
+/** Puts every moved file back where it was, newest first; a replaced or removed card gets its file back. */
 function undo(moved: Moved[]): boolean {
   let clean = true;
   for (const step of [...moved].reverse()) {
     try {
+      if (step.removed) {
+        if (step.backup && fs.existsSync(step.backup)) fs.renameSync(step.backup, step.target);
+        continue;
+      }
       if (fs.existsSync(step.staged)) {
         if (step.backup && fs.existsSync(step.backup)) fs.renameSync(step.backup, step.target);
         continue;
@@ -229,81 +269,4 @@ function undo(moved: Moved[]): boolean {
     }
   }
   return clean;
-}
-
-/** Whether a killed import may have left a folder behind (cheap: one directory listing). */
-export function hasLeftovers(vault: Vault): boolean {
-  return leftovers(vault).length > 0;
-}
-
-function leftovers(vault: Vault): string[] {
-  const stateDir = path.join(vault.root, STATE_DIR);
-  let names: string[];
-  try {
-    names = fs.readdirSync(stateDir);
-  } catch {
-    return [];
-  }
-  return names.filter((n) => n.startsWith(PREFIX)).map((n) => path.join(stateDir, n));
-}
-
-/**
- * Settles what killed imports left behind; the caller holds the vault lock, so no live import owns
- * any of these folders. Returns how many imports were finished (rolled forward).
- */
-export function recoverImports(vault: Vault): number {
-  let finished = 0;
-  for (const stage of leftovers(vault)) {
-    const plan = readPlan(stage);
-    if (plan !== null) {
-      rollForward(vault, stage, plan);
-      finished++;
-    }
-    fs.rmSync(stage, { recursive: true, force: true });
-  }
-  return finished;
-}
-
-function readPlan(stage: string): PlanFile | null {
-  try {
-    const plan = JSON.parse(fs.readFileSync(path.join(stage, PLAN), "utf8")) as PlanFile;
-    return Array.isArray(plan.moves) ? plan : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Finishes the moves a killed import had not made. A staged file still present has not been moved;
- * a new card whose path was taken since, or a replaced card that changed since the plan was written
- * (someone wrote it after the crash, without the lock: an editor), is left alone. Writers through the
- * vault settle leftovers before they write (_settle.ts), so theirs never meet a recovery.
- */
-function rollForward(vault: Vault, stage: string, plan: PlanFile): void {
-  const root = path.resolve(vault.root);
-  const dirs = new Set<string>();
-  const placed: Placed[] = [];
-  for (const move of plan.moves) {
-    const staged = path.join(stage, path.basename(String(move.staged)));
-    const target = path.resolve(root, String(move.target));
-    if (!target.startsWith(root + path.sep) || !fs.existsSync(staged)) continue;
-    if (linkBelow(vault, path.dirname(target)) !== null) continue;
-    if (!move.replaces && fs.existsSync(target)) continue;
-    if (move.replaces && changedSince(target, move.was)) continue;
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    const before = move.replaces ? textOrNull(target) : null;
-    const after = textOrNull(staged);
-    fs.renameSync(staged, target);
-    dirs.add(path.dirname(target));
-    if (after !== null) placed.push({ target, before, after });
-  }
-  for (const d of dirs) fsyncDir(d);
-  recordBatch(vault, recordOf(plan.record), placed);
-}
-
-/** A replaced card that is present and no longer the file the plan saw (a plan without stats: never). */
-function changedSince(target: string, was: { mtime: string; size: number } | undefined): boolean {
-  if (was === undefined) return false;
-  const now = statExact(target);
-  return now !== null && (now.mtime !== String(was.mtime) || now.size !== was.size);
 }

@@ -4,7 +4,7 @@
  * asks for it, so the hook and the gateway, which need just the few cards that fired, never build ten
  * thousand objects.
  *   card:   [path, mtime, size, 0, title, keywords, aliases, secondary|0, scanDepth, refs, priority,
- *            flags (1 = enabled, 2 = inject), firstLine, publicChars, warnings|0?, rules?]
+ *            flags (1 = enabled, 2 = inject), firstLine, publicChars, warnings|0?, rules|0?, tags?]
  *   secondary: [all, any, not, notAll?]; rules: only the rules that differ from the defaults
  *   (card/ `rulesChanges`), present only on a card that has any.
  *   broken: [path, mtime, size, 1, error]
@@ -16,8 +16,9 @@ import type { BrokenCard, CardMeta, Secondary } from "../card/types.ts";
 /**
  * 4: cards gained their lorebook rules (context, regex, groups, decorators, …) and secondary.not_all,
  * which a format 3 row never held, so every card is parsed again rather than read as all defaults.
+ * 5: cards gained their tags.
  */
-export const FORMAT = 4;
+export const FORMAT = 5;
 
 export type Row = unknown[];
 
@@ -80,8 +81,9 @@ export function encodeRow(rel: string, e: ParsedEntry): Row {
   const flags = (m.enabled ? 1 : 0) | (m.inject ? 2 : 0);
   const row: Row = [rel, e.mtime, e.size, 0, m.title, m.keywords, m.aliases, secondary, m.scanDepth, m.refs];
   row.push(m.priority, flags, m.firstLine, m.publicChars);
-  if (e.warnings || m.rules) row.push(e.warnings ?? 0);
-  if (m.rules) row.push(rulesChanges(m.rules));
+  if (e.warnings || m.rules || m.tags) row.push(e.warnings ?? 0);
+  if (m.rules || m.tags) row.push(m.rules ? rulesChanges(m.rules) : 0);
+  if (m.tags) row.push(m.tags);
   return row;
 }
 
@@ -111,5 +113,6 @@ function metaOfRow(row: Row, rel: string, kind: string, key: string): CardMeta {
     firstLine: String(row[12]),
     publicChars: Number(row[13]),
     ...(typeof rules === "object" && rules !== null && { rules: rulesWith(rules as RuleChanges) }),
+    ...(isList(row[16]) && { tags: row[16] }),
   };
 }

@@ -6,7 +6,7 @@
  * still running owns its folder) and the reader reads the vault as it is.
  */
 import { LoreError } from "../errors.ts";
-import { hasLeftovers, recoverImports } from "./_batch.ts";
+import { hasLeftovers, recoverImports } from "./_batch-recover.ts";
 import { type LockOptions, tryLock, withLock } from "./lock.ts";
 import type { Vault } from "./paths.ts";
 

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { kindByName, parseCard, validateKey } from "../card/index.ts";
-import type { Card } from "../card/types.ts";
+import type { Card, KindDef } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import { fsyncDir, statExact } from "./_fs.ts";
 import { linkBelow, readNoFollow, refuseLinks } from "./_links.ts";
@@ -50,6 +50,14 @@ function readableText(vault: Vault, file: string): string | null {
   }
 }
 
+/** Where the archive puts `key` of this kind: `key.md`, or `key~2.md`, `key~3.md`, … when that is taken. */
+export function archiveTarget(vault: Vault, def: KindDef, key: string): string {
+  const dir = archiveDir(vault, def);
+  let name = key;
+  for (let n = 2; fs.existsSync(path.join(dir, `${name}.md`)); n++) name = `${key}~${n}`;
+  return path.join(dir, `${name}.md`);
+}
+
 /** Move a live card into the archive; LoreError not_found. */
 export function archiveCard(
   vault: Vault,
@@ -66,9 +74,8 @@ export function archiveCard(
       refuseLinks(vault, from);
       refuseLinks(vault, dir);
       if (!fs.existsSync(from)) throw new LoreError("not_found", `no ${def.name} card named "${key}"`);
-      let name = key;
-      for (let n = 2; fs.existsSync(path.join(dir, `${name}.md`)); n++) name = `${key}~${n}`;
-      const to = path.join(dir, `${name}.md`);
+      const to = archiveTarget(vault, def, key);
+      const name = path.basename(to, ".md");
       const text = readableText(vault, from);
       recordOwnWrite(vault, from, () => moveFile(from, to));
       recordChanges(vault, opts.writer ?? "cli", [

@@ -38,7 +38,7 @@ export interface WriteOptions extends LockOptions, HistoryOptions {
 }
 
 /** Read a card file and its exact stats from one open file descriptor, never through a link. */
-function readRaw(vault: Vault, kind: string, key: string): { text: string; card: Card } {
+export function readRaw(vault: Vault, kind: string, key: string): { text: string; card: Card } {
   const file = cardPath(vault, kind, key);
   const def = kindByName(vault.kinds, kind);
   let fd: number;

@@ -19,17 +19,25 @@ import {
   openHistory,
   queries,
   type StateRow,
+  type StepRow,
   type VersionRow,
 } from "./_history-db.ts";
 import type { Vault } from "./paths.ts";
 
-export type { StateRow, VersionRow };
+export type { StateRow, StepRow, VersionRow };
 
 /** Which runtime wrote a card: the editor, another HTTP client, an MCP client, the CLI, an import, the hook. */
 export const WRITERS = ["ui", "api", "mcp", "cli", "import", "hook"] as const;
 export type Writer = (typeof WRITERS)[number];
 
-export type Action = "create" | "update" | "archive" | "restore" | "import" | "revert";
+/**
+ * What a version did to its card. `move`: the card changed kind, so it left one name (after null) and
+ * arrived under another (before null), two versions of one step. `undo`: a step taken back.
+ */
+export type Action = "create" | "update" | "archive" | "restore" | "import" | "revert" | "move" | "undo";
+
+/** What a step was, when its versions alone do not say: many cards changed at once, or an undo. */
+export type StepAction = Action | "bulk";
 
 /** Versions kept per card; older ones are dropped as new ones come. */
 export const HISTORY_CAP = 50;
@@ -50,8 +58,19 @@ export interface Change {
   revertedTo?: number;
 }
 
+/** How a write's versions are recorded together as one step (see _history-db.ts). */
+export interface StepInfo {
+  /** Default: the versions' action when they share one, else `bulk`. */
+  action?: StepAction;
+  /** For an undo: the step it takes back. */
+  undoes?: number;
+  /** One line about the step: the file an import read, what a bulk action set. */
+  note?: string;
+}
+
 export interface RecordOptions {
   now?: number;
+  step?: StepInfo;
   /** Where the one line about a failure goes; default stderr. */
   warn?: (line: string) => void;
 }
@@ -60,14 +79,17 @@ function stderr(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** Records the changes as one transaction. Never throws (see the module comment). */
+/**
+ * Records the changes as one step, in one transaction; returns the step's number, or null when nothing
+ * was recorded (no change, or a failure said on `warn`). Never throws (see the module comment).
+ */
 export function recordChanges(
   vault: Vault,
   writer: Writer,
   changes: readonly Change[],
   opts: RecordOptions = {},
-): void {
-  if (changes.length === 0) return;
+): number | null {
+  if (changes.length === 0) return null;
   const now = opts.now ?? Date.now();
   const warn = opts.warn ?? stderr;
   const rows: NewVersion[] = changes.map((c) => ({
@@ -80,37 +102,55 @@ export function recordChanges(
     after: c.after,
     reverted_to: c.revertedTo ?? null,
   }));
+  const actions = new Set(changes.map((c) => c.action));
+  const step = {
+    at: now,
+    writer,
+    action: opts.step?.action ?? (actions.size === 1 ? changes[0]!.action : "bulk"),
+    cards: rows.length,
+    undoes: opts.step?.undoes ?? null,
+    note: opts.step?.note ?? null,
+  };
   try {
-    insert(vault.root, rows);
+    return insert(vault.root, rows, step);
   } catch (err) {
     if (!isCorrupt(err)) {
       warn(
         `lorecards: the card was written, its version was not recorded in history.db: ${describeError(err)}`,
       );
-      return;
+      return null;
     }
     try {
       const aside = moveAside(historyPath(vault.root), now);
-      insert(vault.root, rows);
+      const id = insert(vault.root, rows, step);
       warn(
         `lorecards: ${historyPath(vault.root)} could not be read (${describeError(err)}); moved to ${aside}, ` +
           "a new history started",
       );
+      return id;
     } catch (again) {
       warn(`lorecards: the card was written, its version was not recorded: ${describeError(again)}`);
+      return null;
     }
   }
 }
 
-function insert(root: string, rows: NewVersion[]): void {
+function insert(root: string, rows: NewVersion[], step: Omit<StepRow, "id">): number {
   const db = openHistory(root, true)!;
   try {
     const q = queries(db);
-    db.transaction(() => {
-      for (const row of rows) q.insert.run({ ...row });
-      const cards = new Map(rows.map((r) => [`${r.kind}\n${r.key}`, r]));
-      for (const r of cards.values()) q.prune.run({ kind: r.kind, key: r.key, keep: HISTORY_CAP });
-    }).immediate();
+    return db
+      .transaction(() => {
+        // The step is numbered after its first version (see _history-db.ts).
+        const id = Number(q.insert.run({ ...rows[0]!, step: null }).lastInsertRowid);
+        q.stepOfFirst.run({ id });
+        for (const row of rows.slice(1)) q.insert.run({ ...row, step: id });
+        q.insertStep.run({ id, ...step });
+        const cards = new Map(rows.map((r) => [`${r.kind}\n${r.key}`, r]));
+        for (const r of cards.values()) q.prune.run({ kind: r.kind, key: r.key, keep: HISTORY_CAP });
+        return id;
+      })
+      .immediate();
   } finally {
     db.close();
   }
@@ -152,6 +192,28 @@ export function versionAt(vault: Vault, at?: number): number {
 /** Every card that has history, as it was right after version `id` (see StateRow). */
 export function statesAt(vault: Vault, id: number): StateRow[] {
   return reading(vault, [], (q) => q.statesAt.all({ id }));
+}
+
+/** A kept step with how many of its versions are still kept (`kept` < `cards`: some were pruned). */
+export type KeptStep = StepRow & { kept: number };
+
+/** The newest `limit` steps of the whole vault, newest first; `before` pages back from a step number. */
+export function readSteps(vault: Vault, limit: number, before = Number.MAX_SAFE_INTEGER): KeptStep[] {
+  return reading(vault, [], (q) => q.steps.all({ limit, before }));
+}
+
+/** One step and its versions (in the order written), or null when there is no such step. */
+export function readStep(vault: Vault, id: number): { step: KeptStep; versions: VersionRow[] } | null {
+  return reading(vault, null, (q) => {
+    const versions = q.ofStep.all({ id });
+    const step = q.step.get({ id });
+    if (step !== null) return { step, versions };
+    // A version written before steps existed is a step of its own.
+    const only = versions.length === 1 && versions[0]!.step === null ? versions[0]! : null;
+    if (only === null) return null;
+    const { at, writer, action } = only;
+    return { step: { id, at, writer, action, cards: 1, undoes: null, note: null, kept: 1 }, versions };
+  });
 }
 
 /** The cards in history whose key is `key` (any case), for finding a card that is no longer live. */

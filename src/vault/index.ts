@@ -9,8 +9,9 @@
  * which `revert.ts` goes back to and `as-of.ts` rebuilds a past vault from.
  */
 
-export { hasLeftovers, type Placement, type Progress, placeAll, recoverImports } from "./_batch.ts";
+export { type Placement, type Progress, placeAll, type Removal } from "./_batch.ts";
 export type { BatchRecord } from "./_batch-history.ts";
+export { hasLeftovers, recoverImports } from "./_batch-recover.ts";
 export { atomicWrite, fsyncDir, randomHex } from "./_fs.ts";
 export type { IndexRows } from "./_index-rows.ts";
 export { findLinks, linkBelow, readNoFollow, type VaultLink } from "./_links.ts";
@@ -18,6 +19,7 @@ export { settleImports, withSettledLock } from "./_settle.ts";
 export { sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { type AsOfPoint, type AsOfVault, parseAsOf, vaultAsOf } from "./as-of.ts";
+export { type BulkChange, type BulkResult, type BulkTarget, bulkChange } from "./bulk.ts";
 export { createCard, findCard, readCard, updateCard, updateRecent, type WriteOptions } from "./cards.ts";
 export {
   FULL_CHECK_MS,
@@ -34,8 +36,13 @@ export {
   HISTORY_CAP,
   type HistoryOptions,
   historyNames,
+  type KeptStep,
   readHistory,
+  readStep,
+  readSteps,
   readVersion,
+  type StepAction,
+  type StepRow,
   type VersionRow,
   WRITERS,
   type Writer,
@@ -54,4 +61,5 @@ export {
 export { initVault, type OpenOptions, openVault } from "./open.ts";
 export { ARCHIVE_DIR, cardPath, resolveVaultPath, STATE_DIR, type Vault } from "./paths.ts";
 export { type Reverted, revertCard } from "./revert.ts";
+export { type Undone, undoStep } from "./undo.ts";
 export { describeVersion, type Hunk, type VersionInfo, versionDiff } from "./version-view.ts";

@@ -16,6 +16,8 @@ export interface VersionInfo {
   size: number | null;
   summary: string;
   reverted_to: number | null;
+  /** The step it belongs to: one undo takes back the whole step (history.ts). */
+  step: number;
 }
 
 /** One hunk of a unified diff: `lines` start with " ", "+" or "-" (and "\\" for a missing newline). */
@@ -86,13 +88,26 @@ async function lineChanges(before: string, after: string): Promise<{ added: numb
 /** One line saying what a version did. */
 export async function summarize(row: VersionRow): Promise<string> {
   const { before, after } = row;
-  if (after === null) return "archived";
+  if (after === null) {
+    const gone = { move: "moved to another kind", undo: "taken back by an undo" };
+    return gone[row.action as keyof typeof gone] ?? "archived";
+  }
   if (before === null) {
-    const made = { restore: "restored from the archive", import: "imported", create: "created" };
+    const made = {
+      restore: "restored from the archive",
+      import: "imported",
+      create: "created",
+      move: "moved in from another kind",
+      undo: "brought back by an undo",
+    };
     return `${made[row.action as keyof typeof made] ?? row.action}, ${lineCount(after)} lines`;
   }
-  const lead =
-    row.action === "revert" ? `back to #${row.reverted_to}: ` : row.action === "import" ? "imported: " : "";
+  const leads: Record<string, string> = {
+    revert: `back to #${row.reverted_to}: `,
+    import: "imported: ",
+    undo: "undo: ",
+  };
+  const lead = leads[row.action] ?? "";
   if (before === after) return `${lead}no change`;
   const parts = changedParts(before, after);
   const named =
@@ -112,6 +127,7 @@ export async function describeVersion(row: VersionRow): Promise<VersionInfo> {
     size: row.after === null ? null : Buffer.byteLength(row.after),
     summary: await summarize(row),
     reverted_to: row.reverted_to,
+    step: row.step ?? row.id,
   };
 }
 

@@ -23,6 +23,7 @@ const CARDS: [string, string][] = [
   ["not-all.md", "title: NotAll\nsecondary: {all: [a], not_all: [b, c]}"],
   ["warned.md", "title: Warned\ncontext: never\npriority: high"],
   ["warned-plain.md", "title: WarnedPlain\npriority: high"],
+  ["tagged.md", "title: Tagged\ntags: [season 2, draft]"],
 ];
 
 /** Write the cards, settled in the past so a second load trusts its rows (src/vault/catalog.ts). */
@@ -46,6 +47,8 @@ describe("the index with lorebook rules", () => {
     expect(byPath(warm.cards)["not-all.md"]!.secondary.notAll).toEqual(["b", "c"]);
     expect(byPath(warm.cards)["warned.md"]!.rules?.policy).toBe("never");
     expect(byPath(warm.cards)["plain.md"]).not.toHaveProperty("rules");
+    expect(byPath(warm.cards)["tagged.md"]!.tags).toEqual(["season 2", "draft"]);
+    expect(byPath(warm.cards)["plain.md"]).not.toHaveProperty("tags");
   });
 
   test("only cards with rules carry them, as the changes from the defaults", () => {
@@ -58,16 +61,17 @@ describe("the index with lorebook rules", () => {
     expect(row("always.md").slice(14)).toEqual([0, { policy: "always" }]);
     expect(row("warned.md")[15]).toEqual({ policy: "never" });
     expect(row("not-all.md")[7]).toEqual([["a"], [], [], ["b", "c"]]);
+    expect(row("tagged.md").slice(14)).toEqual([0, 0, ["season 2", "draft"]]);
   });
 
-  test("an index written for row format 3 is not trusted: every card is parsed again", () => {
+  test("an index written for an older row format is not trusted: every card is parsed again", () => {
     vault = tempVault(false);
     writeCards();
     loadIndex(vault);
     const layout = () => withIndexDb(vault, (db) => db.query("PRAGMA user_version").get());
-    expect(layout()).toEqual({ user_version: 404 });
-    withIndexDb(vault, (db) => db.exec("PRAGMA user_version = 302"));
+    expect(layout()).toEqual({ user_version: 504 });
+    withIndexDb(vault, (db) => db.exec("PRAGMA user_version = 404"));
     expect(loadIndex(vault).parsed).toBe(CARDS.length);
-    expect(layout()).toEqual({ user_version: 404 });
+    expect(layout()).toEqual({ user_version: 504 });
   });
 });

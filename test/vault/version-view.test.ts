@@ -11,7 +11,18 @@ function row(
   after: string | null,
   reverted_to: number | null = null,
 ): VersionRow {
-  return { id: 7, kind: "people", key: "Bob", at: 0, writer: "ui", action, before, after, reverted_to };
+  return {
+    id: 7,
+    kind: "people",
+    key: "Bob",
+    at: 0,
+    writer: "ui",
+    action,
+    before,
+    after,
+    reverted_to,
+    step: 7,
+  };
 }
 
 describe("parts of a card", () => {
