@@ -43,7 +43,7 @@ import {
   updateCard,
   type Vault,
 } from "../vault/index.ts";
-import { isoFromNs } from "../wire.ts";
+import { isoFromNs, toWire } from "../wire.ts";
 import { jsonObject, mtimeOf, readBytes, readJsonObject } from "./_body.ts";
 import { bodyOf, frontmatterOf } from "./_card-json.ts";
 import { writerOf } from "./_history.ts";
@@ -296,8 +296,9 @@ export async function recent(ctx: Context, url: URL) {
 
 export function checkup(ctx: Context) {
   // The same shape as `lorecards check --json`, plus the count of unparseable files.
-  const { cards, errors, warnings, broken, findings } = checkVault(ctx.vault);
-  return { cards, errors, warnings, broken, findings };
+  const styleEnv = { settings: ctx.style?.settings ?? {}, problems: [] };
+  const { cards, errors, warnings, broken, findings, style } = checkVault(ctx.vault, {}, styleEnv);
+  return { cards, errors, warnings, broken, findings, style: toWire(style) };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Style memory's endpoints (docs/HTTP-API.md, README "Style memory"), behind the same guards as every
- * route: what was learned (`GET /api/style`), the brief (`GET /api/style/brief`), and the controls the
- * CLI and the MCP tools have (pin, unpin, forget, pause, resume). Each request opens the vault's style
+ * route: what was learned (`GET /api/style`, with the one-time initialisation's state), the brief
+ * (`GET /api/style/brief`), its health score (`GET /api/style/score`), and the controls the CLI and the
+ * MCP tools have (pin, unpin, forget, pause, resume). Each request opens the vault's style
  * book and closes it again; an unknown habit id is the book's `not_found` (404).
  */
 import { LoreError } from "../errors.ts";
@@ -33,18 +34,30 @@ export function habits(ctx: Context, url: URL) {
     toWire({
       learning: await book.learning(),
       habits: await book.list(state === undefined ? undefined : { state }),
+      initialization: await book.initialization(),
     }),
   );
 }
 
-/** `GET /api/style/brief?context=&since=`: the brief in full, the delta since a revision, or an ack. */
-export function brief(ctx: Context, url: URL) {
+function sinceOf(url: URL): number | undefined {
   const raw = url.searchParams.get("since");
   const since = raw === null || raw === "" ? undefined : Number(raw);
   if (since !== undefined && !(Number.isSafeInteger(since) && since >= 0))
     throw new LoreError("invalid_input", `since must be a revision (a whole number ≥ 0), got "${raw}"`);
+  return since;
+}
+
+/** `GET /api/style/brief?context=&since=`: the brief in full, the delta since a revision, or an ack. */
+export function brief(ctx: Context, url: URL) {
+  const since = sinceOf(url);
   const context = url.searchParams.get("context")?.slice(0, MAX_CONTEXT_CHARS) || undefined;
   return withBook(ctx, async (book) => toWire(await book.brief({ context, since })));
+}
+
+/** `GET /api/style/score?since=`: readiness, drift, over-imitation, and whether to fetch the brief again. */
+export function score(ctx: Context, url: URL) {
+  const since = sinceOf(url);
+  return withBook(ctx, async (book) => toWire(await book.score({ since })));
 }
 
 /** `POST /api/style/habits/{id}/pin` and `/unpin`: the habit as it is now. */

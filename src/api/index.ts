@@ -79,6 +79,7 @@ const TABLE: [string, string, Handler][] = [
   ["GET", "export", (c, _r, u) => routes.exportLorebook(c, u)],
   ["GET", "style", (c, _r, u) => style.habits(c, u)],
   ["GET", "style/brief", (c, _r, u) => style.brief(c, u)],
+  ["GET", "style/score", (c, _r, u) => style.score(c, u)],
   ["POST", "style/habits/:key/pin", (c, _r, _u, _kind, id) => style.pin(c, id, true)],
   ["POST", "style/habits/:key/unpin", (c, _r, _u, _kind, id) => style.pin(c, id, false)],
   ["DELETE", "style/habits/:key", (c, _r, _u, _kind, id) => style.forget(c, id)],

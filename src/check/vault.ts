@@ -10,6 +10,12 @@ import type { Card, CardMeta } from "../card/types.ts";
 import { staleImports } from "../interop/index.ts";
 import type { Names } from "../recall/macros.ts";
 import { parseSettings, SETTINGS_FILE } from "../recall/settings.ts";
+import {
+  resolveStyleSettings,
+  type SettingsRead,
+  type Resolved as StyleSettings,
+  styleSettingsIn,
+} from "../style/settings.ts";
 import { findLinks, loadIndex, readCard, readNoFollow, type Vault } from "../vault/index.ts";
 import { checkCards, type Finding } from "./index.ts";
 
@@ -19,12 +25,22 @@ export interface VaultCheck {
   errors: number;
   warnings: number;
   findings: Finding[];
+  /** Style memory's settings in force and where each came from (settings.yaml, the environment). */
+  style: Omit<StyleSettings, "problems">;
 }
 
-/** Check `vault`; `names` are the {{char}} / {{user}} names given on the command line, over settings.yaml's. */
-export function checkVault(vault: Vault, names: Names = {}): VaultCheck {
+/**
+ * Check `vault`; `names` are the {{char}} / {{user}} names given on the command line, over
+ * settings.yaml's; `styleEnv` style memory's settings from the environment (cli/ reads it).
+ */
+export function checkVault(
+  vault: Vault,
+  names: Names = {},
+  styleEnv: SettingsRead = { settings: {}, problems: [] },
+): VaultCheck {
   const index = loadIndex(vault);
   const settings = settingsOf(vault);
+  const style = resolveStyleSettings(styleSettingsIn(settings.raw), styleEnv);
   const text = (card: CardMeta): string | undefined => {
     try {
       return publicTextOf(readNoFollow(vault, `${vault.root}/${card.path}`), vault.kinds);
@@ -46,6 +62,11 @@ export function checkVault(vault: Vault, names: Names = {}): VaultCheck {
       detail: w,
     });
   }
+  for (const problem of style.problems) {
+    // "$STYLE_MEMORY_…: …" names its variable; the rest are the file's.
+    const where = problem.startsWith("$") ? problem.slice(0, problem.indexOf(" ")) : SETTINGS_FILE;
+    findings.push({ severity: "warning", code: "bad_setting", card: where, path: where, detail: problem });
+  }
   for (const stale of staleImports(fullCards(vault, index.cards))) {
     findings.push({
       severity: "warning",
@@ -62,6 +83,7 @@ export function checkVault(vault: Vault, names: Names = {}): VaultCheck {
     errors,
     warnings: findings.length - errors,
     findings,
+    style: { settings: style.settings, sources: style.sources },
   };
 }
 
@@ -79,13 +101,13 @@ function fullCards(vault: Vault, cards: readonly CardMeta[]): Card[] {
   return out;
 }
 
-function settingsOf(vault: Vault): { names: Names; warnings: string[] } {
+function settingsOf(vault: Vault): { names: Names; warnings: string[]; raw: string } {
   let raw: string;
   try {
     raw = readNoFollow(vault, `${vault.root}/${SETTINGS_FILE}`);
   } catch {
-    return { names: {}, warnings: [] };
+    return { names: {}, warnings: [], raw: "" };
   }
   const { settings, warnings } = parseSettings(raw);
-  return { names: { char: settings.char, user: settings.user }, warnings };
+  return { names: { char: settings.char, user: settings.user }, warnings, raw };
 }

@@ -1,11 +1,14 @@
 /**
- * The style book's clock (README "Style memory"). `$LORECARDS_STYLE_NOW` is an instant, milliseconds
- * since the epoch or an ISO 8601 time, that style memory reads instead of the system clock: its TTLs
- * (a candidate unseen for 30 days, an active habit archived after 180) can then be crossed through
- * the compiled binary, which has no test hooks. Only style memory reads it, and only here: cli/ is
- * the one place that reads the environment; what it gives is passed down as `StyleOptions.now`.
+ * What the environment tells style memory (docs/STYLE-MEMORY.md). `$LORECARDS_STYLE_NOW` is an
+ * instant, milliseconds since the epoch or an ISO 8601 time, that style memory reads instead of the
+ * system clock: its TTLs (a candidate unseen for 30 days, an active habit archived after 180) can then
+ * be crossed through the compiled binary, which has no test hooks. `$STYLE_MEMORY_…` set its settings
+ * (style/settings.ts) over settings.yaml's, and `$STYLE_MEMORY_LEARNING=off` stops learning as
+ * `--no-learn` does, named as style-memory-mcp names them. cli/ is the one place that reads the
+ * environment; what it gives is passed down as `StyleOptions`.
  */
 import { LoreError } from "../errors.ts";
+import { styleSettingsFromEnv } from "../style/settings.ts";
 
 export const STYLE_NOW_ENV = "LORECARDS_STYLE_NOW";
 
@@ -27,10 +30,20 @@ export function styleNowFrom(env: Record<string, string | undefined>): number | 
   return at;
 }
 
-/** `StyleOptions` for the style book: a frozen clock when the variable is set, else the system's. */
-export function styleOptions(env: Record<string, string | undefined> = process.env): {
-  now?: () => number;
-} {
+/**
+ * `StyleOptions` for the style book: a frozen clock when the variable is set, else the system's, and
+ * the settings the environment sets (a value that is not one is left to `check` to report).
+ */
+export function styleOptions(env: Record<string, string | undefined> = process.env) {
   const at = styleNowFrom(env);
-  return at === undefined ? {} : { now: () => at };
+  const { settings } = styleSettingsFromEnv(env);
+  return { ...(at === undefined ? {} : { now: () => at }), settings };
+}
+
+export const LEARNING_ENV = "STYLE_MEMORY_LEARNING";
+
+/** False when the environment turns learning off (`off`, `false`, `0`, `no`), as `--no-learn` does. */
+export function learningFromEnv(env: Record<string, string | undefined> = process.env): boolean {
+  const raw = env[LEARNING_ENV]?.trim().toLowerCase();
+  return !(raw === "off" || raw === "false" || raw === "0" || raw === "no");
 }

@@ -8,6 +8,7 @@ import { describeHealth, recallHealth } from "../check/recall-health.ts";
 import { checkVault } from "../check/vault.ts";
 import { refreshVault } from "../recall/index.ts";
 import { type HealthReport, openStore, statePath, stateUrl } from "../state/index.ts";
+import { describeStyleSettings, styleSettingsFromEnv } from "../style/settings.ts";
 import { openVault, sweepVaultTemps, type Vault } from "../vault/index.ts";
 import { toWire } from "../wire.ts";
 import { recallArgs } from "./_args.ts";
@@ -30,9 +31,15 @@ export const checkCommand = defineCommand({
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     sweepVaultTemps(vault);
     if (args.reindex) refreshVault(vault, { all: true });
-    const { cards, errors, warnings, findings } = checkVault(vault, { char: args.char, user: args.user });
+    const names = { char: args.char, user: args.user };
+    const { cards, errors, warnings, findings, style } = checkVault(
+      vault,
+      names,
+      styleSettingsFromEnv(process.env),
+    );
     const recall = await recallSection(vault);
-    if (args.json) printJson({ cards, errors, warnings, findings, recall: toWire(recall.report) });
+    if (args.json)
+      printJson({ cards, errors, warnings, findings, style: toWire(style), recall: toWire(recall.report) });
     else {
       const lines =
         findings.length === 0
@@ -43,7 +50,16 @@ export const checkCommand = defineCommand({
               ),
               `${cards} cards: ${errors} error(s), ${warnings} warning(s).`,
             ];
-      print([...lines, ...(recall.lines.length > 0 ? ["", ...recall.lines] : [])].join("\n"));
+      const styleLines = describeStyleSettings(style, { onlySet: true });
+      print(
+        [
+          ...lines,
+          ...(styleLines.length > 0
+            ? ["", "Style memory settings:", ...styleLines.map((l) => `  ${l}`)]
+            : []),
+          ...(recall.lines.length > 0 ? ["", ...recall.lines] : []),
+        ].join("\n"),
+      );
     }
     return errors > 0 ? 1 : 0;
   },

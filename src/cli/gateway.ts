@@ -28,7 +28,7 @@ import {
   vaultArg,
   wholeNumber,
 } from "./_shared.ts";
-import { styleOptions } from "./_style-clock.ts";
+import { learningFromEnv, styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const gatewayCommand = defineCommand({
@@ -77,7 +77,7 @@ export const gatewayCommand = defineCommand({
       token: tokenFrom(args),
       allowHosts: hostList(args["allow-host"]),
       log: args.log !== false,
-      learn: args.learn !== false,
+      learn: args.learn !== false && learningFromEnv(),
       style: styleOptions(),
       styleBrief: args["style-brief"] === true,
       recall: recallFlags(args),

@@ -15,7 +15,7 @@ import {
 } from "./_args.ts";
 import { writeAll } from "./_out.ts";
 import { defineCommand, vaultArg, wholeNumber } from "./_shared.ts";
-import { styleOptions } from "./_style-clock.ts";
+import { learningFromEnv, styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const hookCommand = defineCommand({
@@ -47,7 +47,7 @@ export const hookCommand = defineCommand({
         log: args.log !== false,
         recall: recallFlags(args),
         inject: args.inject,
-        learn: args.learn !== false,
+        learn: args.learn !== false && learningFromEnv(),
         style: styleOptions(),
         styleBrief: args["style-brief"] === true,
       });

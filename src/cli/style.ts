@@ -1,16 +1,30 @@
-// `lorecards style [list|pin|unpin|forget|pause|resume|brief] [ID]`: style memory from the command line
-// (README "Style memory"): what was learned of how the person talks, the controls over it, and the brief
-// a model would get. Unknown habit ids are `not_found` (exit 3); a missing or unknown action is a usage
-// error (exit 2). The style book loads only here, and its clock may be moved by $LORECARDS_STYLE_NOW.
+// `lorecards style [list|pin|unpin|forget|pause|resume|brief|score|init|distill] [ID]`: style memory from
+// the command line (docs/STYLE-MEMORY.md): what was learned of how the person talks, the controls over
+// it, the brief a model would get, its health score, the one-time initialisation and an agent's
+// distillation (both read as JSON from --input). Unknown habit ids are `not_found` (exit 3); a missing
+// or unknown action is a usage error (exit 2); a submission refused is exit 5, an initialisation made
+// before exit 4. The style book loads only here, and its clock may be moved by $LORECARDS_STYLE_NOW.
 import { LoreError } from "../errors.ts";
 import type { Habit, StyleBook } from "../style/index.ts";
 import { openVault } from "../vault/index.ts";
 import { toWire } from "../wire.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { styleOptions } from "./_style-clock.ts";
+import { describeScore, distill, initialize } from "./_style-seed.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
-const ACTIONS = ["list", "pin", "unpin", "forget", "pause", "resume", "brief"] as const;
+const ACTIONS = [
+  "list",
+  "pin",
+  "unpin",
+  "forget",
+  "pause",
+  "resume",
+  "brief",
+  "score",
+  "init",
+  "distill",
+] as const;
 type Action = (typeof ACTIONS)[number];
 const STATES = ["candidate", "active", "archived"] as const;
 
@@ -39,8 +53,19 @@ export const styleCommand = defineCommand({
     },
     since: {
       type: "string",
-      description: "brief: the revision already held: a delta, or a short ack when nothing changed",
+      description: "brief, score: the revision already held: a delta or an ack; whether to fetch it again",
       valueHint: "REV",
+    },
+    input: {
+      type: "string",
+      description: "init, distill: the JSON submitted (a file, or - for stdin)",
+      valueHint: "FILE",
+    },
+    skip: { type: "boolean", description: "init: no history to offer; not asked again" },
+    conversation: {
+      type: "string",
+      description: "distill: the conversation the expressions were noticed in",
+      valueHint: "ID",
     },
     ...vaultArg,
     ...jsonArg,
@@ -54,8 +79,14 @@ export const styleCommand = defineCommand({
       throw new LoreError("usage", `style ${action} takes no habit id (got "${args.id}")`);
     if (args.state !== undefined && action !== "list")
       throw new LoreError("usage", "--state applies to list only");
-    if ((args.context !== undefined || args.since !== undefined) && action !== "brief")
-      throw new LoreError("usage", "--context and --since apply to brief only");
+    if (args.context !== undefined && action !== "brief")
+      throw new LoreError("usage", "--context applies to brief only");
+    if (args.since !== undefined && action !== "brief" && action !== "score")
+      throw new LoreError("usage", "--since applies to brief and score only");
+    if (args.input !== undefined && action !== "init" && action !== "distill")
+      throw new LoreError("usage", "--input applies to init and distill only");
+    if ((args.skip && action !== "init") || (args.conversation !== undefined && action !== "distill"))
+      throw new LoreError("usage", "--skip applies to init, --conversation to distill");
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     const { openStyle } = await import("../style/index.ts");
     const book = await openStyle(vault.root, styleOptions());
@@ -73,7 +104,16 @@ function actionOf(value: string | undefined): Action {
   throw new LoreError("usage", `unknown style action "${value}" (one of: ${ACTIONS.join(", ")})`);
 }
 
-type Args = { id?: string; state?: string; context?: string; since?: string; json?: boolean };
+type Args = {
+  id?: string;
+  state?: string;
+  context?: string;
+  since?: string;
+  input?: string;
+  skip?: boolean;
+  conversation?: string;
+  json?: boolean;
+};
 
 async function perform(book: StyleBook, action: Action, args: Args): Promise<number> {
   switch (action) {
@@ -81,7 +121,8 @@ async function perform(book: StyleBook, action: Action, args: Args): Promise<num
       const state = stateOf(args.state);
       const habits = await book.list(state === undefined ? undefined : { state });
       const learning = await book.learning();
-      if (args.json) printJson(toWire({ learning, habits }));
+      const initialization = await book.initialization();
+      if (args.json) printJson(toWire({ learning, habits, initialization }));
       else print(describeList(habits, learning));
       return 0;
     }
@@ -114,6 +155,16 @@ async function perform(book: StyleBook, action: Action, args: Args): Promise<num
       else print(answer.text);
       return 0;
     }
+    case "score": {
+      const score = await book.score({ since: wholeNumber(args.since, "--since") });
+      if (args.json) printJson(toWire(score));
+      else print(describeScore(score));
+      return 0;
+    }
+    case "init":
+      return initialize(book, args);
+    case "distill":
+      return distill(book, args);
   }
 }
 

@@ -2,7 +2,8 @@
  * Style memory's MCP tools (README "Style memory"): `style_brief` (the brief in full, the delta since
  * a revision the agent holds, or a short ack), `style_observe` (what the agent noticed that the
  * dictionary cannot know: a personal phrase, a concrete collaboration preference) and `style_admin`
- * (list, review, pin, unpin, forget, pause, resume). The person's messages themselves are observed by
+ * (list, review, pin, unpin, forget, pause, resume; the health score; the one-time initialisation of
+ * an empty store; an agent's distillation of a conversation). The person's messages are observed by
  * the gateway and the hook, never sent through here. Three compact tools rather than one per action:
  * every tool's description is paid for in every request an agent makes. Each call opens the vault's
  * style book and closes it again, so a long stdio session holds no database open between calls.
@@ -10,7 +11,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describeError, isLoreError, LoreError } from "../errors.ts";
-import type { Habit, HintResult, StyleBook, StyleOptions } from "../style/index.ts";
+import type { DistillInput, Habit, HintResult, StyleBook, StyleOptions } from "../style/index.ts";
 import { toWire } from "../wire.ts";
 import {
   type ADMIN_ACTIONS,
@@ -38,12 +39,20 @@ export function registerStyleTools(server: McpServer, vaultRoot: string, options
       description:
         "How the person talks and likes to work with you, learned from their own messages: a short brief " +
         "in fixed sections with strength tags. Pass since (the revision you hold) for only what changed, " +
-        "or an ack when nothing did. Use it lightly: shape your replies, never copy the person.",
+        "or an ack when nothing did. Use it lightly: shape your replies, never copy the person. While " +
+        "style memory is empty and never initialised, the answer carries `initialization`: you may then " +
+        "seed it once through style_admin init.",
       inputSchema: briefShape,
       outputSchema: briefResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args) => respond(open, (book) => book.brief({ context: args.context, since: args.since })),
+    (args) =>
+      respond(open, async (book) => {
+        const brief = await book.brief({ context: args.context, since: args.since });
+        // As style-memory-mcp's bootstrap does: an empty store that was never seeded says so, once.
+        const initialization = await book.initialization();
+        return initialization.state === "needed" ? { ...brief, initialization } : brief;
+      }),
   );
 
   server.registerTool(
@@ -90,14 +99,35 @@ export function registerStyleTools(server: McpServer, vaultRoot: string, options
   );
 }
 
-type AdminArgs = { action: (typeof ADMIN_ACTIONS)[number]; id?: string; state?: Habit["state"] };
+type AdminArgs = {
+  action: (typeof ADMIN_ACTIONS)[number];
+  id?: string;
+  state?: Habit["state"];
+  since?: number;
+  init?: unknown;
+  conversation?: string;
+  expressions?: DistillInput["expressions"];
+  preferences?: string[];
+};
+
+/** Which action each optional field belongs to: given to another, it is an error, not ignored. */
+const FIELD_OF: Record<string, readonly string[]> = {
+  id: ["pin", "unpin", "forget"],
+  state: ["list"],
+  since: ["score"],
+  init: ["init"],
+  conversation: ["distill"],
+  expressions: ["distill"],
+  preferences: ["distill"],
+};
 
 async function admin(book: StyleBook, args: AdminArgs): Promise<Record<string, unknown>> {
   const needsId = args.action === "pin" || args.action === "unpin" || args.action === "forget";
   if (needsId && args.id === undefined) throw new LoreError("invalid_input", `${args.action} needs an id`);
-  if (!needsId && args.id !== undefined) throw new LoreError("invalid_input", `${args.action} takes no id`);
-  if (args.state !== undefined && args.action !== "list")
-    throw new LoreError("invalid_input", "state applies to list only");
+  for (const [field, actions] of Object.entries(FIELD_OF)) {
+    if (args[field as keyof AdminArgs] !== undefined && !actions.includes(args.action))
+      throw new LoreError("invalid_input", `${field} applies to ${actions.join(", ")} only`);
+  }
   switch (args.action) {
     case "list":
       return {
@@ -119,6 +149,21 @@ async function admin(book: StyleBook, args: AdminArgs): Promise<Record<string, u
     case "resume":
       await book.resume();
       return { learning: await book.learning() };
+    case "score":
+      return { ...(await book.score({ since: args.since })) };
+    case "init":
+      if (args.init === undefined)
+        throw new LoreError("invalid_input", "init needs init: {action: submit | skip, …}");
+      return { ...(await book.initialize(args.init)) };
+    case "distill":
+      if (args.conversation === undefined)
+        throw new LoreError("invalid_input", "distill needs a conversation");
+      return {
+        ...(await book.distill(args.conversation, {
+          expressions: args.expressions,
+          preferences: args.preferences,
+        })),
+      };
   }
 }
 

@@ -8,6 +8,7 @@
  *   reach: one-hop         or `named`
  *   priority_caps: {2: 5, 1: 15}   the write checks' caps (check/writes.ts); `false` turns them off
  *   learn: false           style memory learns nothing (learn/, README "Style memory")
+ *   style: {…}             style memory's settings (style/settings.ts reads them)
  *
  * A flag or request field given on a surface wins over the file, which wins over the defaults. The
  * file never stops recall: an unknown key, a value of the wrong kind, or YAML that does not parse is
@@ -88,6 +89,8 @@ export function parseSettings(text: string): { settings: VaultSettings; warnings
     } else if (key === "learn") {
       if (typeof value === "boolean") settings.learn = value;
       else if (value !== null) warn("learn must be true or false");
+    } else if (key === "style") {
+      // Style memory's own settings: style/settings.ts reads and checks them.
     } else if (key === "priority_caps") {
       const caps = priorityCaps(value);
       if (caps !== null) settings.priorityCaps = caps;

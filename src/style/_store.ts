@@ -6,7 +6,7 @@
 import { LoreError } from "../errors.ts";
 import { type Queries, rowValues, toRecord } from "./_db.ts";
 import { styleFold } from "./fold.ts";
-import { fate, type HabitRecord, RULES, strengthOf } from "./rules.ts";
+import { fate, type HabitRecord, RULES, type Rules, strengthOf } from "./rules.ts";
 import type { Habit, HabitState } from "./types.ts";
 
 export function isPaused(q: Queries): boolean {
@@ -14,15 +14,15 @@ export function isPaused(q: Queries): boolean {
 }
 
 /** The habits time may change at `now` (rules.ts `fate` decides which it does). */
-export function aging(q: Queries, now: number): HabitRecord[] {
-  const rows = q.aging.all(now - RULES.candidateTtl, now - RULES.archiveAfter, now - RULES.deleteAfter);
+export function aging(q: Queries, now: number, rules: Rules = RULES): HabitRecord[] {
+  const rows = q.aging.all(now - rules.candidateTtl, now - rules.archiveAfter, now - rules.deleteAfter);
   return rows.map(toRecord);
 }
 
 /** Applies the passing of time to every habit it can change. */
-export function sweep(q: Queries, now: number): void {
-  for (const h of aging(q, now)) {
-    const f = fate(h, now);
+export function sweep(q: Queries, now: number, rules: Rules = RULES): void {
+  for (const h of aging(q, now, rules)) {
+    const f = fate(h, now, rules);
     if (f === "delete") q.dropHabit.run(h.id);
     else if (f === "archive") q.putHabit.run(...rowValues({ ...h, state: "archived" }));
   }

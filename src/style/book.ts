@@ -10,56 +10,48 @@ import { LoreError } from "../errors.ts";
 import { exampleAround, sanitize } from "../sanitize.ts";
 import { rowValues, StyleDb, stylePath, toRecord } from "./_db.ts";
 import { conversationHash, habitId } from "./_ids.ts";
+import { Readers } from "./_readers.ts";
+import type { InitResult, InitState } from "./_seed.ts";
+import { StyleSettingsFile } from "./_settings-file.ts";
 import { aging, findHabit, isPaused, listOrder, putHabit, shown, sweep } from "./_store.ts";
-import { builtInReader } from "./built-in.ts";
 import { guessLocale } from "./dictionary.ts";
-import { emojiKey, isOneEmoji } from "./emoji.ts";
-import { styleFold } from "./fold.ts";
 import { type Hint, hintSignal } from "./hints.ts";
-import { fate, type HabitRecord, pinned, type Seen, sighted } from "./rules.ts";
-import { TermScanner } from "./scanner.ts";
-import {
-  type DictionaryReader,
-  dictionaryReader,
-  emojiSignal,
-  readMessage,
-  type Signal,
-  shapeOf,
-  signalOf,
-} from "./sightings.ts";
+import { fate, type HabitRecord, pinned, type Rules, type Seen, sighted } from "./rules.ts";
+import type { StyleScore } from "./score.ts";
+import type { Resolved } from "./settings.ts";
+import { readMessage, type Signal } from "./sightings.ts";
 import type {
   BriefAnswer,
   BriefItem,
   DictionaryInfo,
+  DistillInput,
+  DistillResult,
   Habit,
   HabitState,
   HintResult,
   StyleBook,
   StyleOptions,
 } from "./types.ts";
-import {
-  dictionaryStamp,
-  type LoadedDictionary,
-  loadDictionary,
-  VAULT_DICTIONARY,
-} from "./vault-dictionary.ts";
 
 export type { StyleBook };
+
+/** What one distill call may carry (types.ts `distill`). */
+export const DISTILL_EXPRESSIONS = 3;
+export const DISTILL_PREFERENCES = 8;
 
 export class Book implements StyleBook {
   private readonly db: StyleDb;
   private readonly now: () => number;
   private readonly warn: (line: string) => void;
-  private dict?: LoadedDictionary & { reader?: DictionaryReader; byTerm?: Map<string, Signal> };
-  private learnedCache?: { key: string; scanner: TermScanner<Signal> };
+  private readonly readers: Readers;
+  private readonly settingsFile: StyleSettingsFile;
 
-  constructor(
-    private readonly vaultRoot: string,
-    options: StyleOptions,
-  ) {
+  constructor(vaultRoot: string, options: StyleOptions) {
     this.now = options.now ?? Date.now;
     this.warn = options.warn ?? ((line) => process.stderr.write(`${line}\n`));
     this.db = new StyleDb(stylePath(vaultRoot), this.warn);
+    this.settingsFile = new StyleSettingsFile(vaultRoot, options.settings);
+    this.readers = new Readers(vaultRoot, this.warn);
   }
 
   async observe(conversation: string, text: string): Promise<void> {
@@ -71,11 +63,13 @@ export class Book implements StyleBook {
       .filter((m) => typeof m.text === "string" && m.text.trim() !== "")
       .map((m) => ({
         conv: conversationHash(String(m.conversation)),
-        reading: readMessage(m.text, this.reader(), this.learned()),
+        reading: readMessage(m.text, this.readers.reader(), this.learned()),
       }))
       .filter((r) => r.reading.sightings.length > 0);
     if (readings.length === 0) return;
     const now = this.now();
+    const rules = this.rules();
+    const keep = rules.exampleLength;
     this.db.write((q) => {
       if (isPaused(q)) return;
       for (const { conv, reading } of readings) {
@@ -83,41 +77,48 @@ export class Book implements StyleBook {
           const id = habitId(s.kind, s.signal);
           const prev = q.habit.get(id);
           const example =
-            prev?.example ?? (s.start >= 0 ? exampleAround(reading.text, s.start, s.end) : undefined);
+            prev?.example ??
+            (s.start >= 0 && keep > 0 ? exampleAround(reading.text, s.start, s.end, keep) : undefined);
           putHabit(
             q,
-            sighted(prev ? toRecord(prev) : undefined, seenOf(id, s, example), conv, now, false),
+            sighted(prev ? toRecord(prev) : undefined, seenOf(id, s, example), conv, now, false, rules),
             !prev,
           );
         }
       }
-      sweep(q, now);
+      sweep(q, now, rules);
     });
   }
 
   async hint(conversation: string, hint: Hint): Promise<HintResult> {
-    const s = hintSignal(hint, (signal) => this.lookup(signal));
+    const s = hintSignal(hint, (signal) => this.readers.lookup(signal));
     if (typeof s === "string") return { status: "refused", reason: s };
-    const example = typeof hint.example === "string" ? sanitize(hint.example) : undefined;
+    const keep = this.rules().exampleLength;
+    const example = typeof hint.example === "string" && keep > 0 ? sanitize(hint.example, keep) : undefined;
     return this.record(conversation, habitId(s.kind, s.signal), (prev) =>
       seenOf("", s, prev?.example ?? example),
     );
   }
 
   async profileHint(conversation: string, preference: string): Promise<HintResult> {
+    return this.preference(conversation, preference, false);
+  }
+
+  /** A preference: one sighting, and active at once when the person `reviewed` it (distill). */
+  private async preference(conversation: string, preference: string, reviewed: boolean): Promise<HintResult> {
     const { checkPreference, preferenceKey } = await import("./profile.ts");
     const checked = checkPreference(preference);
     if (!checked.ok) return { status: "refused", reason: checked.reason };
     const id = habitId("preference", preferenceKey(checked.text));
-    return this.record(conversation, id, (prev) => ({
-      id,
+    const seen = (prev: HabitRecord | undefined): Omit<Seen, "id"> => ({
       signal: prev?.signal ?? checked.text,
       kind: "preference",
       locale: guessLocale(checked.text),
       useWhen: [],
       avoidWhen: [],
       source: "profile",
-    }));
+    });
+    return this.record(conversation, id, seen, reviewed);
   }
 
   async list(filter: { state?: HabitState } = {}): Promise<Habit[]> {
@@ -160,25 +161,77 @@ export class Book implements StyleBook {
   async brief(options: { context?: string; since?: number } = {}): Promise<BriefAnswer> {
     this.age();
     // Loaded when asked for: a process that only observes (a hook) never loads the brief's code.
-    const [{ briefItems }, { answer, isSettled, settleRevision, storedRevision }, { contextTags }] =
-      await Promise.all([import("./brief.ts"), import("./_revisions.ts"), import("./context.ts")]);
+    const [{ currentBrief, markServed }, { answer }, { contextTags }] = await Promise.all([
+      import("./_briefing.ts"),
+      import("./_revisions.ts"),
+      import("./context.ts"),
+    ]);
     const context = typeof options.context === "string" ? contextTags(options.context) : [];
-    const habits = this.db.read((q) => q.habits.all().map(toRecord), []).map(shown);
-    const items = briefItems(habits);
-    const current = this.db.read(storedRevision, { revision: 0, hash: "" });
-    const revision = isSettled(current, items)
-      ? current.revision
-      : this.db.write((q) => settleRevision(q, items, this.now()));
+    const { items, revision } = currentBrief(this.db, this.rules(), this.now());
     const kept = (n: number) =>
       this.db.read((q) => {
         const row = q.revision.get(n);
         return row ? (JSON.parse(row.items) as BriefItem[]) : undefined;
       }, undefined);
-    return answer(items, revision, context, options.since, kept);
+    const out = answer(items, revision, context, options.since, kept);
+    if (out.kind !== "ack") markServed(this.db, revision);
+    return out;
+  }
+
+  async score(options: { since?: number } = {}): Promise<StyleScore> {
+    this.age();
+    const [{ currentBrief, servedRevision }, { styleScore }] = await Promise.all([
+      import("./_briefing.ts"),
+      import("./score.ts"),
+    ]);
+    const now = this.now();
+    const { habits, revision } = currentBrief(this.db, this.rules(), now);
+    const served = this.db.read(servedRevision, 0);
+    const { inactiveTtlDays } = this.settingsFile.resolved().settings;
+    return styleScore({ habits, now, inactiveTtlDays, revision, served, since: options.since });
+  }
+
+  async initialization(): Promise<InitState> {
+    const { initState } = await import("./_seed.ts");
+    return this.db.read(initState, initState(undefined));
+  }
+
+  async initialize(submission: unknown): Promise<InitResult> {
+    const [{ readInit }, { applyInit }] = await Promise.all([import("./init.ts"), import("./_seed.ts")]);
+    const sub = readInit(submission);
+    if (typeof sub === "string") return { status: "refused", reason: sub };
+    const signals: Signal[] = [];
+    for (const e of sub.action === "submit" ? sub.expressions : []) {
+      const s = hintSignal(e, (signal) => this.readers.lookup(signal));
+      if (typeof s === "string") return { status: "refused", reason: `expressions: ${s}` };
+      signals.push(s);
+    }
+    const now = this.now();
+    const rules = this.rules();
+    return this.db.write((q) => applyInit(q, sub, signals, now, rules));
+  }
+
+  async distill(conversation: string, input: DistillInput): Promise<DistillResult> {
+    const expressions = input.expressions ?? [];
+    const preferences = input.preferences ?? [];
+    if (expressions.length > DISTILL_EXPRESSIONS)
+      throw new LoreError("invalid_input", `at most ${DISTILL_EXPRESSIONS} expression candidates per call`);
+    if (preferences.length > DISTILL_PREFERENCES)
+      throw new LoreError("invalid_input", `at most ${DISTILL_PREFERENCES} preferences per call`);
+    if (expressions.length + preferences.length === 0)
+      throw new LoreError("invalid_input", "nothing to distill: give expressions, preferences or both");
+    const out: DistillResult = { expressions: [], preferences: [] };
+    for (const e of expressions) out.expressions.push(await this.hint(conversation, e));
+    for (const p of preferences) out.preferences.push(await this.preference(conversation, p, true));
+    return out;
   }
 
   async dictionary(): Promise<DictionaryInfo> {
-    return this.loaded().info;
+    return this.readers.info();
+  }
+
+  async settings(): Promise<Resolved> {
+    return this.settingsFile.resolved();
   }
 
   async close(): Promise<void> {
@@ -190,16 +243,19 @@ export class Book implements StyleBook {
     conversation: string,
     id: string,
     seen: (prev: HabitRecord | undefined) => Omit<Seen, "id">,
+    reviewed = false,
   ): HintResult {
     const conv = conversationHash(String(conversation));
     const now = this.now();
+    const rules = this.rules();
     return this.db.write((q): HintResult => {
       if (isPaused(q)) return { status: "paused" };
       const row = q.habit.get(id);
       const prev = row ? toRecord(row) : undefined;
-      const next = sighted(prev, { ...seen(prev), id }, conv, now, true);
+      const sighting = sighted(prev, { ...seen(prev), id }, conv, now, true, rules);
+      const next: HabitRecord = reviewed ? { ...sighting, state: "active" } : sighting;
       putHabit(q, next, !prev);
-      sweep(q, now);
+      sweep(q, now, rules);
       return { status: "recorded", habit: shown(next) };
     });
   }
@@ -225,52 +281,22 @@ export class Book implements StyleBook {
   /** Expiry and archiving up to now, when there is a store at all. */
   private age(): void {
     const now = this.now();
-    const due = this.db.read((q) => aging(q, now).some((h) => fate(h, now) !== "keep"), false);
-    if (due) this.db.write((q) => sweep(q, now));
+    const rules = this.rules();
+    const due = this.db.read((q) => aging(q, now, rules).some((h) => fate(h, now, rules) !== "keep"), false);
+    if (due) this.db.write((q) => sweep(q, now, rules));
   }
 
-  private loaded(): NonNullable<Book["dict"]> {
-    const stamp = dictionaryStamp(`${this.vaultRoot}/${VAULT_DICTIONARY}`);
-    if (this.dict === undefined || this.dict.stamp !== stamp) {
-      this.dict = loadDictionary(this.vaultRoot);
-      for (const p of this.dict.info.problems) this.warn(`lorecards: ${p}`);
-    }
-    return this.dict;
-  }
-
-  private reader(): DictionaryReader {
-    const d = this.loaded();
-    d.reader ??= d.builtInOnly ? builtInReader() : dictionaryReader(d.entries);
-    return d.reader;
-  }
-
-  /** The dictionary's signal for a hinted phrase or emoji, when it has one. */
-  private lookup(signal: string): Signal | undefined {
-    const d = this.loaded();
-    d.byTerm ??= new Map(d.entries.map((e) => [styleFold(e.term), signalOf(e)]));
-    const known = d.byTerm.get(styleFold(signal));
-    if (known) return known;
-    return isOneEmoji(signal) ? emojiSignal(emojiKey(signal), this.reader().emoji) : undefined;
+  /** The rules under the settings in force (settings.yaml re-read when it changed). */
+  private rules(): Rules {
+    return this.settingsFile.rules();
   }
 
   /** A scanner over the phrases agents hinted at, so the person's own use of them is seen. */
-  private learned(): TermScanner<Signal> | undefined {
-    const hinted = this.db.read((q) => q.bySource.all("hint").map(toRecord), []);
-    if (hinted.length === 0) return undefined;
-    const key = hinted.map((h) => h.id).join(",");
-    if (this.learnedCache?.key !== key) {
-      const terms = hinted.map((h) => ({ term: h.signal, value: recordSignal(h), ...shapeOf(h.kind) }));
-      this.learnedCache = { key, scanner: new TermScanner(terms) };
-    }
-    return this.learnedCache.scanner;
+  private learned() {
+    return this.readers.learned(this.db.read((q) => q.bySource.all("hint").map(toRecord), []));
   }
 }
 
 function seenOf(id: string, s: Signal, example: string | undefined): Seen {
   return { ...s, id, ...(example === undefined ? {} : { example }) };
-}
-
-function recordSignal(h: HabitRecord): Signal {
-  const { kind, signal, locale, note, useWhen, avoidWhen, source } = h;
-  return { kind, signal, locale, ...(note === undefined ? {} : { note }), useWhen, avoidWhen, source };
 }

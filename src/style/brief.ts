@@ -143,8 +143,11 @@ function voiceItems(habits: Habit[]): BriefItem[] {
   return out;
 }
 
-/** The brief's content: its items in section order, each section capped. */
-export function briefItems(habits: Habit[]): BriefItem[] {
+/**
+ * The brief's content: its items in section order, each section capped, and at most `total` lines of
+ * habits in all (settings.ts `brief_items`: the sections fill in their order).
+ */
+export function briefItems(habits: Habit[], total = Number.POSITIVE_INFINITY): BriefItem[] {
   const active = habits.filter((h) => h.state === "active").sort(byStrength);
   const bySection = new Map<BriefSectionId, BriefItem[]>(BRIEF_SECTIONS.map((s) => [s, []]));
   bySection.set("voice", voiceItems(habits));
@@ -154,7 +157,9 @@ export function briefItems(habits: Habit[]): BriefItem[] {
     bySection.get(section)!.push(item(h, section, habitLine(h)));
   }
   const out: BriefItem[] = [];
-  for (const s of BRIEF_SECTIONS) out.push(...bySection.get(s)!.slice(0, SECTION_CAPS[s]));
+  for (const s of BRIEF_SECTIONS) {
+    out.push(...bySection.get(s)!.slice(0, Math.min(SECTION_CAPS[s], total - out.length)));
+  }
   if (out.length > 0) {
     out.push({ id: "avoid:lightly", section: "avoid", label: "", line: LIGHTLY, avoidWhen: [], useWhen: [] });
   }

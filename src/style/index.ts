@@ -26,7 +26,19 @@ import type { StyleBook, StyleOptions } from "./types.ts";
 
 export { EXAMPLE_MAX, sanitize } from "../sanitize.ts";
 export { stylePath } from "./_db.ts";
+export type { InitResult, InitState } from "./_seed.ts";
 export { RULES } from "./rules.ts";
+export type { StyleScore } from "./score.ts";
+export {
+  describeStyleSettings,
+  type Resolved as ResolvedStyleSettings,
+  resolveStyleSettings,
+  STYLE_DEFAULTS,
+  STYLE_SETTINGS,
+  type StyleSettings,
+  styleSettingsFromEnv,
+  styleSettingsIn,
+} from "./settings.ts";
 export {
   type BriefAnswer,
   type BriefItem,
@@ -35,6 +47,8 @@ export {
   CONTEXT_TAGS,
   type ContextTag,
   type DictionaryInfo,
+  type DistillInput,
+  type DistillResult,
   HABIT_KINDS,
   HABIT_STATES,
   type Habit,

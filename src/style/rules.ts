@@ -11,6 +11,7 @@
  * Conversations are kept as short hashes of their ids, the most recent 16, with a count of how many
  * different ones there were.
  */
+import { EXAMPLE_MAX } from "../sanitize.ts";
 import type { Habit, HabitState, Strength } from "./types.ts";
 
 export const DAY = 86_400_000;
@@ -26,7 +27,14 @@ export const RULES = {
   conversationCap: 16,
   /** Habits kept at most; beyond it the least recently seen unpinned candidates go first. */
   habitCap: 2000,
-} as const;
+  /** Lines of habits in the whole brief; the sections' own caps (brief.ts) add up to no more. */
+  briefItems: 26,
+  /** Characters of a habit's one example. */
+  exampleLength: EXAMPLE_MAX,
+};
+
+/** The rules in force: the defaults above, or what the settings make of them (settings.ts). */
+export type Rules = { readonly [K in keyof typeof RULES]: number };
 
 /** A habit as stored: what `Habit` shows plus the hashes of its conversations. */
 export interface HabitRecord extends Omit<Habit, "strength"> {
@@ -36,17 +44,21 @@ export interface HabitRecord extends Omit<Habit, "strength"> {
 export type Fate = "keep" | "archive" | "delete";
 
 /** What the passing of time does to a habit at `now`. */
-export function fate(h: Pick<HabitRecord, "state" | "pinned" | "lastSeen">, now: number): Fate {
+export function fate(
+  h: Pick<HabitRecord, "state" | "pinned" | "lastSeen">,
+  now: number,
+  rules: Rules = RULES,
+): Fate {
   if (h.pinned) return "keep";
   const unseen = now - h.lastSeen;
-  if (h.state === "candidate") return unseen >= RULES.candidateTtl ? "delete" : "keep";
-  if (unseen >= RULES.deleteAfter) return "delete";
-  if (h.state === "active" && unseen >= RULES.archiveAfter) return "archive";
+  if (h.state === "candidate") return unseen >= rules.candidateTtl ? "delete" : "keep";
+  if (unseen >= rules.deleteAfter) return "delete";
+  if (h.state === "active" && unseen >= rules.archiveAfter) return "archive";
   return "keep";
 }
 
-export function passesGate(h: Pick<HabitRecord, "count" | "conversations">): boolean {
-  return h.count >= RULES.gateSightings && h.conversations >= RULES.gateConversations;
+export function passesGate(h: Pick<HabitRecord, "count" | "conversations">, rules: Rules = RULES): boolean {
+  return h.count >= rules.gateSightings && h.conversations >= rules.gateConversations;
 }
 
 /** The state after a sighting: the gate decides for a candidate; an archived habit comes back. */
@@ -68,15 +80,16 @@ export function sighted(
   conversation: string,
   now: number,
   hint: boolean,
+  rules: Rules = RULES,
 ): HabitRecord {
   const hashes = prev?.conversationHashes ?? [];
   const known = hashes.includes(conversation);
   const conversationHashes = [...hashes.filter((h) => h !== conversation), conversation].slice(
-    -RULES.conversationCap,
+    -rules.conversationCap,
   );
   const count = (prev?.count ?? 0) + 1;
   const conversations = (prev?.conversations ?? 0) + (known ? 0 : 1);
-  const state = stateAfterSighting(prev?.state ?? "candidate", passesGate({ count, conversations }));
+  const state = stateAfterSighting(prev?.state ?? "candidate", passesGate({ count, conversations }, rules));
   const example = prev?.example ?? seen.example;
   const next: HabitRecord = {
     ...seen,
@@ -112,4 +125,29 @@ export function strengthOf(h: Pick<HabitRecord, "count" | "conversations">): Str
   if (h.count >= 12 && h.conversations >= 4) return "strong";
   if (h.count >= 5 && h.conversations >= 3) return "regular";
   return "light";
+}
+
+/**
+ * A habit from an aggregate (one-time initialisation, init.ts): seen once in each of `sessions`
+ * conversations the host looked at, so it is active when those are two or more.
+ */
+export function aggregated(seen: Seen, sessions: number, now: number, rules: Rules = RULES): HabitRecord {
+  const conversationHashes = Array.from(
+    { length: Math.min(sessions, rules.conversationCap) },
+    (_, i) => `init-${i + 1}`,
+  );
+  const counts = { count: sessions, conversations: sessions };
+  const record: HabitRecord = {
+    ...seen,
+    state: passesGate(counts, rules) ? "active" : "candidate",
+    pinned: false,
+    ...counts,
+    hints: 0,
+    conversationHashes,
+    firstSeen: now,
+    lastSeen: now,
+  };
+  if (record.example === undefined) delete record.example;
+  if (record.note === undefined) delete record.note;
+  return record;
 }

@@ -1,3 +1,7 @@
+import type { InitResult, InitState } from "./_seed.ts";
+import type { StyleScore } from "./score.ts";
+import type { Resolved as ResolvedStyleSettings, StyleSettings } from "./settings.ts";
+
 /**
  * The shapes style memory hands out and takes in: habits and their states, what a hint returns, the
  * brief and its three answers (full, delta, ack), and the context tags that decide where a habit
@@ -30,9 +34,10 @@ export type HabitState = (typeof HABIT_STATES)[number];
 
 /**
  * Where a habit came from: the built-in dictionary, the vault's own `style-dictionary.yaml`, an emoji
- * found by its Unicode property, a measured trait of the messages, an agent's hint or profile hint.
+ * found by its Unicode property, a measured trait of the messages, an agent's hint or profile hint,
+ * or the one-time initialisation's aggregates (init.ts).
  */
-export type HabitSource = "dictionary" | "user" | "emoji" | "voice" | "hint" | "profile";
+export type HabitSource = "dictionary" | "user" | "emoji" | "voice" | "hint" | "profile" | "init";
 
 /** How established a habit is, from its sightings and conversations (rules.ts `strengthOf`). */
 export type Strength = "light" | "regular" | "strong";
@@ -134,6 +139,8 @@ export interface StyleOptions {
   now?: () => number;
   /** Where problems that never stop anything are said (a damaged style.db, a bad dictionary entry). */
   warn?: (line: string) => void;
+  /** Settings from the environment (`$STYLE_MEMORY_…`, read by cli/): they win over settings.yaml. */
+  settings?: Partial<StyleSettings>;
 }
 
 /** What the dictionary in use holds, and what was wrong with the vault's own file. */
@@ -171,5 +178,28 @@ export interface StyleBook {
   brief(options?: { context?: string; since?: number }): Promise<BriefAnswer>;
   /** The dictionary in use and the problems of the vault's file. */
   dictionary(): Promise<DictionaryInfo>;
+  /** The settings in force, where each came from, and the values that were ignored. */
+  settings(): Promise<ResolvedStyleSettings>;
+  /** Readiness, drift, over-imitation and whether a caller holding `since` should fetch the brief again. */
+  score(options?: { since?: number }): Promise<StyleScore>;
+  /** Whether the one-time initialisation is still to be done (init.ts). */
+  initialization(): Promise<InitState>;
+  /** The one-time initialisation: bounded aggregates, or `{action: "skip"}`; refused when it is not one. */
+  initialize(submission: unknown): Promise<InitResult>;
+  /**
+   * What an agent distilled from a conversation: at most 3 expression candidates (one hinted sighting
+   * each, behind the gate) and 1–8 collaboration preferences the person reviewed (active at once).
+   */
+  distill(conversation: string, input: DistillInput): Promise<DistillResult>;
   close(): Promise<void>;
+}
+
+export interface DistillInput {
+  expressions?: readonly { signal: string; kind?: HabitKind; example?: string }[];
+  preferences?: readonly string[];
+}
+
+export interface DistillResult {
+  expressions: HintResult[];
+  preferences: HintResult[];
 }

@@ -17,7 +17,7 @@ describe("the style clock variable", () => {
 
   test.each([[undefined], [""], ["  "]])("%p leaves the system clock", (raw) => {
     expect(styleNowFrom({ [STYLE_NOW_ENV]: raw })).toBeUndefined();
-    expect(styleOptions({ [STYLE_NOW_ENV]: raw })).toEqual({});
+    expect(styleOptions({ [STYLE_NOW_ENV]: raw })).toEqual({ settings: {} });
   });
 
   test.each([["yesterday"], ["2026"], ["-5"], ["1e12"], ["99999999999999999999"]])(
