@@ -44,6 +44,19 @@ export interface Case extends Expectation {
   options?: { seed?: string; budget?: number; budgetTokens?: number; reach?: "named" | "one-hop" };
   /** The placement `try --json` must report for these chosen titles. */
   placement?: Record<string, Placement>;
+  /** How SillyTavern is asked (over the file's): its scan depth in messages and World Info settings. */
+  sillytavern?: StSettings;
+}
+
+/**
+ * SillyTavern's side of a case: `depth` is `world_info_depth` (default 2, as a new installation ships),
+ * `settings` any of its World Info settings (default: recursion on, as shipped; no budget).
+ */
+export interface StSettings {
+  depth?: number;
+  settings?: Record<string, unknown>;
+  /** `estimate`: count tokens with SillyTavern's "None" tokenizer (the judge has no tokenizer models). */
+  tokenizer?: "estimate";
 }
 
 export interface ConformanceFile {
@@ -56,6 +69,8 @@ export interface ConformanceFile {
   real?: string;
   /** The file name the book is imported under (its extension matters to some importers). */
   file?: string;
+  /** How SillyTavern is asked for every case of the file (a case's own block wins). */
+  sillytavern?: StSettings;
   cases: Case[];
 }
 

@@ -6,21 +6,14 @@
  * we deliberately differ. The rules and the differences are written up in this folder's README.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import path from "node:path";
 import { ensureBinary, runBinary } from "../support/binary.ts";
-import { haveRealFixture, REAL_FIXTURES } from "../support/prerequisites.ts";
+import { haveRealFixture } from "../support/prerequisites.ts";
 import { makeVault, removeDir, tempDir } from "../support/vault.ts";
-import { type Case, type ConformanceFile, expected, mismatches, type Placement } from "./_cases.ts";
+import { type Case, expected, mismatches, type Placement } from "./_cases.ts";
+import { bookSource, conformanceFiles, judgeOf } from "./_files.ts";
 
-const FIXTURES = path.resolve(import.meta.dir, "../fixtures/conformance");
 /** Large enough that no budget interferes, except in the cases about budgets. */
 const GENEROUS_BUDGET = 10_000_000;
-
-const files = fs
-  .readdirSync(FIXTURES)
-  .filter((f) => f.endsWith(".json"))
-  .sort();
 
 interface FiredJson {
   title: string;
@@ -55,8 +48,8 @@ function testName(c: Case, judge: string): string {
   return c.differs ? `${c.name} — lorecards differs on purpose: ${c.differs.why}` : `${c.name} — ${by}`;
 }
 
-for (const file of files) {
-  const book = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), "utf8")) as ConformanceFile;
+for (const loaded of conformanceFiles()) {
+  const { name: file, book } = loaded;
   const present = book.real === undefined || haveRealFixture(`conformance ${file}`, book.real);
 
   describe.skipIf(!present)(`${file}: ${book.about}`, () => {
@@ -68,15 +61,9 @@ for (const file of files) {
       await ensureBinary();
       vault = makeVault([]);
       scratch = tempDir();
-      let source: string;
-      if (book.real !== undefined) source = path.join(REAL_FIXTURES, book.real);
-      else {
-        source = path.join(scratch, book.file ?? "book.json");
-        fs.writeFileSync(source, JSON.stringify(book.book, null, 2));
-      }
+      const source = bookSource(loaded, scratch);
       const r = await runBinary(["import", source, "--vault", vault, "--json"]);
-      if (r.code !== 0)
-        importError = `lorecards import ${path.basename(source)} failed (${r.code}): ${r.stderr}`;
+      if (r.code !== 0) importError = `lorecards import ${source} failed (${r.code}): ${r.stderr}`;
     }, 300_000);
 
     afterAll(() => {
@@ -85,7 +72,7 @@ for (const file of files) {
     });
 
     for (const c of book.cases) {
-      test(testName(c, c.judge ?? book.judge ?? "sillytavern"), async () => {
+      test(testName(c, judgeOf(c, book)), async () => {
         expect(importError).toBe("");
         const r = await runBinary(tryArgs(c, vault));
         expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
