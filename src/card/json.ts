@@ -9,6 +9,8 @@
 import { isoFromNs } from "../wire.ts";
 import { KNOWN_FIELDS } from "./_fields.ts";
 import { RULE_FIELDS } from "./_rule-fields.ts";
+import { readMacros } from "./macros.ts";
+import { publicText } from "./parse.ts";
 import { rulesChanges } from "./rules.ts";
 import type { BrokenCard, Card, CardMeta, CardPlacement, CardRules, KindDef, Secondary } from "./types.ts";
 
@@ -122,6 +124,12 @@ export function cardDocument(card: Card, opts: DocumentOptions = {}) {
 
 const KNOWN = new Set<string>(KNOWN_FIELDS);
 
+/** The `{{comment:…}}` notes of the card's public text and the macros it uses that lorecards does not know. */
+function macrosJson(card: Card): { comments: string[]; unknown: string[] } {
+  const read = readMacros(publicText(card));
+  return { comments: read.comments, unknown: [...new Set(read.unknown)] };
+}
+
 function trimSection(text: string): string {
   return text.replace(/^\n+/, "").replace(/\s+$/, "");
 }
@@ -140,8 +148,10 @@ export function cardFields(card: Card, kind: KindDef): Record<string, string> {
 /**
  * A card as the editor's form: every frontmatter key, the known fields normalised, `fields` = section →
  * text, `extra` = the frontmatter keys the form has no control for (the lorebook fields among them,
- * as written), `rules` = what the lorebook fields and decorators resolve to (rulesJson), and `mtime`
- * as ISO 8601 with nanoseconds (src/wire.ts): a JSON number would round them away in a browser.
+ * as written), `rules` = what the lorebook fields and decorators resolve to (rulesJson), `macros` =
+ * what the text's macros hold that the model never reads (the `{{comment:…}}` notes to show beside the
+ * text, and the macros lorecards does not know, sent as written), and `mtime` as ISO 8601 with
+ * nanoseconds (src/wire.ts): a JSON number would round them away in a browser.
  */
 export function cardForm(card: Card, kind: KindDef) {
   const extra: Record<string, unknown> = {};
@@ -162,6 +172,7 @@ export function cardForm(card: Card, kind: KindDef) {
     inject: card.inject,
     tags: card.tags ?? [],
     rules: rulesJson(card.rules),
+    macros: macrosJson(card),
     fields: cardFields(card, kind),
     preamble: trimSection(card.preamble),
     body: card.body,

@@ -1,18 +1,18 @@
 /**
  * The checks of a card's lorebook rules and of what it injects: regular-expression keys that do not
  * compile (match/ `keyPattern`, the rule lookups use, so check and recall never disagree), macros
- * that stay as written because no name is configured (recall/ `expandMacros`, the rule rendering
- * uses). Pure, like the rest of check/.
+ * that stay as written because no name is configured or because they are not the card spec's (card/
+ * `readMacros`, the rule rendering uses). Pure, like the rest of check/.
  */
 import { rulesOf } from "../card/index.ts";
+import { type MacroNames as Names, readMacros } from "../card/macros.ts";
 import type { CardMeta } from "../card/types.ts";
 import { cardPatterns, keyPattern } from "../match/index.ts";
-import { expandMacros, type Names } from "../recall/macros.ts";
 
 /** A finding about one card, before check/ adds the card's name and path. */
 export interface RuleProblem {
   severity: "error" | "warning";
-  code: "bad_pattern" | "unnamed_macro";
+  code: "bad_pattern" | "unnamed_macro" | "unknown_macro";
   detail: string;
 }
 
@@ -30,20 +30,36 @@ export function patternProblems(card: CardMeta): RuleProblem[] {
   return out;
 }
 
-const LEFT_AS_WRITTEN = /\{\{(char|user)\}\}|<(char|bot|user)>/i;
+/** How many unknown macros one finding names before it counts the rest. */
+const SHOWN = 3;
 
 /**
- * A card whose injected text still holds `{{char}}`, `{{user}}` (or `<char>`, `<bot>`, `<user>`) once
- * the configured names are put in: the model would read the macro itself. Cards that are never
+ * A card whose injected text still holds a macro once it is read: `{{char}}` / `{{user}}` (or `<char>`,
+ * `<bot>`, `<user>`) with no name configured, or a macro the card spec does not define (`{{time}}`,
+ * `{{getvar::x}}`, a misspelt `{{usr}}`): the model would read the macro itself. Cards that are never
  * injected (disabled, or `context: never`) are not reported.
  */
 export function macroProblems(card: CardMeta, text: string, names: Names = {}): RuleProblem[] {
   if (!card.enabled || rulesOf(card).policy === "never") return [];
-  const left = LEFT_AS_WRITTEN.exec(expandMacros(text, names));
-  if (left === null) return [];
-  const which = (left[1] ?? left[2])!.toLowerCase() === "user" ? "user" : "char";
-  const detail =
-    `its text uses ${left[0]}, but no ${which} name is configured (settings.yaml \`${which}:\` or ` +
-    `--${which}), so the model reads "${left[0]}" as written`;
-  return [{ severity: "warning", code: "unnamed_macro", detail }];
+  const read = readMacros(text, { names });
+  const out: RuleProblem[] = read.unnamed.map((which) => ({
+    severity: "warning",
+    code: "unnamed_macro",
+    detail:
+      `its text uses {{${which}}}, but no ${which} name is configured (settings.yaml \`${which}:\` or ` +
+      `--${which}), so the model reads "{{${which}}}" as written`,
+  }));
+  const unknown = [...new Set(read.unknown)];
+  if (unknown.length > 0) {
+    const named = unknown
+      .slice(0, SHOWN)
+      .map((m) => JSON.stringify(m.length > 60 ? `${m.slice(0, 57)}...` : m));
+    const rest = unknown.length > SHOWN ? ` and ${unknown.length - SHOWN} more` : "";
+    out.push({
+      severity: "warning",
+      code: "unknown_macro",
+      detail: `its text uses ${named.join(", ")}${rest}, which lorecards does not know (the card spec's macros are {{char}}, {{user}}, {{random:…}}, {{pick:…}}, {{roll:…}}, {{reverse:…}}, {{// …}}, {{comment:…}}, {{hidden_key:…}}), so the model reads it as written`,
+    });
+  }
+  return out;
 }

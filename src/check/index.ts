@@ -3,15 +3,16 @@
  * cards that can never fire, keywords so generic they fire on ordinary text, titles that do not
  * match the file name, refs to cards that do not exist or are disabled (vault/ `refTarget`, the rule
  * recall renders "see also" lines by), frontmatter values and decorators that fell back to defaults,
- * regular-expression keys that do not compile, `{{char}}` / `{{user}}` with no name configured,
+ * regular-expression keys that do not compile, `{{char}}` / `{{user}}` with no name configured and
+ * macros the card spec does not define,
  * kinds.yaml settings that were ignored, and symbolic links in the vault (never followed, so what they
  * point to is not a card).
  * Pure: it reads the index entries it is given and reports; it never changes a card.
  */
 import { formatCount, keyFromTitle, rulesOf } from "../card/index.ts";
+import type { MacroNames as Names } from "../card/macros.ts";
 import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
 import { cardTerms, fold } from "../match/index.ts";
-import type { Names } from "../recall/macros.ts";
 import { type CardLookup, lookupIn, refTarget } from "../vault/index.ts";
 import { macroProblems, patternProblems } from "./_rules.ts";
 import { firesOnWords, genericTerm, wordProblems } from "./_terms.ts";
@@ -33,6 +34,7 @@ export interface Finding {
     | "bad_value"
     | "bad_pattern"
     | "unnamed_macro"
+    | "unknown_macro"
     | "bad_setting"
     | "symlink";
   /** `kind/key` of the card, or its path when it could not be parsed. */

@@ -6,9 +6,9 @@
  * file is what this costs; the check is run by hand, never on a prompt's path.
  */
 import { publicTextOf } from "../card/index.ts";
+import type { MacroNames as Names } from "../card/macros.ts";
 import type { Card, CardMeta } from "../card/types.ts";
 import { staleImports } from "../interop/index.ts";
-import type { Names } from "../recall/macros.ts";
 import { parseSettings, SETTINGS_FILE } from "../recall/settings.ts";
 import {
   resolveStyleSettings,

@@ -153,6 +153,7 @@ export async function runPipeline(
       present: blocksInRequest(view, markers),
       candidates: false,
       seed: `${conversation}:${plan.turn}`,
+      conversationId: conversation,
       ask: namesIn(headers.get(WITH_HEADER)),
       history: historyOf(view, plan.target, state.timed),
       markers,

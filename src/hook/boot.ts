@@ -49,6 +49,7 @@ export async function bootSession(
       tiers: true,
       guide: opening(readGuide(engine.vault.root, engine.vault.kinds), (await options.brief?.()) ?? ""),
       seed: `${input.sessionId}:0`,
+      conversationId: session,
     });
     const stable = result.blocks.find((b) => b.tier === "stable");
     if (stable?.wrapped === undefined) return undefined;

@@ -139,6 +139,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
       maxContextChars: MAX_CONTEXT_CHARS,
       // The session's prompts are its turns: a seed per session and turn, as the gateway's per conversation.
       seed: state && `${input.sessionId}:${state.turn}`,
+      ...(conversation !== undefined && { conversationId: conversation }),
       history: state?.history,
       ...(index && INDEX_RECALL),
     });

@@ -26,9 +26,16 @@ export async function simulate(
     if (turns[i]!.role !== "user" && !last) continue;
     const history = { messages: i + 1, assistantMessages, memory };
     const seed = options.seed === undefined ? undefined : `${options.seed}:${userTurn}`;
+    const conversationId = options.conversationId ?? options.seed;
     // Earlier runs only carry the memory forward: they need no candidate words.
     const candidates = last ? options.candidates : false;
-    result = await recallAt(turns.slice(0, i + 1), { ...options, seed, history, candidates });
+    result = await recallAt(turns.slice(0, i + 1), {
+      ...options,
+      seed,
+      ...(conversationId !== undefined && { conversationId }),
+      history,
+      candidates,
+    });
     memory = result.timed ?? {};
   }
   if (result === undefined) throw new Error("simulate needs at least one turn");

@@ -1,37 +1,20 @@
 /**
- * The macros of injected text (card spec §10, as SillyTavern reads them): `{{char}}`, `<char>` and
- * `<bot>` become the character's name, `{{user}}` and `<user>` the user's, in any letter case, and a
- * `{{// comment}}` (it may span lines) is removed. Names come from `--char` / `--user` or the vault's
- * settings.yaml; a macro whose name is not configured stays exactly as written, so nothing is
- * guessed. One pass over the text: a name that itself looks like a macro is inserted as it is, never
- * expanded again. Pure and byte-stable: the same text and names always give the same bytes.
+ * The card spec's macros (card/macros.ts) in what recall renders, with their draws made once per
+ * conversation and card text: `{{random}}`, `{{pick}}` and `{{roll}}` are hashed from the
+ * conversation's identity and the text they sit in (chance.ts's hash), so a card sends the same bytes
+ * on every turn of a conversation, as the gateway's replay and the provider's prompt cache need, and
+ * draws again only when the card is edited or another conversation starts.
  */
+import { readMacros } from "../card/macros.ts";
+import { draw, hash32 } from "./chance.ts";
 import type { RecallOptions } from "./types.ts";
 
 export type Names = NonNullable<RecallOptions["names"]>;
 
-const MACRO = /\{\{\/\/[\s\S]*?\}\}|\{\{(char|user)\}\}|<(char|bot|user)>/gi;
-
-/** `text` with its macros replaced; unchanged when it holds none. */
-export function expandMacros(text: string, names: Names = {}): string {
+/** `text` as the model reads it in `conversation`, with `names` for `{{char}}` and `{{user}}`. */
+export function expandMacros(text: string, names: Names = {}, conversation = ""): string {
   if (!text.includes("{{") && !text.includes("<")) return text;
-  return text.replace(MACRO, (whole, curly: string | undefined, angle: string | undefined) => {
-    const word = (curly ?? angle)?.toLowerCase();
-    if (word === undefined) return ""; // a comment
-    const name = word === "user" ? names.user : names.char;
-    return name === undefined || name === "" ? whole : name;
-  });
-}
-
-/**
- * The names `text` uses that `names` does not give (for `check`: such a macro reaches the model as
- * written), in the order char, user.
- */
-export function unnamedMacros(text: string, names: Names = {}): ("char" | "user")[] {
-  const used = new Set<"char" | "user">();
-  for (const m of text.matchAll(MACRO)) {
-    const word = (m[1] ?? m[2])?.toLowerCase();
-    if (word !== undefined) used.add(word === "user" ? "user" : "char");
-  }
-  return (["char", "user"] as const).filter((n) => used.has(n) && !names[n]);
+  const version = hash32(text).toString(16);
+  return readMacros(text, { names, draw: (what) => draw(conversation, `macro\u0000${version}\u0000${what}`) })
+    .text;
 }

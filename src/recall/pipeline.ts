@@ -66,7 +66,10 @@ export async function recall(
   if (asked) options = { ...options, explicit: asked };
   const decided = await decide(compiled, turns, { scanDepth, segmenter }, options);
   const rendered = resend(
-    renderCards(order(select(decided.selection, options)), compiled, { names: options.names }),
+    renderCards(order(select(decided.selection, options)), compiled, {
+      names: options.names,
+      conversation: options.conversationId ?? turns[0]?.text ?? "",
+    }),
     options.sent,
   );
   const tokens = await tokenBudget(options.budgetTokens);

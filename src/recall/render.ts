@@ -69,17 +69,17 @@ export function firstLine(text: string): string {
 export function renderCards(
   selection: Selection,
   compiled: Compiled,
-  options: { names?: Names } = {},
+  options: { names?: Names; conversation?: string } = {},
 ): Selected[] {
   const firedIds = new Set(selection.filter((e) => e.verdict !== "vetoed").map((e) => e.id));
   return selection.map((entry) => {
     if (entry.verdict === "vetoed") return entry;
-    const body = expandMacros(compiled.publicText(entry.card), options.names);
+    const body = expandMacros(compiled.publicText(entry.card), options.names, options.conversation);
     const text = renderCard({
       title: entry.card.title,
       kind: entry.card.kind,
       text: body,
-      seeAlso: seeAlsoOf(entry.card, compiled, firedIds, options.names),
+      seeAlso: seeAlsoOf(entry.card, compiled, firedIds, options),
     });
     const rendered = { ...entry, text, chars: [...text].length };
     if (entry.verdict !== "fired" || body.trim() !== "") return rendered;
@@ -91,14 +91,14 @@ function seeAlsoOf(
   card: CardMeta,
   compiled: Compiled,
   firedIds: ReadonlySet<string>,
-  names: Names | undefined,
+  macros: { names?: Names; conversation?: string },
 ): RenderInput["seeAlso"] {
   const self = idOf(card);
   return card.refs
     .map((name) => resolveRef(name, compiled.loaded, compiled.kinds))
     .filter((t): t is CardMeta => t !== undefined && !firedIds.has(idOf(t)) && idOf(t) !== self)
     .filter(mayBeShownUnasked)
-    .map((t) => ({ key: t.key, firstLine: expandMacros(t.firstLine, names) }));
+    .map((t) => ({ key: t.key, firstLine: expandMacros(t.firstLine, macros.names, macros.conversation) }));
 }
 
 /** Only cards that go in when noticed (`automatic`) or every turn (`always`) may be named unasked. */

@@ -56,6 +56,12 @@ export interface RecallOptions {
   budgetTokens?: number;
   /** Names for `{{char}}` / `{{user}}` in injected text; a macro with no name stays as written. */
   names?: { char?: string; user?: string };
+  /**
+   * The conversation's identity (gateway: its conversation id; hook: the session; `try`: `--seed`), for
+   * the draws made once per conversation: `{{random}}`, `{{pick}}`, `{{roll}}` in a card's text.
+   * Unset: the conversation's first message, which stays the same while the conversation grows.
+   */
+  conversationId?: string;
   /** Card ids the person explicitly asked for: `manual` cards fire only this way. */
   explicit?: ReadonlySet<string>;
   /**

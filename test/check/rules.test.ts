@@ -91,6 +91,14 @@ describe("macros with no name configured", () => {
     ["{{char}} with a char name", "{{char}} waves.", { char: "Seraphina" }, []],
     ["both, both named", "{{char}} greets {{user}}.", { char: "S", user: "Ann" }, []],
     ["a comment only", "{{// note to self}}Text.", {}, []],
+    [
+      "the spec's other macros",
+      "{{random:a,b}} {{pick:c,d}} {{roll:d6}} {{comment: x}} {{hidden_key:y}}",
+      {},
+      [],
+    ],
+    ["a macro the spec does not define", "It is {{time}}.", {}, ["warning unknown_macro"]],
+    ["a misspelt name", "Hello {{usr}}.", { char: "S", user: "Ann" }, ["warning unknown_macro"]],
   ])("%s", (_name, body, names, expected) => {
     const c = card("", body);
     expect(codes(found(c, { text: text(c), names }))).toEqual(expected);
@@ -101,6 +109,14 @@ describe("macros with no name configured", () => {
     const [f] = found(c, { text: text(c) });
     expect(f!.detail).toBe(
       'its text uses {{user}}, but no user name is configured (settings.yaml `user:` or --user), so the model reads "{{user}}" as written',
+    );
+  });
+
+  test("unknown macros are named, each once, with the spec's list beside them", () => {
+    const c = card("", "{{time}} {{time}} {{getvar::mood}} {{date}} {{weekday}}");
+    const [f] = found(c, { text: text(c) });
+    expect(f!.detail).toStartWith(
+      'its text uses "{{time}}", "{{getvar::mood}}", "{{date}}" and 1 more, which lorecards does not know (the card spec\'s macros are {{char}}',
     );
   });
 

@@ -1,51 +1,14 @@
-// Macros in injected text, as SillyTavern reads them: {{char}}/<char>/<bot>, {{user}}/<user>, any letter
-// case, comments removed, a macro without a configured name left as written.
+// Macros in what recall renders: names from the recall's options, comments never sent, and random
+// macros drawn once per conversation and card text, so the block's bytes stay the same on every turn.
 import { afterEach, describe, expect, test } from "bun:test";
 import { openEngine } from "../../src/recall/index.ts";
-import { expandMacros, unnamedMacros } from "../../src/recall/macros.ts";
+import { expandMacros } from "../../src/recall/macros.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
 let vault: TempVault | undefined;
 afterEach(() => vault?.remove());
 
 const both = { char: "Seraphina", user: "Ann" };
-
-describe("expandMacros", () => {
-  test.each([
-    ["{{char}} greets {{user}}.", both, "Seraphina greets Ann."],
-    ["{{CHAR}} and {{User}}", both, "Seraphina and Ann"],
-    ["<char>, <BOT> and <user>", both, "Seraphina, Seraphina and Ann"],
-    ["a{{// hidden\nacross lines }}b", both, "ab"],
-    ["a{{// removed even with no names}}b", {}, "ab"],
-    ["{{char}} and <user> stay without names", {}, "{{char}} and <user> stay without names"],
-    ["{{char}} meets {{user}}", { user: "Ann" }, "{{char}} meets Ann"],
-    [
-      "{{ char }} and {{charIfNotGroup}} are not ours",
-      both,
-      "{{ char }} and {{charIfNotGroup}} are not ours",
-    ],
-    [
-      "a name that looks like a macro is not expanded again",
-      { char: "{{user}}", user: "Ann" },
-      "a name that looks like a macro is not expanded again",
-    ],
-    ["{{char}}", { char: "{{user}}", user: "Ann" }, "{{user}}"],
-    ["$& and $1 in names stay literal: {{char}}", { char: "$&$1" }, "$& and $1 in names stay literal: $&$1"],
-  ])("%p", (text, names, expected) => {
-    expect(expandMacros(text, names)).toBe(expected);
-  });
-});
-
-describe("unnamedMacros (what check reports)", () => {
-  test.each([
-    ["<BOT> meets {{user}}", {}, ["char", "user"]],
-    ["<bot> meets {{USER}}, with a char name only", { char: "Nyx" }, ["user"]],
-    ["{{// {{char}} in a comment is not used}} plain", {}, []],
-    ["no macros", {}, []],
-  ])("%p", (text, names, expected) => {
-    expect(unnamedMacros(text, names)).toEqual(expected as never);
-  });
-});
 
 describe("in a recall", () => {
   const files = {
@@ -54,6 +17,7 @@ describe("in a recall", () => {
       "{{char}} trusts Lyra; {{user}} does not.{{// author note}}\n",
     ),
     "places/Harbor.md": cardText("keywords: [harbor]", "Where <char> first met <user>.\n"),
+    "Rain.md": cardText("keywords: [rain]", "Rain {{comment: secret}} {{random:a,b,c,d,e,f,g,h}}\n"),
   };
 
   test("names given to the recall fill the body and the see-also lines; the heading stays as written", async () => {
@@ -66,14 +30,52 @@ describe("in a recall", () => {
     );
   });
 
-  test("the same card and names give the same bytes twice (byte-stable)", async () => {
+  test("a comment macro never reaches the model and a random one is replaced", async () => {
     vault = tempVault(files);
     const engine = await openEngine(vault.root, { segmenter: false });
-    const once = await engine.recall([{ role: "user", text: "Lyra?" }], { names: both });
-    const again = await (await openEngine(vault.root, { segmenter: false })).recall(
-      [{ role: "user", text: "Lyra?" }],
-      { names: both },
+    const r = await engine.recall([{ role: "user", text: "rain?" }], { conversationId: "c1" });
+    expect(r.context).not.toContain("secret");
+    expect(r.context).not.toContain("{{");
+    expect(r.context).toMatch(/Rain {2}[a-h]\n/);
+  });
+
+  test("a random macro draws once per conversation: the same bytes on every turn and in a new process", async () => {
+    vault = tempVault(files);
+    const engine = await openEngine(vault.root, { segmenter: false });
+    const first = await engine.recall([{ role: "user", text: "rain?" }], { conversationId: "c1" });
+    const later = await engine.recall(
+      [
+        { role: "user", text: "rain?" },
+        { role: "assistant", text: "yes" },
+        { role: "user", text: "more rain" },
+      ],
+      { conversationId: "c1", seed: "c1:2" },
     );
-    expect(again.context).toBe(once.context);
+    const fresh = await (await openEngine(vault.root, { segmenter: false })).recall(
+      [{ role: "user", text: "rain again" }],
+      { conversationId: "c1" },
+    );
+    expect(first.context).toContain("### Rain [entry]");
+    expect(later.context).toBe(first.context);
+    expect(fresh.context).toBe(first.context);
+  });
+
+  test("other conversations draw again", () => {
+    const text = "{{random:a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p}}";
+    const drawn = new Set(Array.from({ length: 12 }, (_, i) => expandMacros(text, {}, `conversation ${i}`)));
+    expect(drawn.size).toBeGreaterThan(1);
+  });
+
+  test("without a conversation id the first message stands for the conversation", async () => {
+    vault = tempVault(files);
+    const engine = await openEngine(vault.root, { segmenter: false });
+    const one = await engine.recall([{ role: "user", text: "rain?" }]);
+    const two = await engine.recall([
+      { role: "user", text: "rain?" },
+      { role: "assistant", text: "yes" },
+      { role: "user", text: "and rain" },
+    ]);
+    expect(one.context).toContain("### Rain [entry]");
+    expect(two.context).toBe(one.context);
   });
 });
