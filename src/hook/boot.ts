@@ -1,19 +1,25 @@
 /**
  * The hook's boot block (README "The boot block"): at SessionStart, before the first prompt, the
  * vault's guide (with `--style-brief`, the style brief after it) and its always-on cards go into the
- * session once, as Claude Code's additionalContext.
+ * session once, as Claude Code's additionalContext. Then boot recall: the cards named by the working
+ * folder's name or its repository's (workspace.ts) follow, in a block of their own that says where
+ * they came from, within what the budget and Claude Code's cap leave (settings.yaml
+ * `boot_recall: false` turns it off).
  * The session's ledger records them at turn 0, which its prompts treat as in context for the whole
  * session (ledger.ts), so an always-on card is not sent again with a prompt. A session resumed keeps
  * the boot block it had in its transcript; one cleared or compacted has lost it and gets it again,
  * with its ledger started over.
  */
-import { markersFromSecret } from "../inject/index.ts";
+import { DEFAULTS } from "../defaults.ts";
+import { type Markers, markersFromSecret } from "../inject/index.ts";
 import { opening } from "../learn/brief.ts";
-import { openEngine } from "../recall/index.ts";
+import { type Engine, type FiredCard, openEngine } from "../recall/index.ts";
+import { SettingsFile } from "../recall/settings.ts";
 import type { Store } from "../state/index.ts";
 import { readGuide } from "../vault/index.ts";
 import type { HookInput } from "./input.ts";
 import { conversationId, recordBoot, resetSession } from "./ledger.ts";
+import { type AskGit, askGit, type Workspace, workspaceOf, workspaceText } from "./workspace.ts";
 
 export interface BootOptions {
   vaultRoot: string;
@@ -23,6 +29,8 @@ export interface BootOptions {
   now: () => Date;
   /** `--style-brief`: the style brief, which follows the guide. */
   brief?: () => Promise<string>;
+  /** Asks git for the working folder's remotes (tests inject their own). */
+  askGit?: AskGit;
 }
 
 /** The boot block to answer SessionStart with (between our markers), or undefined for none. */
@@ -52,11 +60,58 @@ export async function bootSession(
       conversationId: session,
     });
     const stable = result.blocks.find((b) => b.tier === "stable");
-    if (stable?.wrapped === undefined) return undefined;
-    const chosen = result.chosen.filter((c) => stable.cards.includes(c.id));
-    await recordBoot(store, session, chosen, at);
-    return { block: stable.wrapped, cards: chosen.map((c) => c.key) };
+    const chosen = stable ? result.chosen.filter((c) => stable.cards.includes(c.id)) : [];
+    const bootRecall = new SettingsFile(engine.vault.root, () => {}).current().bootRecall !== false;
+    const workspace = bootRecall ? workspaceOf(input.cwd, options.askGit ?? askGit) : undefined;
+    const found =
+      workspace &&
+      (await recallWorkspace(engine, workspace, chosen, stable?.wrapped, markers, options, input));
+    const blocks = [stable?.wrapped, found?.wrapped].filter((b): b is string => b !== undefined);
+    if (blocks.length === 0) return undefined;
+    const cards = [...chosen, ...(found?.cards ?? [])];
+    await recordBoot(store, session, cards, at);
+    return { block: blocks.join("\n\n"), cards: cards.map((c) => c.key) };
   } finally {
     engine.close();
   }
+}
+
+/**
+ * The cards the working folder's and repository's names bring, after the boot cards: only what was
+ * named (no reach), never a boot card again, within the budget and cap the boot block left.
+ */
+async function recallWorkspace(
+  engine: Engine,
+  workspace: Workspace,
+  boot: readonly FiredCard[],
+  bootBlock: string | undefined,
+  markers: Markers,
+  options: BootOptions,
+  input: HookInput,
+): Promise<{ wrapped: string; cards: FiredCard[] } | undefined> {
+  const budget = (options.budget ?? DEFAULTS.budget) - boot.reduce((n, c) => n + c.chars, 0);
+  const room = options.maxContextChars - (bootBlock === undefined ? 0 : bootBlock.length + 2);
+  if (budget <= 0 || room <= 0) return undefined;
+  const result = await engine.recall([{ role: "user", text: workspaceText(workspace) }], {
+    budget,
+    candidates: false,
+    markers,
+    maxContextChars: room,
+    reach: "named",
+    inContext: new Set(boot.map((c) => c.id)),
+    framing: `${describeWorkspace(workspace)}:\n\n`,
+    seed: `${input.sessionId}:0:workspace`,
+  });
+  const block = result.blocks[0];
+  if (block?.wrapped === undefined) return undefined;
+  const cards = result.chosen.filter((c) => block.cards.includes(c.id));
+  // Recall lets a lone top card past its budget; here it is not the boot block's top card.
+  if (cards.reduce((n, c) => n + c.chars, 0) > budget) return undefined;
+  return { wrapped: block.wrapped, cards };
+}
+
+/** `Where this session works (folder "payments team", repository "payments-api")`. */
+function describeWorkspace(w: Workspace): string {
+  const parts = [`folder "${w.folder}"`, ...(w.repository ? [`repository "${w.repository}"`] : [])];
+  return `Where this session works (${parts.join(", ")})`;
 }

@@ -25,6 +25,7 @@ import { bootSession } from "./boot.ts";
 import { parseHookInput } from "./input.ts";
 import { beginTurn, conversationId, recordTurn } from "./ledger.ts";
 import { readTranscriptTail } from "./transcript.ts";
+import type { AskGit } from "./workspace.ts";
 
 export interface HookOptions {
   vaultRoot: string;
@@ -49,6 +50,8 @@ export interface HookOptions {
   style?: StyleOptions;
   /** `--style-brief`: the session's boot block carries the style brief after the guide. */
   styleBrief?: boolean;
+  /** Asks git for the working folder's remotes, for boot recall (hook/workspace.ts; tests inject it). */
+  askGit?: AskGit;
   now?: () => Date;
   /** Non-fatal problems (the hit log could not be written); defaults to stderr. */
   warn?: (line: string) => void;
@@ -91,6 +94,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
         budget: options.budget,
         maxContextChars: MAX_CONTEXT_CHARS,
         now,
+        askGit: options.askGit,
         brief: options.styleBrief
           ? () =>
               styleBrief(options.vaultRoot, {

@@ -9,6 +9,7 @@
  *   priority_caps: {2: 5, 1: 15}   the write checks' caps (check/writes.ts); `false` turns them off
  *   learn: false           style memory learns nothing (learn/, README "Style memory")
  *   style: {…}             style memory's settings (style/settings.ts reads them)
+ *   boot_recall: false     the hook's SessionStart recalls nothing from the working folder (hook/boot.ts)
  *
  * A flag or request field given on a surface wins over the file, which wins over the defaults. The
  * file never stops recall: an unknown key, a value of the wrong kind, or YAML that does not parse is
@@ -35,6 +36,8 @@ export interface VaultSettings {
   priorityCaps?: PriorityCap[];
   /** `false`: the gateway and the hook hand no message to style memory (learn/). */
   learn?: boolean;
+  /** `false`: the hook's boot block recalls nothing from the working folder's and repository's names. */
+  bootRecall?: boolean;
 }
 
 /** At most `cap` enabled cards at `priority` or above it (up to the next higher capped priority). */
@@ -86,9 +89,10 @@ export function parseSettings(text: string): { settings: VaultSettings; warnings
     } else if (key === "reach") {
       if ((REACHES as readonly unknown[]).includes(value)) settings.reach = value as Reach;
       else if (value !== null) warn(`reach must be ${REACHES.join(" or ")}`);
-    } else if (key === "learn") {
-      if (typeof value === "boolean") settings.learn = value;
-      else if (value !== null) warn("learn must be true or false");
+    } else if (key === "learn" || key === "boot_recall") {
+      const name = key === "learn" ? "learn" : "bootRecall";
+      if (typeof value === "boolean") settings[name] = value;
+      else if (value !== null) warn(`${key} must be true or false`);
     } else if (key === "style") {
       // Style memory's own settings: style/settings.ts reads and checks them.
     } else if (key === "priority_caps") {

@@ -85,3 +85,92 @@ describe("the hook's boot block", () => {
     expect(await context(start("startup", "s4"))).toBeUndefined();
   });
 });
+
+describe("boot recall: the working folder and its repository", () => {
+  const PAYMENTS: CardFile = {
+    dir: "things",
+    key: "the payments team",
+    keywords: ["payments team"],
+    body: "Owns refunds; on call in the afternoons.\n",
+  };
+  const LEDGER: CardFile = {
+    dir: "things",
+    key: "the ledger",
+    keywords: ["ledger-service"],
+    body: "Double entry.\n",
+  };
+  const RUNBOOK: CardFile = {
+    dir: "things",
+    key: "the runbook",
+    keywords: ["runbook"],
+    body: "See the payments team's pager.\n",
+  };
+  const startIn = (cwd: string, session = "w1") =>
+    JSON.stringify({ hook_event_name: "SessionStart", session_id: session, source: "startup", cwd });
+  const noGit = () => [] as string[];
+
+  async function boot(stdin: string, remotes: string[] = [], budget?: number) {
+    const { stdout } = await runHook(stdin, { vaultRoot: vault, log: false, askGit: () => remotes, budget });
+    return stdout === "" ? undefined : (JSON.parse(stdout).hookSpecificOutput.additionalContext as string);
+  }
+
+  beforeEach(() => {
+    for (const c of [PAYMENTS, LEDGER, RUNBOOK])
+      fs.writeFileSync(
+        path.join(vault, c.dir, `${c.key}.md`),
+        `---\nkeywords: ${JSON.stringify(c.keywords)}\n---\n${c.body}`,
+      );
+  });
+
+  test("a card named by the folder joins the boot block after the guide and the always-on cards", async () => {
+    const text = (await boot(startIn("/home/me/payments team")))!;
+    expect(text).toContain('Where this session works (folder "payments team")');
+    const at = (s: string) => text.indexOf(s);
+    expect(at("Write down what lasts.")).toBeLessThan(at("### the Premise [thing]"));
+    expect(at("### the Premise [thing]")).toBeLessThan(at("### the payments team [thing]"));
+    // Only what the names name: the runbook that mentions the team is not reached.
+    expect(text).not.toContain("the runbook");
+  });
+
+  test("the repository of the first git remote names cards too, its separators read as spaces", async () => {
+    const text = (await boot(startIn("/work/checkout", "w2"), ["git@github.com:acme/ledger-service.git"]))!;
+    expect(text).toContain('repository "ledger-service"');
+    expect(text).toContain("### the ledger [thing]");
+    const underscored = (await boot(startIn("/home/me/payments_team", "w3")))!;
+    expect(underscored).toContain("### the payments team [thing]");
+  });
+
+  test("its cards are in context for the session's prompts", async () => {
+    await boot(startIn("/home/me/payments team", "w4"));
+    const later = await runHook(prompt("what does the payments team own?", "w4"), {
+      vaultRoot: vault,
+      log: false,
+      askGit: noGit,
+    });
+    expect(later.stdout).not.toContain("the payments team [thing]");
+  });
+
+  test("it keeps to what the budget leaves after the boot cards", async () => {
+    const premise = "### the Premise [thing]\nA harbour town where the tide keeps time.".length;
+    const tight = await boot(startIn("/home/me/payments team", "w5"), [], premise + 5);
+    expect(tight).toContain("the Premise");
+    expect(tight).not.toContain("payments team [thing]");
+    const roomy = await boot(startIn("/home/me/payments team", "w6"), [], premise + 200);
+    expect(roomy).toContain("### the payments team [thing]");
+  });
+
+  test("settings.yaml boot_recall: false turns it off", async () => {
+    fs.writeFileSync(path.join(vault, "settings.yaml"), "boot_recall: false\n");
+    const text = (await boot(startIn("/home/me/payments team", "w7")))!;
+    expect(text).toContain("the Premise");
+    expect(text).not.toContain("payments team");
+  });
+
+  test("with no guide and no always-on card, the folder's cards are the boot block", async () => {
+    fs.rmSync(path.join(vault, "guide.md"));
+    fs.rmSync(path.join(vault, "things", "the Premise.md"));
+    const text = (await boot(startIn("/home/me/payments team", "w8")))!;
+    expect(text.startsWith("<")).toBe(true);
+    expect(text).toContain("### the payments team [thing]");
+  });
+});
