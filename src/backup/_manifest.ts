@@ -34,6 +34,11 @@ export interface Manifest {
   created: string;
   /** The vault it was made from (for the reader; a restore goes where it is told). */
   vault: string;
+  /**
+   * Whether state.db in it holds the recall events (`backup --with-recalls`). Absent in a backup
+   * written before the choice existed, which held them: read as true.
+   */
+  recalls: boolean;
   files: ManifestFile[];
 }
 
@@ -110,6 +115,7 @@ export function parseManifest(text: string, file: string): Manifest {
     kind: KINDS.has(raw.kind as BackupKind) ? (raw.kind as BackupKind) : "manual",
     created: String(raw.created ?? "?"),
     vault: String(raw.vault ?? "?"),
+    recalls: raw.recalls !== false,
     files,
   };
 }

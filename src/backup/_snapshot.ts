@@ -10,6 +10,7 @@ import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
+import { dropRecallEvents } from "../state/index.ts";
 import { randomHex } from "../vault/index.ts";
 import type { Source } from "./_contents.ts";
 
@@ -41,7 +42,10 @@ function wholeLines(bytes: Uint8Array): Uint8Array {
   return end === bytes.length - 1 ? bytes : bytes.subarray(0, end + 1);
 }
 
-function copyDatabase(abs: string, scratch: string): Uint8Array {
+/** The state file, whose recall events a backup keeps only when asked to. */
+const STATE_DB = ".lorecards/state.db";
+
+function copyDatabase(abs: string, scratch: string, withoutRecalls: boolean): Uint8Array {
   const out = path.join(scratch, `${path.basename(abs)}.${randomHex(4)}`);
   const db = new Database(abs, { readonly: true });
   try {
@@ -50,6 +54,14 @@ function copyDatabase(abs: string, scratch: string): Uint8Array {
   } finally {
     db.close();
   }
+  if (withoutRecalls) {
+    const copy = new Database(out);
+    try {
+      dropRecallEvents(copy);
+    } finally {
+      copy.close();
+    }
+  }
   try {
     return fs.readFileSync(out);
   } finally {
@@ -57,14 +69,23 @@ function copyDatabase(abs: string, scratch: string): Uint8Array {
   }
 }
 
-/** Read every source; `scratch` is a private folder for the databases' copies. */
-export function readSources(sources: readonly Source[], scratch: string): SnapshotFile[] {
+/**
+ * Read every source; `scratch` is a private folder for the databases' copies. State's recall events
+ * (index recalls and their adoptions) are left out of its copy unless `withRecalls`.
+ */
+export function readSources(
+  sources: readonly Source[],
+  scratch: string,
+  withRecalls = false,
+): SnapshotFile[] {
   const out: SnapshotFile[] = [];
   for (const s of sources) {
     try {
       const st = fs.lstatSync(s.abs);
       if (!st.isFile()) continue; // replaced by a link or a folder since it was listed: not ours to read
-      let bytes = s.sqlite ? copyDatabase(s.abs, scratch) : readPlain(s.abs);
+      let bytes = s.sqlite
+        ? copyDatabase(s.abs, scratch, !withRecalls && s.path === STATE_DB)
+        : readPlain(s.abs);
       if (s.path.endsWith("hits.jsonl")) bytes = wholeLines(bytes);
       out.push({ path: s.path, bytes, mode: st.mode & 0o777, mtime: Math.trunc(st.mtimeMs) });
     } catch (err) {

@@ -115,7 +115,11 @@ export async function restoreBackup(file: string, opts: RestoreOptions): Promise
         if (!opts.force && stateOf(target, [STATE_DIR]) === "full") throw notEmpty(target);
         const old = opts.force ? replacedPaths(vault) : [];
         if (old.length > 0)
-          replaced = await writeBackupLocked(vault, { kind: "before-restore", now: opts.now });
+          replaced = await writeBackupLocked(vault, {
+            kind: "before-restore",
+            withRecalls: true,
+            now: opts.now,
+          });
         swapIn(target, path.join(work, "new"), path.join(work, "old"), old, incoming);
       },
       opts.lock,

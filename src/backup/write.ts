@@ -26,6 +26,11 @@ export interface BackupOptions {
   /** The folder the backup goes in. Default `<vault>/.lorecards/backups`. */
   dir?: string;
   kind?: BackupKind;
+  /**
+   * Keep state's recall events (index recalls and adoptions): `backup --with-recalls`. Off by default,
+   * and for the daily backup always; a backup made before a restore keeps them, losing nothing.
+   */
+  withRecalls?: boolean;
   /** The clock the name and the manifest's time come from. */
   now?: () => number;
   lock?: LockOptions;
@@ -37,6 +42,8 @@ export interface BackupResult {
   created: string;
   /** Files in it (cards, settings, databases). */
   files: number;
+  /** Whether it holds the recall events. */
+  recalls: boolean;
   /** Size of the archive. */
   bytes: number;
 }
@@ -50,7 +57,7 @@ export function defaultBackupDir(root: string): string {
 export async function writeBackup(vault: Vault, opts: BackupOptions = {}): Promise<BackupResult> {
   const dir = prepareDir(opts.dir ?? defaultBackupDir(vault.root));
   const files = await withScratch(dir, (scratch) =>
-    withSettledLock(vault, () => readSources(backupSources(vault), scratch), opts.lock),
+    withSettledLock(vault, () => readSources(backupSources(vault), scratch, opts.withRecalls), opts.lock),
   );
   return pack(vault, files, dir, opts);
 }
@@ -58,7 +65,9 @@ export async function writeBackup(vault: Vault, opts: BackupOptions = {}): Promi
 /** Back up `vault` while the caller holds the vault lock (a restore, before it replaces the vault). */
 export async function writeBackupLocked(vault: Vault, opts: BackupOptions = {}): Promise<BackupResult> {
   const dir = prepareDir(opts.dir ?? defaultBackupDir(vault.root));
-  const files = await withScratch(dir, (scratch) => readSources(backupSources(vault), scratch));
+  const files = await withScratch(dir, (scratch) =>
+    readSources(backupSources(vault), scratch, opts.withRecalls),
+  );
   return pack(vault, files, dir, opts);
 }
 
@@ -103,6 +112,7 @@ async function pack(
     kind,
     created: new Date(at).toISOString(),
     vault: vault.root,
+    recalls: opts.withRecalls === true,
     files: files.map((f) => ({
       path: f.path,
       size: f.bytes.length,
@@ -117,7 +127,14 @@ async function pack(
   for (const f of files) entries[`${FILES_PREFIX}${f.path}`] = f.bytes;
   const bytes = await new Bun.Archive(entries, { compress: "gzip" }).bytes();
   const file = writeNew(dir, bytes, (n) => backupName(kind, at, n));
-  return { file, kind, created: manifest.created, files: files.length, bytes: bytes.length };
+  return {
+    file,
+    kind,
+    created: manifest.created,
+    files: files.length,
+    recalls: manifest.recalls,
+    bytes: bytes.length,
+  };
 }
 
 /** Give `tmp` the name `file` unless it is taken; false when it is. */

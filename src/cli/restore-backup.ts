@@ -10,6 +10,7 @@ export function restoreLines(file: string, r: RestoreResult): string[] {
   const lines = [
     `restored ${r.files} file${r.files === 1 ? "" : "s"} into ${r.target} ` +
       `(from ${path.basename(file)}, made ${r.backup.created} by lorecards ${r.backup.lorecards})`,
+    `it was a ${r.backup.kind} backup ${r.backup.recalls ? "with" : "without"} the recall events`,
   ];
   if (r.replaced) lines.push(`the vault as it was before is in ${r.replaced.file}`);
   return lines;

@@ -96,3 +96,19 @@ function storedOf(row: RecallRow, opened: readonly { card: string; at: number }[
     opened: Object.fromEntries(opened.map((a) => [a.card, a.at])),
   };
 }
+
+/**
+ * A copy of a state file without its recall events (a backup made without `--with-recalls`): the
+ * index recalls and their adoptions deleted, the tables kept empty so the copy opens as any state
+ * file does, and the freed pages given back so nothing of them is left in the copy's bytes.
+ */
+export function dropRecallEvents(db: Database): void {
+  const tables = new Set(
+    db
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((t) => t.name),
+  );
+  for (const table of ["adoptions", "recalls"]) if (tables.has(table)) db.run(`DELETE FROM ${table}`);
+  db.run("VACUUM");
+}

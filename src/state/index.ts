@@ -11,6 +11,7 @@
  * listed and which were opened; card-health.ts classes each card from them (pure).
  */
 
+export { dropRecallEvents } from "./_sqlite-recalls.ts";
 export {
   type CardHealth,
   cardHealth,
