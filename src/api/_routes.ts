@@ -16,6 +16,8 @@ import {
   parseCard,
   updateCardText,
 } from "../card/index.ts";
+import { rulesOf } from "../card/rules.ts";
+import type { CardMeta } from "../card/types.ts";
 import { checkVault } from "../check/vault.ts";
 import { vetCreate, vetUpdate } from "../check/vet.ts";
 import { LoreError } from "../errors.ts";
@@ -47,6 +49,7 @@ import { isoFromNs, toWire } from "../wire.ts";
 import { jsonObject, mtimeOf, readBytes, readJsonObject } from "./_body.ts";
 import { bodyOf, frontmatterOf } from "./_card-json.ts";
 import { writerOf } from "./_history.ts";
+import type { Shelf } from "./_shelf.ts";
 
 export interface Context {
   vault: Vault;
@@ -60,6 +63,8 @@ export interface Context {
   useStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
   /** Style memory's options (its clock), for _style.ts. */
   style?: StyleOptions;
+  /** Every live card's public text, for search, links and sizes (_shelf.ts). */
+  shelf: Shelf;
 }
 
 export function kinds(ctx: Context) {
@@ -82,12 +87,32 @@ export function listCards(ctx: Context, url: URL) {
   const kindParam = url.searchParams.get("kind");
   const kind = kindParam ? kindByName(ctx.vault.kinds, kindParam).name : undefined;
   if (truthy(url.searchParams.get("archived"))) return { cards: archivedItems(ctx, kind), broken: [] };
-  const { cards, broken } = loadIndex(ctx.vault);
+  const { cards, broken, warnings } = loadIndex(ctx.vault);
   const ofKind = (c: { kind: string }) => kind === undefined || c.kind === kind;
+  const warned = new Map(warnings.map((w) => [w.path, w.warnings.length]));
+  // The list's first call starts reading every card's text, for the search that usually follows.
+  ctx.shelf.warm();
   // Files that could not be parsed are listed too, so the editor can say which ones and why.
   return {
-    cards: cards.filter(ofKind).map((c) => cardSummary(c, { preview: true })),
+    cards: cards.filter(ofKind).map((c) => listItem(c, warned.get(c.path) ?? 0)),
     broken: broken.filter(ofKind).map((b) => brokenSummary(b, { names: true })),
+  };
+}
+
+/**
+ * A card as the editor's list shows, sorts and filters it: the summary with its preview, and its size
+ * (characters of public text), when it comes in, its order and priority, and how many of its values
+ * fell back to a default.
+ */
+function listItem(c: CardMeta, warnings: number) {
+  const rules = rulesOf(c);
+  return {
+    ...cardSummary(c, { preview: true }),
+    chars: c.publicChars,
+    policy: rules.policy,
+    order: rules.order,
+    priority: c.priority,
+    warnings,
   };
 }
 

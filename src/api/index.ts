@@ -21,10 +21,13 @@ import type { Engine } from "../recall/index.ts";
 import { openStore, type Store, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import * as door from "./_door.ts";
+import * as find from "./_find.ts";
 import * as health from "./_health.ts";
 import * as history from "./_history.ts";
 import * as routes from "./_routes.ts";
+import { Shelf } from "./_shelf.ts";
 import * as usage from "./_stats.ts";
+import * as steps from "./_steps.ts";
 import * as style from "./_style.ts";
 
 export interface ApiOptions {
@@ -67,6 +70,14 @@ const TABLE: [string, string, Handler][] = [
   ["POST", "cards/:kind/:key/restore", (c, r, _u, kind, key) => routes.restore(c, r, kind, key)],
   ["GET", "cards/:kind/:key/history", (c, _r, u, kind, key) => history.cardHistory(c, u, kind, key)],
   ["POST", "cards/:kind/:key/revert", (c, r, _u, kind, key) => history.revert(c, r, kind, key)],
+  ["GET", "cards/:kind/:key/links", (c, _r, _u, kind, key) => find.links(c, kind, key)],
+  ["POST", "bulk", (c, r) => steps.bulk(c, r)],
+  ["GET", "history", (c, _r, u) => steps.steps(c, u)],
+  ["GET", "history/:key", (c, _r, _u, _kind, id) => steps.step(c, id)],
+  ["POST", "history/:key/undo", (c, r, _u, _kind, id) => steps.undo(c, r, id)],
+  ["GET", "search", (c, _r, u) => find.search(c, u)],
+  ["GET", "facts", (c) => find.facts(c)],
+  ["GET", "budget", (c) => find.budget(c)],
   ["POST", "try", (c, r, u) => routes.tryText(c, r, u)],
   ["POST", "explain", (c, r) => door.explainText(c, r)],
   ["GET", "conversations", (c) => door.conversations(c)],
@@ -126,6 +137,7 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
     limits: { ...API_DEFAULTS, ...options.limits },
     now: options.now ?? (() => new Date()),
     style: options.style,
+    shelf: new Shelf(options.engine.vault),
     ...stateOf(options.store, options.engine.vault.root),
   };
   // Writes carry X-Lorecards: 1 and no preflight is answered, so no page elsewhere can use the API.

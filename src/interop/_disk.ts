@@ -139,7 +139,13 @@ export async function importBook(
       if (found !== undefined) result.overwritten++;
       else result.created++;
     }
-    if (plan.length > 0) await placeAll(vault, plan, opts.onProgress);
+    // The step names the file it read: the editor filters cards by the book they came from.
+    const record = {
+      writer: "import",
+      action: "import",
+      step: { note: path.basename(opts.filename) },
+    } as const;
+    if (plan.length > 0) await placeAll(vault, plan, opts.onProgress, record);
   });
   result.checks = vetImport(vault, written);
   return result;

@@ -12,7 +12,7 @@ import { jiebaSegmenter } from "../match/index.ts";
 import { openVault, type Vault } from "../vault/index.ts";
 import type { Loaded } from "./_compiled.ts";
 import { recall, unknownNames } from "./pipeline.ts";
-import { SETTINGS_FILE, SettingsFile, withSettings } from "./settings.ts";
+import { SETTINGS_FILE, SettingsFile, type VaultSettings, withSettings } from "./settings.ts";
 import { type SourceOptions, VaultSource } from "./source.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
 
@@ -32,6 +32,7 @@ export { type RefreshReport, refreshVault } from "./refresh.ts";
 export { DEFAULT_FRAMING, firstLine, renderCard, renderContext } from "./render.ts";
 export { parseSettings, REACHES, type Reach, SETTINGS_FILE, type VaultSettings } from "./settings.ts";
 export { type Refresher, type SourceOptions, VaultSource } from "./source.ts";
+export { tokenCounter } from "./tokens.ts";
 export { parseTurns, type TurnsInput } from "./turns.ts";
 export { typedText } from "./typed-text.ts";
 export * from "./types.ts";
@@ -50,7 +51,7 @@ export interface EngineOptions extends SourceOptions {
 export class Engine {
   readonly source: VaultSource;
   private readonly segmenter?: () => Promise<Segmenter>;
-  private readonly settings: SettingsFile;
+  private readonly settingsFile: SettingsFile;
 
   constructor(
     readonly vault: Vault,
@@ -58,9 +59,9 @@ export class Engine {
   ) {
     const warn = options.warn ?? ((l: string) => process.stderr.write(`${l}\n`));
     // A server re-reads settings.yaml when its watcher names it, else at most once a second.
-    this.settings = new SettingsFile(vault.root, warn, options.watch ? SETTINGS_RECHECK_MS : 0);
+    this.settingsFile = new SettingsFile(vault.root, warn, options.watch ? SETTINGS_RECHECK_MS : 0);
     const onFile = (rel: string) => {
-      if (rel === SETTINGS_FILE) this.settings.invalidate();
+      if (rel === SETTINGS_FILE) this.settingsFile.invalidate();
       options.onFile?.(rel);
     };
     this.source = new VaultSource(vault, { ...options, onFile });
@@ -91,9 +92,14 @@ export class Engine {
     return unknownNames(await this.source.current(), names);
   }
 
+  /** The vault's settings.yaml as it reads now (the editor shows the budget it sets). */
+  settings(): VaultSettings {
+    return this.settingsFile.current();
+  }
+
   /** One recall; the vault's settings.yaml fills in what `opts` leaves unset. */
   async recall(turns: readonly Turn[], opts: RecallOptions = {}): Promise<RecallResult> {
-    const options = withSettings(opts, this.settings.current());
+    const options = withSettings(opts, this.settingsFile.current());
     return recall(await this.source.current(), turns, { ...options, segmenter: this.segmenter });
   }
 }

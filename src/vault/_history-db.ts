@@ -122,6 +122,8 @@ export interface HistoryQueries {
   steps: Query<StepRow & { kept: number }>;
   step: Query<StepRow & { kept: number }>;
   ofStep: Query<VersionRow>;
+  namesOfStep: Query<{ kind: string; key: string }>;
+  imported: Query<{ kind: string; key: string; note: string }>;
 }
 
 export function historyPath(root: string): string {
@@ -166,6 +168,12 @@ export function queries(db: Database): HistoryQueries {
       "WHERE s.id < $before ORDER BY s.id DESC LIMIT $limit",
     step: "SELECT s.*, (SELECT count(*) FROM versions v WHERE v.step = s.id) AS kept FROM steps s WHERE s.id = $id",
     ofStep: "SELECT * FROM versions WHERE step = $id OR (step IS NULL AND id = $id) ORDER BY id",
+    namesOfStep:
+      "SELECT kind, key FROM versions WHERE step = $id OR (step IS NULL AND id = $id) ORDER BY id LIMIT $limit",
+    // Every import's placed cards with the file it read, oldest first (the newest import of a card wins).
+    imported:
+      "SELECT v.kind, v.key, s.note FROM versions v JOIN steps s ON s.id = v.step " +
+      "WHERE s.action = 'import' AND s.note IS NOT NULL AND v.after IS NOT NULL ORDER BY v.id",
   });
 }
 

@@ -197,9 +197,22 @@ export function statesAt(vault: Vault, id: number): StateRow[] {
 /** A kept step with how many of its versions are still kept (`kept` < `cards`: some were pruned). */
 export type KeptStep = StepRow & { kept: number };
 
-/** The newest `limit` steps of the whole vault, newest first; `before` pages back from a step number. */
-export function readSteps(vault: Vault, limit: number, before = Number.MAX_SAFE_INTEGER): KeptStep[] {
-  return reading(vault, [], (q) => q.steps.all({ limit, before }));
+/**
+ * The newest `limit` steps of the whole vault, newest first; `before` pages back from a step number.
+ * Each names its first `names` cards (`kind/key`), in the order written.
+ */
+export function readSteps(
+  vault: Vault,
+  limit: number,
+  opts: { before?: number; names?: number } = {},
+): (KeptStep & { names: string[] })[] {
+  const before = opts.before ?? Number.MAX_SAFE_INTEGER;
+  return reading(vault, [], (q) =>
+    q.steps.all({ limit, before }).map((s) => ({
+      ...s,
+      names: q.namesOfStep.all({ id: s.id, limit: opts.names ?? 0 }).map((n) => `${n.kind}/${n.key}`),
+    })),
+  );
 }
 
 /** One step and its versions (in the order written), or null when there is no such step. */
@@ -214,6 +227,15 @@ export function readStep(vault: Vault, id: number): { step: KeptStep; versions: 
     const { at, writer, action } = only;
     return { step: { id, at, writer, action, cards: 1, undoes: null, note: null, kept: 1 }, versions };
   });
+}
+
+/** Per card (`kind/key`), the file its newest kept import read, for the cards an import put in place. */
+export function importedFrom(vault: Vault): Map<string, string> {
+  return reading(
+    vault,
+    new Map(),
+    (q) => new Map(q.imported.all({}).map((r) => [`${r.kind}/${r.key}`, r.note])),
+  );
 }
 
 /** The cards in history whose key is `key` (any case), for finding a card that is no longer live. */

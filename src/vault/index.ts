@@ -36,6 +36,7 @@ export {
   HISTORY_CAP,
   type HistoryOptions,
   historyNames,
+  importedFrom,
   type KeptStep,
   readHistory,
   readStep,

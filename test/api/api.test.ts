@@ -70,8 +70,12 @@ describe("reading", () => {
     expect(cards.length).toBe(6);
     const alice = cards.find((c: { key: string }) => c.key === "Alice");
     expect(Object.keys(alice).sort()).toEqual(
-      ["aliases", "enabled", "inject", "key", "keywords", "kind", "mtime", "path", "preview", "title"].sort(),
+      [
+        ...["aliases", "enabled", "inject", "key", "keywords", "kind", "mtime", "path", "preview", "title"],
+        ...["chars", "order", "policy", "priority", "warnings"],
+      ].sort(),
     );
+    expect(alice).toMatchObject({ chars: 41, policy: "automatic", order: null, priority: 0, warnings: 0 });
     expect(alice.mtime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
     expect(alice.preview).toBe("The user's sister; lives in Lyon.");
   });
