@@ -76,21 +76,39 @@ export function toV3(obj: Raw): Raw {
   return { ...v2, spec: "chara_card_v3", spec_version: "3.0", data };
 }
 
-/** A blank V3 card to carry a book when no base card is given. */
-export function minimalCard(name: string): Raw {
+/** Spec 7.5.7 and 7.5.8: the dates are Unix times in seconds. */
+function unixSeconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+/** A blank V3 card to carry a book when no base card is given: created now (spec 7.5.7). */
+export function minimalCard(name: string, now: number): Raw {
   const data: Raw = {};
   for (const f of V1_FIELDS) data[f] = "";
-  Object.assign(data, v2Defaults(), { name, group_only_greetings: [] });
+  const at = unixSeconds(now);
+  Object.assign(data, v2Defaults(), {
+    name,
+    group_only_greetings: [],
+    creation_date: at,
+    modification_date: at,
+  });
   return { spec: "chara_card_v3", spec_version: "3.0", data };
 }
 
-/** The base card (any version) as V3, its lorebook's entries replaced, its other book fields kept. */
-export function withBook(base: Raw, entries: Raw[], bookName: string): Raw {
+/**
+ * The base card (any version) as V3, its lorebook's entries replaced, its other book fields kept. A
+ * book whose entries changed is a change to the card: `modification_date` becomes `now` (spec 7.5.8,
+ * "update this when saving changes"), `creation_date` stays as it was (7.5.7: never modified); a book
+ * that comes back as it was leaves both alone, so exporting an unchanged vault changes nothing.
+ */
+export function withBook(base: Raw, entries: Raw[], bookName: string, now: number): Raw {
   const v3 = toV3(base);
   const data = v3.data as Raw;
   const old = isRecord(data.character_book) ? data.character_book : {};
   const book: Raw = { name: bookName, extensions: {}, ...old, entries };
-  return { ...v3, data: { ...data, character_book: book } };
+  const changed = !Bun.deepEquals(old.entries, entries);
+  const dated = changed ? { modification_date: unixSeconds(now) } : {};
+  return { ...v3, data: { ...data, character_book: book, ...dated } };
 }
 
 /** Spec 13.4 and 5.2.2: the V2 backfill of a V3 card, with a note for V2-only readers. */

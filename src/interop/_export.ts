@@ -25,6 +25,8 @@ export interface RenderOptions {
   base?: BaseCardFile;
   /** The book's name when the base card has none (default "lorecards"). */
   bookName?: string;
+  /** The clock of a card's `creation_date` and `modification_date` (milliseconds). */
+  now?: () => number;
 }
 
 export interface ExportFile {
@@ -64,8 +66,8 @@ function parseCardJson(text: string, file: string): Raw {
   return json;
 }
 
-async function loadBase(base: BaseCardFile | undefined, bookName: string): Promise<BaseCard> {
-  if (!base) return { card: minimalCard(bookName) };
+async function loadBase(base: BaseCardFile | undefined, bookName: string, now: number): Promise<BaseCard> {
+  if (!base) return { card: minimalCard(bookName, now) };
   const { bytes, filename } = base;
   if (isPng(bytes))
     return { card: parseCardJson(cardTextFromPng(bytes, filename).text, filename), png: bytes };
@@ -93,8 +95,9 @@ export async function renderBook(
       cards.length,
     );
   }
-  const base = await loadBase(opts.base, bookName);
-  const card = withBook(base.card, entries, bookName);
+  const now = (opts.now ?? Date.now)();
+  const base = await loadBase(opts.base, bookName, now);
+  const card = withBook(base.card, entries, bookName, now);
   if (format === "card-json") return jsonFile(card, "lorecards-card.json", cards.length);
   if (format === "card-png") {
     const image = base.png ?? tinyPng();

@@ -477,6 +477,47 @@ describe("card files", () => {
     expect(v3.data.character_book.entries).toHaveLength(1);
   });
 
+  describe("the card's dates (spec 7.5.7, 7.5.8)", () => {
+    const T0 = Date.parse("2026-03-01T00:00:00Z");
+    const T1 = Date.parse("2026-05-01T12:00:00Z");
+    const encode = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+    type Dated = { data: { creation_date?: number; modification_date?: number } };
+
+    test("a card made without a base is created and modified now, in Unix seconds", async () => {
+      const out = json(
+        (await renderBook([card({ title: "A" })], "card-json", { now: () => T0 })).bytes,
+      ) as Dated;
+      expect(out.data).toMatchObject({ creation_date: T0 / 1000, modification_date: T0 / 1000 });
+    });
+
+    test("a changed book moves modification_date to now and keeps creation_date", async () => {
+      const base = v3Card([{ keys: ["old"], content: "old", enabled: true, insertion_order: 1 }], {
+        creation_date: 1_700_000_000,
+        modification_date: 1_700_000_500,
+      });
+      const out = await renderBook([card({ title: "A" })], "card-json", {
+        base: { bytes: encode(base), filename: "b.json" },
+        now: () => T1,
+      });
+      expect((json(out.bytes) as Dated).data).toMatchObject({
+        creation_date: 1_700_000_000,
+        modification_date: Math.floor(T1 / 1000),
+      });
+    });
+
+    test("a book exported as it was leaves both dates alone", async () => {
+      const first = json((await renderBook([card({ title: "A" })], "card-json", { now: () => T0 })).bytes);
+      const again = await renderBook([card({ title: "A" })], "card-json", {
+        base: { bytes: encode(first), filename: "first.json" },
+        now: () => T1,
+      });
+      expect((json(again.bytes) as Dated).data).toMatchObject({
+        creation_date: T0 / 1000,
+        modification_date: T0 / 1000,
+      });
+    });
+  });
+
   test("a base card's unknown fields survive (spec 13.5)", async () => {
     const base: Raw = { ...v3Card([]), future: { x: 1 } };
     (base.data as Raw).assets = [{ type: "icon", uri: "ccdefault:", name: "main", ext: "png" }];
