@@ -5,7 +5,7 @@
  * here writes the store.
  */
 import { LoreError } from "../errors.ts";
-import { openDoor } from "../recall/door.ts";
+import { openDoor } from "../explain/index.ts";
 import { parseTurns } from "../recall/index.ts";
 import type { Conversation } from "../state/index.ts";
 import { toWire } from "../wire.ts";

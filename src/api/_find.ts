@@ -7,8 +7,9 @@
  */
 import { rulesOf } from "../card/rules.ts";
 import type { CardMeta } from "../card/types.ts";
+import { recallJson } from "../explain/index.ts";
 import { fold } from "../match/index.ts";
-import { DEFAULT_BUDGET, recallJson } from "../recall/index.ts";
+import { DEFAULT_BUDGET } from "../recall/index.ts";
 import { importedFrom, indexLookup, loadIndex, readCard, refTarget } from "../vault/index.ts";
 import type { Context } from "./_routes.ts";
 

@@ -21,15 +21,16 @@ import type { CardMeta } from "../card/types.ts";
 import { checkVault } from "../check/vault.ts";
 import { vetCreate, vetUpdate } from "../check/vet.ts";
 import { LoreError } from "../errors.ts";
+import { recallJson } from "../explain/index.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
 import {
+  chosenCards,
   type Engine,
   hitEntry,
   parseTurns,
   REACHES,
   type Reach,
   type RecallOptions,
-  recallJson,
   simulate,
   type Turn,
 } from "../recall/index.ts";
@@ -303,7 +304,7 @@ export async function tryText(ctx: Context, req: Request, url: URL) {
     ask,
   });
   // `--no-log` wins over `?log=1` (README "What gets written to disk").
-  const logged = truthy(url.searchParams.get("log")) && !ctx.noLog && result.injected.length > 0;
+  const logged = truthy(url.searchParams.get("log")) && !ctx.noLog && chosenCards(result).length > 0;
   if (logged) {
     const message = turns[turns.length - 1]!.text;
     await ctx.hits.append([hitEntry("try", result, message, ctx.now())]);

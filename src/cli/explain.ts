@@ -5,8 +5,7 @@
 // nothing (no hit log, no ledger, no index, no state.db where there is none).
 import { existsSync } from "node:fs";
 import { LoreError } from "../errors.ts";
-import { type DoorAnswer, openDoor } from "../recall/door.ts";
-import type { ExplainedCard } from "../recall/explain.ts";
+import { type DoorAnswer, type ExplainedCard, openDoor } from "../explain/index.ts";
 import { namesIn, openEngine, parseTurns } from "../recall/index.ts";
 import { type Conversation, openStore, statePath, stateUrl } from "../state/index.ts";
 import {

@@ -2,24 +2,24 @@
 // in or out of budget (and why a card is out), the exact text that would be injected, and words that
 // deserve a card. With --turns the conversation is replayed one user message at a time, so timed
 // effects (sticky, cooldown, delay) act as they would in a real one (recall/history.ts). With
-// --inject index it shows the index an agent would get (recall/index-block.ts), under session `try`.
-import { DEFAULTS } from "../defaults.ts";
+// --inject index it shows the index an agent would get (recall/stages/index-block.ts), under session `try`.
+import { recallJson } from "../explain/index.ts";
 import {
-  type FiredCard,
+  chosenCards,
+  contextText,
+  firedCards,
   hitEntry,
+  type IndexIds,
+  injectedChars,
+  newQueryId,
   openEngine,
   parseTurns,
   type RecallResult,
-  recallJson,
+  recallRecordOf,
+  type Seen,
+  type Selected,
   simulate,
 } from "../recall/index.ts";
-import {
-  INDEX_RECALL,
-  type IndexIds,
-  indexResult,
-  newQueryId,
-  recallRecordOf,
-} from "../recall/index-block.ts";
 import { openStore, stateUrl } from "../state/index.ts";
 import {
   askedNames,
@@ -67,22 +67,18 @@ export const tryCommand = defineCommand({
     const budget = wholeNumber(args.budget, "--budget");
     const index: IndexIds | undefined =
       args.inject === "index" ? { session: "try", query: newQueryId() } : undefined;
-    const recalled = await simulate(
-      (t, o) => engine.recall(t, index ? { ...o, ...INDEX_RECALL } : o),
-      turns,
-      {
-        ask,
-        budget,
-        scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
-        seed: args.seed,
-        ...recallFlags(args),
-      },
-    );
-    const result = index ? indexResult(recalled, { ...index, budget: budget ?? DEFAULTS.budget }) : recalled;
-    if (args.log && result.injected.length > 0) {
+    const result = await simulate((t, o) => engine.recall(t, o), turns, {
+      ask,
+      budget,
+      scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
+      seed: args.seed,
+      index,
+      ...recallFlags(args),
+    });
+    if (args.log && chosenCards(result).length > 0) {
       const store = await openStore(stateUrl(engine.vault.root));
       const now = new Date();
-      const listed = index && recallRecordOf(result, index, "try", now.getTime());
+      const listed = recallRecordOf(result, "try", now.getTime());
       await Promise.all([
         store.appendHits([hitEntry("try", result, args.sentence, now)]),
         listed && store.recordRecall(listed),
@@ -101,18 +97,20 @@ export const tryCommand = defineCommand({
 /** `index`: what would go in is the index's lines, not the cards' text. */
 function describe(result: RecallResult, showContext: boolean, index = false): string {
   const lines: string[] = [];
-  if (result.fired.length === 0) lines.push("No card fires.");
+  const fired = firedCards(result);
+  const context = contextText(result);
+  if (fired.length === 0) lines.push("No card fires.");
   else {
-    const total = [...result.context].length;
+    const total = [...context].length;
     lines.push(
       index
-        ? `${result.fired.length} card(s) fire; the index that would be injected is ${total} characters:`
-        : `${result.fired.length} card(s) fire; ${result.injectedChars} characters of cards would be injected (${total} with the framing line):`,
+        ? `${fired.length} card(s) fire; the index that would be injected is ${total} characters:`
+        : `${fired.length} card(s) fire; ${injectedChars(result)} characters of cards would be injected (${total} with the framing line):`,
     );
-    result.fired.forEach((f, i) => {
-      const status = f.inBudget ? "in budget" : whyOut(f);
+    fired.forEach((f, i) => {
+      const status = f.verdict === "chosen" ? "in budget" : whyOut(f);
       lines.push(
-        `  ${i + 1}. ${f.title} [${f.kind}]  score ${f.score}  ${cameBy(f)}  ${f.chars} chars  ${status}`,
+        `  ${i + 1}. ${f.card.title} [${f.card.kind}]  score ${f.score}  ${cameBy(f)}  ${f.chars ?? 0} chars  ${status}`,
       );
     });
   }
@@ -123,14 +121,13 @@ function describe(result: RecallResult, showContext: boolean, index = false): st
     if (places.length) lines.push(`  places:  ${places.join(", ")}`);
     if (aliases.length) lines.push(`  aliases: ${aliases.join(", ")}`);
   }
-  if (showContext && result.context)
-    lines.push("", "--- context ---", result.context.trimEnd(), "--- end ---");
+  if (showContext && context) lines.push("", "--- context ---", context.trimEnd(), "--- end ---");
   for (const b of result.broken) lines.push(`skipped ${b.path}: ${b.error} (see: lorecards check)`);
   return lines.join("\n");
 }
 
 /** How a card came in: the words it fired on, or why it needs none (always on, asked for, sticky, reached). */
-export function cameBy(f: Pick<FiredCard, "hits" | "via">): string {
+export function cameBy(f: Pick<Seen, "hits" | "via">): string {
   if (f.hits.length > 0) return `on: ${f.hits.join(", ")}`;
   return {
     named: "on: (no words)",
@@ -142,7 +139,7 @@ export function cameBy(f: Pick<FiredCard, "hits" | "via">): string {
 }
 
 /** Why a fired card is not in, in words. */
-function whyOut(card: FiredCard): string {
+function whyOut(card: Selected): string {
   switch (card.reason) {
     case "budget":
       return "left out: over the character budget";

@@ -15,7 +15,7 @@
  */
 
 import type { CardPlacement } from "../card/types.ts";
-import type { RenderedBlock } from "../recall/types.ts";
+import type { RenderedBlock } from "../recall/index.ts";
 import type { CardRef, Placement, ReplayRecord } from "../state/index.ts";
 import type { Tier } from "../state/types.ts";
 import { type ChatView, GAP } from "./_chat.ts";

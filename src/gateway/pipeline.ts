@@ -9,12 +9,20 @@ import { DEFAULTS } from "../defaults.ts";
 import type { Markers } from "../inject/index.ts";
 import { findBlocks, stripBlocks } from "../inject/index.ts";
 import type { SeenMessage } from "../learn/index.ts";
-import { hitEntry } from "../recall/hit-entry.ts";
-import { INDEX_RECALL, indexResult, newQueryId, recallRecordOf } from "../recall/index-block.ts";
-import { namesIn } from "../recall/pipeline.ts";
-import { contentHash } from "../recall/render.ts";
-import { typedText } from "../recall/typed-text.ts";
-import type { ConversationHistory, RecallOptions, RecallResult, Turn } from "../recall/types.ts";
+import {
+  type Chosen,
+  type ConversationHistory,
+  chosenCards,
+  hitEntry,
+  leftOutCards,
+  namesIn,
+  newQueryId,
+  type RecallOptions,
+  type RecallResult,
+  recallRecordOf,
+  type Turn,
+  typedText,
+} from "../recall/index.ts";
 import type { Conversation, HitEntry, RecallRecord, Store } from "../state/index.ts";
 import type { TurnRecord } from "../state/types.ts";
 import { letOthersRun } from "./_body.ts";
@@ -33,7 +41,7 @@ import {
 } from "./replay.ts";
 
 export interface InjectSettings {
-  /** `index`: one line per card instead of its text, where `user` puts cards (recall/index-block.ts). */
+  /** `index`: one line per card instead of its text, where `user` puts cards (recall/stages/index-block.ts). */
   inject: "user" | "system" | "index";
   /** Turns of history scanned (recall's scanDepth). */
   window: number;
@@ -161,16 +169,14 @@ export async function runPipeline(
       // The boot block: the guide (and the style brief, when asked for) opens the stable block,
       // made on the conversation's first turn.
       ...(tiers && !stableSent(plan) && { guide: await deps.guide?.(currentText(view, plan.target)) }),
-      ...(index && INDEX_RECALL),
+      index,
     });
-    if (index) {
-      result = indexResult(result, { ...index, budget: settings.budget, markers });
-      recalled = recallRecordOf(result, index, "gateway", now);
-    }
+    recalled = recallRecordOf(result, "gateway", now);
     made = placeBlocks(result, view, plan, { ...settings, systemPlace: adapter.systemPlace });
     // Written alongside the commit (both wait for the same turn's flush), awaited after it.
     if (settings.log && made.length > 0) {
-      logged = logSafely(deps, hitEntry("gateway", result, result.chosen[0]?.trigger ?? "", new Date(now)));
+      const trigger = chosenCards(result)[0]?.trigger ?? "";
+      logged = logSafely(deps, hitEntry("gateway", result, trigger, new Date(now)));
     }
   }
   const records = made.map((b) => recordFor(view, plan.turn, b));
@@ -245,7 +251,7 @@ function placeBlocks(
   plan: ReplayPlan,
   choice: Pick<InjectSettings, "inject"> & { systemPlace: Edit["place"] },
 ): SlottedBlock[] {
-  const chosen = new Map(result.chosen.map((c) => [c.id, c]));
+  const chosen = new Map<string, Chosen>(chosenCards(result).map((c) => [c.id, c]));
   // An index goes where `user` puts cards.
   const slots = {
     inject: choice.inject === "system" ? ("system" as const) : ("user" as const),
@@ -260,8 +266,8 @@ function placeBlocks(
         : tierSlot(b.tier === "stable" ? "stable" : "volatile", view, slots),
     (id) => {
       const card = chosen.get(id);
-      // What the conversation remembers it sent: a hash of the card's text (recall/render.ts).
-      return { ref: { id, version: card ? contentHash(card.text) : "" }, edited: card?.edited === true };
+      // What the conversation remembers it sent: the card's version (recall/version.ts).
+      return { ref: { id, version: card?.version ?? "" }, edited: card?.edited === true };
     },
   );
 }
@@ -372,7 +378,7 @@ function turnsOf(view: ChatView, target: number, markers: Markers, reach: number
 /**
  * The conversation as timed effects count it, up to the target (the message being answered): its
  * user and assistant messages, and the stored memory (what it holds from this message on, after a
- * client went back to an earlier turn, recall ignores: recall/timed.ts).
+ * client went back to an earlier turn, recall ignores: recall/stages/timed.ts).
  */
 function historyOf(
   view: ChatView,
@@ -437,7 +443,7 @@ function turnRecordOf(
       ...(isEarly(added[i]!, previous) && { early: true }),
     })),
     replayedChars: plan.edits.reduce((n, e) => n + e.text.length, 0),
-    leftOut: (result?.leftOut ?? []).map((c) => ({ id: c.id, reason: c.reason ?? "budget" })),
+    leftOut: (result ? leftOutCards(result) : []).map((c) => ({ id: c.id, reason: c.reason })),
     ...turnSizes({ view, target: plan.target, replayed: plan.edits, added }),
   };
 }

@@ -13,7 +13,7 @@
 import { DEFAULTS } from "../defaults.ts";
 import { type Markers, markersFromSecret } from "../inject/index.ts";
 import { opening } from "../learn/brief.ts";
-import { type Engine, type FiredCard, openEngine } from "../recall/index.ts";
+import { type Chosen, chosenCards, type Engine, openEngine } from "../recall/index.ts";
 import { SettingsFile } from "../recall/settings.ts";
 import type { Store } from "../state/index.ts";
 import { readGuide } from "../vault/index.ts";
@@ -60,7 +60,7 @@ export async function bootSession(
       conversationId: session,
     });
     const stable = result.blocks.find((b) => b.tier === "stable");
-    const chosen = stable ? result.chosen.filter((c) => stable.cards.includes(c.id)) : [];
+    const chosen = stable ? chosenCards(result).filter((c) => stable.cards.includes(c.id)) : [];
     const bootRecall = new SettingsFile(engine.vault.root, () => {}).current().bootRecall !== false;
     const workspace = bootRecall ? workspaceOf(input.cwd, options.askGit ?? askGit) : undefined;
     const found =
@@ -70,7 +70,7 @@ export async function bootSession(
     if (blocks.length === 0) return undefined;
     const cards = [...chosen, ...(found?.cards ?? [])];
     await recordBoot(store, session, cards, at);
-    return { block: blocks.join("\n\n"), cards: cards.map((c) => c.key) };
+    return { block: blocks.join("\n\n"), cards: cards.map((c) => c.card.key) };
   } finally {
     engine.close();
   }
@@ -83,12 +83,12 @@ export async function bootSession(
 async function recallWorkspace(
   engine: Engine,
   workspace: Workspace,
-  boot: readonly FiredCard[],
+  boot: readonly Chosen[],
   bootBlock: string | undefined,
   markers: Markers,
   options: BootOptions,
   input: HookInput,
-): Promise<{ wrapped: string; cards: FiredCard[] } | undefined> {
+): Promise<{ wrapped: string; cards: Chosen[] } | undefined> {
   const budget = (options.budget ?? DEFAULTS.budget) - boot.reduce((n, c) => n + c.chars, 0);
   const room = options.maxContextChars - (bootBlock === undefined ? 0 : bootBlock.length + 2);
   if (budget <= 0 || room <= 0) return undefined;
@@ -104,7 +104,7 @@ async function recallWorkspace(
   });
   const block = result.blocks[0];
   if (block?.wrapped === undefined) return undefined;
-  const cards = result.chosen.filter((c) => block.cards.includes(c.id));
+  const cards = chosenCards(result).filter((c) => block.cards.includes(c.id));
   // Recall lets a lone top card past its budget; here it is not the boot block's top card.
   if (cards.reduce((n, c) => n + c.chars, 0) > budget) return undefined;
   return { wrapped: block.wrapped, cards };

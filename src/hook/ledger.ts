@@ -44,7 +44,7 @@ export async function beginTurn(
 
 /**
  * Prompt `turn` on the timed clock. Memory written at this message or later (a clock that went back)
- * is recall's to ignore (recall/timed.ts).
+ * is recall's to ignore (recall/stages/timed.ts).
  */
 export function historyAt(turn: number, memory: TimedRecords): ConversationHistory {
   return { messages: 2 * turn - 1, assistantMessages: turn - 1, memory };

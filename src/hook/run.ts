@@ -2,7 +2,7 @@
  * One hook invocation, as named phases: parse stdin → (SessionStart: the boot block, boot.ts) → open the
  * engine → advance the session clock → read the transcript tail → recall (its budget stage keeps the
  * block under Claude Code's context cap; with `--inject index`, an index of the cards instead,
- * recall/index-block.ts) → record (ledger, the turn record for stats and the context door, the index
+ * recall/stages/index-block.ts) → record (ledger, the turn record for stats and the context door, the index
  * recall, hit log) → answer. The caller turns any throw into exit 0 + stderr.
  */
 
@@ -10,8 +10,19 @@ import { DEFAULTS } from "../defaults.ts";
 import { type Markers, markersFromSecret, stripBlocks } from "../inject/index.ts";
 import { styleBrief } from "../learn/brief.ts";
 import { learnOnce, ownWords } from "../learn/index.ts";
-import { hitEntry, openEngine, type RecallOptions, type RecallResult, type Turn } from "../recall/index.ts";
-import { INDEX_RECALL, indexResult, newQueryId, recallRecordOf } from "../recall/index-block.ts";
+import {
+  firedCards,
+  hitEntry,
+  injectedKeys,
+  leftOutCards,
+  newQueryId,
+  openEngine,
+  type RecallOptions,
+  type RecallResult,
+  recallRecordOf,
+  sentCards,
+  type Turn,
+} from "../recall/index.ts";
 import {
   type HitEntry,
   openStore,
@@ -41,7 +52,7 @@ export interface HookOptions {
   log?: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
   recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
-  /** `index`: one line per card instead of its text (`--inject index`, recall/index-block.ts). */
+  /** `index`: one line per card instead of its text (`--inject index`, recall/stages/index-block.ts). */
   inject?: "cards" | "index";
   /** Where the session ledger and the hit log live (state/ `openStore`); the vault's by default. */
   state?: string;
@@ -133,7 +144,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
     const turns = transcriptTurns(input.transcriptPath, input.prompt, scanDepth, clean);
     const index =
       options.inject === "index" ? { session: conversation ?? "none", query: newQueryId() } : undefined;
-    const recalledNow = await engine.recall(turns, {
+    const result = await engine.recall(turns, {
       ...options.recall,
       budget: options.budget,
       scanDepth,
@@ -145,28 +156,20 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
       seed: state && `${input.sessionId}:${state.turn}`,
       ...(conversation !== undefined && { conversationId: conversation }),
       history: state?.history,
-      ...(index && INDEX_RECALL),
+      index,
     });
-    const result = index
-      ? indexResult(recalledNow, {
-          ...index,
-          budget: options.budget ?? DEFAULTS.budget,
-          maxChars: MAX_CONTEXT_CHARS,
-          markers,
-        })
-      : recalledNow;
     const block = result.blocks[0]?.wrapped;
-    const listed = index && recallRecordOf(result, index, "hook", now().getTime());
+    const listed = recallRecordOf(result, "hook", now().getTime());
     // Queued now, it shares the group commit of the writes below.
     const keptRecall = listed ? keepRecall(store, listed, options.warn) : undefined;
     if (conversation && state) {
-      const recalled = { cards: result.chosen, timed: result.timed ?? {}, before: state.history.memory };
+      const recalled = { cards: sentCards(result), timed: result.timed, before: state.history.memory };
       const at = now().getTime();
       // Both writes wait for the same group commit. A prompt that fired nothing has nothing to show
       // in the door, and no usage ever reaches the hook: it is not recorded (a cold start saved).
       await Promise.all([
         recordTurn(store, conversation, state.turn, recalled, at),
-        result.fired.length > 0 &&
+        firedCards(result).length > 0 &&
           keepTurnRecord(
             store,
             turnRecordOf(conversation, state.turn, at, input.prompt, block, result),
@@ -181,7 +184,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
     const answer = {
       hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: block },
     };
-    return { stdout: `${JSON.stringify(answer)}\n`, injected: result.injected };
+    return { stdout: `${JSON.stringify(answer)}\n`, injected: injectedKeys(result) };
   } finally {
     await learned;
     await store.close();
@@ -245,7 +248,7 @@ function turnRecordOf(
         ? []
         : [{ tier: "volatile", where: "additionalContext", text: block, cards: result.blocks[0]!.cards }],
     replayedChars: 0,
-    leftOut: result.leftOut.map((c) => ({ id: c.id, reason: c.reason ?? "budget" })),
+    leftOut: leftOutCards(result).map((c) => ({ id: c.id, reason: c.reason })),
     promptChars: chars,
     counterfactual: { promptChars: chars, cachedChars: 0 },
     sharedChars: 0,

@@ -6,7 +6,6 @@
  * is the start of an existing card's title ("Ali" when "Alice" exists) is offered as an alias.
  * Chinese/Japanese: jieba's part-of-speech tags (nr/ns, and new words its HMM found).
  */
-import type { Candidates } from "../recall/types.ts";
 import { fold, hasUnspaced } from "./fold.ts";
 import type { Segmenter } from "./segment.ts";
 
@@ -30,6 +29,13 @@ const PLACE_BEFORE = new Set(["in", "at", "to", "from", "near", "into", "around"
 const PLACE_WORD =
   /\b(street|st|road|rd|avenue|ave|park|cafe|café|bar|lake|river|mountain|city|town|station|square|bridge|hall|school|university|hospital|market|beach|island|hotel|restaurant)$/i;
 const WORD = /[\p{Lu}\p{Lt}][\p{L}\p{M}'’-]*|[\p{L}\p{M}\p{N}'’-]+|[.!?。！？\n]/gu;
+
+/** Words that may deserve a card, sorted by what they look like. */
+export interface Candidates {
+  names: string[];
+  places: string[];
+  aliases: string[];
+}
 
 export interface CandidateContext {
   /** True when a folded phrase is already covered by some card's terms. */

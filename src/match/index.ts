@@ -8,7 +8,7 @@
  */
 export { findIn, PackedStrings, type Strings } from "./_packed.ts";
 export { Automaton, type AutomatonHit } from "./automaton.ts";
-export { type CandidateContext, findCandidates } from "./candidates.ts";
+export { type CandidateContext, type Candidates, findCandidates } from "./candidates.ts";
 export { charCount, fold, hasUnspaced, isWordCharAt } from "./fold.ts";
 export {
   buildLayer,
@@ -23,7 +23,7 @@ export {
   type Noticed,
 } from "./matcher.ts";
 export { type KeyPattern, keyPattern, type PatternRules } from "./pattern.ts";
-export { type Veto, vetoOf, wordIn } from "./secondary.ts";
+export { type Veto, vetoOf, type WordStop, wordIn } from "./secondary.ts";
 export { jiebaSegmenter, type Segmenter } from "./segment.ts";
 export { loadSnapshot, type Snapshot, saveSnapshot } from "./snapshot.ts";
 export { cardPatterns, cardTerms, type TermTable } from "./table.ts";

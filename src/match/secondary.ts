@@ -14,10 +14,20 @@ import { firstMatch, keyPattern } from "./pattern.ts";
 import { type MatchOptions, occursIn, type WindowMessage, windowSize } from "./window.ts";
 
 /**
- * Why a hit card does not fire: `not_automatic` (`manual` or `inject: false`), `never`, or its
- * secondary words (`secondary`, `@@additional_keys`, `@@exclude_keys`).
+ * The word rule that stopped a card, checked in this order: `all` (`words`: the one missing), `any`
+ * (none of `words` there), `not` (the one there, in a message that named the card), `not_all` (all of
+ * `words` there), `additional_keys` (none of the line's `words` there), `exclude_keys` (the one there).
  */
-export type Veto = "not_automatic" | "never" | "secondary";
+export interface WordStop {
+  rule: "all" | "any" | "not" | "not_all" | "additional_keys" | "exclude_keys";
+  words: string[];
+}
+
+/**
+ * Why a hit card does not fire: `not_automatic` (`manual` or `inject: false`), `never`, or its
+ * secondary words (`secondary`, `@@additional_keys`, `@@exclude_keys`), with the rule that stopped it.
+ */
+export type Veto = { reason: "not_automatic" | "never" } | { reason: "secondary"; stop: WordStop };
 
 /**
  * The veto on a card whose terms were found in the window messages `found` (0 = current), or null
@@ -33,10 +43,11 @@ export async function vetoOf(
 ): Promise<Veto | null> {
   const rules = rulesOf(card);
   if (rules.policy === "always") return null;
-  if (rules.policy === "never") return "never";
-  if (!card.inject || rules.policy === "manual") return "not_automatic";
+  if (rules.policy === "never") return { reason: "never" };
+  if (!card.inject || rules.policy === "manual") return { reason: "not_automatic" };
   const own = window.slice(0, windowSize(card, options));
-  return (await passesWords(card, rules, own, found, options)) ? null : "secondary";
+  const stop = await wordStop(card, rules, own, found, options);
+  return stop === null ? null : { reason: "secondary", stop };
 }
 
 /**
@@ -57,40 +68,42 @@ export async function wordIn(
   return occursIn(msg, "folded", fold(trimmed), rules.wholeWords, segmenter);
 }
 
-async function passesWords(
+/** The first of the card's word rules that stops it in its own window, or null when none does. */
+async function wordStop(
   card: MatchCard,
   rules: CardRules,
   window: readonly WindowMessage[],
   hitMessages: ReadonlySet<number>,
   options: MatchOptions,
-): Promise<boolean> {
+): Promise<WordStop | null> {
   const { all, any, not, notAll } = card.secondary;
   const inWindow = async (word: string) => {
     for (const m of window) if (await wordIn(word, rules, m, options.segmenter)) return true;
     return false;
   };
-  const someInWindow = async (words: readonly string[]) => {
-    for (const word of words) if (await inWindow(word)) return true;
-    return false;
+  const firstInWindow = async (words: readonly string[]) => {
+    for (const word of words) if (await inWindow(word)) return word;
+    return undefined;
   };
-  const allInWindow = async (words: readonly string[]) => {
+  const everyInWindow = async (words: readonly string[]) => {
     for (const word of words) if (!(await inWindow(word))) return false;
     return true;
   };
-  if (!(await allInWindow(all))) return false;
-  if (any.length > 0 && !(await someInWindow(any))) return false;
+  for (const word of all) if (!(await inWindow(word))) return { rule: "all", words: [word] };
+  if (any.length > 0 && (await firstInWindow(any)) === undefined) return { rule: "any", words: any };
   for (const word of not) {
     for (const m of hitMessages) {
       const msg = window[m];
-      if (msg && (await wordIn(word, rules, msg, options.segmenter))) return false;
+      if (msg && (await wordIn(word, rules, msg, options.segmenter))) return { rule: "not", words: [word] };
     }
   }
   // NOT ALL (SillyTavern selectiveLogic 1): stopped only when every one of its words is in the window.
-  if (notAll.length > 0 && (await allInWindow(notAll))) return false;
-  for (const group of rules.additionalKeys) {
-    if (group.length > 0 && !(await someInWindow(group))) return false;
+  if (notAll.length > 0 && (await everyInWindow(notAll))) return { rule: "not_all", words: notAll };
+  for (const line of rules.additionalKeys) {
+    if (line.length > 0 && (await firstInWindow(line)) === undefined)
+      return { rule: "additional_keys", words: line };
   }
   // The card spec ignores `@@exclude_keys` on a `use_regex` entry.
-  if (!rules.regex && (await someInWindow(rules.excludeKeys))) return false;
-  return true;
+  const excluded = rules.regex ? undefined : await firstInWindow(rules.excludeKeys);
+  return excluded === undefined ? null : { rule: "exclude_keys", words: [excluded] };
 }

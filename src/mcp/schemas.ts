@@ -34,7 +34,7 @@ const titleText = bounded(MAX_TITLE_CHARS);
 const matchTerm = bounded(MAX_TERM_CHARS);
 const sectionText = z.string().max(MAX_SECTION_CHARS, `is limited to ${MAX_SECTION_CHARS} characters`);
 const kindName = z.string().trim().min(1).max(64);
-/** A memory index block's session or query id (recall/index-block.ts; state keeps 256 characters). */
+/** A memory index block's session or query id (recall/stages/index-block.ts; state keeps 256 characters). */
 const indexId = z.string().trim().min(1).max(256);
 
 /** One line per kind: its usual sections and which one update_recent rewrites. */

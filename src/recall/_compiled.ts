@@ -4,11 +4,11 @@
  * match/snapshot.ts) plus, when cards changed since it was saved, a small layer of just those cards,
  * with the snapshot's copies of them set aside: an edit costs the cards it touched, not a rebuild of
  * the vault. Past OVERLAY_MAX changed cards the snapshot is rebuilt (and saved, when persisting).
- * Private to recall/.
+ * Private to recall/ (its stages read `Compiled`).
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { CardMeta } from "../card/types.ts";
+import type { CardMeta, KindsConfig } from "../card/types.ts";
 import {
   buildLayer,
   type CardSource,
@@ -68,6 +68,14 @@ export class CardList implements CardSource {
     }
     return card ?? undefined;
   }
+}
+
+/** One vault version as recall reads it: the matcher and cards, and a card's public text on demand. */
+export interface Compiled {
+  readonly loaded: Loaded;
+  readonly kinds: KindsConfig;
+  /** The card's text without its private sections (read from disk, or a cache, by the source). */
+  publicText(card: CardMeta): string;
 }
 
 export interface Loaded {

@@ -3,29 +3,30 @@
  * named phases over one selection. The order is SillyTavern's where it has one (world-info.js,
  * `checkWorldInfo`): the clock before the draws, inclusion groups before probability (a group's winner
  * can still miss its draw, leaving the group empty), and the recursive pass judged like the first.
- *   1. notice    the person's words (notice.ts)
- *   2. policy    always / manual / never, cards asked for by id, still-sticky cards (policy.ts)
- *   3. gate      the secondary words of cards that came in on their words (gate.ts)
- *   4. timed     delay, cooldown, the history decorators (timed.ts)
- *   5. hold      `delay_until_recursion` cards wait for the reach pass (reach.ts)
- *   6. groups    one card per inclusion group (groups.ts)
- *   7. chance    probability (chance.ts)
- *   8. reach     one hop through the fired cards' text, then 3–7 again for what it found (reach.ts)
- * Besides the verdicts it keeps what the context door (explain.ts) asks after: the secondary word that
- * stopped a card (_blocked.ts, only for cards already stopped) and the card whose text reached another.
+ *   1. notice    the person's words (stages/notice.ts)
+ *   2. policy    always / manual / never, cards asked for by id, still-sticky cards (stages/policy.ts)
+ *   3. gate      the secondary words of cards that came in on their words (stages/gate.ts)
+ *   4. timed     delay, cooldown, the history decorators (stages/timed.ts)
+ *   5. hold      `delay_until_recursion` cards wait for the reach pass (stages/reach.ts)
+ *   6. groups    one card per inclusion group (stages/groups.ts)
+ *   7. chance    probability (stages/chance.ts)
+ *   8. reach     one hop through the fired cards' text, then 4, 6 and 7 again for what it found (the
+ *                gate has judged it on the text that reached it: stages/reach.ts)
+ * Each veto carries the rule that stopped the card, as the stage that stopped it said; besides, this
+ * keeps the card whose text reached another, for the context door (explain/).
  */
 import { rulesOf } from "../card/rules.ts";
 import type { MatchOptions } from "../match/index.ts";
-import { withBlocks } from "./_blocked.ts";
-import { chance, seedOf } from "./chance.ts";
-import { gate } from "./gate.ts";
-import { groups } from "./groups.ts";
-import { notice } from "./notice.ts";
-import type { Compiled } from "./pipeline.ts";
-import { cardById, policy, unnamedCards } from "./policy.ts";
-import { hold, reach } from "./reach.ts";
-import { clockOf, stickyIds, timed } from "./timed.ts";
-import type { ConversationHistory, RecallOptions, Selected, Selection, Turn } from "./types.ts";
+import type { Compiled } from "./_compiled.ts";
+import type { Selected, Selection } from "./selection.ts";
+import { chance, seedOf } from "./stages/chance.ts";
+import { gate } from "./stages/gate.ts";
+import { groups } from "./stages/groups.ts";
+import { notice } from "./stages/notice.ts";
+import { cardById, policy, unnamedCards } from "./stages/policy.ts";
+import { hold, reach } from "./stages/reach.ts";
+import { clockOf, stickyIds, timed } from "./stages/timed.ts";
+import type { ConversationHistory, RecallOptions, Turn } from "./types.ts";
 
 export interface Decided {
   selection: Selected[];
@@ -48,7 +49,7 @@ export async function decide(
 
   const noticed = await notice(compiled, messagesOf(turns), match);
   const entered = policy(noticed.selection, unnamedCards(compiled, explicit, [...sticky]), explicit);
-  let selection = await withBlocks(await gate(entered, noticed.scan), noticed.scan);
+  let selection = await gate(entered, noticed.scan);
   selection = hold(timed(selection, { clock, sticky }), sticky);
   selection = chance(groups(selection, { seed, keep }), { seed, keep });
   if (options.reach === "named") return { selection, clock };
@@ -56,7 +57,7 @@ export async function decide(
   const reached = await reach(compiled, selection, { match, explicit });
   const batch = reached.batch;
   const taken = takenGroups(reached.selection, batch);
-  selection = await withBlocks(reachedFrom(compiled, reached.selection, batch), noticed.scan);
+  selection = reachedFrom(compiled, reached.selection, batch);
   selection = timed(selection, { clock, sticky, batch });
   selection = chance(groups(selection, { seed, keep, batch, taken }), { seed, keep, batch });
   return { selection, clock };

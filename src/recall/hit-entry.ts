@@ -5,23 +5,25 @@
  * business; this only says what one holds.
  */
 import { type HitEntry, type HitSource, normalizeHit } from "../state/index.ts";
-import type { FiredCard } from "./types.ts";
+import type { RecallResult } from "./types.ts";
+import { chosenCards } from "./views.ts";
 
 /**
- * `result.chosen` are the cards that went in front of the model; `message` is the one the surface
- * counts as the trigger (the gateway: the top card's; the others: the person's current message).
+ * The chosen cards of `result` are the cards that went in front of the model; `message` is the one the
+ * surface counts as the trigger (the gateway: the top card's; the others: the person's current message).
  */
 export function hitEntry(
   source: HitSource,
-  result: { chosen: readonly Pick<FiredCard, "key" | "hits">[] },
+  result: Pick<RecallResult, "selection">,
   message: string,
   now: Date,
 ): HitEntry {
+  const chosen = chosenCards(result);
   return normalizeHit({
     time: now.toISOString(),
     source,
-    keys: result.chosen.map((c) => c.key),
-    words: [...new Set(result.chosen.flatMap((c) => c.hits))],
+    keys: chosen.map((c) => c.card.key),
+    words: [...new Set(chosen.flatMap((c) => c.hits))],
     message,
   });
 }

@@ -1,8 +1,9 @@
 /**
  * Recall: the one pipeline behind the gateway, the hook, `try` and `/api/try`. It answers "which
  * cards belong in front of the model now, and as what exact text?" with stages over one selection
- * (pipeline.ts: notice → gate → select → order → budget → place → render), each recording a verdict
- * per card, and returns the chosen cards, one rendered block per placement, and the explanation.
+ * (decide.ts, then pipeline.ts; the stages are stages/), each recording its outcome per card, and
+ * returns the selection, one rendered block per placement (or an index), and nothing else to keep in
+ * step: every other view of the answer is a function of views.ts.
  * The VaultSource (source.ts) keeps the compiled vault current; the pipeline itself never caches,
  * watches or writes. It never writes cards; recording what was injected is the caller's job
  * (state/), so a dry run is just a call. `Engine` is the façade surfaces hold: a source plus options.
@@ -16,12 +17,10 @@ import { SETTINGS_FILE, SettingsFile, type VaultSettings, withSettings } from ".
 import { type SourceOptions, VaultSource } from "./source.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
 
+export type { Compiled } from "./_compiled.ts";
 export { simulate } from "./history.ts";
 export { hitEntry } from "./hit-entry.ts";
-export { recallJson } from "./json.ts";
-export { idOf } from "./notice.ts";
 export {
-  type Compiled,
   DEFAULT_BUDGET,
   DEFAULT_SCAN_DEPTH,
   namesIn,
@@ -29,13 +28,19 @@ export {
   recall,
 } from "./pipeline.ts";
 export { type RefreshReport, refreshVault } from "./refresh.ts";
-export { DEFAULT_FRAMING, firstLine, renderCard, renderContext } from "./render.ts";
+export * from "./selection.ts";
 export { parseSettings, REACHES, type Reach, SETTINGS_FILE, type VaultSettings } from "./settings.ts";
 export { type Refresher, type SourceOptions, VaultSource } from "./source.ts";
+export { lineChars, listedCards, newQueryId, recallRecordOf } from "./stages/index-block.ts";
+export { idOf } from "./stages/notice.ts";
+export { hasOwnPlace, tierFor } from "./stages/place.ts";
+export { DEFAULT_FRAMING, firstLine, renderCard, renderContext } from "./stages/render.ts";
 export { tokenCounter } from "./tokens.ts";
 export { parseTurns, type TurnsInput } from "./turns.ts";
 export { typedText } from "./typed-text.ts";
 export * from "./types.ts";
+export { cardVersion, sentVersions } from "./version.ts";
+export * from "./views.ts";
 
 const SETTINGS_RECHECK_MS = 1000;
 

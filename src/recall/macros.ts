@@ -1,12 +1,12 @@
 /**
  * The card spec's macros (card/macros.ts) in what recall renders, with their draws made once per
  * conversation and card text: `{{random}}`, `{{pick}}` and `{{roll}}` are hashed from the
- * conversation's identity and the text they sit in (chance.ts's hash), so a card sends the same bytes
+ * conversation's identity and the text they sit in (stages/chance.ts), so a card sends the same bytes
  * on every turn of a conversation, as the gateway's replay and the provider's prompt cache need, and
  * draws again only when the card is edited or another conversation starts.
  */
 import { readMacros } from "../card/macros.ts";
-import { draw, hash32 } from "./chance.ts";
+import { draw, hash32 } from "./stages/chance.ts";
 import type { RecallOptions } from "./types.ts";
 
 export type Names = NonNullable<RecallOptions["names"]>;

@@ -1,49 +1,35 @@
 /**
  * The recall pipeline: plain functions over one selection, in order. First which cards fire
  * (decide.ts: notice → policy → gate → timed → hold → groups → chance → reach, and the stages again
- * for what the reach found), then what goes in: select (set aside what is in context) → order →
- * render each card → resend what changed since it was sent → budget (and the surface's cap) → place
- * → render the blocks; last, the timed memory to keep for the next turn (timed.ts). Each stage returns a new selection with its verdict
- * on every card; nothing here caches, watches or writes (the VaultSource does the first two, and
- * writes only when told to). A dry run is just a call.
+ * for what the reach found), then what goes in:
+ *    9. select   set aside the cards in context (stages/select.ts)
+ *   10. order    closest to the person's words first (stages/order.ts)
+ *   11. render   each card's text and placement (stages/render.ts)
+ *   12. resend   a card in context whose text changed since it was sent comes back (stages/select.ts)
+ *   13. place    each card's tier (stages/place.ts)
+ *   14. budget   the character (and token) budget, then the surface's cap (stages/budget.ts)
+ *   15. blocks   the chosen cards as blocks, or the index (stages/render.ts, stages/index-block.ts)
+ * and last the timed memory to keep for the next turn (stages/timed.ts). Each stage returns a new
+ * selection with its outcome for every card; nothing here caches, watches or writes (the VaultSource
+ * does the first two, and writes only when told to). A dry run is just a call.
  */
-import { rulesOf } from "../card/rules.ts";
-import type { CardMeta, KindsConfig } from "../card/types.ts";
 import { DEFAULTS } from "../defaults.ts";
-import { findCandidates, type Segmenter } from "../match/index.ts";
-import { type Loaded, resolveRef } from "./_compiled.ts";
-import { budget } from "./budget.ts";
+import { type Candidates, findCandidates, type Segmenter } from "../match/index.ts";
+import { type Compiled, resolveRef } from "./_compiled.ts";
 import { decide } from "./decide.ts";
-import { idOf } from "./notice.ts";
-import { order } from "./order.ts";
-import { place } from "./place.ts";
-import { cardById } from "./policy.ts";
-import { DEFAULT_FRAMING, renderBlocks, renderCards } from "./render.ts";
-import { resend, select } from "./select.ts";
-import { nextMemory } from "./timed.ts";
+import { budget } from "./stages/budget.ts";
+import { idOf } from "./stages/notice.ts";
+import { order } from "./stages/order.ts";
+import { place } from "./stages/place.ts";
+import { cardById } from "./stages/policy.ts";
+import { DEFAULT_FRAMING, renderBlocks, renderCards } from "./stages/render.ts";
+import { resend, select } from "./stages/select.ts";
+import { nextMemory } from "./stages/timed.ts";
 import { tokenBudget } from "./tokens.ts";
-import type {
-  Candidates,
-  FiredCard,
-  RecallOptions,
-  RecallResult,
-  RenderedBlock,
-  Selected,
-  Selection,
-  TimedMemory,
-  Turn,
-} from "./types.ts";
+import type { RecallOptions, RecallResult, Turn } from "./types.ts";
 
 export const DEFAULT_BUDGET = DEFAULTS.budget;
 export const DEFAULT_SCAN_DEPTH = DEFAULTS.scanDepth;
-
-/** One vault version as recall reads it: the matcher and cards, and a card's public text on demand. */
-export interface Compiled {
-  readonly loaded: Loaded;
-  readonly kinds: KindsConfig;
-  /** The card's text without its private sections (read from disk, or a cache, by the source). */
-  publicText(card: CardMeta): string;
-}
 
 export interface PipelineOptions extends RecallOptions {
   /** Word segmentation for Chinese/Japanese, loaded on first need; absent = none. */
@@ -57,37 +43,42 @@ export async function recall(
   turns: readonly Turn[],
   options: PipelineOptions = {},
 ): Promise<RecallResult> {
-  const messages = turns.map((t) => t.text);
   const framing = options.framing ?? DEFAULT_FRAMING;
-  const { markers, maxContextChars, segmenter } = options;
+  const { markers, maxContextChars, segmenter, index } = options;
   const scanDepth = options.scanDepth ?? DEFAULT_SCAN_DEPTH;
+  const tiers = options.tiers === true;
 
   const asked = askedIds(compiled, options);
   if (asked) options = { ...options, explicit: asked };
   const decided = await decide(compiled, turns, { scanDepth, segmenter }, options);
+  const ordered = order(select(decided.selection, options));
+  const conversation = options.conversationId ?? turns[0]?.text ?? "";
   const rendered = resend(
-    renderCards(order(select(decided.selection, options)), compiled, {
-      names: options.names,
-      conversation: options.conversationId ?? turns[0]?.text ?? "",
-    }),
+    renderCards(ordered, compiled, { names: options.names, conversation }),
     options.sent,
   );
-  const tokens = await tokenBudget(options.budgetTokens);
-  const limits = { budget: options.budget ?? DEFAULT_BUDGET, tokens, maxContextChars, framing, markers };
-  const selection = place(budget(rendered, limits), { stableSent: options.stableSent });
-  const blocks = renderBlocks(selection, {
+  const placed = place(rendered, { stableSent: options.stableSent });
+  // An index is never weighed in tokens: the tokenizer is not even loaded.
+  const tokens = index ? undefined : await tokenBudget(options.budgetTokens);
+  const budgetChars = options.budget ?? DEFAULT_BUDGET;
+  const selection = budget(placed, {
+    budget: budgetChars,
+    tokens,
+    maxContextChars,
     framing,
     markers,
-    tiers: options.tiers,
-    guide: options.stableSent ? undefined : options.guide,
+    index,
+    tiers,
   });
+  const guide = options.stableSent ? undefined : options.guide;
+  const blocks = renderBlocks(selection, { framing, markers, tiers, guide, index });
   const timed = nextMemory(selection, decided.clock, (id) => cardById(compiled, id));
 
+  const current = turns[turns.length - 1]?.text ?? "";
   const candidates =
-    options.candidates === false
-      ? NO_CANDIDATES
-      : await candidatesOf(compiled, messages[messages.length - 1] ?? "", segmenter);
-  return resultOf(selection, blocks, compiled, candidates, timed);
+    options.candidates === false ? NO_CANDIDATES : await candidatesOf(compiled, current, segmenter);
+  const broken = compiled.loaded.index.broken.map((b) => ({ path: b.path, error: b.error }));
+  return { selection, blocks, ...(index && { index }), candidates, broken, timed };
 }
 
 /** The ids of the cards asked for by id or by name (`ask`); undefined when none were. */
@@ -112,59 +103,6 @@ export function namesIn(line: string | null | undefined): string[] {
 /** The names of `ask` that find no card, for a surface that refuses them (`try`, `/api/try`). */
 export function unknownNames(compiled: Compiled, names: readonly string[]): string[] {
   return names.filter((name) => resolveRef(name, compiled.loaded, compiled.kinds) === undefined);
-}
-
-function resultOf(
-  selection: Selection,
-  blocks: RenderedBlock[],
-  compiled: Compiled,
-  candidates: Candidates,
-  timed: TimedMemory,
-): RecallResult {
-  const fired = selection.filter((e) => e.verdict !== "vetoed").map(firedCard);
-  const chosen = fired.filter((c) => c.verdict === "chosen");
-  return {
-    selection,
-    fired,
-    chosen,
-    blocks,
-    injected: chosen.map((c) => c.key),
-    injectedIds: chosen.map((c) => c.id),
-    truncated: fired.filter((c) => c.verdict === "left_out").length,
-    injectedChars: chosen.reduce((n, c) => n + c.chars, 0),
-    context: blocks.map((b) => b.text).join("\n"),
-    broken: compiled.loaded.index.broken.map((b) => ({ path: b.path, error: b.error })),
-    candidates,
-    leftOut: fired.filter((c) => c.verdict === "left_out"),
-    timed,
-  };
-}
-
-/** The explanation record of one card, as surfaces and `try --json` read it. */
-function firedCard(entry: Selected): FiredCard {
-  const { card } = entry;
-  return {
-    id: entry.id,
-    key: card.key,
-    kind: card.kind,
-    title: card.title,
-    score: entry.score,
-    priority: card.priority,
-    hits: entry.hits,
-    text: entry.text ?? "",
-    chars: entry.chars ?? 0,
-    verdict: entry.verdict,
-    ...(entry.reason && { reason: entry.reason }),
-    inBudget: entry.verdict === "chosen",
-    inContext: entry.verdict === "in_context",
-    trigger: entry.trigger,
-    version: `${card.mtime}:${card.size}`,
-    via: entry.via,
-    policy: entry.policy,
-    placement: entry.placement ?? rulesOf(card).placement,
-    ...(entry.tier && { tier: entry.tier }),
-    edited: entry.edited === true,
-  };
 }
 
 function candidatesOf(

@@ -28,8 +28,7 @@ import {
   type Vault,
   type VaultIndex,
 } from "../vault/index.ts";
-import { compile } from "./_compiled.ts";
-import type { Compiled } from "./pipeline.ts";
+import { type Compiled, compile } from "./_compiled.ts";
 
 /**
  * Brings a vault's index and snapshot up to date somewhere else (a full check too, when one is due);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { countBreakpoints } from "../../src/gateway/_cache-steward.ts";
-import { EDITED_NOTE } from "../../src/recall/render.ts";
+import { EDITED_NOTE } from "../../src/recall/stages/render.ts";
 import type { Msg } from "../support/bodies.ts";
 import { canonicalBody } from "../support/canonical.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";

@@ -1,6 +1,7 @@
 // The hook with `--inject index` (README "Index mode and adoption"), in process: a prompt without a
-// session still gets its index (under session `none`), the budget counts lines rather than text, and a
-// recall that cannot be recorded costs the prompt nothing but a line on stderr.
+// session still gets its index (under session `none`), and a recall that cannot be recorded costs the
+// prompt nothing but a line on stderr. What the index holds and how its budget counts lines rather than
+// text is recall's, tested once for every surface (test/recall/index-block.test.ts).
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { runHook } from "../../src/hook/index.ts";
@@ -37,19 +38,6 @@ describe("the hook in index mode", () => {
     const store = await vaultStore(vault);
     expect((await store.findRecall("none", query))?.cards).toEqual(["people/Alice"]);
     await store.close();
-  });
-
-  test("the budget counts lines, so a budget too small for one card's text still lists several", async () => {
-    const words = "alice at the corner cafe after the friday deploy";
-    const plain = await runHook(prompt(words, "s1"), { vaultRoot: vault, budget: 60, log: false });
-    const indexed = await runHook(prompt(words, "s2"), {
-      vaultRoot: vault,
-      budget: 200,
-      inject: "index",
-      log: false,
-    });
-    expect(plain.injected).toHaveLength(1);
-    expect(indexed.injected).toEqual(["the Friday deploy", "the corner cafe", "Alice"]);
   });
 
   test("a recall that cannot be recorded costs the prompt nothing but a line on stderr", async () => {

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { MAX_CONTEXT_CHARS, runHook } from "../../src/hook/index.ts";
-import { recentHitsOf } from "../support/state.ts";
+import { cardVersion } from "../../src/recall/index.ts";
+import { recentHitsOf, vaultStore } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 const FIXTURE = path.join(import.meta.dir, "fixtures", "transcript.jsonl");
@@ -43,6 +44,19 @@ describe("what the hook answers", () => {
     );
     expect(context).toContain("Every Friday afternoon");
     expect(result.stdout.endsWith("}\n")).toBe(true);
+  });
+
+  test("each card sent is recorded with its version, the hash of its text, as every surface records it", async () => {
+    const context = contextOf(
+      (await runHook(prompt("how did the friday deploy go?"), { vaultRoot: vault })).stdout,
+    );
+    const text = `${context.slice(context.indexOf("### "), context.lastIndexOf("\n<!-- /lorecards:"))}\n`;
+    const store = await vaultStore(vault);
+    const { injections } = await store.loadConversation("hook:s1");
+    await store.close();
+    expect(injections.map((i) => [i.id, i.version])).toEqual([
+      ["event/the Friday deploy", cardVersion(text)],
+    ]);
   });
 
   test("a prompt that matches nothing gets an empty answer", async () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { exportBook, importBook } from "../../src/interop/index.ts";
-import { openEngine } from "../../src/recall/index.ts";
+import { injectedKeys, openEngine } from "../../src/recall/index.ts";
 import { initVault, openVault, STATE_DIR, type Vault } from "../../src/vault/index.ts";
 import { tempDir } from "./_support.ts";
 
@@ -119,6 +119,6 @@ describe("after an import killed while moving cards", () => {
     const result = await engine.recall([{ role: "user", text: "where is gadget 1999?" }]);
     expect([0, ENTRIES]).toContain(gadgets(things));
     expect(stagingFolders(vault)).toEqual([]);
-    expect(result.injected.includes("gadget 1999")).toBe(gadgets(things) === ENTRIES);
+    expect(injectedKeys(result).includes("gadget 1999")).toBe(gadgets(things) === ENTRIES);
   }, 30_000);
 });

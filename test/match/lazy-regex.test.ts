@@ -10,11 +10,11 @@ afterEach(() => vault?.remove());
 async function re2Loaded(files: Record<string, string>): Promise<boolean> {
   vault = tempVault(files);
   const script = `
-    import { openEngine } from ${JSON.stringify(join(import.meta.dir, "../../src/recall/index.ts"))};
+    import { injectedKeys, openEngine } from ${JSON.stringify(join(import.meta.dir, "../../src/recall/index.ts"))};
     const engine = await openEngine(${JSON.stringify(vault.root)}, { segmenter: false });
     const r = await engine.recall([{ role: "user", text: "Ann met the harbour master" }]);
     const loaded = Object.keys(require.cache).some((k) => k.includes("re2js"));
-    console.log(JSON.stringify({ loaded, injected: r.injected }));`;
+    console.log(JSON.stringify({ loaded, injected: injectedKeys(r) }));`;
   const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(proc.stdout).text();
   expect(await proc.exited).toBe(0);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { CardRules, Secondary } from "../../src/card/types.ts";
 import { Matcher } from "../../src/match/matcher.ts";
-import { type Veto, vetoOf } from "../../src/match/secondary.ts";
+import { type Veto, vetoOf, type WordStop } from "../../src/match/secondary.ts";
 import { card, fired } from "./_cards.ts";
 
 /** A card fired by "magic", with these secondary words and rules. */
@@ -89,21 +89,81 @@ describe("secondary words follow the card's own word rules", () => {
   });
 });
 
+describe("the veto names the word rule that stopped the card, the first in the gate's order", () => {
+  const hit = (text: string) => [{ raw: text, folded: text.toLowerCase() }];
+  test.each<[string, Partial<Secondary>, Partial<CardRules>, string, WordStop]>([
+    [
+      "all: the one word missing",
+      { all: ["sword", "night"] },
+      {},
+      "magic sword",
+      { rule: "all", words: ["night"] },
+    ],
+    [
+      "any: none of its words",
+      { any: ["sword", "blade"] },
+      {},
+      "magic",
+      { rule: "any", words: ["sword", "blade"] },
+    ],
+    [
+      "not: the word in a message that named it",
+      { not: ["peace", "war"] },
+      {},
+      "magic war",
+      { rule: "not", words: ["war"] },
+    ],
+    [
+      "not_all: all of its words",
+      { notAll: ["fire", "ice"] },
+      {},
+      "magic fire ice",
+      { rule: "not_all", words: ["fire", "ice"] },
+    ],
+    [
+      "@@additional_keys: the line with none of its words",
+      {},
+      { additionalKeys: [["magic"], ["sword", "blade"]] },
+      "magic",
+      { rule: "additional_keys", words: ["sword", "blade"] },
+    ],
+    [
+      "@@exclude_keys: the one there",
+      {},
+      { excludeKeys: ["peace", "war"] },
+      "magic war",
+      { rule: "exclude_keys", words: ["war"] },
+    ],
+    [
+      "all is weighed before any",
+      { all: ["night"], any: ["sword"] },
+      {},
+      "magic",
+      { rule: "all", words: ["night"] },
+    ],
+  ])("%s", async (_name, secondary, rules, text, stop) => {
+    const veto = await vetoOf(magic(secondary, rules), new Set([0]), hit(text), { scanDepth: 0 });
+    expect(veto).toEqual({ reason: "secondary", stop });
+  });
+});
+
 describe("policy in the veto", () => {
   const found = new Set([0]);
   const window = [{ raw: "magic", folded: "magic" }];
   // Every card here misses its `all` word, so only the policy decides whether that matters.
-  test.each<[string, Partial<CardRules>, Veto | null]>([
+  test.each<[string, Partial<CardRules>, Veto["reason"] | null]>([
     ["automatic is stopped by its words", {}, "secondary"],
     ["manual is not automatic", { policy: "manual" }, "not_automatic"],
     ["never", { policy: "never" }, "never"],
     ["always is not stopped by its words", { policy: "always" }, null],
   ])("%s", async (_name, rules, expected) => {
-    expect(await vetoOf(magic({ all: ["absent"] }, rules), found, window, { scanDepth: 1 })).toBe(expected);
+    const veto = await vetoOf(magic({ all: ["absent"] }, rules), found, window, { scanDepth: 1 });
+    expect(veto?.reason ?? null).toBe(expected);
   });
 
   test("inject: false stays a synonym of manual", async () => {
-    expect(await vetoOf(card("A", { inject: false }), found, window, { scanDepth: 1 })).toBe("not_automatic");
+    const veto = await vetoOf(card("A", { inject: false }), found, window, { scanDepth: 1 });
+    expect(veto?.reason).toBe("not_automatic");
   });
 
   test("the matcher lists the always cards without a lookup", () => {

@@ -1,15 +1,16 @@
-// A selection entry as the render stage leaves it (fired, named in the current message, with its text),
-// for the tests that drive one stage of recall by hand.
+// A selection entry as the render stage leaves it (fired, named in the current message, with its text
+// and the placement of its rules), and the same in the other outcomes, for the tests that drive one
+// stage of recall by hand.
 import { DEFAULT_RULES } from "../../src/card/rules.ts";
 import type { CardMeta, CardRules } from "../../src/card/types.ts";
-import type { Selected } from "../../src/recall/index.ts";
+import { type Chosen, chosen, type Fired, type InContext } from "../../src/recall/index.ts";
 
 export function entry(
   key: string,
   text = "x",
-  extra: Partial<Selected> = {},
+  extra: Partial<Fired> = {},
   rules: Partial<CardRules> = {},
-): Selected {
+): Fired {
   const card = {
     key,
     kind: "people",
@@ -29,6 +30,19 @@ export function entry(
     policy: "automatic",
     text,
     chars: [...text].length,
+    placement: card.rules!.placement,
+    edited: false,
     ...extra,
   };
+}
+
+/** The same entry chosen by the budget (in the volatile tier). */
+export function chosenEntry(key: string, text = "x", extra: Partial<Fired> = {}): Chosen {
+  return chosen(entry(key, text, extra));
+}
+
+/** The same entry set aside as recorded in context. */
+export function inContextEntry(key: string, text = "x"): InContext {
+  const { verdict: _, reason: _r, ...seen } = entry(key, text);
+  return { ...seen, verdict: "in_context", reason: "recorded" };
 }

@@ -1,7 +1,7 @@
 // A vault of real card files for the "which cards" tests: recall() on it, and short views of the answer.
 import { afterEach } from "bun:test";
-import { openEngine } from "../../src/recall/index.ts";
-import type { RecallOptions, RecallResult, Selected, Turn } from "../../src/recall/types.ts";
+import type { RecallOptions, RecallResult, Selected, Turn } from "../../src/recall/index.ts";
+import { chosenCards, openEngine } from "../../src/recall/index.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
 let open: TempVault[] = [];
@@ -49,7 +49,7 @@ function describe(e: Selected): string {
 }
 
 /** Keys of the cards that go in, in order. */
-export const chosen = (result: RecallResult) => result.chosen.map((c) => c.key);
+export const chosen = (result: RecallResult) => chosenCards(result).map((c) => c.card.key);
 
 /**
  * A conversation of person messages, one recall per person turn (an assistant reply between them), the

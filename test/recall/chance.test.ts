@@ -1,6 +1,6 @@
 // Probability: a seeded draw per card, the same answer for the same seed on every run and platform.
 import { describe, expect, test } from "bun:test";
-import { chanceDraw, fnv1a, hash32, seedOf } from "../../src/recall/chance.ts";
+import { chanceDraw, fnv1a, hash32, seedOf } from "../../src/recall/stages/chance.ts";
 import { chosen, lorebook, person, verdictOf } from "./_lorebook.ts";
 
 describe("the hash behind every draw", () => {

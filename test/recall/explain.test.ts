@@ -1,8 +1,8 @@
 // The context door: why each card is or is not in front of the model, one line per card, from one recall.
 import { afterEach, describe, expect, test } from "bun:test";
-import { chanceDraw } from "../../src/recall/chance.ts";
-import { cardsNamed, type Explanation, explain } from "../../src/recall/explain.ts";
+import { cardsNamed, type Explanation, explain } from "../../src/explain/explain.ts";
 import { openEngine, type RecallOptions, type Turn } from "../../src/recall/index.ts";
+import { chanceDraw } from "../../src/recall/stages/chance.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
 let open: TempVault[] = [];

@@ -1,7 +1,7 @@
 // Given turns replayed as a conversation (`try --turns`, `/api/try`): one recall per user message,
 // carrying the timed-effects memory, the clock counted as the gateway counts it.
 import { afterEach, describe, expect, test } from "bun:test";
-import { openEngine, type RecallOptions, simulate, type Turn } from "../../src/recall/index.ts";
+import { firedCards, openEngine, type RecallOptions, simulate, type Turn } from "../../src/recall/index.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
 let vault: TempVault | undefined;
@@ -47,8 +47,10 @@ describe("simulate", () => {
     const recallAt = (t: readonly Turn[], o: RecallOptions) => engine.recall(t, o);
     const turns = [user("where is Lyra?"), assistant("by the hives"), user("and then?")];
     const replayed = await simulate(recallAt, turns, { scanDepth: 0 });
-    expect(replayed.fired.map((f) => [f.key, f.via, f.verdict])).toEqual([["Lyra", "sticky", "chosen"]]);
+    expect(firedCards(replayed).map((f) => [f.card.key, f.via, f.verdict])).toEqual([
+      ["Lyra", "sticky", "chosen"],
+    ]);
     const once = await engine.recall(turns, { scanDepth: 0 });
-    expect(once.fired).toEqual([]);
+    expect(firedCards(once)).toEqual([]);
   });
 });

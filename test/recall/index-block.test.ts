@@ -1,17 +1,27 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { markersFromSecret } from "../../src/inject/index.ts";
-import { openEngine, type RecallResult } from "../../src/recall/index.ts";
 import {
-  INDEX_RECALL,
-  indexLine,
-  indexResult,
-  newQueryId,
-  renderIndex,
-} from "../../src/recall/index-block.ts";
+  chosenCards,
+  contextText,
+  injectedChars,
+  injectedIds,
+  injectedKeys,
+  leftOutCards,
+  lineChars,
+  openEngine,
+  type RecallOptions,
+  type RecallResult,
+  recallRecordOf,
+} from "../../src/recall/index.ts";
+import { indexLine, newQueryId, renderIndex } from "../../src/recall/stages/index-block.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
 
 let vault: TempVault | undefined;
-afterEach(() => vault?.remove());
+afterEach(() => {
+  vault?.remove();
+  vault = undefined;
+});
 
 const user = (text: string) => ({ role: "user" as const, text });
 const ids = { session: "hook:S1", query: "q0123456789ab" };
@@ -22,82 +32,102 @@ const files = {
   "things/rules.md": cardText("keywords: [house rules]\ncontext: always", "## what\nNo shoes inside.\n"),
 };
 
-async function recallOn(message: string): Promise<RecallResult> {
-  vault = tempVault(files);
+/** A recall in index mode under `ids` (the surface's budget 800 unless given). */
+async function recallOn(message: string, options: RecallOptions = {}): Promise<RecallResult> {
+  vault ??= tempVault(files);
   const engine = await openEngine(vault.root, { segmenter: false });
-  return engine.recall([user(message)], INDEX_RECALL);
+  return engine.recall([user(message)], { budget: 800, index: ids, ...options });
 }
 
 describe("the index block", () => {
   test("a header naming the session and query, then one line per card: score | kind/key | words", async () => {
-    const result = indexResult(await recallOn("Ally and Alice flew to Lyon"), { ...ids, budget: 800 });
-    expect(result.context).toBe(
+    const result = await recallOn("Ally and Alice flew to Lyon");
+    expect(contextText(result)).toBe(
       "Memory index (session: hook:S1, query: q0123456789ab). Open a card with read_card(name, session, query).\n" +
         "score | card | words that fired it\n" +
         "4 | people/Alice | ally, alice\n" +
         "2 | place/Lyon | lyon\n" +
         "0 | thing/rules | (always on)\n",
     );
-    expect(result.injectedIds).toEqual(["people/Alice", "place/Lyon", "thing/rules"]);
+    expect(injectedIds(result)).toEqual(["people/Alice", "place/Lyon", "thing/rules"]);
     expect(result.blocks).toEqual([
       {
         tier: "volatile",
         at: null,
         cards: ["people/Alice", "place/Lyon", "thing/rules"],
-        text: result.context,
+        text: contextText(result),
       },
     ]);
   });
 
   test("a card's whole text costs nothing: a card far over the budget is listed in one line", async () => {
-    const plain = await recallOn("Lyon");
-    expect(plain.chosen.find((c) => c.id === "place/Lyon")!.chars).toBeGreaterThan(800);
-    expect(indexResult(plain, { ...ids, budget: 800 }).injectedIds).toEqual(["place/Lyon", "thing/rules"]);
+    const listed = await recallOn("Lyon");
+    expect(chosenCards(listed).find((c) => c.id === "place/Lyon")!.chars).toBeGreaterThan(800);
+    expect(injectedIds(listed)).toEqual(["place/Lyon", "thing/rules"]);
   });
 
   test("with markers the block is wrapped in them, exactly as a card block is", async () => {
     const markers = markersFromSecret("a".repeat(48));
-    const result = indexResult(await recallOn("Alice"), { ...ids, budget: 800, markers });
-    expect(result.blocks[0]!.wrapped).toBe(`${markers.open}\n${result.context.trimEnd()}\n${markers.close}`);
+    const result = await recallOn("Alice", { markers });
+    expect(result.blocks[0]!.wrapped).toBe(
+      `${markers.open}\n${contextText(result).trimEnd()}\n${markers.close}`,
+    );
   });
 
   test("the budget counts characters of lines: the first always gets in, the first that overflows stops the list", async () => {
     const all = await recallOn("Alice in Lyon");
-    const first = `${indexLine(all.chosen[0]!)}\n`.length;
-    const result = indexResult(all, { ...ids, budget: first + 1 });
-    expect(result.injectedIds).toEqual(["people/Alice"]);
-    expect(result.leftOut.map((c) => [c.id, c.reason])).toEqual([
+    const first = `${indexLine(chosenCards(all)[0]!)}\n`.length;
+    const result = await recallOn("Alice in Lyon", { budget: first + 1 });
+    expect(injectedIds(result)).toEqual(["people/Alice"]);
+    expect(leftOutCards(result).map((c) => [c.id, c.reason])).toEqual([
       ["place/Lyon", "budget"],
       ["thing/rules", "budget"],
     ]);
-    expect(result.truncated).toBe(2);
-    expect(indexResult(all, { ...ids, budget: 1 }).injectedIds).toEqual(["people/Alice"]);
+    expect(leftOutCards(result).length).toBe(2);
+    expect(injectedIds(await recallOn("Alice in Lyon", { budget: 1 }))).toEqual(["people/Alice"]);
   });
 
   test("a cap on the whole block drops lines from the end as surface_cap, keeping one", async () => {
     const all = await recallOn("Alice in Lyon");
-    const two = renderIndex(ids, all.chosen.slice(0, 2)).length;
-    const capped = indexResult(all, { ...ids, budget: 800, maxChars: two });
-    expect(capped.injectedIds).toEqual(["people/Alice", "place/Lyon"]);
-    expect(capped.leftOut.map((c) => [c.id, c.reason])).toEqual([["thing/rules", "surface_cap"]]);
-    expect(indexResult(all, { ...ids, budget: 800, maxChars: 10 }).injectedIds).toEqual(["people/Alice"]);
+    const two = renderIndex(ids, chosenCards(all).slice(0, 2)).length;
+    const capped = await recallOn("Alice in Lyon", { maxContextChars: two });
+    expect(injectedIds(capped)).toEqual(["people/Alice", "place/Lyon"]);
+    expect(leftOutCards(capped).map((c) => [c.id, c.reason])).toEqual([["thing/rules", "surface_cap"]]);
+    expect(injectedIds(await recallOn("Alice in Lyon", { maxContextChars: 10 }))).toEqual(["people/Alice"]);
+  });
+
+  test("the budget counts lines, so a budget too small for one card's text still lists several", async () => {
+    const root = makeVault(); // the example cards
+    vault = { root, write: () => root, remove: () => removeDir(root) };
+    const words = "alice at the corner cafe after the friday deploy";
+    expect(injectedKeys(await recallOn(words, { budget: 60, index: undefined }))).toHaveLength(1);
+    expect(injectedKeys(await recallOn(words, { budget: 200 }))).toEqual([
+      "the Friday deploy",
+      "the corner cafe",
+      "Alice",
+    ]);
+  });
+
+  test("with tiers the stable block keeps its cards' text; the others are the index after it", async () => {
+    const result = await recallOn("Alice", { tiers: true });
+    expect(result.blocks.map((b) => [b.tier, b.cards])).toEqual([
+      ["stable", ["thing/rules"]],
+      ["volatile", ["people/Alice"]],
+    ]);
+    expect(result.blocks[0]!.text).toContain("No shoes inside.");
+    const [alice, rules] = [chosenCards(result)[0]!, chosenCards(result)[1]!];
+    expect(injectedChars(result)).toBe(rules.chars + lineChars(alice));
+    expect(recallRecordOf(result, "gateway", 0)?.cards).toEqual(["people/Alice"]);
   });
 
   test("no card chosen, no block", async () => {
     vault = tempVault({ "people/Alice.md": files["people/Alice.md"] });
-    const engine = await openEngine(vault.root, { segmenter: false });
-    const result = indexResult(await engine.recall([user("nothing here")], INDEX_RECALL), {
-      ...ids,
-      budget: 800,
-    });
-    expect([result.blocks, result.context, result.injected]).toEqual([[], "", []]);
+    const result = await recallOn("nothing here");
+    expect([result.blocks, contextText(result), injectedKeys(result)]).toEqual([[], "", []]);
   });
 
   test("the same result and ids give the same bytes", async () => {
-    const result = await recallOn("Alice in Lyon");
-    expect(indexResult(result, { ...ids, budget: 800 }).context).toBe(
-      indexResult(result, { ...ids, budget: 800 }).context,
-    );
+    expect(contextText(await recallOn("Alice in Lyon"))).toBe(contextText(await recallOn("Alice in Lyon")));
   });
 });
 

@@ -1,7 +1,7 @@
 // Macros in what recall renders: names from the recall's options, comments never sent, and random
 // macros drawn once per conversation and card text, so the block's bytes stay the same on every turn.
 import { afterEach, describe, expect, test } from "bun:test";
-import { openEngine } from "../../src/recall/index.ts";
+import { contextText, openEngine } from "../../src/recall/index.ts";
 import { expandMacros } from "../../src/recall/macros.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
@@ -24,7 +24,7 @@ describe("in a recall", () => {
     vault = tempVault(files);
     const engine = await openEngine(vault.root, { segmenter: false });
     const r = await engine.recall([{ role: "user", text: "Lyra?" }], { names: both });
-    expect(r.context).toBe(
+    expect(contextText(r)).toBe(
       "A memory surfaces:\n\n### Lyra [people]\nSeraphina trusts Lyra; Ann does not.\n" +
         "see also: Harbor — Where Seraphina first met Ann.\n",
     );
@@ -34,9 +34,9 @@ describe("in a recall", () => {
     vault = tempVault(files);
     const engine = await openEngine(vault.root, { segmenter: false });
     const r = await engine.recall([{ role: "user", text: "rain?" }], { conversationId: "c1" });
-    expect(r.context).not.toContain("secret");
-    expect(r.context).not.toContain("{{");
-    expect(r.context).toMatch(/Rain {2}[a-h]\n/);
+    expect(contextText(r)).not.toContain("secret");
+    expect(contextText(r)).not.toContain("{{");
+    expect(contextText(r)).toMatch(/Rain {2}[a-h]\n/);
   });
 
   test("a random macro draws once per conversation: the same bytes on every turn and in a new process", async () => {
@@ -55,9 +55,9 @@ describe("in a recall", () => {
       [{ role: "user", text: "rain again" }],
       { conversationId: "c1" },
     );
-    expect(first.context).toContain("### Rain [entry]");
-    expect(later.context).toBe(first.context);
-    expect(fresh.context).toBe(first.context);
+    expect(contextText(first)).toContain("### Rain [entry]");
+    expect(contextText(later)).toBe(contextText(first));
+    expect(contextText(fresh)).toBe(contextText(first));
   });
 
   test("other conversations draw again", () => {
@@ -75,7 +75,7 @@ describe("in a recall", () => {
       { role: "assistant", text: "yes" },
       { role: "user", text: "and rain" },
     ]);
-    expect(one.context).toContain("### Rain [entry]");
-    expect(two.context).toBe(one.context);
+    expect(contextText(one)).toContain("### Rain [entry]");
+    expect(contextText(two)).toBe(contextText(one));
   });
 });

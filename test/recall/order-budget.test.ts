@@ -3,9 +3,17 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { CardMeta, CardRules } from "../../src/card/types.ts";
-import { budget } from "../../src/recall/budget.ts";
-import { openEngine, recallJson, type Selected } from "../../src/recall/index.ts";
-import { order } from "../../src/recall/order.ts";
+import { recallJson } from "../../src/explain/index.ts";
+import {
+  type Fired,
+  firedCards,
+  injectedKeys,
+  leftOutCards,
+  openEngine,
+  type Selected,
+} from "../../src/recall/index.ts";
+import { budget } from "../../src/recall/stages/budget.ts";
+import { order } from "../../src/recall/stages/order.ts";
 import { TOKEN_ENCODING, tokenBudget, tokenCounter } from "../../src/recall/tokens.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 import { entry as selected } from "./_entry.ts";
@@ -16,7 +24,7 @@ afterEach(() => vault?.remove());
 const user = (text: string) => ({ role: "user" as const, text });
 const assistant = (text: string) => ({ role: "assistant" as const, text });
 
-const entry = (key: string, extra: Partial<Selected> = {}, rules: Partial<CardRules> = {}) =>
+const entry = (key: string, extra: Partial<Fired> = {}, rules: Partial<CardRules> = {}) =>
   selected(key, extra.text ?? "x", extra, rules);
 
 describe("order: closest to the person's words first", () => {
@@ -123,7 +131,7 @@ describe("through a recall", () => {
     vault = tempVault(files);
     const engine = await openEngine(vault.root, { segmenter: false });
     const r = await engine.recall(turns, { budget: 120 });
-    expect(r.fired.map((f) => [f.key, f.verdict, f.reason])).toEqual([
+    expect(firedCards(r).map((f) => [f.card.key, f.verdict, f.reason])).toEqual([
       ["Now", "chosen", undefined],
       ["Earlier", "chosen", undefined],
       ["Ever", "left_out", "budget"],
@@ -137,8 +145,8 @@ describe("through a recall", () => {
     vault = tempVault(files);
     const engine = await openEngine(vault.root, { segmenter: false });
     const r = await engine.recall(turns, { budgetTokens: 1 });
-    expect(r.injected).toEqual(["Now"]);
-    expect(r.leftOut.map((f) => [f.key, f.reason])).toEqual([
+    expect(injectedKeys(r)).toEqual(["Now"]);
+    expect(leftOutCards(r).map((f) => [f.card.key, f.reason])).toEqual([
       ["Earlier", "budget_tokens"],
       ["Ever", "budget_tokens"],
     ]);

@@ -1,5 +1,6 @@
 // Context policy: always / automatic / manual / never, cards asked for by id, and what each fired card reports.
 import { describe, expect, test } from "bun:test";
+import { firedCards, leftOutCards } from "../../src/recall/index.ts";
 import { chosen, lorebook, person, verdictOf, verdicts } from "./_lorebook.ts";
 
 describe("context policy", () => {
@@ -24,8 +25,8 @@ describe("context policy", () => {
 
   test("an always card unnamed scores 0; named, it keeps its hits and score", async () => {
     const book = await lorebook([person("Ann", "context: always\nkeywords: [Nan]")]);
-    const unnamed = (await book.recall(["nobody"])).fired[0]!;
-    const named = (await book.recall(["Nan"])).fired[0]!;
+    const unnamed = firedCards(await book.recall(["nobody"]))[0]!;
+    const named = firedCards(await book.recall(["Nan"]))[0]!;
     expect([unnamed.score, unnamed.hits]).toEqual([0, []]);
     expect([named.score, named.hits]).toEqual([2, ["nan"]]);
   });
@@ -89,7 +90,7 @@ describe("what each fired card reports", () => {
       person("Cy", "context: manual"),
     ]);
     const result = await book.recall(["Ann and Cy"]);
-    const fired = result.fired.map((f) => [f.key, f.via, f.policy, f.placement]);
+    const fired = firedCards(result).map((f) => [f.card.key, f.via, f.policy, f.placement]);
     expect(fired).toEqual([
       ["Ann", "named", "automatic", { position: "at_depth", depth: 4, role: "system" }],
       ["Ben", "always", "always", { position: null, depth: null, role: null }],
@@ -101,6 +102,8 @@ describe("what each fired card reports", () => {
     const big = `${"x".repeat(300)}\n`;
     const book = await lorebook([person("Ann", "", big), person("Ben", "", big)]);
     const result = await book.recall(["Ann Ben"], { budget: 400 });
-    expect(result.leftOut.map((f) => [f.key, f.verdict, f.reason])).toEqual([["Ben", "left_out", "budget"]]);
+    expect(leftOutCards(result).map((f) => [f.card.key, f.verdict, f.reason])).toEqual([
+      ["Ben", "left_out", "budget"],
+    ]);
   });
 });

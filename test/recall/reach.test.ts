@@ -1,5 +1,6 @@
 // One-hop reach: the fired cards' own text is scanned once for more cards, never cascading.
 import { describe, expect, test } from "bun:test";
+import { leftOutCards } from "../../src/recall/index.ts";
 import { chosen, lorebook, person, verdictOf, verdicts } from "./_lorebook.ts";
 
 /** Ann's text names Ben, Ben's names Cy: a chain two hops long. */
@@ -44,7 +45,9 @@ describe("one-hop reach", () => {
     expect(chosen(all)).toEqual(["Ann", "Zed", "Ben"]);
     const tight = await book.recall(["Ann and Zed"], { budget: 80 });
     expect(chosen(tight)).toEqual(["Ann", "Zed"]);
-    expect(tight.leftOut.map((f) => [f.key, f.via, f.reason])).toEqual([["Ben", "reached", "budget"]]);
+    expect(leftOutCards(tight).map((f) => [f.card.key, f.via, f.reason])).toEqual([
+      ["Ben", "reached", "budget"],
+    ]);
   });
 
   test("an always card's text reaches, as the scene's always-included entries do", async () => {

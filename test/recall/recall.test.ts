@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { openEngine } from "../../src/recall/index.ts";
+import {
+  contextText,
+  firedCards,
+  injectedChars,
+  injectedKeys,
+  leftOutCards,
+  openEngine,
+} from "../../src/recall/index.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 import { until } from "../support/wait.ts";
 
@@ -23,46 +30,46 @@ const bob = cardText("keywords: [Bob]", "## who\nBob keeps bees.\n");
 describe("rendering", () => {
   test("a card renders as its title and kind, its public text, and a see-also line per ref", async () => {
     const r = await recallOn({ "people/Alice.md": alice, "people/Bob.md": bob }, ["hi Alice"]);
-    expect(r.context).toBe(
+    expect(contextText(r)).toBe(
       "A memory surfaces:\n\n### Alice [people]\n## who\nAlice runs payments.\nsee also: Bob — Bob keeps bees.\n",
     );
   });
 
   test("a ref adds nothing when its target fired itself", async () => {
     const r = await recallOn({ "people/Alice.md": alice, "people/Bob.md": bob }, ["Alice and Bob"]);
-    expect(r.injected).toEqual(["Alice", "Bob"]);
-    expect(r.context).not.toContain("see also");
+    expect(injectedKeys(r)).toEqual(["Alice", "Bob"]);
+    expect(contextText(r)).not.toContain("see also");
   });
 
   test("rendering is byte-stable across engines for the same card version", async () => {
     const first = await recallOn({ "people/Alice.md": alice }, ["Alice"]);
     const again = await (await openEngine(vault!.root, { segmenter: false })).recall([user("Alice")]);
-    expect(again.context).toBe(first.context);
+    expect(contextText(again)).toBe(contextText(first));
   });
 });
 
 describe("private sections", () => {
   test("words in a private section never make a card fire", async () => {
     const r = await recallOn({ "people/Alice.md": alice }, ["Zanzibar"]);
-    expect(r.fired).toEqual([]);
+    expect(firedCards(r)).toEqual([]);
   });
 
   test("a private section is never injected", async () => {
     const r = await recallOn({ "people/Alice.md": alice }, ["Alice"]);
-    expect(r.context).not.toContain("Zanzibar");
-    expect(r.context).not.toContain("correspondence");
+    expect(contextText(r)).not.toContain("Zanzibar");
+    expect(contextText(r)).not.toContain("correspondence");
   });
 });
 
 describe("enabled and inject", () => {
   test("enabled: false is never loaded", async () => {
     const r = await recallOn({ "people/Alice.md": cardText("enabled: no", "x") }, ["Alice"]);
-    expect(r.fired).toEqual([]);
+    expect(firedCards(r)).toEqual([]);
   });
 
   test("inject: false does not fire automatically", async () => {
     const r = await recallOn({ "people/Alice.md": cardText("inject: off", "x") }, ["Alice"]);
-    expect(r.fired).toEqual([]);
+    expect(firedCards(r)).toEqual([]);
   });
 });
 
@@ -71,8 +78,8 @@ describe("the budget", () => {
 
   test("the top card always gets in, even over budget", async () => {
     const r = await recallOn({ "people/Ann.md": big("Ann", 2000) }, ["Ann"], { budget: 100 });
-    expect(r.injected).toEqual(["Ann"]);
-    expect(r.truncated).toBe(0);
+    expect(injectedKeys(r)).toEqual(["Ann"]);
+    expect(leftOutCards(r).length).toBe(0);
   });
 
   test("the first card that would overflow stops the list; the rest are truncated", async () => {
@@ -82,19 +89,19 @@ describe("the budget", () => {
       "people/Cy.md": cardText("keywords: [Cy]", "tiny\n"),
     };
     const r = await recallOn(files, ["Ann at the cafe with Ben and Cy"], { budget: 800 });
-    expect(r.fired.map((f) => f.key)).toEqual(["Ann", "Ben", "Cy"]);
-    expect(r.injected).toEqual(["Ann"]);
-    expect(r.truncated).toBe(2);
-    expect(r.fired.map((f) => f.inBudget)).toEqual([true, false, false]);
-    expect(r.injectedChars).toBe(r.fired[0]!.chars);
+    expect(firedCards(r).map((f) => f.card.key)).toEqual(["Ann", "Ben", "Cy"]);
+    expect(injectedKeys(r)).toEqual(["Ann"]);
+    expect(leftOutCards(r).length).toBe(2);
+    expect(firedCards(r).map((f) => f.verdict === "chosen")).toEqual([true, false, false]);
+    expect(injectedChars(r)).toBe(firedCards(r)[0]!.chars!);
   });
 
   test("cards already in context are set aside before the budget and never starve new cards", async () => {
     const files = { "people/Ben.md": big("Ben", 700), "people/Cy.md": big("Cy", 700) };
     const r = await recallOn(files, ["Ben and Cy"], { budget: 800, inContext: new Set(["people/Ben"]) });
-    expect(r.injected).toEqual(["Cy"]);
-    expect(r.truncated).toBe(0);
-    expect(r.fired.find((f) => f.key === "Ben")?.inContext).toBe(true);
+    expect(injectedKeys(r)).toEqual(["Cy"]);
+    expect(leftOutCards(r).length).toBe(0);
+    expect(firedCards(r).find((f) => f.card.key === "Ben")?.verdict === "in_context").toBe(true);
   });
 });
 
@@ -102,23 +109,23 @@ describe("the engine follows the vault", () => {
   test("an edit is seen on the next lookup", async () => {
     vault = tempVault({ "people/Alice.md": cardText("keywords: [Alice]", "old\n") });
     const engine = await openEngine(vault.root, { segmenter: false });
-    expect((await engine.recall([user("Alice")])).context).toContain("old");
+    expect(contextText(await engine.recall([user("Alice")]))).toContain("old");
     vault.write("people/Alice.md", cardText("keywords: [Alice, Ally]", "new text\n"));
     const r = await engine.recall([user("Ally")]);
-    expect(r.context).toContain("new text");
+    expect(contextText(r)).toContain("new text");
   });
 
   test("a long-running engine (watch mode) sees a card added by another program", async () => {
     vault = tempVault({ "people/Alice.md": cardText("keywords: [Alice]", "x\n") });
     const engine = await openEngine(vault.root, { segmenter: false, watch: true, recheckMs: 60_000 });
     try {
-      expect((await engine.recall([user("Bob")])).injected).toEqual([]);
+      expect(injectedKeys(await engine.recall([user("Bob")]))).toEqual([]);
       vault.write("people/Bob.md", cardText("keywords: [Bob]", "y\n"));
       await until(
-        async () => (await engine.recall([user("Bob")])).injected.length > 0,
+        async () => injectedKeys(await engine.recall([user("Bob")])).length > 0,
         "the watch to see Bob",
       );
-      expect((await engine.recall([user("Bob")])).injected).toEqual(["Bob"]);
+      expect(injectedKeys(await engine.recall([user("Bob")]))).toEqual(["Bob"]);
     } finally {
       engine.close();
     }
@@ -127,7 +134,7 @@ describe("the engine follows the vault", () => {
   test("a broken card is skipped and the others still fire", async () => {
     vault = tempVault({ "people/Alice.md": alice, "people/Bad.md": "---\nkeywords: [unclosed\n---\nbody" });
     const engine = await openEngine(vault.root, { segmenter: false });
-    expect((await engine.recall([user("Alice and Bad")])).injected).toContain("Alice");
+    expect(injectedKeys(await engine.recall([user("Alice and Bad")]))).toContain("Alice");
   });
 });
 

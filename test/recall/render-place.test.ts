@@ -2,7 +2,8 @@
 // insertion order inside the one block, "see also" lines that never leak a card not meant to be shown,
 // and no card sent as a bare heading.
 import { afterEach, describe, expect, test } from "bun:test";
-import { openEngine, recallJson } from "../../src/recall/index.ts";
+import { recallJson } from "../../src/explain/index.ts";
+import { contextText, firedCards, openEngine } from "../../src/recall/index.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
 let vault: TempVault | undefined;
@@ -43,9 +44,9 @@ describe("placement", () => {
       },
       "Ann Bea Cyd Dot",
     );
-    expect(r.fired.map((f) => f.key)).toEqual(["Bea", "Dot", "Ann", "Cyd"]);
+    expect(firedCards(r).map((f) => f.card.key)).toEqual(["Bea", "Dot", "Ann", "Cyd"]);
     expect(r.blocks[0]!.cards).toEqual(["people/Cyd", "people/Ann", "people/Bea", "people/Dot"]);
-    expect(r.context.match(/^### \w+/gm)).toEqual(["### Cyd", "### Ann", "### Bea", "### Dot"]);
+    expect(contextText(r).match(/^### \w+/gm)).toEqual(["### Cyd", "### Ann", "### Bea", "### Dot"]);
   });
 });
 
@@ -64,8 +65,8 @@ describe("see also lines", () => {
       },
       "Alice",
     );
-    expect(r.context.includes("0451")).toBe(shown);
-    expect(r.context.includes("see also: Hidden")).toBe(shown);
+    expect(contextText(r).includes("0451")).toBe(shown);
+    expect(contextText(r).includes("see also: Hidden")).toBe(shown);
   });
 });
 
@@ -82,11 +83,11 @@ describe("a card with nothing public to say is never sent as a bare heading", ()
       },
       "Blank and Full",
     );
-    expect(r.fired.map((f) => [f.key, f.verdict, f.reason])).toEqual([
+    expect(firedCards(r).map((f) => [f.card.key, f.verdict, f.reason])).toEqual([
       ["Blank", "left_out", "empty"],
       ["Full", "chosen", undefined],
     ]);
-    expect(r.context).not.toContain("### Blank");
+    expect(contextText(r)).not.toContain("### Blank");
     expect(recallJson(r).left_out.map((l) => [l.key, l.reason])).toEqual([["Blank", "empty"]]);
   });
 });

@@ -1,7 +1,7 @@
 // The vault's settings.yaml: what it may say, what it ignores with a warning, and that a surface's own
 // options win over it.
 import { afterEach, describe, expect, test } from "bun:test";
-import { openEngine } from "../../src/recall/index.ts";
+import { contextText, openEngine } from "../../src/recall/index.ts";
 import { parseSettings, withSettings } from "../../src/recall/settings.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
@@ -73,7 +73,7 @@ describe("an engine reads the vault's settings.yaml", () => {
     });
     const warnings: string[] = [];
     const engine = await openEngine(vault.root, { segmenter: false, warn: (l) => warnings.push(l) });
-    const ask = async (opts = {}) => (await engine.recall([{ role: "user", text: "Lyra" }], opts)).context;
+    const ask = async (opts = {}) => contextText(await engine.recall([{ role: "user", text: "Lyra" }], opts));
     expect(await ask()).toContain("Seraphina and Ann");
     expect(await ask({ names: { user: "Bo" } })).toContain("Seraphina and Bo");
     vault.write("settings.yaml", "char: Nyx\nunknown: 1\n");

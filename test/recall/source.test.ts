@@ -11,7 +11,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join, relative } from "node:path";
-import { openEngine } from "../../src/recall/index.ts";
+import { contextText, injectedKeys, openEngine } from "../../src/recall/index.ts";
 import { backdate, cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 import { until } from "../support/wait.ts";
 
@@ -47,10 +47,10 @@ describe("recall's read path", () => {
     const before = everything(vault.root);
     const engine = await openEngine(vault.root, { segmenter: false });
     const r = await engine.recall([user("Alice")]);
-    expect(r.injected).toEqual(["Alice"]);
+    expect(injectedKeys(r)).toEqual(["Alice"]);
     vault.write("people/Carol.md", cardText("keywords: [Carol]", "new\n"));
     engine.invalidate();
-    expect((await engine.recall([user("Carol")])).injected).toEqual(["Carol"]);
+    expect(injectedKeys(await engine.recall([user("Carol")]))).toEqual(["Carol"]);
     expect(everything(vault.root)).toEqual({ ...before, "people/Carol.md": expect.any(String) });
     expect(existsSync(join(vault.root, ".lorecards", "index.db"))).toBe(false);
     expect(existsSync(join(vault.root, ".lorecards", "matcher.bin"))).toBe(false);
@@ -74,7 +74,7 @@ describe("recall's read path", () => {
     const again = await (await openEngine(vault.root, { segmenter: false, persist: true })).recall([
       user("Alice"),
     ]);
-    expect(again.injected).toEqual(["Alice"]);
+    expect(injectedKeys(again)).toEqual(["Alice"]);
     expect(saved()).toEqual(first);
   });
 
@@ -85,7 +85,7 @@ describe("recall's read path", () => {
     ]);
     const before = everything(vault.root);
     const second = await (await openEngine(vault.root, { segmenter: false })).recall([user("Alice")]);
-    expect(second.context).toBe(first.context);
+    expect(contextText(second)).toBe(contextText(first));
     expect(everything(vault.root)).toEqual(before);
   });
 });
@@ -103,13 +103,13 @@ describe("a long-running server's source", () => {
     backdate(vault.root);
     const engine = await openEngine(vault.root, { segmenter: false, persist: true, watch: true });
     try {
-      expect((await engine.recall([user("Alice")])).context).toContain("Alice runs payments.");
+      expect(contextText(await engine.recall([user("Alice")]))).toContain("Alice runs payments.");
       inPlace(
         join(vault.root, "people/Alice.md"),
         cardText("keywords: [Alice]", "## who\nAlice now runs ops.\n"),
       );
       await until(
-        async () => (await engine.recall([user("Alice")])).context.includes("Alice now runs ops."),
+        async () => contextText(await engine.recall([user("Alice")])).includes("Alice now runs ops."),
         "the in-place edit to be seen",
       );
     } finally {
@@ -143,10 +143,10 @@ describe("a long-running server's source", () => {
       expect(calls).toBe(1);
       await until(() => calls > 1, "the refresher to be asked");
       // The refresher has not finished: requests are still answered at once.
-      expect((await engine.recall([user("Bob")])).injected).toEqual(["Bob"]);
+      expect(injectedKeys(await engine.recall([user("Bob")]))).toEqual(["Bob"]);
       release();
       await until(
-        async () => (await engine.recall([user("Cafe")])).injected.includes("Cafe"),
+        async () => injectedKeys(await engine.recall([user("Cafe")])).includes("Cafe"),
         "the new card",
       );
     } finally {
@@ -158,10 +158,10 @@ describe("a long-running server's source", () => {
     vault = tempVault({ "people/Bob.md": cardText("keywords: [Bob]", "Bob writes to {{char}}.\n") });
     const engine = await openEngine(vault.root, { segmenter: false, persist: true, watch: true });
     try {
-      expect((await engine.recall([user("Bob")])).context).toContain("Bob writes to {{char}}.");
+      expect(contextText(await engine.recall([user("Bob")]))).toContain("Bob writes to {{char}}.");
       vault.write("settings.yaml", "char: Zed\n");
       await until(
-        async () => (await engine.recall([user("Bob")])).context.includes("Bob writes to Zed."),
+        async () => contextText(await engine.recall([user("Bob")])).includes("Bob writes to Zed."),
         "the new character name",
       );
     } finally {

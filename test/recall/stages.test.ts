@@ -2,14 +2,23 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { CardMeta } from "../../src/card/types.ts";
 import { markersFromSecret } from "../../src/inject/index.ts";
-import { budget } from "../../src/recall/budget.ts";
-import { openEngine, type Selected } from "../../src/recall/index.ts";
-import { order } from "../../src/recall/order.ts";
-import { place } from "../../src/recall/place.ts";
-import { renderBlocks } from "../../src/recall/render.ts";
-import { select } from "../../src/recall/select.ts";
+import {
+  chosenCards,
+  contextText,
+  firedCards,
+  injectedKeys,
+  leftOut,
+  openEngine,
+  type Selected,
+  vetoed,
+} from "../../src/recall/index.ts";
+import { budget } from "../../src/recall/stages/budget.ts";
+import { order } from "../../src/recall/stages/order.ts";
+import { place } from "../../src/recall/stages/place.ts";
+import { renderBlocks } from "../../src/recall/stages/render.ts";
+import { select } from "../../src/recall/stages/select.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
-import { entry } from "./_entry.ts";
+import { chosenEntry, entry, inContextEntry } from "./_entry.ts";
 
 let vault: TempVault | undefined;
 afterEach(() => vault?.remove());
@@ -19,7 +28,7 @@ const FRAMING = "A memory surfaces:\n\n";
 const markers = markersFromSecret("test secret");
 
 const verdicts = (selection: readonly Selected[]) =>
-  selection.map((e) => [e.card.key, e.verdict, e.reason ?? "", e.cutTo ?? ""]);
+  selection.map((e) => [e.card.key, e.verdict, e.reason ?? "", (e.verdict === "chosen" && e.cutTo) || ""]);
 
 describe("select sets aside what is already in front of the model", () => {
   test("an id the caller recorded is in context (recorded), a heading in a block of ours too (present)", () => {
@@ -73,19 +82,16 @@ describe("budget", () => {
   });
 
   test("cards set aside before it take no room", () => {
-    const out = budget(
-      [entry("Ann", "x".repeat(9), { verdict: "in_context" }), entry("Ben", "y".repeat(9))],
-      limits,
-    );
+    const out = budget([inContextEntry("Ann", "x".repeat(9)), entry("Ben", "y".repeat(9))], limits);
     expect(verdicts(out)).toEqual([
-      ["Ann", "in_context", "", ""],
+      ["Ann", "in_context", "recorded", ""],
       ["Ben", "chosen", "", ""],
     ]);
   });
 
   test("a surface cap leaves cards out from the end, counting framing and markers", () => {
     const cards = [entry("Ann", `${"a".repeat(40)}\n`), entry("Ben", `${"b".repeat(40)}\n`)];
-    const whole = renderBlocks(place(budget(cards, { ...limits, budget: 1000, markers })), {
+    const whole = renderBlocks(budget(place(cards), { ...limits, budget: 1000, markers }), {
       framing: FRAMING,
       markers,
     })[0]!.wrapped!;
@@ -100,13 +106,11 @@ describe("budget", () => {
 
   test("a lone card over the surface cap is kept and cut, ending in an ellipsis, exactly at the cap", () => {
     const cap = 120;
-    const out = place(
-      budget([entry("Ann", `### Ann [people]\n${"word 😀 ".repeat(40)}\n`)], {
-        ...limits,
-        markers,
-        maxContextChars: cap,
-      }),
-    );
+    const out = budget(place([entry("Ann", `### Ann [people]\n${"word 😀 ".repeat(40)}\n`)]), {
+      ...limits,
+      markers,
+      maxContextChars: cap,
+    });
     expect(out[0]!.verdict).toBe("chosen");
     const [block] = renderBlocks(out, { framing: FRAMING, markers });
     expect(block!.wrapped!.length).toBeLessThanOrEqual(cap);
@@ -117,26 +121,30 @@ describe("budget", () => {
 
 describe("place and render", () => {
   test("every card that fired carries its own placement; the chosen ones make the one default block", () => {
-    const placed = place([
-      entry("Ann", "A\n", { verdict: "chosen" }),
-      entry("Ben", "B\n", { verdict: "left_out" }),
-      entry("Cy", "C\n", { verdict: "vetoed" }),
-    ]);
+    const placed = [
+      chosenEntry("Ann", "A\n"),
+      leftOut(entry("Ben", "B\n"), "budget"),
+      vetoed(entry("Cy", "C\n"), { reason: "never" }),
+    ];
     const none = { position: null, depth: null, role: null };
-    expect(placed.map((e) => e.placement)).toEqual([none, none, undefined]);
+    expect(placed.map((e) => (e.verdict === "vetoed" ? undefined : e.placement))).toEqual([
+      none,
+      none,
+      undefined,
+    ]);
     expect(renderBlocks(placed, { framing: FRAMING })).toEqual([
       { tier: "volatile", at: null, cards: ["people/Ann"], text: "A memory surfaces:\n\nA\n" },
     ]);
   });
 
   test("with markers the block is also given wrapped, exactly as a surface inserts it", () => {
-    const placed = place([entry("Ann", "A\n", { verdict: "chosen" })]);
+    const placed = [chosenEntry("Ann", "A\n")];
     const [block] = renderBlocks(placed, { framing: FRAMING, markers });
     expect(block!.wrapped).toBe(`${markers.open}\nA memory surfaces:\n\nA\n${markers.close}`);
   });
 
   test("no chosen card, no block", () => {
-    expect(renderBlocks([entry("Ann", "A\n", { verdict: "in_context" })], { framing: FRAMING })).toEqual([]);
+    expect(renderBlocks([inContextEntry("Ann", "A\n")], { framing: FRAMING })).toEqual([]);
   });
 });
 
@@ -154,7 +162,7 @@ describe("a recall reports every card's verdict", () => {
       ["Ben", "vetoed", "secondary"],
       ["Cy", "chosen", undefined],
     ]);
-    expect(r.fired.map((f) => f.key)).toEqual(["Cy"]);
+    expect(firedCards(r).map((f) => f.card.key)).toEqual(["Cy"]);
   });
 
   test("chosen, blocks and context agree; inBudget and inContext are derived from the verdict", async () => {
@@ -165,13 +173,21 @@ describe("a recall reports every card's verdict", () => {
     });
     const engine = await openEngine(vault.root, { segmenter: false });
     const r = await engine.recall([user("Ann, Ben and Cy")], { inContext: new Set(["people/Cy"]) });
-    expect(r.fired.map((f) => [f.key, f.verdict, f.reason, f.inBudget, f.inContext])).toEqual([
+    expect(
+      firedCards(r).map((f) => [
+        f.card.key,
+        f.verdict,
+        f.reason,
+        f.verdict === "chosen",
+        f.verdict === "in_context",
+      ]),
+    ).toEqual([
       ["Ann", "chosen", undefined, true, false],
       ["Ben", "left_out", "budget", false, false],
       ["Cy", "in_context", "recorded", false, true],
     ]);
-    expect(r.chosen.map((c) => c.key)).toEqual(r.injected);
+    expect(chosenCards(r).map((c) => c.card.key)).toEqual(injectedKeys(r));
     expect(r.blocks.map((b) => [b.tier, b.cards])).toEqual([["volatile", ["people/Ann"]]]);
-    expect(r.context).toBe(r.blocks[0]!.text);
+    expect(contextText(r)).toBe(r.blocks[0]!.text);
   });
 });

@@ -1,6 +1,6 @@
 // Timed effects over a conversation: sticky, cooldown, delay and the V3 history decorators, counted in messages.
 import { describe, expect, test } from "bun:test";
-import { clockOf, timedVeto } from "../../src/recall/timed.ts";
+import { clockOf, timedVeto } from "../../src/recall/stages/timed.ts";
 import { converse, lorebook, person, verdictOf } from "./_lorebook.ts";
 
 /** Ann's verdict at each person turn of a conversation (message counts 1, 3, 5, …). */

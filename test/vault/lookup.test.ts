@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { CardMeta } from "../../src/card/types.ts";
 import { checkCards } from "../../src/check/index.ts";
-import { openEngine } from "../../src/recall/index.ts";
+import { contextText, openEngine } from "../../src/recall/index.ts";
 import { loadIndex, lookupIn, openVault, refTarget } from "../../src/vault/index.ts";
 import { cardMeta } from "../support/card-meta.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
@@ -98,6 +98,6 @@ describe("check and recall agree on refs", () => {
     const result = await engine.recall([{ role: "user", text: "Alice" }], { candidates: false });
     engine.close();
     expect(found).toEqual(finding === null ? [] : [finding]);
-    expect(result.context.includes("see also:")).toBe(finding === null);
+    expect(contextText(result).includes("see also:")).toBe(finding === null);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Stage 5, budget: which fired cards fit, whole cards only, in the order stage's order (closest to the
+ * Stage: budget, which fired cards fit, whole cards only, in the order stage's order (closest to the
  * person's words first), so the cards dropped are the farthest from them. First the budgets: the
  * character budget (cards' own characters) and, when set, a budget in tokens (each card's own text
  * counted exactly, recall/tokens.ts). The top card always gets in, and the first card that would
@@ -9,24 +9,32 @@
  * Then a surface's cap on its whole output (`maxContextChars`, framing and markers included, measured
  * on the block render.ts will produce): cards are dropped from the end until it fits; a lone card still
  * too long is kept and cut, so the top card always gets in here too.
+ * In index mode the same rules weigh each card's line of the index instead (index-block.ts).
  */
-import { rulesOf } from "../card/rules.ts";
-import type { Markers } from "../inject/index.ts";
+import { rulesOf } from "../../card/rules.ts";
+import type { Markers } from "../../inject/index.ts";
+import { type Chosen, chosen, leftOut, type Selected, type Selection } from "../selection.ts";
+import type { TokenBudget } from "../tokens.ts";
+import type { IndexIds } from "../types.ts";
+import { fitIndex } from "./index-block.ts";
 import { frameBlock } from "./render.ts";
-import type { TokenBudget } from "./tokens.ts";
-import type { Reason, Selected, Selection } from "./types.ts";
 
 export interface BudgetLimits {
-  /** Characters of cards. */
+  /** Characters of cards (of index lines, in index mode). */
   budget: number;
   /** A budget in tokens besides the characters (`tokenBudget` in tokens.ts); unset = none. */
   tokens?: TokenBudget;
   maxContextChars?: number;
   framing: string;
   markers?: Markers;
+  /** Index mode: the cards are weighed as lines of an index under these ids. */
+  index?: IndexIds;
+  /** Tiers are in use: in index mode, the stable block's cards are chosen as they are. */
+  tiers?: boolean;
 }
 
 export function budget(selection: Selection, limits: BudgetLimits): Selected[] {
+  if (limits.index) return fitIndex(selection, { ...limits, index: limits.index });
   const fitted = fitBudget(selection, limits.budget, limits.tokens);
   return limits.maxContextChars === undefined ? fitted : fitCap(fitted, limits.maxContextChars, limits);
 }
@@ -35,41 +43,42 @@ function fitBudget(selection: Selection, budget: number, tokens: TokenBudget | u
   let chars = 0;
   let spent = 0;
   let counted = 0;
-  let stop: Reason | undefined;
+  let stop: "budget" | "budget_tokens" | undefined;
   return selection.map((entry) => {
     if (entry.verdict !== "fired") return entry;
-    if (rulesOf(entry.card).ignoreBudget) return { ...entry, verdict: "chosen" };
-    if (stop !== undefined) return { ...entry, verdict: "left_out", reason: stop };
+    if (rulesOf(entry.card).ignoreBudget) return chosen(entry);
+    if (stop !== undefined) return leftOut(entry, stop);
     const size = entry.chars ?? 0;
     const cost = tokens ? tokens.count(entry.text ?? "") : 0;
     if (counted > 0) {
       if (chars + size > budget) stop = "budget";
       else if (tokens && spent + cost > tokens.budget) stop = "budget_tokens";
-      if (stop !== undefined) return { ...entry, verdict: "left_out", reason: stop };
+      if (stop !== undefined) return leftOut(entry, stop);
     }
     counted++;
     chars += size;
     spent += cost;
-    return { ...entry, verdict: "chosen" };
+    return chosen(entry);
   });
 }
 
 /** Claude Code's hook context cap, as `fitContext` in the hook applied it before it moved here. */
 function fitCap(selection: Selected[], cap: number, limits: BudgetLimits): Selected[] {
-  const chosen = selection.filter((e) => e.verdict === "chosen");
+  const picked = selection.filter((e): e is Chosen => e.verdict === "chosen");
   const size = (texts: string[]) => {
     const block = frameBlock(texts, limits.framing, limits.markers);
     return (block.wrapped ?? block.text).length;
   };
-  const textsOf = (count: number) => chosen.slice(0, count).map((e) => e.text ?? "");
-  let kept = chosen.length;
+  const textsOf = (count: number) => picked.slice(0, count).map((e) => e.text);
+  let kept = picked.length;
   while (kept > 1 && size(textsOf(kept)) > cap) kept--;
   // The room for a cut card's text: what is left beside the framing, the markers and the "…".
   const cutTo = kept === 1 && size(textsOf(1)) > cap ? cap - (size(["x…"]) - 1) : undefined;
-  const dropped = new Set(chosen.slice(kept).map((e) => e.id));
+  const dropped = new Set(picked.slice(kept).map((e) => e.id));
   return selection.map((entry) => {
-    if (dropped.has(entry.id)) return { ...entry, verdict: "left_out", reason: "surface_cap" };
-    if (cutTo !== undefined && entry === chosen[0]) return { ...entry, cutTo };
+    if (entry.verdict !== "chosen") return entry;
+    if (dropped.has(entry.id)) return leftOut(entry, "surface_cap");
+    if (cutTo !== undefined && entry === picked[0]) return { ...entry, cutTo };
     return entry;
   });
 }

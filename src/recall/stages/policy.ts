@@ -10,11 +10,11 @@
  * sticky from an earlier turn (timed.ts) come in named or not (`sticky`). A disabled card is not in the
  * matcher and is never looked up here, so it never appears.
  */
-import { rulesOf } from "../card/rules.ts";
-import type { CardMeta } from "../card/types.ts";
+import { rulesOf } from "../../card/rules.ts";
+import type { CardMeta } from "../../card/types.ts";
+import type { Compiled } from "../_compiled.ts";
+import { type Fired, type Selected, type Selection, type Via, vetoed } from "../selection.ts";
 import { idOf } from "./notice.ts";
-import type { Compiled } from "./pipeline.ts";
-import type { Selected, Selection, Via } from "./types.ts";
 
 /** The cards that come in without being noticed this turn. */
 export interface Unnamed {
@@ -24,7 +24,7 @@ export interface Unnamed {
 }
 
 /** An entry for a card that came in without its words. */
-export function unnamedEntry(card: CardMeta, via: Via): Selected {
+export function unnamedEntry(card: CardMeta, via: Via): Fired {
   const policy = rulesOf(card).policy;
   return {
     id: idOf(card),
@@ -72,11 +72,11 @@ export function judged(
   sticky: ReadonlySet<string> = new Set(),
 ): Selected {
   if (entry.verdict !== "fired") return entry;
-  if (entry.policy === "never") return { ...entry, verdict: "vetoed", reason: "never" };
+  if (entry.policy === "never") return vetoed(entry, { reason: "never" });
   if (explicit.has(entry.id)) return { ...entry, via: "explicit" };
   if (entry.policy === "always") return { ...entry, via: "always" };
   if (sticky.has(entry.id)) return { ...entry, via: "sticky" };
-  if (entry.policy === "manual") return { ...entry, verdict: "vetoed", reason: "not_automatic" };
+  if (entry.policy === "manual") return vetoed(entry, { reason: "not_automatic" });
   return entry;
 }
 

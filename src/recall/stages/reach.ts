@@ -19,20 +19,20 @@
  * Reached cards then pass the same stages as named ones (policy, their words, the clock, groups,
  * probability); their secondary words are looked for in the text that reached them.
  */
-import { rulesOf } from "../card/rules.ts";
-import type { MatchOptions } from "../match/index.ts";
+import { rulesOf } from "../../card/rules.ts";
+import type { MatchOptions } from "../../match/index.ts";
+import type { Compiled } from "../_compiled.ts";
+import { type Fired, type Selected, type Selection, vetoed } from "../selection.ts";
 import { gate } from "./gate.ts";
 import { notice } from "./notice.ts";
-import type { Compiled } from "./pipeline.ts";
 import { judged } from "./policy.ts";
-import type { Selected, Selection } from "./types.ts";
 
 /** Stage: cards that fire only in the reach pass are held until it runs. */
 export function hold(selection: Selection, sticky: ReadonlySet<string>): Selected[] {
   return selection.map((entry) => {
     if (entry.verdict !== "fired" || entry.via === "explicit" || sticky.has(entry.id)) return entry;
     if (!rulesOf(entry.card).delayUntilRecursion) return entry;
-    return { ...entry, verdict: "vetoed", reason: "recursion_only" };
+    return vetoed(entry, { reason: "recursion_only" });
   });
 }
 
@@ -57,11 +57,11 @@ export async function reach(
   const sources = selection.filter(isSource);
   const batch = new Set<string>();
   if (sources.length === 0) return { selection: [...selection], batch };
-  const out = selection.map((entry) => {
+  const out = selection.map((entry): Selected => {
     if (entry.reason !== "recursion_only" || rulesOf(entry.card).excludeRecursion) return entry;
     batch.add(entry.id);
     const { reason: _held, ...released } = entry;
-    return { ...released, verdict: "fired" as const };
+    return { ...released, verdict: "fired" } satisfies Fired;
   });
   const seen = new Set(out.map((e) => e.id));
   for (const source of sources) {

@@ -1,22 +1,26 @@
 /**
- * Stage 7, render: cards into the text the model sees. Byte-stable: the same card version always gives
+ * Stage: render, cards into the text the model sees. Byte-stable: the same card version always gives
  * the same bytes, because the gateway's replay re-inserts earlier blocks and a provider's prompt cache
  * only hits on identical prefixes. No clocks, no counters, no map iteration order in here.
- * `renderCards` runs before the budget (which weighs each card's rendered size); `renderBlocks` runs
- * last. A card's body is read (through `Compiled`) only when it is rendered. Macros (`{{char}}`, …:
- * macros.ts) are expanded in the body and the see-also lines, never in the heading, which is how a
- * card already in a request is recognised. A card with nothing to say once its private sections and
+ * `renderCards` runs before the budget (which weighs each card's rendered size) and records each
+ * card's own placement; `renderBlocks` runs last, and in index mode puts one line per card in place of
+ * the cards' text (index-block.ts). A card's body is read (through `Compiled`) only when it is
+ * rendered. Macros (`{{char}}`, …: ../macros.ts) are expanded in the body and the see-also lines, never
+ * in the heading, which is how a card already in a request is recognised. A card with nothing to say once its private sections and
  * comments are gone is left out (`empty`) rather than sent as a bare heading.
  */
-import { rulesOf } from "../card/rules.ts";
-import type { CardMeta, CardPlacement } from "../card/types.ts";
-import { DEFAULTS } from "../defaults.ts";
-import { type Markers, wrapBlock } from "../inject/index.ts";
-import { resolveRef } from "./_compiled.ts";
-import { expandMacros, type Names } from "./macros.ts";
+import { rulesOf } from "../../card/rules.ts";
+import type { CardMeta, CardPlacement } from "../../card/types.ts";
+import { DEFAULTS } from "../../defaults.ts";
+import { type Markers, wrapBlock } from "../../inject/index.ts";
+import type { Compiled } from "../_compiled.ts";
+import { resolveRef } from "../_compiled.ts";
+import { expandMacros, type Names } from "../macros.ts";
+import type { Chosen, RenderedBlock, Selected, Selection, Tier } from "../selection.ts";
+import { leftOut } from "../selection.ts";
+import type { IndexIds } from "../types.ts";
+import { indexBlock } from "./index-block.ts";
 import { idOf } from "./notice.ts";
-import type { Compiled } from "./pipeline.ts";
-import type { RenderedBlock, Selected, Selection, Tier } from "./types.ts";
 
 export const DEFAULT_FRAMING = DEFAULTS.framing;
 
@@ -81,9 +85,10 @@ export function renderCards(
       text: body,
       seeAlso: seeAlsoOf(entry.card, compiled, firedIds, options),
     });
-    const rendered = { ...entry, text, chars: [...text].length };
-    if (entry.verdict !== "fired" || body.trim() !== "") return rendered;
-    return { ...rendered, verdict: "left_out", reason: "empty" };
+    const placement = rulesOf(entry.card).placement;
+    const rendered = { ...entry, text, chars: [...text].length, placement, edited: false };
+    if (rendered.verdict !== "fired" || body.trim() !== "") return rendered;
+    return leftOut(rendered, "empty");
   });
 }
 
@@ -122,26 +127,43 @@ export function frameBlock(
   return markers ? { text, wrapped: wrapBlock(text, markers) } : { text };
 }
 
+export interface BlockOptions {
+  framing: string;
+  markers?: Markers;
+  tiers?: boolean;
+  guide?: string;
+  /** Index mode: the cards that would go with the newest message are one index block instead. */
+  index?: IndexIds;
+}
+
 /**
  * The chosen cards as blocks. Without tiers, one volatile block (the hook's additionalContext, `try`).
  * With them (the gateway), the stable block first, then the volatile one, then one block per
  * placement in the order the placements first occur. Inside a block, cards with an insertion `order`
  * come first, lowest first (SillyTavern's order: higher numbers sit nearer the end of the prompt), ties
  * in budget order; cards without one follow in budget order, closest to the person's words first.
+ * In index mode the stable block stays as it is and every other chosen card is a line of the index.
  */
-export function renderBlocks(
-  selection: Selection,
-  options: { framing: string; markers?: Markers; tiers?: boolean; guide?: string },
-): RenderedBlock[] {
-  const chosen = selection.filter((e) => e.verdict === "chosen");
+export function renderBlocks(selection: Selection, options: BlockOptions): RenderedBlock[] {
+  const chosen = selection.filter((e): e is Chosen => e.verdict === "chosen");
+  if (options.index) {
+    const inStable = (e: Chosen) => options.tiers === true && e.tier === "stable";
+    const listed = chosen.filter((e) => !inStable(e));
+    const stable = cardBlocks(chosen.filter(inStable), options);
+    return listed.length === 0 ? stable : [...stable, indexBlock(listed, options.index, options.markers)];
+  }
+  return cardBlocks(chosen, options);
+}
+
+function cardBlocks(chosen: readonly Chosen[], options: BlockOptions): RenderedBlock[] {
   const guide = options.tiers ? (options.guide ?? "").trim() : "";
   if (chosen.length === 0 && guide === "") return [];
-  const groups = new Map<string, { tier: Tier; at: CardPlacement | null; cards: Selected[] }>();
+  const groups = new Map<string, { tier: Tier; at: CardPlacement | null; cards: Chosen[] }>();
   // The guide opens the stable block, which it makes on its own when no always-on card is chosen.
   if (guide !== "") groups.set(`stable\n${JSON.stringify(null)}`, { tier: "stable", at: null, cards: [] });
   for (const entry of chosen) {
-    const tier = options.tiers ? (entry.tier ?? "volatile") : "volatile";
-    const at = tier === "placed" ? (entry.placement ?? null) : null;
+    const tier = options.tiers ? entry.tier : "volatile";
+    const at = tier === "placed" ? entry.placement : null;
     const key = `${tier}\n${JSON.stringify(at)}`;
     const group = groups.get(key) ?? { tier, at, cards: [] };
     group.cards.push(entry);
@@ -160,14 +182,6 @@ export function renderBlocks(
         ...frameBlock(ordered.map(cardText), options.framing, options.markers, opening),
       };
     });
-}
-
-/**
- * What a conversation remembers it sent of a card: a hash of the rendered text, the bytes the model
- * read (an edit that changes nothing the model sees, such as a private section, changes nothing here).
- */
-export function contentHash(text: string): string {
-  return `sha256:${new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 16)}`;
 }
 
 /** The line under an edited card's heading: the model is told the text replaces what it read before. */
@@ -193,8 +207,8 @@ function insertionOrder<T extends Pick<Selected, "card">>(cards: readonly T[]): 
  * whole, which is how a card already in a request is recognised); cut to `cutTo` code units (whole
  * code points) and an ellipsis if set.
  */
-function cardText(entry: Selected): string {
-  const text = entry.edited ? withEditedNote(entry.text ?? "") : (entry.text ?? "");
+function cardText(entry: Chosen): string {
+  const text = entry.edited ? withEditedNote(entry.text) : entry.text;
   if (entry.cutTo === undefined) return text;
   let body = "";
   for (const ch of text) {

@@ -8,11 +8,16 @@
  */
 import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
+import {
+  type ConversationHistory,
+  type Engine,
+  type RecallOptions,
+  sentVersions,
+  simulate,
+  type Turn,
+} from "../recall/index.ts";
 import type { Conversation } from "../state/index.ts";
 import { cardsNamed, type Explanation, explain } from "./explain.ts";
-import { simulate } from "./history.ts";
-import type { Engine } from "./index.ts";
-import type { ConversationHistory, RecallOptions, Turn } from "./types.ts";
 
 export interface DoorOptions extends RecallOptions {
   /** Card names asked about; one that finds no card is `not_found`. */
@@ -62,7 +67,12 @@ export async function openDoor(
 }
 
 function defaultReinject(id: string): number {
-  return id.startsWith("hook:") ? DEFAULTS.reinjectAfter : Number.POSITIVE_INFINITY;
+  return isHookSession(id) ? DEFAULTS.reinjectAfter : Number.POSITIVE_INFINITY;
+}
+
+/** The hook keys its sessions `hook:<session_id>` (hook/ledger.ts); the gateway's ids never start so. */
+function isHookSession(id: string): boolean {
+  return id.startsWith("hook:");
 }
 
 /** Card id → the last turn it went in. */
@@ -73,14 +83,13 @@ function ledgerOf(conversation: Pick<Conversation, "injections">): Map<string, n
 }
 
 /**
- * What the conversation last sent of each card (the gateway records a hash of the text it sent), so a
- * card edited since shows as edited; versions from before hashes were kept are left out.
+ * What the conversation last sent of each card, so a card edited since shows as edited and sent
+ * again: the gateway's replay does that; the hook never sends a card in context again, so a hook
+ * session (`hook:…`) has nothing to compare.
  */
-function sentOf(conversation: Pick<Conversation, "injections">): Map<string, string> {
-  const sent = new Map<string, string>();
-  const byTurn = [...conversation.injections].sort((a, b) => a.turn - b.turn);
-  for (const inj of byTurn) if (inj.version.startsWith("sha256:")) sent.set(inj.id, inj.version);
-  return sent;
+function sentOf(conversation: Pick<Conversation, "id" | "injections">): Map<string, string> | undefined {
+  if (isHookSession(conversation.id)) return undefined;
+  return sentVersions([...conversation.injections].sort((a, b) => a.turn - b.turn));
 }
 
 /** The cards that went in fewer than `reinjectAfter` turns before turn `next`. */

@@ -1,14 +1,14 @@
 /**
- * Stage 1, notice: the automaton over the scan window (match/), each card's own window and word rules
+ * Stage: notice, the automaton over the scan window (match/), each card's own window and word rules
  * → one selection entry per card hit, with its terms, score and where it was found. Every entry starts
  * as `fired`, come in by its words (`named`); the later stages decide (policy.ts first). The reach pass
  * (reach.ts) calls it again on fired cards' text.
  */
-import { rulesOf } from "../card/rules.ts";
-import type { CardMeta } from "../card/types.ts";
-import type { MatchOptions, WindowMessage } from "../match/index.ts";
-import type { Compiled } from "./pipeline.ts";
-import type { Selected } from "./types.ts";
+import { rulesOf } from "../../card/rules.ts";
+import type { CardMeta } from "../../card/types.ts";
+import type { MatchOptions, WindowMessage } from "../../match/index.ts";
+import type { Compiled } from "../_compiled.ts";
+import type { Fired } from "../selection.ts";
 
 /** What the later stages need to know about the scan: the window read, and how. */
 export interface Scan {
@@ -25,10 +25,10 @@ export async function notice(
   compiled: Compiled,
   messages: readonly string[],
   options: MatchOptions,
-): Promise<{ scan: Scan; selection: Selected[] }> {
+): Promise<{ scan: Scan; selection: Fired[] }> {
   const { cards } = compiled.loaded;
   const noticed = await compiled.loaded.matcher.notice(messages, options);
-  const selection = noticed.cards.map((n): Selected => {
+  const selection = noticed.cards.map((n): Fired => {
     const card = cards.at(n.card)!;
     return {
       id: idOf(card),

@@ -6,17 +6,17 @@
  * their words (always on, asked for by id, still sticky) have no words to weigh here, as SillyTavern's
  * constant and sticky entries skip its key checks.
  */
-import { vetoOf } from "../match/index.ts";
+import { vetoOf } from "../../match/index.ts";
+import { type Selected, type Selection, vetoed } from "../selection.ts";
 import type { Scan } from "./notice.ts";
-import type { Selected, Selection } from "./types.ts";
 
-/** Every `fired` card a rule stops becomes `vetoed`, with the rule as its reason. */
+/** Every `fired` card a rule stops becomes `vetoed`, with the rule that stopped it (match/ `vetoOf`). */
 export async function gate(selection: Selection, scan: Scan): Promise<Selected[]> {
   const out: Selected[] = [];
   for (const entry of selection) {
     const weighed = entry.verdict === "fired" && (entry.via === "named" || entry.via === "reached");
     const veto = weighed ? await vetoOf(entry.card, entry.found, scan.window, scan.options) : null;
-    out.push(veto === null ? entry : { ...entry, verdict: "vetoed", reason: veto });
+    out.push(veto === null ? entry : vetoed(entry, veto));
   }
   return out;
 }

@@ -6,8 +6,10 @@
  * hook's in a session that also uses the gateway). A card set aside still counts as fired for its
  * timed effects (timed.ts).
  */
-import { cardHeading, contentHash } from "./render.ts";
-import type { RecallOptions, Selected, Selection } from "./types.ts";
+import type { Fired, Selected, Selection } from "../selection.ts";
+import type { RecallOptions } from "../types.ts";
+import { cardVersion } from "../version.ts";
+import { cardHeading } from "./render.ts";
 
 export function select(
   selection: Selection,
@@ -22,7 +24,7 @@ export function select(
 }
 
 /** The card's heading line, whole, inside one of the blocks already in the request. */
-function isPresent(entry: Selected, present: readonly string[] | undefined): boolean {
+function isPresent(entry: Fired, present: readonly string[] | undefined): boolean {
   if (!present || present.length === 0) return false;
   const line = `\n${cardHeading(entry.card.title, entry.card.kind)}\n`;
   return present.some((block) => `\n${block}\n`.includes(line));
@@ -30,7 +32,7 @@ function isPresent(entry: Selected, present: readonly string[] | undefined): boo
 
 /**
  * After rendering: a card set aside as recorded in context whose text is no longer what the
- * conversation last sent (`sent`: id → contentHash) comes back as fired, marked `edited`, so the new
+ * conversation last sent (`sent`: id → its version, version.ts) comes back as fired, marked `edited`, so the new
  * version is sent once and then settles (the surface records the new hash). A card with no hash on
  * record (sent before hashes were kept) is taken as unchanged: an upgrade must not resend every card.
  */
@@ -38,8 +40,8 @@ export function resend(selection: Selection, sent: ReadonlyMap<string, string> |
   return selection.map((entry) => {
     if (!sent || entry.verdict !== "in_context" || entry.reason !== "recorded") return entry;
     const before = sent.get(entry.id);
-    if (before === undefined || before === contentHash(entry.text ?? "")) return entry;
+    if (before === undefined || before === cardVersion(entry.text ?? "")) return entry;
     const { reason: _, ...rest } = entry;
-    return { ...rest, verdict: "fired", edited: true };
+    return { ...rest, verdict: "fired", edited: true } satisfies Fired;
   });
 }

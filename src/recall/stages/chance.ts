@@ -11,8 +11,9 @@
  * and its output is not promised to stay the same across Bun versions, and a stored seed must keep
  * giving the same draws after an upgrade.
  */
-import { rulesOf } from "../card/rules.ts";
-import type { Selected, Selection, Turn } from "./types.ts";
+import { rulesOf } from "../../card/rules.ts";
+import { type Selected, type Selection, vetoed } from "../selection.ts";
+import type { Turn } from "../types.ts";
 
 const encoder = new TextEncoder();
 
@@ -71,6 +72,6 @@ export function chance(
     // The draw is kept on the entry, fired or not, so the context door can say how it went.
     const roll = { draw: probability > 0 ? chanceDraw(options.seed, entry.id) : null, chance: probability };
     if (roll.draw !== null && roll.draw < probability) return { ...entry, roll };
-    return { ...entry, verdict: "vetoed", reason: "probability", roll };
+    return vetoed(entry, { reason: "probability", roll });
   });
 }

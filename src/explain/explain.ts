@@ -9,28 +9,35 @@
  * Pure: a RecallResult and the turns it read in, the explanation out. Everything a stage knew when it
  * decided was kept on the selection by the stage itself (the secondary word, the clock, the group's
  * winner, the draw); nothing here runs recall again. The shape is the JSON of `explain --json` and
- * `POST /api/explain`, snake_case like `try --json`; the words of each line are in _explain-lines.ts.
+ * `POST /api/explain`, snake_case like `try --json`; the words of each line are in _lines.ts.
  */
 import { rulesOf } from "../card/rules.ts";
 import type { CardMeta, CardPlacement, Policy } from "../card/types.ts";
 import { cardTerms, fold, windowSize } from "../match/index.ts";
+import {
+  type Compiled,
+  charsOf,
+  DEFAULT_BUDGET,
+  DEFAULT_SCAN_DEPTH,
+  type GroupLoss,
+  idOf,
+  injectedChars,
+  injectedKeys,
+  isEdited,
+  placementOf,
+  type Reason,
+  type RecallResult,
+  type Selected,
+  type Tier,
+  type TimedStop,
+  type Turn,
+  tierFor,
+  type Verdict,
+  type Via,
+  type WordStop,
+} from "../recall/index.ts";
 import { indexLookup } from "../vault/index.ts";
-import { lineOf } from "./_explain-lines.ts";
-import { idOf } from "./notice.ts";
-import { type Compiled, DEFAULT_BUDGET, DEFAULT_SCAN_DEPTH } from "./pipeline.ts";
-import { hasOwnPlace } from "./place.ts";
-import type {
-  GroupLoss,
-  Reason,
-  RecallResult,
-  SecondaryBlock,
-  Selected,
-  Tier,
-  TimedStop,
-  Turn,
-  Verdict,
-  Via,
-} from "./types.ts";
+import { lineOf } from "./_lines.ts";
 
 export interface ExplainInput {
   /** The turns the recall read, oldest first; the last is the current message. */
@@ -47,7 +54,7 @@ export interface ExplainInput {
 
 /** Why a card is where it is: only the fields that apply. */
 export interface Why {
-  secondary?: SecondaryBlock;
+  secondary?: WordStop;
   clock?: { rule: TimedStop["rule"]; now: number; until: number | null };
   group?: { group: string; winner: string | null; how: GroupLoss["how"] };
   roll?: { draw: number | null; chance: number };
@@ -108,8 +115,8 @@ export function explain(result: RecallResult, input: ExplainInput): Explanation 
   return {
     cards,
     blocks: result.blocks.map((b) => ({ tier: b.tier, at: b.at, cards: b.cards, text: b.text })),
-    injected: result.injected,
-    injected_chars: result.injectedChars,
+    injected: injectedKeys(result),
+    injected_chars: injectedChars(result),
   };
 }
 
@@ -121,7 +128,7 @@ function explained(
   input: ExplainInput,
   asked: boolean,
 ): Unlined {
-  const placement = entry.placement ?? rulesOf(entry.card).placement;
+  const placement = placementOf(entry);
   return {
     ...named(entry.card),
     verdict: entry.verdict,
@@ -131,8 +138,8 @@ function explained(
     asked,
     hits: hitsOf(entry, input.turns),
     placement,
-    tier: entry.tier ?? tierOf(entry.policy, placement, entry.edited === true),
-    chars: entry.chars ?? null,
+    tier: entry.verdict === "chosen" ? entry.tier : tierFor(entry.policy, placement, isEdited(entry)),
+    chars: charsOf(entry) ?? null,
     why: whyOf(entry, selection, input),
   };
 }
@@ -141,20 +148,17 @@ function named(card: CardMeta) {
   return { id: idOf(card), key: card.key, kind: card.kind, title: card.title };
 }
 
-/** The tier a card goes in (place.ts decides it for chosen cards; the same rule for the others). */
-function tierOf(policy: Policy, placement: CardPlacement, edited: boolean): Tier {
-  if (hasOwnPlace(placement)) return "placed";
-  return policy === "always" && !edited ? "stable" : "volatile";
-}
-
 function whyOf(entry: Selected, selection: readonly Selected[], input: ExplainInput): Why {
   const why: Why = {};
-  if (entry.blockedBy) why.secondary = entry.blockedBy;
-  if (entry.stoppedBy) why.clock = { ...entry.stoppedBy, until: entry.stoppedBy.until ?? null };
-  if (entry.lostTo) why.group = { ...entry.lostTo, winner: entry.lostTo.winner ?? null };
+  if (entry.verdict === "vetoed") {
+    if (entry.reason === "secondary") why.secondary = entry.stop;
+    else if (entry.reason === "group") why.group = { ...entry.stop, winner: entry.stop.winner ?? null };
+    else if (entry.reason === "delay" || entry.reason === "cooldown" || entry.reason === "timing")
+      why.clock = { ...entry.stop, until: entry.stop.until ?? null };
+  }
   if (entry.roll) why.roll = entry.roll;
   if (entry.reachedFrom) why.reached_from = entry.reachedFrom;
-  if (entry.edited) why.edited = true;
+  if (isEdited(entry)) why.edited = true;
   if (entry.verdict === "in_context") {
     const how = entry.reason === "present" ? "present" : "recorded";
     why.in_context = { how, since_turn: how === "recorded" ? (input.ledger?.get(entry.id) ?? null) : null };
@@ -167,7 +171,7 @@ function whyOf(entry: Selected, selection: readonly Selected[], input: ExplainIn
 function roomOf(entry: Selected, selection: readonly Selected[], input: ExplainInput): Why["budget"] {
   const before = selection.slice(0, selection.indexOf(entry));
   const counted = before.filter((e) => e.verdict === "chosen" && !rulesOf(e.card).ignoreBudget);
-  const taken = counted.map((e) => ({ id: e.id, chars: e.chars ?? 0 }));
+  const taken = counted.map((e) => ({ id: e.id, chars: charsOf(e) ?? 0 }));
   const limit = entry.reason === "budget" ? (input.budget ?? DEFAULT_BUDGET) : null;
   return { limit, spent: taken.reduce((n, t) => n + t.chars, 0), taken_by: taken };
 }
@@ -195,7 +199,7 @@ function notNoticed(card: CardMeta, input: ExplainInput): Unlined {
     asked: true,
     hits: [],
     placement: rules.placement,
-    tier: tierOf(rules.policy, rules.placement, false),
+    tier: tierFor(rules.policy, rules.placement, false),
     chars: null,
     why: card.enabled ? { window: { messages, nearest: nearestTerm(card, input.turns) } } : {},
   };

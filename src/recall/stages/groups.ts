@@ -12,11 +12,11 @@
  *      (SillyTavern's default 100 when unset), then priority, then id;
  *   5. else a weighted draw by `group_weight` (seeded, chance.ts), members in id order.
  * A card in several groups must win (or be alone) in each of them; losing any one vetoes it. Each loser
- * keeps how it lost its first group lost, and to whom (`lostTo`), for the context door.
+ * keeps how it lost its first group lost, and to whom (its `stop`), for the context door.
  */
-import { rulesOf } from "../card/rules.ts";
+import { rulesOf } from "../../card/rules.ts";
+import { type GroupLoss, type Selected, type Selection, vetoed } from "../selection.ts";
 import { draw } from "./chance.ts";
-import type { GroupLoss, Selected, Selection } from "./types.ts";
 
 /** SillyTavern's insertion order of an entry that sets none. */
 const DEFAULT_ORDER = 100;
@@ -47,8 +47,8 @@ export function groups(selection: Selection, options: GroupOptions): Selected[] 
   }
   if (losers.size === 0) return [...selection];
   return selection.map((e) => {
-    const lostTo = losers.get(e.id);
-    return lostTo ? { ...e, verdict: "vetoed", reason: "group", lostTo } : e;
+    const stop = losers.get(e.id);
+    return stop ? vetoed(e, { reason: "group", stop }) : e;
   });
 }
 

@@ -17,18 +17,12 @@
  * model: chosen, or already in context (SillyTavern counts what it activated; a card left out by the
  * budget starts nothing).
  */
-import { rulesOf } from "../card/rules.ts";
-import type { CardMeta, CardRules } from "../card/types.ts";
-import type {
-  ConversationHistory,
-  Reason,
-  Selected,
-  Selection,
-  TimedEntry,
-  TimedMemory,
-  TimedStop,
-  Turn,
-} from "./types.ts";
+import { rulesOf } from "../../card/rules.ts";
+import type { CardMeta, CardRules } from "../../card/types.ts";
+import { type Selected, type Selection, type TimedStop, type Veto, vetoed } from "../selection.ts";
+import type { ConversationHistory, TimedEntry, TimedMemory, Turn } from "../types.ts";
+
+type TimedReason = Extract<Veto, { stop: TimedStop }>["reason"];
 
 /** `stickyUntil` of `@@keep_activate_after_match`: for the rest of the conversation. */
 const FOREVER = -1;
@@ -78,12 +72,12 @@ export function timedVeto(
   id: string,
   clock: ConversationHistory,
   sticky: boolean,
-): Reason | null {
+): TimedReason | null {
   const stop = timedStop(card, id, clock, sticky);
   return stop === null ? null : REASONS[stop.rule];
 }
 
-const REASONS: Record<TimedStop["rule"], Reason> = {
+const REASONS: Record<TimedStop["rule"], TimedReason> = {
   delay: "delay",
   cooldown: "cooldown",
   activate_only_after: "timing",
@@ -131,9 +125,7 @@ export function timed(
     if (entry.verdict !== "fired" || entry.via === "explicit") return entry;
     if (options.batch && !options.batch.has(entry.id)) return entry;
     const stop = timedStop(entry.card, entry.id, options.clock, options.sticky.has(entry.id));
-    return stop === null
-      ? entry
-      : { ...entry, verdict: "vetoed", reason: REASONS[stop.rule], stoppedBy: stop };
+    return stop === null ? entry : vetoed(entry, { reason: REASONS[stop.rule], stop });
   });
 }
 

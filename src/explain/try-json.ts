@@ -1,0 +1,51 @@
+// The documented JSON shape of a recall result (`try --json`, `POST /api/try`): snake_case fields.
+import {
+  charsOf,
+  contextText,
+  firedCards,
+  injectedChars,
+  injectedKeys,
+  leftOutCards,
+  type Placement,
+  placementOf,
+  type RecallResult,
+} from "../recall/index.ts";
+
+/** The `try --json` shape: snake_case, as the README documents it. */
+export function recallJson(result: RecallResult) {
+  const left = leftOutCards(result);
+  return {
+    fired: firedCards(result).map((f) => ({
+      key: f.card.key,
+      kind: f.card.kind,
+      title: f.card.title,
+      score: f.score,
+      hits: f.hits,
+      chars: charsOf(f) ?? 0,
+      in_budget: f.verdict === "chosen",
+      verdict: f.verdict,
+      reason: f.reason ?? null,
+      via: f.via,
+      policy: f.policy,
+      placement: placementJson(placementOf(f)),
+    })),
+    injected: injectedKeys(result),
+    truncated: left.length,
+    injected_chars: injectedChars(result),
+    left_out: left.map((f) => ({
+      key: f.card.key,
+      kind: f.card.kind,
+      title: f.card.title,
+      reason: f.reason,
+      chars: f.chars,
+    })),
+    context: contextText(result),
+    candidates: result.candidates,
+    broken: result.broken,
+  };
+}
+
+/** Always the three fields, null where the card leaves the choice to the surface. */
+function placementJson(p: Placement) {
+  return { position: p.position ?? null, depth: p.depth ?? null, role: p.role ?? null };
+}
