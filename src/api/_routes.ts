@@ -323,8 +323,8 @@ export async function recent(ctx: Context, url: URL) {
 export function checkup(ctx: Context) {
   // The same shape as `lorecards check --json`, plus the count of unparseable files.
   const styleEnv = { settings: ctx.style?.settings ?? {}, problems: [] };
-  const { cards, errors, warnings, broken, findings, style } = checkVault(ctx.vault, {}, styleEnv);
-  return { cards, errors, warnings, broken, findings, style: toWire(style) };
+  const { cards, errors, warnings, broken, findings, style, files } = checkVault(ctx.vault, {}, styleEnv);
+  return { cards, errors, warnings, broken, findings, files: toWire(files), style: toWire(style) };
 }
 
 /**

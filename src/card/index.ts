@@ -22,17 +22,20 @@ export {
   type SummaryOptions,
   secondaryJson,
 } from "./json.ts";
-export { keyFromTitle, keyProblem, numberedKey, validateKey } from "./key.ts";
+export { keyFromTitle, keyProblem, numberedKey, pathKeyProblem, validateKey } from "./key.ts";
 export {
+  cardAt,
   defaultKinds,
   findKind,
   isPrivateSection,
   KINDS_FILE,
   kindByName,
   kindForDir,
+  kindOfFolder,
   loadKindsConfig,
   parseKindsConfig,
   RESERVED_DIRS,
+  skippedFolder,
 } from "./kinds.ts";
 export {
   assertCardLimits,

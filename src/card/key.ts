@@ -38,9 +38,22 @@ export function keyProblem(key: string): string | null {
   return null;
 }
 
-/** Return `key` unchanged when it is a legal card key; throw LoreError invalid_key otherwise. */
+/**
+ * Why `key` is not a legal key for a card in a sub-folder of its kind's folder (`family/Rin`: folder
+ * names and the file name joined by `/`), or null when it is: each part must be a legal card name.
+ */
+export function pathKeyProblem(key: string): string | null {
+  if (typeof key !== "string" || !key.includes("/")) return keyProblem(key);
+  for (const part of key.split("/")) {
+    const problem = keyProblem(part);
+    if (problem !== null) return `${problem} (in "${part}")`;
+  }
+  return null;
+}
+
+/** Return `key` unchanged when it is a legal card key (sub-folders allowed); LoreError invalid_key otherwise. */
 export function validateKey(key: string): string {
-  const problem = keyProblem(key);
+  const problem = pathKeyProblem(key);
   if (problem !== null) throw new LoreError("invalid_key", `${problem}: ${JSON.stringify(key)}`);
   return key;
 }

@@ -56,6 +56,46 @@ export function kindByName(config: KindsConfig, name: string): KindDef {
   return kind;
 }
 
+/**
+ * Why the vault never looks for cards in a folder called `name`, or null when it does: its own folders
+ * (RESERVED_DIRS) and hidden ones (`.obsidian`, `.git`, `.trash`: an editor's or a tool's, not notes).
+ */
+export function skippedFolder(name: string): string | null {
+  if (name === ".lorecards") return "lorecards' own state (index, conversations, backups)";
+  if (name === "_archive") return "archived cards (lorecards restore brings one back)";
+  if (name.startsWith(".")) return "a hidden folder";
+  return null;
+}
+
+/**
+ * The kind that owns the vault-relative folder `dir` ("" = the root), at any depth: a kind's folder and
+ * every folder below it belong to that kind; any other folder below the root belongs to the root's
+ * kind (`entry`). Undefined when a folder on the way is skipped (skippedFolder) or no kind owns it.
+ */
+export function kindOfFolder(config: KindsConfig, dir: string): KindDef | undefined {
+  if (dir !== "" && dir.split("/").some((name) => skippedFolder(name) !== null)) return undefined;
+  let owner: KindDef | undefined;
+  for (const k of config.kinds) {
+    if (k.dir === "" || !(dir === k.dir || dir.startsWith(`${k.dir}/`))) continue;
+    if (owner === undefined || k.dir.length > owner.dir.length) owner = k;
+  }
+  return owner ?? config.kinds.find((k) => k.dir === "");
+}
+
+/**
+ * The card a vault-relative path holds: its kind and its key (the path below the kind's folder without
+ * `.md`, so `people/family/Rin.md` is the people card `family/Rin`); undefined for anything that is no
+ * card file (another extension, a hidden file, a skipped folder).
+ */
+export function cardAt(config: KindsConfig, rel: string): { kind: KindDef; key: string } | undefined {
+  const slash = rel.lastIndexOf("/");
+  const name = rel.slice(slash + 1);
+  if (!name.endsWith(".md") || name.startsWith(".")) return undefined;
+  const kind = kindOfFolder(config, slash === -1 ? "" : rel.slice(0, slash));
+  if (kind === undefined) return undefined;
+  return { kind, key: rel.slice(kind.dir === "" ? 0 : kind.dir.length + 1, -3) };
+}
+
 /** The kind whose directory is `dir` ("" = vault root), or undefined. */
 export function kindForDir(config: KindsConfig, dir: string): KindDef | undefined {
   return config.kinds.find((k) => k.dir === dir);

@@ -96,12 +96,17 @@ function cardOf(
   };
 }
 
+/** The file-name part of a key (`family/Rin` → `Rin`): what a card without a title is called. */
+function fileName(key: string): string {
+  return key.slice(key.lastIndexOf("/") + 1);
+}
+
 /** The card by the fast path, or null when its frontmatter is not in the simple shapes. */
 export function parsePlainCard(text: string, opts: ParseOptions): Card | null {
   const read = readPlainFrontmatter(text);
   if (read === null) return null;
   try {
-    return cardOf(text, opts, read, readFields(read.data, read.root, opts.key));
+    return cardOf(text, opts, read, readFields(read.data, read.root, fileName(opts.key)));
   } catch (err) {
     if (err instanceof SourceNeeded) return null;
     throw err;
@@ -118,7 +123,7 @@ export function parseFullCard(text: string, opts: ParseOptions): Card {
     const message = err instanceof Error ? err.message : String(err);
     throw new LoreError("parse_error", `${where}: ${message}`, { cause: err });
   }
-  return cardOf(text, opts, read, readFields(read.data, read.root, opts.key));
+  return cardOf(text, opts, read, readFields(read.data, read.root, fileName(opts.key)));
 }
 
 /** Parse one card file's text. Throws LoreError parse_error when the frontmatter cannot be read. */

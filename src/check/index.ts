@@ -154,8 +154,10 @@ function checkCard(card: CheckCard, names: CardLookup): Finding[] {
     if (generic !== null) add("warning", "generic_keyword", generic);
   }
   // A title that is no legal file name (`aux.txt`, over 200 bytes) gets the name made from it: no mismatch.
-  if (fold(card.title) !== fold(card.key) && fold(keyFromTitle(card.title)) !== fold(card.key)) {
-    add("warning", "title_mismatch", `title "${card.title}" does not match the file name "${card.key}.md"`);
+  // A card in a sub-folder (key `family/Rin`) is named by its file name.
+  const file = card.key.slice(card.key.lastIndexOf("/") + 1);
+  if (fold(card.title) !== fold(file) && fold(keyFromTitle(card.title)) !== fold(file)) {
+    add("warning", "title_mismatch", `title "${card.title}" does not match the file name "${file}.md"`);
   }
   // The same rule recall uses for "see also" lines (vault refTarget): what it would not show is reported.
   for (const ref of card.refs) {

@@ -2,8 +2,9 @@
  * The whole check of one vault, as `lorecards check` and `GET /api/checkup` both run it: the index's
  * cards through `checkCards`, with what only the card files can tell (their injected text, for macros
  * with no name; their kept `st:` / `card:` blocks, for cards imported with the old secondary-word
- * mapping, which `lorecards repair` fixes) and the vault's settings.yaml warnings. Reading every card
- * file is what this costs; the check is run by hand, never on a prompt's path.
+ * mapping, which `lorecards repair` fixes), the vault's settings.yaml warnings, and every file of the
+ * vault accounted for (vault/ `vaultCensus`: what is no card, and why). Reading every card file is what
+ * this costs; the check is run by hand, never on a prompt's path.
  */
 import { publicTextOf } from "../card/index.ts";
 import type { MacroNames as Names } from "../card/macros.ts";
@@ -16,7 +17,15 @@ import {
   type Resolved as StyleSettings,
   styleSettingsIn,
 } from "../style/settings.ts";
-import { findLinks, loadIndex, readCard, readNoFollow, type Vault } from "../vault/index.ts";
+import {
+  type Census,
+  findLinks,
+  loadIndex,
+  readCard,
+  readNoFollow,
+  type Vault,
+  vaultCensus,
+} from "../vault/index.ts";
 import { checkCards, type Finding } from "./index.ts";
 
 export interface VaultCheck {
@@ -27,6 +36,8 @@ export interface VaultCheck {
   findings: Finding[];
   /** Style memory's settings in force and where each came from (settings.yaml, the environment). */
   style: Omit<StyleSettings, "problems">;
+  /** Every file of the vault accounted for: card files, settings, and what is skipped and why. */
+  files: Census;
 }
 
 /**
@@ -84,6 +95,7 @@ export function checkVault(
     warnings: findings.length - errors,
     findings,
     style: { settings: style.settings, sources: style.sources },
+    files: vaultCensus(vault),
   };
 }
 

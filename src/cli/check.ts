@@ -9,7 +9,7 @@ import { checkVault } from "../check/vault.ts";
 import { refreshVault } from "../recall/index.ts";
 import { type HealthReport, openStore, statePath, stateUrl } from "../state/index.ts";
 import { describeStyleSettings, styleSettingsFromEnv } from "../style/settings.ts";
-import { openVault, sweepVaultTemps, type Vault } from "../vault/index.ts";
+import { type Census, openVault, sweepVaultTemps, type Vault } from "../vault/index.ts";
 import { toWire } from "../wire.ts";
 import { recallArgs } from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
@@ -32,14 +32,22 @@ export const checkCommand = defineCommand({
     sweepVaultTemps(vault);
     if (args.reindex) refreshVault(vault, { all: true });
     const names = { char: args.char, user: args.user };
-    const { cards, errors, warnings, findings, style } = checkVault(
+    const { cards, errors, warnings, findings, style, files } = checkVault(
       vault,
       names,
       styleSettingsFromEnv(process.env),
     );
     const recall = await recallSection(vault);
     if (args.json)
-      printJson({ cards, errors, warnings, findings, style: toWire(style), recall: toWire(recall.report) });
+      printJson({
+        cards,
+        errors,
+        warnings,
+        findings,
+        files: toWire(files),
+        style: toWire(style),
+        recall: toWire(recall.report),
+      });
     else {
       const lines =
         findings.length === 0
@@ -54,6 +62,7 @@ export const checkCommand = defineCommand({
       print(
         [
           ...lines,
+          ...describeFiles(files),
           ...(styleLines.length > 0
             ? ["", "Style memory settings:", ...styleLines.map((l) => `  ${l}`)]
             : []),
@@ -64,6 +73,26 @@ export const checkCommand = defineCommand({
     return errors > 0 ? 1 : 0;
   },
 });
+
+/** The files that are no cards, grouped by reason, and the notes that have no frontmatter. */
+function describeFiles(files: Census): string[] {
+  const lines: string[] = [];
+  if (files.bare.length > 0) {
+    const some = files.bare.slice(0, 3).join(", ");
+    const more = files.bare.length > 3 ? ` and ${files.bare.length - 3} more` : "";
+    lines.push(
+      `${files.bare.length} card file(s) have no frontmatter, so each fires on its file name only: ${some}${more}`,
+    );
+  }
+  const byReason = new Map<string, string[]>();
+  for (const f of files.skipped) byReason.set(f.reason, [...(byReason.get(f.reason) ?? []), f.path]);
+  if (byReason.size > 0) lines.push(`Not cards (${files.skipped.length}):`);
+  for (const [reason, paths] of byReason) {
+    const more = paths.length > 5 ? ` and ${paths.length - 5} more` : "";
+    lines.push(`  ${reason}: ${paths.slice(0, 5).join(", ")}${more}`);
+  }
+  return lines.length > 0 ? ["", ...lines] : [];
+}
 
 /**
  * The recall section: in words only once there are index recalls to judge by (`stats --cards` says

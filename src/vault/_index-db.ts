@@ -4,10 +4,11 @@
  * writes only the rows that changed. Tables:
  *   meta   name → value: `kinds` (the kind table it was built for), `epoch` (random, new whenever the file is rebuilt), `gen` (bumped by every change),
  *          `pruned` (tombstones older than this were dropped), `checked` (ms of the last full check)
- *   dirs   kind folder → its mtime (ns) when its files were last compared with the rows ("" = compare
- *          again next time)
- *   cards  path → mtime (ms, as a number: -1 = compare again), size, row (vault/_index-row.ts, which
- *          keeps the exact mtime in ns), the `gen` that wrote it, and its status
+ *   dirs   folder (a kind's, or one below it at any depth) → its mtime (ns) when its files were last
+ *          compared with the rows ("" = compare again next time; "none" = a kind folder that is missing)
+ *   cards  path → its folder (`dir`), its kind's folder (`kdir`), mtime (ms, as a number: -1 = compare
+ *          again), size, row (vault/_index-row.ts, which keeps the exact mtime in ns), the `gen` that
+ *          wrote it, and its status
  *          (STATUS: every recall reports the broken files, and a rebuild reads only the enabled
  *          cards, both without decoding every row)
  *   gone   path → the `gen` that removed it: what "what changed since" needs for deleted cards
@@ -27,16 +28,17 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS dirs (dir TEXT PRIMARY KEY, mtime TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cards (
-  path TEXT PRIMARY KEY, dir TEXT NOT NULL, ms REAL NOT NULL, size INTEGER NOT NULL,
+  path TEXT PRIMARY KEY, dir TEXT NOT NULL, kdir TEXT NOT NULL, ms REAL NOT NULL, size INTEGER NOT NULL,
   row TEXT NOT NULL, gen INTEGER NOT NULL, status INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS cards_dir ON cards (dir);
+CREATE INDEX IF NOT EXISTS cards_kdir ON cards (kdir);
 CREATE INDEX IF NOT EXISTS cards_broken ON cards (status) WHERE status = 2;
 CREATE INDEX IF NOT EXISTS cards_gen ON cards (gen);
 CREATE TABLE IF NOT EXISTS gone (path TEXT PRIMARY KEY, gen INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 /** Row layout and schema together (PRAGMA user_version): a file of another layout is rebuilt. */
-export const LAYOUT = FORMAT * 100 + 4;
+export const LAYOUT = FORMAT * 100 + 5;
 
 /** A row's status column. */
 export const STATUS = { enabled: 0, disabled: 1, broken: 2 } as const;
@@ -53,13 +55,14 @@ export interface IndexQueries {
   setMeta: Statement<unknown, [string, string]>;
   dirs: Statement<{ dir: string; mtime: string }, []>;
   setDir: Statement<unknown, [string, string]>;
+  dropDir: Statement<unknown, [string]>;
   statsIn: Statement<StoredStat, [string]>;
   stat: Statement<StoredStat, [string]>;
   row: Statement<{ row: string }, [string]>;
   rowsIn: Statement<{ path: string; row: string }, [string]>;
   brokenRows: Statement<{ path: string; row: string }, []>;
   enabledRowsIn: Statement<{ path: string; row: string }, [string]>;
-  put: Statement<unknown, [string, string, number, number, string, number, number]>;
+  put: Statement<unknown, [string, string, string, number, number, string, number, number]>;
   restat: Statement<unknown, [number, number, string]>;
   drop: Statement<unknown, [string]>;
   bury: Statement<unknown, [string, number]>;
@@ -87,13 +90,14 @@ function prepare(db: Database): IndexQueries {
     setMeta: "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)",
     dirs: "SELECT dir, mtime FROM dirs",
     setDir: "INSERT OR REPLACE INTO dirs (dir, mtime) VALUES (?, ?)",
+    dropDir: "DELETE FROM dirs WHERE dir = ?",
     statsIn: "SELECT path, ms, size FROM cards WHERE dir = ?",
     stat: "SELECT path, ms, size FROM cards WHERE path = ?",
     row: "SELECT row FROM cards WHERE path = ?",
-    rowsIn: "SELECT path, row FROM cards WHERE dir = ?",
+    rowsIn: "SELECT path, row FROM cards WHERE kdir = ?",
     brokenRows: `SELECT path, row FROM cards WHERE status = ${STATUS.broken}`,
-    enabledRowsIn: `SELECT path, row FROM cards WHERE dir = ? AND status = ${STATUS.enabled}`,
-    put: "INSERT OR REPLACE INTO cards (path, dir, ms, size, row, gen, status) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    enabledRowsIn: `SELECT path, row FROM cards WHERE kdir = ? AND status = ${STATUS.enabled}`,
+    put: "INSERT OR REPLACE INTO cards (path, dir, kdir, ms, size, row, gen, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     restat: "UPDATE cards SET ms = ?, size = ? WHERE path = ?",
     drop: "DELETE FROM cards WHERE path = ?",
     bury: "INSERT OR REPLACE INTO gone (path, gen) VALUES (?, ?)",

@@ -3,6 +3,7 @@
  * on first use, so a process that needs the few cards that fired touches only their rows. The full
  * lists (every path, in the vault's order) are read only by callers that want every card.
  */
+import { cardAt } from "../card/index.ts";
 import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
 import type { IndexDb } from "./_index-db.ts";
 import { brokenOfRow, decodeRow, type Row, readRow, warningsOfRow } from "./_index-row.ts";
@@ -23,11 +24,9 @@ export class IndexRows {
     private readonly idx: IndexDb,
     private readonly config: KindsConfig,
   ) {
-    const byDir = new Map(config.kinds.map((k) => [k.dir, k.name]));
     this.owner = (rel) => {
-      const slash = rel.lastIndexOf("/");
-      const kind = byDir.get(slash === -1 ? "" : rel.slice(0, slash));
-      return kind === undefined ? undefined : { kind, key: rel.slice(slash + 1, -3) };
+      const at = cardAt(config, rel);
+      return at === undefined ? undefined : { kind: at.kind.name, key: at.key };
     };
   }
 
@@ -39,9 +38,8 @@ export class IndexRows {
 
   /** The paths of broken files, in the same order: found without reading every row. */
   brokenPaths(): readonly string[] {
-    const rank = new Map(this.config.kinds.map((k, i) => [k.dir, i]));
-    const dirRank = (rel: string) =>
-      rank.get(rel.lastIndexOf("/") === -1 ? "" : rel.slice(0, rel.lastIndexOf("/")));
+    const rank = new Map(this.config.kinds.map((k, i) => [k.name, i]));
+    const dirRank = (rel: string) => rank.get(cardAt(this.config, rel)?.kind.name ?? "");
     const paths = this.ordering(this.idx.q.brokenRows.all());
     return paths.sort((a, b) => (dirRank(a) ?? 0) - (dirRank(b) ?? 0) || byCodeUnit(a, b));
   }

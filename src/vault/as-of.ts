@@ -11,9 +11,10 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { cardAt } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
 import { readVersion, statesAt, versionAt } from "./history.ts";
-import { ARCHIVE_DIR, cardPath, kindDir, STATE_DIR, type Vault } from "./paths.ts";
+import { ARCHIVE_DIR, cardPath, STATE_DIR, type Vault } from "./paths.ts";
 
 /** A version number, or a time in ms since the epoch. */
 export type AsOfPoint = { version: number } | { at: number };
@@ -68,16 +69,12 @@ function copyVault(vault: Vault, to: string): void {
   });
 }
 
+/** Every card of the copy at `root`, as `kind/key`, sub-folders included (card/ `cardAt`). */
 function cardFiles(vault: Vault, root: string): string[] {
   const out: string[] = [];
-  for (const def of vault.kinds.kinds) {
-    const dir = kindDir({ ...vault, root }, def);
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {}
-    for (const n of names)
-      if (n.endsWith(".md") && !n.startsWith(".")) out.push(`${def.name}/${n.slice(0, -3)}`);
+  for (const entry of fs.readdirSync(root, { recursive: true, encoding: "utf8" })) {
+    const at = cardAt(vault.kinds, entry.split(path.sep).join("/"));
+    if (at !== undefined) out.push(`${at.kind.name}/${at.key}`);
   }
   return out;
 }

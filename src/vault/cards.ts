@@ -11,6 +11,7 @@ import {
   keyProblem,
   kindByName,
   parseCard,
+  pathKeyProblem,
   replaceSection,
   serializeCard,
   updateCardText,
@@ -86,7 +87,7 @@ export function findCard(vault: Vault, given: string, kind?: string): Card {
   const { prefix, key } = splitName(cleanName(given));
   const named = vault.kinds.kinds.find((k) => k.name === prefix || (k.dir !== "" && k.dir === prefix));
   const name = named ? key : cleanName(given);
-  const problem = keyProblem(name);
+  const problem = pathKeyProblem(name);
   if (problem !== null) throw new LoreError("invalid_key", `"${given}" cannot be a card name: ${problem}`);
   for (const k of only ? [only] : named ? [named] : vault.kinds.kinds) {
     if (fs.existsSync(cardPath(vault, k.name, name))) return readCard(vault, k.name, name);
@@ -103,6 +104,9 @@ export async function createCard(
   draft: CardDraft,
   opts: LockOptions & HistoryOptions = {},
 ): Promise<Card> {
+  // A new card is one file in its kind's folder; sub-folders are the person's own.
+  const problem = keyProblem(draft.key);
+  if (problem !== null) throw new LoreError("invalid_key", `${problem}: ${JSON.stringify(draft.key)}`);
   const file = cardPath(vault, draft.kind, draft.key);
   const text = serializeCard(draft);
   return withSettledLock(

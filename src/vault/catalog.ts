@@ -1,11 +1,13 @@
 /**
  * The persisted index (docs/ARCHITECTURE.md, "A cold process must not re-read the vault"): CardMeta
  * per file in `<vault>/.lorecards/index.db` (vault/_index-db.ts), with the mtime (ns) and size each row
- * was parsed at. What a load checks, so that its cost follows what changed, not the vault's size:
- * - each kind folder's mtime. Creating, deleting or renaming a file changes it, and so does every
- *   atomic save (a temp file renamed over the card: ours, and most editors'). Only a folder whose
- *   mtime moved has its files stat'ed and compared with the rows; only files whose mtime or size moved
- *   are parsed again;
+ * was parsed at. Cards live in the kind folders and in every folder below them, at any depth
+ * (card/ `cardAt`: `people/family/Rin.md` is a people card), skipping the folders card/ `skippedFolder`
+ * names. What a load checks, so that its cost follows what changed, not the vault's size:
+ * - each folder's mtime. Creating, deleting or renaming a file or a sub-folder changes it, and so does
+ *   every atomic save (a temp file renamed over the card: ours, and most editors'). Only a folder whose
+ *   mtime moved has its files stat'ed and compared with the rows (and its new sub-folders walked); only
+ *   files whose mtime or size moved are parsed again;
  * - every file, when the last such full check is older than FULL_CHECK_MS, or when asked (`full`,
  *   `lorecards check --reindex`): the only way to notice an edit written into the file in place,
  *   which leaves its folder's mtime alone (README "When an edit is seen").
@@ -14,7 +16,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { cardMeta, keyProblem, kindForDir, parseCard } from "../card/index.ts";
+import { cardAt, cardMeta, kindOfFolder, parseCard, pathKeyProblem, skippedFolder } from "../card/index.ts";
 import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
 import { type IndexDb, metaValue, openIndexDb, STATUS } from "./_index-db.ts";
 import { encodeRow, type ParsedEntry } from "./_index-row.ts";
@@ -23,7 +25,7 @@ import { linkBelow, readNoFollow } from "./_links.ts";
 import { settleImports } from "./_settle.ts";
 import { removeStaleTemps } from "./_temps.ts";
 import { GUIDE_FILE } from "./guide.ts";
-import { kindDir, STATE_DIR, type Vault } from "./paths.ts";
+import { STATE_DIR, type Vault } from "./paths.ts";
 
 export { indexPath } from "./_index-db.ts";
 
@@ -90,15 +92,40 @@ interface CardFile {
   key: string;
 }
 
-/** The `*.md` names in a kind directory (no dotfiles); none if it is missing. */
-function cardFileNames(dir: string): string[] {
-  let names: string[];
+/**
+ * A folder's card files (`*.md`, no dotfiles) and the sub-folders where cards may live: not the
+ * skipped ones, not another kind's folder (walked as that kind's), never a link. Empty if it is missing.
+ */
+function folderEntries(vault: Vault, dir: string): { files: string[]; folders: string[] } {
+  let entries: fs.Dirent[];
   try {
-    names = fs.readdirSync(dir);
+    entries = fs.readdirSync(folderAbs(vault, dir), { withFileTypes: true });
   } catch {
-    return [];
+    return { files: [], folders: [] };
   }
-  return names.filter((n) => n.endsWith(".md") && n.charCodeAt(0) !== 46);
+  const files: string[] = [];
+  const folders: string[] = [];
+  for (const e of entries) {
+    if (e.isDirectory()) {
+      const sub = dir === "" ? e.name : `${dir}/${e.name}`;
+      if (skippedFolder(e.name) === null && !isKindFolder(vault, sub)) folders.push(sub);
+    } else if (e.name.endsWith(".md") && e.name.charCodeAt(0) !== 46) files.push(e.name);
+  }
+  return { files, folders };
+}
+
+/** A kind's own folder (the root's kind has the root). */
+function isKindFolder(vault: Vault, dir: string): boolean {
+  return vault.kinds.kinds.some((k) => k.dir === dir);
+}
+
+/** The folders every load looks at: each kind's own folder. */
+function kindFolders(vault: Vault): string[] {
+  return vault.kinds.kinds.map((k) => k.dir);
+}
+
+function folderAbs(vault: Vault, dir: string): string {
+  return dir === "" ? vault.root : path.join(vault.root, ...dir.split("/"));
 }
 
 function kindsSignature(vault: Vault): string {
@@ -108,7 +135,7 @@ function kindsSignature(vault: Vault): string {
 function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): ParsedEntry {
   const base = { path: file.rel, kind: file.kind.name, key: file.key };
   try {
-    const problem = keyProblem(file.key);
+    const problem = pathKeyProblem(file.key);
     if (problem !== null) throw new Error(`the file name is not a legal card name: ${problem}`);
     const text = readNoFollow(vault, file.abs, false);
     const card = parseCard(text, { ...base, kinds: vault.kinds, mtime, size });
@@ -135,6 +162,8 @@ interface Pending {
   drop: string[];
   /** Folder → the mtime to record (or "" to compare again next time). */
   dirs: Map<string, string>;
+  /** Every folder this load compared (kept across flushes, which empty `dirs`). */
+  visited: Set<string>;
 }
 
 type Stat = fs.BigIntStats | undefined;
@@ -179,20 +208,35 @@ function fullCheckDue(idx: IndexDb, now: number): boolean {
   return now - Number(metaValue(idx, "checked") ?? 0) > FULL_CHECK_MS;
 }
 
-/** Compare one kind folder's files with their rows: what to parse again, what is gone. */
-function compareDir(vault: Vault, idx: IndexDb, kind: KindDef, mark: string, started: number, out: Pending) {
-  const rows = idx.q.statsIn.values(kind.dir) as [string, number, number][];
+/**
+ * Compare one folder's files with their rows: what to parse again, what is gone. Its sub-folders the
+ * index has never seen are walked the same way (a folder created or moved in with its files); those it
+ * knows are compared on their own marks. A folder that is gone (`mark` "none") drops its rows.
+ */
+function compareDir(
+  vault: Vault,
+  idx: IndexDb,
+  dir: string,
+  mark: string,
+  started: number,
+  out: Pending,
+  known: ReadonlyMap<string, string>,
+) {
+  const kind = kindOfFolder(vault.kinds, dir);
+  const rows = idx.q.statsIn.values(dir) as [string, number, number][];
   const at = new Map<string, number>();
   for (let i = 0; i < rows.length; i++) at.set(rows[i]![0], i);
   const seen = new Uint8Array(rows.length);
-  const dir = kindDir(vault, kind) + path.sep;
-  const prefix = kind.dir === "" ? "" : `${kind.dir}/`;
+  const abs = folderAbs(vault, dir) + path.sep;
+  const prefix = dir === "" ? "" : `${dir}/`;
+  const { files, folders } =
+    mark === "none" || kind === undefined ? { files: [], folders: [] } : folderEntries(vault, dir);
   let racy = false;
   // One plain lstat per file of a folder that changed (lstat: a card file that is a link is skipped).
-  for (const name of mark === "none" ? [] : cardFileNames(dir)) {
+  for (const name of files) {
     // The guide lives in the vault root but is no card: it opens a boot block and never fires (guide.ts).
     if (prefix === "" && name === GUIDE_FILE) continue;
-    const st = fs.lstatSync(dir + name, { throwIfNoEntry: false });
+    const st = fs.lstatSync(abs + name, { throwIfNoEntry: false });
     if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
     const rel = prefix + name;
     const i = at.get(rel);
@@ -201,18 +245,24 @@ function compareDir(vault: Vault, idx: IndexDb, kind: KindDef, mark: string, sta
       const row = rows[i]!;
       if (row[1] === st.mtimeMs && row[2] === st.size) continue;
     }
-    const put = changed(vault, { rel, abs: dir + name, kind, key: name.slice(0, -3) }, st, started);
+    const key = (kind!.dir === "" ? rel : rel.slice(kind!.dir.length + 1)).slice(0, -3);
+    const put = changed(vault, { rel, abs: abs + name, kind: kind!, key }, st, started);
     if (put === undefined) continue;
     racy ||= put.ms === -1;
     out.put.push(put);
     if (out.put.length >= BATCH) out.flush();
   }
   for (let i = 0; i < rows.length; i++) if (seen[i] === 0) out.drop.push(rows[i]![0]);
-  const dirStat = mark === "none" ? undefined : lstat(dir);
+  const dirStat = mark === "none" ? undefined : lstat(abs);
   out.dirs.set(
-    kind.dir,
+    dir,
     racy || (dirStat !== undefined && isRacy(Number(dirStat.mtimeNs) / 1e6, started)) ? "" : mark,
   );
+  out.visited.add(dir);
+  for (const sub of folders) {
+    if (known.has(sub) || out.visited.has(sub)) continue;
+    compareDir(vault, idx, sub, dirMark(vault, folderAbs(vault, sub)), started, out, known);
+  }
 }
 
 /** Parsed files held before they are written: a fresh 100k-card vault is not held in memory at once. */
@@ -235,7 +285,7 @@ function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | und
         // The same row parsed again (a file checked twice in its racy window): no new version.
         if (q.row.get(file.rel)?.row === row) q.restat.run(ms, entry.size, file.rel);
         else {
-          q.put.run(file.rel, file.kind.dir, ms, entry.size, row, gen, statusOf(entry));
+          q.put.run(file.rel, dirOf(file.rel), file.kind.dir, ms, entry.size, row, gen, statusOf(entry));
           q.unbury.run(file.rel);
           rewritten++;
         }
@@ -247,9 +297,9 @@ function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | und
       }
       if (rewritten > 0) q.setMeta.run("gen", String(gen));
       for (const [dir, mark] of pending.dirs) {
-        const kind = kindForDir(vault.kinds, dir);
-        const still = kind !== undefined && dirMark(vault, kindDir(vault, kind)) === mark;
-        q.setDir.run(dir, still ? mark : "");
+        // A sub-folder that is gone is forgotten; a kind's own folder is remembered as missing.
+        if (mark === "none" && !isKindFolder(vault, dir)) q.dropDir.run(dir);
+        else q.setDir.run(dir, dirMark(vault, folderAbs(vault, dir)) === mark ? mark : "");
       }
       if (full !== undefined) q.setMeta.run("checked", String(full));
     })
@@ -267,10 +317,9 @@ function statusOf(entry: ParsedEntry): number {
 /** Compare named files with their rows, whatever their folders show. */
 function compareFiles(vault: Vault, idx: IndexDb, rels: readonly string[], started: number, out: Pending) {
   for (const rel of new Set(rels)) {
-    const kind = kindForDir(vault.kinds, dirOf(rel));
-    const name = rel.slice(rel.lastIndexOf("/") + 1);
-    if (kind === undefined || !name.endsWith(".md") || name.charCodeAt(0) === 46) continue;
-    const abs = path.join(kindDir(vault, kind), name);
+    const at = cardAt(vault.kinds, rel);
+    if (at === undefined || (rel === GUIDE_FILE && at.kind.dir === "")) continue;
+    const abs = folderAbs(vault, rel);
     const st = linkBelow(vault, abs) === null ? fs.lstatSync(abs, { throwIfNoEntry: false }) : undefined;
     const old = idx.q.stat.get(rel);
     if (st === undefined || !st.isFile()) {
@@ -278,20 +327,25 @@ function compareFiles(vault: Vault, idx: IndexDb, rels: readonly string[], start
       continue;
     }
     if (old && old.ms === st.mtimeMs && old.size === st.size) continue;
-    const put = changed(vault, { rel, abs, kind, key: name.slice(0, -3) }, st, started);
+    const put = changed(vault, { rel, abs, kind: at.kind, key: at.key }, st, started);
     if (put) out.put.push(put);
     else if (old) out.drop.push(rel);
   }
 }
 
-/** True when a full check is due or some kind folder's mtime is not the one its rows were checked at. */
+/** The folders a load compares first: every folder the index knows, and each kind's own. */
+function foldersToCheck(vault: Vault, known: ReadonlyMap<string, string>): string[] {
+  return [...new Set([...kindFolders(vault), ...known.keys()])];
+}
+
+/** True when a full check is due or some folder's mtime is not the one its rows were checked at. */
 export function indexStale(vault: Vault, index: VaultIndex): boolean {
   const idx = index.db;
   if (fullCheckDue(idx, Date.now())) return true;
   const known = knownMarks(idx);
-  return vault.kinds.kinds.some((kind) => {
-    const mark = known.get(kind.dir);
-    return mark === undefined || mark === "" || mark !== dirMark(vault, kindDir(vault, kind));
+  return foldersToCheck(vault, known).some((dir) => {
+    const mark = known.get(dir);
+    return mark === undefined || mark === "" || mark !== dirMark(vault, folderAbs(vault, dir));
   });
 }
 
@@ -312,20 +366,22 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     put: [],
     drop: [],
     dirs: new Map(),
+    visited: new Set(),
     flush() {
       parsed += pending.put.length;
       wrote = true;
       commit(vault, idx, pending, undefined);
     },
   };
-  const compared = new Set<string>();
-  for (const kind of check === "none" ? [] : vault.kinds.kinds) {
-    const mark = dirMark(vault, kindDir(vault, kind));
-    if (!full && known.get(kind.dir) === mark && mark !== "") continue;
-    compared.add(kind.dir);
-    compareDir(vault, idx, kind, mark, started, pending);
+  // A full check walks every folder from the kinds' own, as if the index knew none of them.
+  const walkFrom = full ? new Map<string, string>() : known;
+  for (const dir of check === "none" ? [] : foldersToCheck(vault, known)) {
+    if (pending.visited.has(dir)) continue; // walked already, as a new sub-folder of another
+    const mark = dirMark(vault, folderAbs(vault, dir));
+    if (!full && known.get(dir) === mark && mark !== "") continue;
+    compareDir(vault, idx, dir, mark, started, pending, walkFrom);
   }
-  const touched = (opts.touched ?? []).filter((rel) => !compared.has(dirOf(rel)));
+  const touched = (opts.touched ?? []).filter((rel) => !pending.visited.has(dirOf(rel)));
   compareFiles(vault, idx, touched, started, pending);
   parsed += pending.put.length;
   const changed = pending.put.length + pending.drop.length > 0;
@@ -354,18 +410,20 @@ function dirOf(rel: string): string {
  */
 export function recordOwnWrite<T>(vault: Vault, abs: string, write: () => T): T {
   const rel = path.relative(vault.root, abs).split(path.sep).join("/");
-  const kind = kindForDir(vault.kinds, dirOf(rel));
-  const before = kind === undefined ? undefined : dirMark(vault, kindDir(vault, kind));
+  const folder = dirOf(rel);
+  const owned = cardAt(vault.kinds, rel) !== undefined;
+  const before = owned ? dirMark(vault, folderAbs(vault, folder)) : undefined;
   const result = write();
-  if (kind === undefined || before === undefined) return result;
+  if (before === undefined) return result;
   try {
     const idx = openIndexDb(vault, kindsSignature(vault), true);
     try {
       if (!idx.onDisk) return result;
-      const pending: Pending = { put: [], drop: [], dirs: new Map(), flush: () => {} };
+      const pending: Pending = { put: [], drop: [], dirs: new Map(), visited: new Set(), flush: () => {} };
       compareFiles(vault, idx, [rel], Date.now(), pending);
-      const seen = knownMarks(idx).get(kind.dir);
-      if (seen === before && before !== "") pending.dirs.set(kind.dir, dirMark(vault, kindDir(vault, kind)));
+      const seen = knownMarks(idx).get(folder);
+      if (seen === before && before !== "")
+        pending.dirs.set(folder, dirMark(vault, folderAbs(vault, folder)));
       commit(vault, idx, pending, undefined);
     } finally {
       idx.db.close();

@@ -30,6 +30,7 @@ export {
   loadIndex,
   type VaultIndex,
 } from "./catalog.ts";
+export { type Census, type SkippedFile, vaultCensus } from "./census.ts";
 export { GUIDE_FILE, readGuide, STARTER_GUIDE } from "./guide.ts";
 export {
   type Action,

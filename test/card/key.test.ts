@@ -1,6 +1,24 @@
 import { describe, expect, test } from "bun:test";
-import { keyFromTitle, validateKey } from "../../src/card/index.ts";
+import { keyFromTitle, keyProblem, pathKeyProblem, validateKey } from "../../src/card/index.ts";
 import { LoreError } from "../../src/errors.ts";
+
+describe("keys in sub-folders", () => {
+  test("a writer's name is one file name: a slash is refused", () => {
+    expect(keyProblem("people/Alice")).toBe('a card name cannot contain / \\ < > : " | ? *');
+  });
+
+  test.each(["family/Rin", "a/b/c", "小明/玲"])("the key %p of a card in a sub-folder is legal", (key) => {
+    expect(pathKeyProblem(key)).toBeNull();
+    expect(validateKey(key)).toBe(key);
+  });
+
+  test.each(["../etc", "/etc", "a//b", "a/", "a/.hidden", "a/CON", "a/b\\c"])(
+    "the key %p is refused: each part must be a legal name",
+    (key) => {
+      expect(pathKeyProblem(key)).not.toBeNull();
+    },
+  );
+});
 
 describe("validateKey", () => {
   test.each([
@@ -8,7 +26,6 @@ describe("validateKey", () => {
     ["blank", "   "],
     ["dot", "."],
     ["dot dot", ".."],
-    ["a slash", "people/Alice"],
     ["a parent escape", "../etc/passwd"],
     ["a backslash", "a\\b"],
     ["an absolute path", "/etc/passwd"],

@@ -161,7 +161,7 @@ describe("the persisted index", () => {
 });
 
 describe("what the walk sees", () => {
-  test("archive, state dir, dotfiles, temp files, non-Markdown files and nested folders are skipped", () => {
+  test("archive, state dir, hidden folders, dotfiles, temp files and non-Markdown files are skipped; sub-folders are not", () => {
     vault = tempVault();
     write(vault, "_archive/people/Old.md", "---\ntitle: Old\n---\n");
     write(vault, ".lorecards/notes.md", "x");
@@ -169,16 +169,20 @@ describe("what the walk sees", () => {
     write(vault, "people/.Alice.md.123.abcd.tmp", "x");
     write(vault, "people/notes.txt", "x");
     write(vault, "people/sub/Deep.md", "x");
+    write(vault, "people/.obsidian/Plugin.md", "x");
+    write(vault, ".trash/Gone.md", "x");
     write(vault, "kinds.yaml", "");
     write(vault, "other/Stray.md", "x");
-    const keys = loadIndex(vault).cards.map((c) => c.path);
-    expect(keys).toEqual([
-      "people/Alice.md",
-      "events/the Friday deploy.md",
-      "places/the corner cafe.md",
-      "things/the green notebook.md",
-      "slang/yak shaving.md",
-      "about these cards.md",
+    const cards = loadIndex(vault).cards.map((c) => [c.path, c.kind, c.key]);
+    expect(cards).toEqual([
+      ["people/Alice.md", "people", "Alice"],
+      ["people/sub/Deep.md", "people", "sub/Deep"],
+      ["events/the Friday deploy.md", "event", "the Friday deploy"],
+      ["places/the corner cafe.md", "place", "the corner cafe"],
+      ["things/the green notebook.md", "thing", "the green notebook"],
+      ["slang/yak shaving.md", "slang", "yak shaving"],
+      ["about these cards.md", "entry", "about these cards"],
+      ["other/Stray.md", "entry", "other/Stray"],
     ]);
   });
 
