@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { openEngine } from "../../src/recall/index.ts";
+import { contextText, openEngine } from "../../src/recall/index.ts";
 import { loadIndex, openVault, updateCard, type Vault } from "../../src/vault/index.ts";
 import { backdate, cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
@@ -113,7 +113,7 @@ describe("cards in sub-folders", () => {
     const vault = nestedVault();
     const engine = await openEngine(vault.root, { segmenter: false });
     const r = await engine.recall([{ role: "user", text: "How is Rin?" }]);
-    expect(r.context).toContain("### Rin [people]\nRin's text.");
+    expect(contextText(r)).toContain("### Rin [people]\nRin's text.");
     await updateCard(vault, "people", "family/Rin", { body: "Rin moved to Osaka.\n" });
     expect(fs.readFileSync(path.join(vault.root, "people/family/Rin.md"), "utf8")).toContain(
       "Rin moved to Osaka.",
