@@ -6,11 +6,12 @@
  * `postgres:` keep the same rules because there is only one copy of them, and one contract suite
  * (test/state/contract.ts) checks all three.
  *
- * Writes are grouped (group commit, `_write-queue.ts`): those made in one turn of the event loop share
- * one transaction, each resolving once it is committed, and the conversation cap is applied once per
- * transaction, after its writes. A read of a conversation with a write of this handle still queued
- * commits the queue first, so a handle always reads its own writes. The hit log's lines of one turn go
- * to the driver in one append the same way.
+ * Writes reach a file one writer at a time, grouped (group commit, `_write-queue.ts`: those made in one
+ * turn of the event loop share one transaction), and a server one transaction per write, many at once
+ * (`_write-lanes.ts`), as the driver says; either way each resolves once it is committed, and the
+ * conversation cap is applied once per transaction, after its writes. A read of a conversation with a
+ * write of this handle still in flight waits for it, so a handle always reads its own writes. The hit
+ * log's lines of one turn go to the driver in one append.
  */
 
 import { LoreError } from "../errors.ts";
@@ -18,9 +19,10 @@ import type { Driver, Tx } from "./_driver.ts";
 import { adoptionOutcome, keptSince, normalIds, normalRecall, tallyUsage } from "./_recall-rules.ts";
 import { advanceRow, emptyConversation, parseTimed, planCommit } from "./_rules.ts";
 import { planTurn, planUsage, type StoredTurns, seenRow, type TurnPlan } from "./_turn-rules.ts";
+import { WriteLanes } from "./_write-lanes.ts";
 import { WriteQueue } from "./_write-queue.ts";
 import { type HitEntry, normalizeHit } from "./hits.ts";
-import { addShare, dayTotals, emptyShare } from "./stats.ts";
+import { dayTotals } from "./stats.ts";
 import type { ConversationChange, Limits, Store } from "./types.ts";
 
 /** What the writes of one transaction share: its rows, and whether one stored a new conversation. */
@@ -47,15 +49,18 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
     if (closed) throw new LoreError("internal", `the state store ${options.name} is closed`);
   };
 
-  const writes = new WriteQueue<Batch>(
-    (body) =>
-      driver.transaction(async (tx) => {
-        const batch: Batch = { tx, created: false };
-        await body(batch);
-        if (batch.created) await tx.evict(limits.conversations);
-      }),
-    options.lost,
-  );
+  /** One transaction of writes; the conversation cap is applied once, after them, when one stored a new conversation. */
+  const transact = <T>(keys: readonly string[], body: (b: Batch) => Promise<T>): Promise<T> =>
+    driver.transaction(keys, async (tx) => {
+      const batch: Batch = { tx, created: false };
+      const result = await body(batch);
+      if (batch.created) await tx.evict(limits.conversations);
+      return result;
+    });
+  const writes =
+    driver.writes === "grouped"
+      ? new WriteQueue<Batch>((body) => transact([], body), options.lost)
+      : new WriteLanes<Batch>((key, run) => transact([key], run));
   const hits = new WriteQueue<HitEntry[]>(async (body) => {
     const batch: HitEntry[] = [];
     await body(batch);
@@ -76,9 +81,9 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
   return {
     loadConversation: (id) =>
       read(id, async (tx) => {
-        const row = await tx.conversation(id);
-        if (row === null) return emptyConversation(id);
-        const { injections, replays } = await tx.ledger(row.n);
+        const c = await tx.load(id);
+        if (c === null) return emptyConversation(id);
+        const { row, injections, replays } = c;
         return {
           id,
           turn: row.turn,
@@ -169,10 +174,8 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
 
 /** Applies one commit; true when it stored the conversation for the first time (the cap then applies). */
 async function commit(tx: Tx, id: string, change: ConversationChange, limits: Limits): Promise<boolean> {
-  const row = await tx.conversation(id);
-  const keys = row === null ? { injections: [], replays: [] } : await tx.ledgerKeys(row.n);
-  const plan = planCommit({ row, ...keys }, change, limits);
-  await tx.applyLedger(await tx.putConversation(id, plan.row), plan);
+  const plan = planCommit(await tx.commitKeys(id), change, limits);
+  await tx.putCommit(id, plan.row, plan);
   return plan.created;
 }
 
@@ -185,15 +188,8 @@ async function writeTurn(
   at: { conversation: string; turn: number; at: number },
   plan: (stored: StoredTurns) => TurnPlan,
 ): Promise<boolean> {
-  const row = await tx.conversation(at.conversation);
-  const n = await tx.putConversation(at.conversation, seenRow(row, at.at));
-  const stored: StoredTurns =
-    row === null
-      ? { old: null, turns: [] }
-      : { old: await tx.turnRecord(at.conversation, n, at.turn), turns: await tx.turnNumbers(n) };
-  const p = plan(stored);
-  await tx.applyTurns(n, p.put, p.drop);
-  for (const d of p.days)
-    await tx.putDay(d.day, addShare((await tx.day(d.day)) ?? emptyShare(), d.share, d.sign));
-  return row === null;
+  const k = await tx.turnKeys(at.conversation, at.turn);
+  const p = plan(k.row === null ? { old: null, turns: [] } : { old: k.old, turns: k.turns });
+  await tx.putTurn(at.conversation, seenRow(k.row, at.at), p.put, p.drop, p.days);
+  return k.row === null;
 }

@@ -3,9 +3,9 @@
  * a backend stores and finds rows, and knows nothing of the Store's rules. It never plans a commit,
  * merges a turn record or decides what a cap keeps; `_rules.ts`, `_turn-rules.ts` and
  * `_recall-rules.ts` do, once, in the domain layer, for every backend. What a driver does own:
- * - atomicity: `transaction` runs its body as one unit no other writer of the same state interleaves
- *   with (an immediate SQLite transaction; a Postgres transaction under one advisory lock; a mutex on
- *   the heap), committed when the body resolves, rolled back when it throws;
+ * - atomicity: `transaction` runs its body as one unit no other writer of the same keys interleaves
+ *   with (an immediate SQLite transaction; a Postgres transaction under an advisory lock per key; a
+ *   mutex on the heap), committed when the body resolves, rolled back when it throws;
  * - the orders a cap or a query spans the whole table with, in its own query language where an index
  *   serves them (`evict`: `byLeastRecentlySeen`; `byOpening`: `byMostRecentlySeen`; `dropRecalls` and
  *   `recallsSince`: `byOldest`; `turnsSince`: `byTime`), each named beside the rule it implements;
@@ -14,7 +14,7 @@
  * a server a network away does not, and the domain layer awaits both alike.
  */
 
-import type { ConversationRow, ReplayKey } from "./_rules.ts";
+import type { ConversationRow, ReplayKey, StoredKeys } from "./_rules.ts";
 import type { HitEntry } from "./hits.ts";
 import type { Share } from "./stats.ts";
 import type {
@@ -28,11 +28,6 @@ import type {
 
 export type Maybe<T> = T | Promise<T>;
 
-/** A conversation's row as stored, with the number its other rows are keyed by. */
-export interface StoredRow extends ConversationRow {
-  n: number;
-}
-
 /** What one commit changes in a conversation's ledger and replay records (`planCommit`'s plan). */
 export interface LedgerChange {
   dropInjections: readonly string[];
@@ -43,24 +38,45 @@ export interface LedgerChange {
   putReplay: ReplayRecord | null;
 }
 
-/** A recall as stored, with the number its adoptions are keyed by. */
+/** A conversation as stored: its row, its ledger by turn then card (`byTurn`), its records by `byAnchor`. */
+export interface StoredConversation {
+  row: ConversationRow;
+  injections: Injection[];
+  replays: ReplayRecord[];
+}
+
+/** What a turn write reads: the conversation's row, the record of one turn, every turn kept. */
+export interface StoredTurnKeys {
+  row: ConversationRow | null;
+  old: TurnRecord | null;
+  turns: number[];
+}
+
+/** A share to add to (sign 1) or take from (sign -1) a day's totals (`addShare`). */
+export interface DayChange {
+  day: string;
+  share: Share;
+  sign: 1 | -1;
+}
+
+/** A recall as stored, with the number its adoptions are keyed by (valid inside one transaction). */
 export interface NumberedRecall extends StoredRecall {
   n: number;
 }
 
-/** Rows by key, inside one transaction (or one read). `n` is a conversation's number (`StoredRow`). */
+/**
+ * Rows by key, inside one transaction (or one read). Each operation is one step of the domain layer
+ * (read what a rule needs; write what it planned), so a backend a network away answers each in one
+ * round trip.
+ */
 export interface Tx {
-  conversation(id: string): Maybe<StoredRow | null>;
-  /** Inserts or updates the row by id; returns the conversation's number, which never changes. */
-  putConversation(id: string, row: ConversationRow): Maybe<number>;
-  /** The ledger by turn then card id (`byTurn`), replay records by anchor, turn, hash (`byAnchor`). */
-  ledger(n: number): Maybe<{ injections: Injection[]; replays: ReplayRecord[] }>;
-  /** The keys and turns `planCommit` reads, in no order. */
-  ledgerKeys(n: number): Maybe<{
-    injections: { id: string; turn: number }[];
-    replays: (ReplayKey & { turn: number })[];
-  }>;
-  applyLedger(n: number, change: LedgerChange): Maybe<void>;
+  load(id: string): Maybe<StoredConversation | null>;
+  /** What `planCommit` reads: the row, and the keys and turns of the ledger and records (in no order). */
+  commitKeys(id: string): Maybe<StoredKeys>;
+  /** Stores the row (inserted, or updated by id) and applies the ledger change. */
+  putCommit(id: string, row: ConversationRow, change: LedgerChange): Maybe<void>;
+  conversation(id: string): Maybe<ConversationRow | null>;
+  putConversation(id: string, row: ConversationRow): Maybe<void>;
   /** The conversation that opened with `opening`, most recently seen then smallest id; or null. */
   byOpening(opening: string): Maybe<string | null>;
   /**
@@ -69,21 +85,27 @@ export interface Tx {
    */
   evict(max: number): Maybe<void>;
 
-  /** The record of `turn` in conversation `n` (named `id` in what is returned). */
-  turnRecord(id: string, n: number, turn: number): Maybe<TurnRecord | null>;
-  /** Every turn with a record kept, in no order. */
-  turnNumbers(n: number): Maybe<number[]>;
-  /** Replaces the record of `put.turn` (when given) and drops the records of the turns in `drop`. */
-  applyTurns(n: number, put: TurnRecord | null, drop: readonly number[]): Maybe<void>;
-  day(day: string): Maybe<Share | null>;
-  putDay(day: string, share: Share): Maybe<void>;
+  /** The row, the record of `turn` and every turn with a record (in no order). */
+  turnKeys(id: string, turn: number): Maybe<StoredTurnKeys>;
+  /**
+   * Stores the row, replaces the record of `put.turn` (when given), drops the records of the turns in
+   * `drop` and adds each change to its day's totals (`addShare`: a sum, so writers of other
+   * conversations never wait for each other's day).
+   */
+  putTurn(
+    id: string,
+    row: ConversationRow,
+    put: TurnRecord | null,
+    drop: readonly number[],
+    days: readonly DayChange[],
+  ): Maybe<void>;
   /** The conversation's newest `limit` records (by turn, then time), oldest first; `limit` > 0. */
   turns(id: string, limit: number): Maybe<TurnRecord[]>;
   /** Records at or after `since`, by time, then conversation id, then turn (`byTime`). */
   turnsSince(since: number): Maybe<TurnRecord[]>;
   /** Conversations with records, most recently seen first, then by id; `limit` > 0. */
   withTurns(limit: number): Maybe<ConversationSummary[]>;
-  /** Days from `sinceDay` on, oldest first, as stored (a day whose share is empty included). */
+  /** Days from `sinceDay` on, oldest first, each with its totals (a day whose totals are empty included). */
   days(sinceDay: string): Maybe<{ day: string; share: Share }[]>;
 
   /** Stores a recall (already in its normal form) unless one is kept under its ids. */
@@ -98,8 +120,17 @@ export interface Tx {
 }
 
 export interface Driver {
-  /** Runs `body` as one atomic unit no other writer interleaves with; rolled back when it throws. */
-  transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * How writes are best sent: `grouped`, one writer at a time (a file: the writes of one turn of the
+   * event loop share one transaction), or `concurrent`, one transaction per write and many at once (a
+   * server: each locks the keys it names, so writes of other conversations never wait for it).
+   */
+  writes: "grouped" | "concurrent";
+  /**
+   * Runs `body` as one atomic unit: no other writer of the same `keys` (conversation ids; "" for the
+   * recalls) interleaves with it, nor, for a grouped driver, any other writer. Rolled back when it throws.
+   */
+  transaction<T>(keys: readonly string[], body: (tx: Tx) => Promise<T>): Promise<T>;
   /** Runs reads that see every transaction committed before it began. */
   read<T>(body: (tx: Tx) => Promise<T>): Promise<T>;
   /** The store's marker secret (`Store.markerSecret`). */

@@ -5,26 +5,41 @@
  */
 
 import type { Tx } from "./_driver.ts";
+import type { ConversationRow } from "./_rules.ts";
 import type { Connection, ReplayRow } from "./_sqlite-file.ts";
 import { recallTx } from "./_sqlite-recalls.ts";
-import type { Share } from "./stats.ts";
+import { addShare, emptyShare, type Share } from "./stats.ts";
 import type { CardRef, Placement, ReplayRecord, Tier, TurnRecord } from "./types.ts";
 
 export function sqliteTx(c: Connection): Tx {
   const { q } = c;
+  const rowOf = (id: string): (ConversationRow & { n: number }) | null => {
+    const r = q.conversation.get(id);
+    return r && { n: r.n, turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
+  };
+  /** Stores the row; returns the conversation's number, what its other rows are keyed by. */
+  const putRow = (id: string, row: ConversationRow): number =>
+    q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n;
+
   return {
-    conversation(id) {
-      const r = q.conversation.get(id);
-      return r && { n: r.n, turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
+    load(id) {
+      const stored = rowOf(id);
+      if (stored === null) return null;
+      const { n, ...row } = stored;
+      return {
+        row,
+        injections: q.injections.all(n).map((r) => ({ id: r.card, turn: r.turn, version: r.version })),
+        replays: q.replays.all(n).map(toRecord),
+      };
     },
-    putConversation: (id, row) =>
-      q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n,
-    ledger: (n) => ({
-      injections: q.injections.all(n).map((r) => ({ id: r.card, turn: r.turn, version: r.version })),
-      replays: q.replays.all(n).map(toRecord),
-    }),
-    ledgerKeys: (n) => ({ injections: q.injectionKeys.all(n), replays: q.replayKeys.all(n) }),
-    applyLedger(n, change) {
+    commitKeys(id) {
+      const stored = rowOf(id);
+      if (stored === null) return { row: null, injections: [], replays: [] };
+      const { n, ...row } = stored;
+      return { row, injections: q.injectionKeys.all(n), replays: q.replayKeys.all(n) };
+    },
+    putCommit(id, row, change) {
+      const n = putRow(id, row);
       for (const card of change.dropInjections) q.dropInjection.run(n, card);
       for (const i of change.putInjections) q.putInjection.run(n, i.id, i.turn, i.version);
       for (const r of change.dropReplays) q.dropReplay.run(n, r.anchor, r.hash);
@@ -34,6 +49,13 @@ export function sqliteTx(c: Connection): Tx {
         q.putReplay.run(n, r.anchor, r.hash, r.place, r.text, r.turn, cards, r.role ?? null, r.tier ?? null);
       }
     },
+    conversation(id) {
+      const stored = rowOf(id);
+      if (stored === null) return null;
+      const { n: _n, ...row } = stored;
+      return row;
+    },
+    putConversation: (id, row) => void putRow(id, row),
     byOpening: (opening) => q.byOpening.get(opening)?.id ?? null,
     evict(max) {
       for (const { n } of q.evict.all(max)) {
@@ -43,23 +65,26 @@ export function sqliteTx(c: Connection): Tx {
       }
     },
 
-    turnRecord(id, n, turn) {
-      const r = q.turn.get(n, turn);
-      return r && turnRecord(id, r.record);
+    turnKeys(id, turn) {
+      const stored = rowOf(id);
+      if (stored === null) return { row: null, old: null, turns: [] };
+      const { n, ...row } = stored;
+      const old = q.turn.get(n, turn);
+      return { row, old: old && turnRecord(id, old.record), turns: q.turnNumbers.all(n).map((t) => t.turn) };
     },
-    turnNumbers: (n) => q.turnNumbers.all(n).map((t) => t.turn),
-    applyTurns(n, put, drop) {
+    putTurn(id, row, put, drop, days) {
+      const n = putRow(id, row);
       for (const t of drop) q.dropTurn.run(n, t);
       if (put) {
         const { conversation: _id, ...stored } = put;
         q.putTurn.run(n, put.turn, put.at, put.surface, JSON.stringify(stored));
       }
+      for (const d of days) {
+        const before = q.day.get(d.day);
+        const share = before ? (JSON.parse(before.totals) as Share) : emptyShare();
+        q.putDay.run(d.day, JSON.stringify(addShare(share, d.share, d.sign)));
+      }
     },
-    day(day) {
-      const r = q.day.get(day);
-      return r && (JSON.parse(r.totals) as Share);
-    },
-    putDay: (day, share) => void q.putDay.run(day, JSON.stringify(share)),
     turns: (id, limit) => q.turns.all(id, limit).map((r) => turnRecord(id, r.record)),
     turnsSince: (since) => q.turnsSince.all(since).map((r) => turnRecord(r.id, r.record)),
     withTurns: (limit) =>

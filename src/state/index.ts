@@ -2,13 +2,16 @@
  * Per-vault state behind one seam, the Store (types.ts): the conversation store (dedupe ledger, replay
  * records, turn clocks), the hit log and the secret our injection markers derive from. Opened with
  * `openStore(url)`: `sqlite:<vault>/.lorecards/state.db` by default (state.db, with `hits.jsonl` and
- * `marker-secret` beside it), `memory:` for a store that lives in this process only. The rules every
- * backend keeps are written once (`_rules.ts`) and checked by one contract suite. Nothing here decides
- * what to inject or reads cards; it only remembers. State that cannot be read is moved aside and rebuilt
- * empty rather than stopping a request. Turn records and per-day totals say what each turn added and what
- * the provider billed for it; stats.ts turns them into totals (pure), report.ts into a report. Index
- * recalls and the adoptions an agent reports (`read_card` with a block's ids) say which cards an index
- * listed and which were opened; card-health.ts classes each card from them (pure).
+ * `marker-secret` beside it), `memory:` for a store that lives in this process only, `postgres://…`
+ * for a database several processes share (loaded only when named). The Store is written once
+ * (`_domain.ts`) over a narrow driver per backend (`_driver.ts`), its rules once (`_rules.ts`,
+ * `_turn-rules.ts`, `_recall-rules.ts`), and one contract suite checks every backend. Nothing here
+ * decides what to inject or reads cards; it only remembers. State that cannot be read is moved aside
+ * and rebuilt empty rather than stopping a request; a server that does not answer costs a bounded wait.
+ * Turn records and per-day totals say what each turn added and what the provider billed for it;
+ * stats.ts turns them into totals (pure), report.ts into a report. Index recalls and the adoptions an
+ * agent reports (`read_card` with a block's ids) say which cards an index listed and which were
+ * opened; card-health.ts classes each card from them (pure).
  */
 
 export { dropRecallEvents } from "./_sqlite-recalls.ts";

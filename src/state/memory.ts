@@ -10,7 +10,7 @@
 
 import { randomHex } from "../vault/index.ts";
 import { storeOver } from "./_domain.ts";
-import type { Driver, NumberedRecall, StoredRow, Tx } from "./_driver.ts";
+import type { Driver, NumberedRecall, Tx } from "./_driver.ts";
 import { byOldest } from "./_recall-rules.ts";
 import {
   byAnchor,
@@ -22,14 +22,13 @@ import {
 } from "./_rules.ts";
 import { byTime, byTurnNumber } from "./_turn-rules.ts";
 import type { HitEntry } from "./hits.ts";
-import type { Share } from "./stats.ts";
+import { addShare, emptyShare, type Share } from "./stats.ts";
 import type { Injection, Limits, ReplayRecord, Store, TurnRecord } from "./types.ts";
 
 /** The hit log keeps this many newest entries (a file grows; a heap should not). */
 const HITS_KEPT = 10_000;
 
 interface Stored {
-  n: number;
   id: string;
   row: ConversationRow;
   injections: Map<string, Injection>;
@@ -40,9 +39,7 @@ interface Stored {
 }
 
 export interface MemoryState {
-  /** By id, and by number. */
   conversations: Map<string, Stored>;
-  numbered: Map<number, Stored>;
   /** Index recalls by `recallKey`, and the key of each by number. */
   recalls: Map<string, NumberedRecall>;
   recallKeys: Map<number, string>;
@@ -51,7 +48,7 @@ export interface MemoryState {
   /** Oldest first. */
   hits: HitEntry[];
   secret: string;
-  /** The last number given to a conversation or a recall. */
+  /** The last number given to a recall. */
   counter: number;
   /** The tail of the transactions and reads waiting for the state, one at a time. */
   lock: Promise<void>;
@@ -60,7 +57,6 @@ export interface MemoryState {
 export function memoryState(): MemoryState {
   return {
     conversations: new Map(),
-    numbered: new Map(),
     recalls: new Map(),
     recallKeys: new Map(),
     days: new Map(),
@@ -96,7 +92,8 @@ function exclusive<T>(state: MemoryState, body: () => Promise<T>): Promise<T> {
 
 function memoryDriver(state: MemoryState): Driver {
   return {
-    transaction: (body) =>
+    writes: "grouped",
+    transaction: (_keys, body) =>
       exclusive(state, async () => {
         const undo: (() => void)[] = [];
         try {
@@ -135,34 +132,10 @@ function memoryTx(state: MemoryState, undo: (() => void)[] | null): Tx {
     if (value === undefined) map.delete(key);
     else map.set(key, value);
   }
-  const numbered = (n: number): Stored => {
-    const c = state.numbered.get(n);
-    if (c === undefined) throw new Error(`no conversation numbered ${n}`);
-    return c;
-  };
-  const drop = (c: Stored) => {
-    set(state.conversations, c.id, undefined);
-    set(state.numbered, c.n, undefined);
-  };
-
-  return {
-    conversation(id) {
-      const c = state.conversations.get(id);
-      return c === undefined ? null : ({ n: c.n, ...c.row } satisfies StoredRow);
-    },
-    putConversation(id, row) {
-      const c = state.conversations.get(id);
-      if (c !== undefined) {
-        const before = c.row;
-        note(() => {
-          c.row = before;
-        });
-        c.row = { ...row };
-        return c.n;
-      }
-      const n = ++state.counter;
+  const putRow = (id: string, row: ConversationRow): Stored => {
+    const c = state.conversations.get(id);
+    if (c === undefined) {
       const fresh: Stored = {
-        n,
         id,
         row: { ...row },
         injections: new Map(),
@@ -170,30 +143,44 @@ function memoryTx(state: MemoryState, undo: (() => void)[] | null): Tx {
         turns: new Map(),
       };
       set(state.conversations, id, fresh);
-      set(state.numbered, n, fresh);
-      return n;
-    },
-    ledger(n) {
-      const c = numbered(n);
+      return fresh;
+    }
+    const before = c.row;
+    note(() => {
+      c.row = before;
+    });
+    c.row = { ...row };
+    return c;
+  };
+
+  return {
+    load(id) {
+      const c = state.conversations.get(id);
+      if (c === undefined) return null;
       return copy({
+        row: c.row,
         injections: [...c.injections.values()].sort(byTurn),
         replays: [...c.replays.values()].sort(byAnchor),
       });
     },
-    ledgerKeys(n) {
-      const c = numbered(n);
+    commitKeys(id) {
+      const c = state.conversations.get(id);
+      if (c === undefined) return { row: null, injections: [], replays: [] };
       return {
+        row: { ...c.row },
         injections: [...c.injections.values()].map(({ id, turn }) => ({ id, turn })),
         replays: [...c.replays.values()].map(({ anchor, hash, turn }) => ({ anchor, hash, turn })),
       };
     },
-    applyLedger(n, change) {
-      const c = numbered(n);
+    putCommit(id, row, change) {
+      const c = putRow(id, row);
       for (const card of change.dropInjections) set(c.injections, card, undefined);
       for (const i of change.putInjections) set(c.injections, i.id, copy(i));
       for (const r of change.dropReplays) set(c.replays, keyOf(r), undefined);
       if (change.putReplay) set(c.replays, keyOf(change.putReplay), copy(change.putReplay));
     },
+    conversation: (id) => copy(state.conversations.get(id)?.row ?? null),
+    putConversation: (id, row) => void putRow(id, row),
     byOpening(opening) {
       const found = [...state.conversations.values()]
         .filter((c) => c.row.opening === opening)
@@ -206,21 +193,25 @@ function memoryTx(state: MemoryState, undo: (() => void)[] | null): Tx {
       if (excess <= 0) return;
       const order = [...state.conversations.values()].map((c) => ({ id: c.id, lastSeen: c.row.lastSeen }));
       for (const { id } of order.sort(byLeastRecentlySeen).slice(0, excess))
-        drop(state.conversations.get(id)!);
+        set(state.conversations, id, undefined);
     },
 
-    turnRecord(id, n, turn) {
-      const t = numbered(n).turns.get(turn);
-      return t === undefined ? null : { ...copy(t), conversation: id };
+    turnKeys(id, turn) {
+      const c = state.conversations.get(id);
+      const old = c?.turns.get(turn);
+      return {
+        row: c === undefined ? null : { ...c.row },
+        old: old === undefined ? null : copy(old),
+        turns: [...(c?.turns.keys() ?? [])],
+      };
     },
-    turnNumbers: (n) => [...numbered(n).turns.keys()],
-    applyTurns(n, put, dropped) {
-      const c = numbered(n);
-      for (const t of dropped) set(c.turns, t, undefined);
+    putTurn(id, row, put, drop, days) {
+      const c = putRow(id, row);
+      for (const t of drop) set(c.turns, t, undefined);
       if (put) set(c.turns, put.turn, copy(put));
+      for (const d of days)
+        set(state.days, d.day, addShare(state.days.get(d.day) ?? emptyShare(), d.share, d.sign));
     },
-    day: (day) => copy(state.days.get(day) ?? null),
-    putDay: (day, share) => set(state.days, day, copy(share)),
     turns(id, limit) {
       const c = state.conversations.get(id);
       return c === undefined ? [] : copy([...c.turns.values()].sort(byTurnNumber).slice(-limit));

@@ -111,7 +111,8 @@ function sqliteDriver(file: string, warn: (line: string) => void): Driver {
   };
 
   return {
-    transaction(body) {
+    writes: "grouped",
+    transaction(_keys, body) {
       const before = writing.get(file) ?? Promise.resolve();
       const run = before.then(() => guarded((c) => immediate(c, body)));
       const settled = run.catch(() => undefined);

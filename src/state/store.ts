@@ -5,9 +5,12 @@
  *   working directory); the marker secret and `hits.jsonl` sit beside it. Default
  *   `sqlite:<vault>/.lorecards/state.db` (`stateUrl`).
  * - `memory:`: this process's heap, empty at open and gone at exit.
+ * - `postgres://user:password@host:port/database` (or `postgresql://`): a database several processes
+ *   share (postgres.ts), with `?space=NAME` for each vault sharing one database and `?timeout=SECONDS`
+ *   for how long an operation may wait (default 2) before the gateway fails open.
  *
- * A shared engine (Redis, via Bun's client) would be one more scheme here and one more file beside
- * sqlite.ts and memory.ts, passing the same contract suite.
+ * Each backend is a driver under one domain layer (`_domain.ts`); another engine would be one more
+ * scheme here and one more driver, passing the same contract suite.
  */
 
 import path from "node:path";
@@ -36,5 +39,13 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
   const rest = url.slice(colon + 1);
   if (scheme === "sqlite" && rest !== "") return openSqliteStore(path.resolve(rest), { limits, warn });
   if (scheme === "memory" && rest === "") return openMemoryStore({ limits });
-  throw new LoreError("invalid_input", `not a state store: ${url} (use sqlite:<path> or memory:)`);
+  if ((scheme === "postgres" || scheme === "postgresql") && rest.startsWith("//")) {
+    // Loaded only here: the default store (and the hook's cold start) never pays for it.
+    const { openPostgresStore } = await import("./postgres.ts");
+    return openPostgresStore(url, { limits });
+  }
+  throw new LoreError(
+    "invalid_input",
+    `not a state store: ${url} (use sqlite:<path>, memory: or postgres://user@host:port/database)`,
+  );
 }

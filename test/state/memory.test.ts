@@ -36,10 +36,12 @@ describe("memory: store", () => {
 });
 
 describe("openStore", () => {
-  test.each(["", "memory", "memory:x", "sqlite:", "redis://localhost", "/tmp/state.db"])(
+  test.each(["", "memory", "memory:x", "sqlite:", "redis://localhost", "/tmp/state.db", "postgres:db"])(
     "refuses %j, naming the forms it takes",
     async (url) => {
-      await expect(openStore(url)).rejects.toThrow(/sqlite:<path> or memory:/);
+      await expect(openStore(url)).rejects.toThrow(
+        /sqlite:<path>, memory: or postgres:\/\/user@host:port\/database/,
+      );
     },
   );
 });

@@ -1,0 +1,186 @@
+/**
+ * One pool of connections to Postgres through Bun's built-in client (`Bun.SQL`), made on first use,
+ * that never makes its caller wait longer than `timeout`: the gateway fails open when its state is
+ * away, so a database that is down, paused or cut off must cost a request a bounded wait, never a hang.
+ *
+ * - Every operation has a deadline (`?timeout=` seconds in the URL, default 2). Bun's client does not
+ *   give up on a query the server never answers (a paused server), so when the deadline passes the
+ *   whole pool is closed at once (which rejects what it still had in flight; the server rolls back an
+ *   open transaction when it sees the socket close) and a new one is made on the next use.
+ * - After a deadline, the database counts as unreachable: operations fail at once, while one of them
+ *   at a time probes it, until one succeeds.
+ * - A connection lost under an operation (the server restarted, the connection was cut, a pooled
+ *   connection that died while idle) is retried on another when nothing can have been committed:
+ *   always for a read, for a transaction only when it failed before its COMMIT was sent.
+ * - The server bounds itself too: a statement or a lock wait longer than the deadline is cancelled, and
+ *   a session idle in a transaction (a client that vanished holding a lock) is ended.
+ *
+ * The URL is Bun's (`postgres://user:password@host:port/database`, `postgresql://` too) plus two
+ * parameters of ours, taken off before Bun sees it: `space` and `timeout`.
+ */
+
+import { SQL } from "bun";
+import { describeError, LoreError } from "../errors.ts";
+import { ensureSchema } from "./_pg-schema.ts";
+
+export interface PgSettings {
+  /** The URL Bun is given: ours without `space` and `timeout`. */
+  url: string;
+  /** The same without its password, for messages. */
+  where: string;
+  space: string;
+  timeoutMs: number;
+}
+
+const DEFAULT_TIMEOUT_S = 2;
+/** Connections per process: one transaction at a time (group commit) and the reads of the requests in flight. */
+const POOL_SIZE = 10;
+
+export function parsePgUrl(url: string): PgSettings {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new LoreError("invalid_input", `not a postgres URL: ${redact(url)}`);
+  }
+  const space = parsed.searchParams.get("space") ?? "default";
+  const timeout = Number(parsed.searchParams.get("timeout") ?? DEFAULT_TIMEOUT_S);
+  if (!/^[\w.-]{1,100}$/.test(space))
+    throw new LoreError("invalid_input", `space=${space}: use 1 to 100 letters, digits, '.', '_' or '-'`);
+  if (!(timeout > 0 && timeout <= 600))
+    throw new LoreError(
+      "invalid_input",
+      `timeout=${parsed.searchParams.get("timeout")}: use seconds, above 0, at most 600`,
+    );
+  parsed.searchParams.delete("space");
+  parsed.searchParams.delete("timeout");
+  const where = `${redact(parsed.href)}${space === "default" ? "" : ` (space ${space})`}`;
+  return { url: parsed.href, where, space, timeoutMs: Math.round(timeout * 1000) };
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1@");
+}
+
+/** Errors that say the connection or the server is gone, or too slow to wait for. */
+const LOST_CODES = /^ERR_POSTGRES_(CONNECTION|IDLE|LIFETIME|QUERY_CANCELLED)/;
+/** SQLSTATE classes: 08 connection exception, 57P operator intervention (shutdown, restart); timeouts. */
+const LOST_STATES = /^(08|57P)|^57014$|^55P03$/;
+
+export class PgClient {
+  private pool?: SQL;
+  private schemaReady = false;
+  /** Set while the database counts as unreachable (a deadline passed); cleared by a success. */
+  private down?: LoreError;
+  private probing = false;
+  private readonly lostErrors = new WeakSet<object>();
+
+  constructor(readonly settings: PgSettings) {}
+
+  /** Whether `err` (as thrown by `run`) said the database could not be reached. */
+  isLost(err: unknown): boolean {
+    return typeof err === "object" && err !== null && this.lostErrors.has(err);
+  }
+
+  /**
+   * Runs `op` on the pool within the deadline. `retryable(err)` says whether a lost connection may be
+   * retried once (nothing was committed); reads pass `() => true`.
+   */
+  async run<T>(op: (sql: SQL) => Promise<T>, retryable: () => boolean): Promise<T> {
+    if (this.down && this.probing) throw this.unreachable(this.down);
+    const probe = this.down !== undefined;
+    if (probe) this.probing = true;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const result = await this.withDeadline(op);
+          this.down = undefined;
+          return result;
+        } catch (err) {
+          // Cut connections are found one at a time (the pool hands out each until it is used): as
+          // many tries as the pool has connections, each after the events already in are handled.
+          if (!this.isLost(err) || this.down || attempt >= POOL_SIZE || !retryable()) throw err;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+    } finally {
+      if (probe) this.probing = false;
+    }
+  }
+
+  /** The error of an operation refused while another probes a database that did not answer. */
+  private unreachable(down: LoreError): LoreError {
+    const err = new LoreError("io_error", `${down.message}; not waiting again until it answers`, {
+      cause: down,
+    });
+    this.lostErrors.add(err);
+    return err;
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close({ timeout: 1 }).catch(() => undefined);
+  }
+
+  private open(): SQL {
+    const s = Math.ceil(this.settings.timeoutMs / 1000);
+    this.pool ??= new SQL(this.settings.url, {
+      max: POOL_SIZE,
+      connectionTimeout: s,
+      idleTimeout: 60,
+      connection: {
+        application_name: "lorecards",
+        statement_timeout: this.settings.timeoutMs,
+        lock_timeout: this.settings.timeoutMs,
+        idle_in_transaction_session_timeout: this.settings.timeoutMs * 2,
+      },
+    });
+    return this.pool;
+  }
+
+  private async withDeadline<T>(op: (sql: SQL) => Promise<T>): Promise<T> {
+    const pool = this.open();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const seconds = this.settings.timeoutMs / 1000;
+        reject(new Error(`no answer within ${seconds} s`));
+        // What the pool still has in flight will never be answered: let it all go.
+        if (this.pool === pool) this.pool = undefined;
+        void pool.close({ timeout: 0 }).catch(() => undefined);
+      }, this.settings.timeoutMs);
+    });
+    try {
+      return await Promise.race([this.ready(pool).then(() => op(pool)), deadline]);
+    } catch (err) {
+      throw this.wrap(err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async ready(pool: SQL): Promise<void> {
+    if (this.schemaReady) return;
+    await ensureSchema(pool, this.settings.where);
+    this.schemaReady = true;
+  }
+
+  private wrap(err: unknown): unknown {
+    if (err instanceof LoreError) return err;
+    const e = err as { code?: string; errno?: string; severity?: string };
+    const timedOut = err instanceof Error && err.message.startsWith("no answer within");
+    const lost =
+      timedOut ||
+      LOST_CODES.test(e.code ?? "") ||
+      LOST_STATES.test(e.errno ?? "") ||
+      e.severity === "FATAL" ||
+      e.severity === "PANIC";
+    const wrapped = new LoreError("io_error", `state ${this.settings.where}: ${describeError(err)}`, {
+      cause: err,
+    });
+    if (lost) this.lostErrors.add(wrapped);
+    if (timedOut) this.down = wrapped;
+    return wrapped;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The shared Store (`postgres://…`): state in a Postgres database through Bun's built-in client, so
+ * several gateway processes (on one machine or several, behind a load balancer) serve the same
+ * conversations. A driver (`_driver.ts`) under the one domain layer (`_domain.ts`), like the embedded
+ * SQLite store: the same rules, the same contract suite. Writes are `concurrent`: each is its own
+ * transaction, several at once over the pool, and each first takes an advisory lock on its
+ * conversation (the recalls have one too), so the read-modify-writes of one conversation, from
+ * whichever process, run one at a time, as SQLite's immediate transactions do, while those of other
+ * conversations go on beside them. Nothing else is shared but sums (a day's totals) and the
+ * conversation cap, which deletes the least recently seen rows whoever runs it.
+ *
+ * The marker secret is a row of `lorecards.meta` (made by whichever process asks first, the same for
+ * all), and the hit log a table keeping the newest entries of each space. Loaded only when a URL names
+ * this backend, so the default SQLite path (the hook's cold start) never pays for it.
+ */
+
+import type { SQL } from "bun";
+import { randomHex } from "../vault/index.ts";
+import { storeOver } from "./_domain.ts";
+import type { Driver, Tx } from "./_driver.ts";
+import { PgClient, parsePgUrl } from "./_pg-client.ts";
+import { pgTx } from "./_pg-tx.ts";
+import type { HitEntry } from "./hits.ts";
+import type { Limits, Store } from "./types.ts";
+
+/** The hit log keeps about this many newest entries per space (pruned every few hundred appends). */
+const HITS_KEPT = 10_000;
+const PRUNE_EVERY = 500;
+
+export interface PostgresStoreOptions {
+  limits: Limits;
+}
+
+export function openPostgresStore(url: string, options: PostgresStoreOptions): Store {
+  const client = new PgClient(parsePgUrl(url));
+  return storeOver(pgDriver(client), {
+    limits: options.limits,
+    name: client.settings.where,
+    lost: (err) => client.isLost(err),
+  });
+}
+
+function pgDriver(client: PgClient): Driver {
+  const { space } = client.settings;
+  const always = () => true;
+  let secret: string | undefined;
+
+  return {
+    writes: "concurrent",
+    transaction<T>(keys: readonly string[], body: (tx: Tx) => Promise<T>) {
+      // A transaction lost before its COMMIT was sent committed nothing: it may run again.
+      let sent = false;
+      const locks = [...new Set(keys)].sort().map((key) => `${space}:${key}`);
+      const run = (sql: SQL) =>
+        sql.begin(async (tx) => {
+          // One advisory lock per key, taken in one order by every process (no deadlock between them).
+          for (const lock of locks) await tx`SELECT pg_advisory_xact_lock(hashtextextended(${lock}, 0))`;
+          const result = await body(pgTx(tx, space));
+          sent = true;
+          return result;
+        }) as Promise<T>;
+      return client.run(run, () => !sent);
+    },
+    read: (body) => client.run((sql) => body(pgTx(sql, space)), always),
+    async markerSecret() {
+      secret ??= await client.run(async (sql) => {
+        await sql`INSERT INTO lorecards.meta (space, key, value) VALUES (${space}, 'marker-secret', ${randomHex(24)})
+          ON CONFLICT (space, key) DO NOTHING`;
+        const [row] =
+          await sql`SELECT value FROM lorecards.meta WHERE space = ${space} AND key = 'marker-secret'`;
+        return row.value as string;
+      }, always);
+      return secret;
+    },
+    async appendHits(entries) {
+      const lines = entries.map((e) => JSON.stringify(e));
+      // An insert cut off may have been committed: a hit line is a convenience, so it is not sent twice.
+      await client.run(
+        async (sql) => {
+          const rows = await sql`INSERT INTO lorecards.hits (space, entry)
+          SELECT ${space}, unnest(${sql.array(lines, "TEXT")}::text[]) RETURNING n`;
+          const numbers = rows.map((r: { n: unknown }) => Number(r.n));
+          const crossed =
+            Math.floor(Math.max(...numbers) / PRUNE_EVERY) !==
+            Math.floor((Math.min(...numbers) - 1) / PRUNE_EVERY);
+          if (crossed)
+            await sql`DELETE FROM lorecards.hits WHERE space = ${space} AND n < (SELECT n FROM lorecards.hits
+            WHERE space = ${space} ORDER BY n DESC OFFSET ${HITS_KEPT - 1} LIMIT 1)`;
+        },
+        () => false,
+      );
+    },
+    recentHits: (limit) =>
+      client.run(async (sql) => {
+        const rows =
+          await sql`SELECT entry FROM lorecards.hits WHERE space = ${space} ORDER BY n DESC LIMIT ${limit}`;
+        return rows.map((r: { entry: string }) => JSON.parse(r.entry) as HitEntry);
+      }, always),
+    close: () => client.close(),
+  };
+}
