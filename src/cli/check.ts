@@ -13,6 +13,7 @@ import { type Census, openVault, sweepVaultTemps, type Vault } from "../vault/in
 import { toWire } from "../wire.ts";
 import { recallArgs } from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
+import { namedStore, storeArg } from "./_store.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const checkCommand = defineCommand({
@@ -24,6 +25,7 @@ export const checkCommand = defineCommand({
       type: "boolean",
       description: "first compare every card file with the index (catches edits made in place)",
     },
+    ...storeArg,
     ...vaultArg,
     ...jsonArg,
   },
@@ -37,7 +39,7 @@ export const checkCommand = defineCommand({
       names,
       styleSettingsFromEnv(process.env),
     );
-    const recall = await recallSection(vault);
+    const recall = await recallSection(vault, namedStore(args));
     if (args.json)
       printJson({
         cards,
@@ -99,14 +101,15 @@ function describeFiles(files: Census): string[] {
  * how to get some). State that cannot be read costs the section, never the check, and a vault with no
  * state file yet gets none made by a check.
  */
-async function recallSection(vault: Vault) {
+async function recallSection(vault: Vault, named: string | undefined) {
   const section = (report: HealthReport) => ({
     report,
     lines: report.recalls === 0 ? [] : describeHealth(report),
   });
   try {
-    if (!existsSync(statePath(vault.root))) return section(await recallHealth(vault, null, Date.now()));
-    const store = await openStore(stateUrl(vault.root));
+    if (named === undefined && !existsSync(statePath(vault.root)))
+      return section(await recallHealth(vault, null, Date.now()));
+    const store = await openStore(named ?? stateUrl(vault.root));
     try {
       return section(await recallHealth(vault, store, Date.now()));
     } finally {

@@ -20,6 +20,7 @@ import {
   withArg,
 } from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
+import { namedStore, storeArg } from "./_store.ts";
 import { vaultPath } from "./_vault.ts";
 
 export const explainCommand = defineCommand({
@@ -48,6 +49,7 @@ export const explainCommand = defineCommand({
     ...recallArgs,
     ...seedArg,
     ...withArg,
+    ...storeArg,
     ...vaultArg,
     ...jsonArg,
   },
@@ -56,7 +58,7 @@ export const explainCommand = defineCommand({
     const engine = await openEngine(vaultPath(args));
     try {
       const conversation = args.conversation
-        ? await conversationOf(engine.vault.root, args.conversation)
+        ? await conversationOf(engine.vault.root, args.conversation, namedStore(args))
         : undefined;
       const answer = await openDoor(engine, turns, {
         cards: cardNames(rawArgs),
@@ -94,14 +96,18 @@ export function cardNames(rawArgs: readonly string[]): string[] {
 }
 
 /** What the state store remembers of a conversation; one it does not know is `not_found`. */
-async function conversationOf(root: string, id: string): Promise<Conversation> {
+async function conversationOf(root: string, id: string, named: string | undefined): Promise<Conversation> {
   // Opening a store that is not there would create it: a dry run must not.
-  if (!existsSync(statePath(root)))
+  if (named === undefined && !existsSync(statePath(root)))
     throw new LoreError("not_found", `no conversation "${id}": no state.db yet`);
-  const store = await openStore(stateUrl(root));
+  const store = await openStore(named ?? stateUrl(root));
   try {
     const conversation = await store.loadConversation(id);
-    if (conversation.turn === 0) throw new LoreError("not_found", `no conversation "${id}" in state.db`);
+    if (conversation.turn === 0)
+      throw new LoreError(
+        "not_found",
+        `no conversation "${id}" in ${named === undefined ? "state.db" : "the store"}`,
+      );
     return conversation;
   } finally {
     await store.close();

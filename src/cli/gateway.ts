@@ -28,6 +28,7 @@ import {
   vaultArg,
   wholeNumber,
 } from "./_shared.ts";
+import { namedStore, storeArg } from "./_store.ts";
 import { learningFromEnv, styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -56,6 +57,7 @@ export const gatewayCommand = defineCommand({
     ...learnArg,
     ...styleBriefArg,
     ...backupsArg,
+    ...storeArg,
     ...vaultArg,
     json: {
       type: "boolean",
@@ -82,6 +84,7 @@ export const gatewayCommand = defineCommand({
       styleBrief: args["style-brief"] === true,
       recall: recallFlags(args),
       engine: { create: isDefaultVault(args), refresher: selfRefresher(vaultPath(args)) },
+      state: namedStore(args),
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     let backups: ReturnType<typeof startDailyBackups>;

@@ -15,6 +15,7 @@ import {
 } from "./_args.ts";
 import { writeAll } from "./_out.ts";
 import { defineCommand, vaultArg, wholeNumber } from "./_shared.ts";
+import { namedStore, storeArg } from "./_store.ts";
 import { learningFromEnv, styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -29,6 +30,7 @@ export const hookCommand = defineCommand({
     ...logArg("record surfacings in hits.jsonl", "do not write hits.jsonl"),
     ...learnArg,
     ...styleBriefArg,
+    ...storeArg,
     ...vaultArg,
     // The hook's answer is JSON already (Claude Code's contract); the flag is accepted for scripts
     // that pass --json to every command, and changes nothing.
@@ -50,6 +52,7 @@ export const hookCommand = defineCommand({
         learn: args.learn !== false && learningFromEnv(),
         style: styleOptions(),
         styleBrief: args["style-brief"] === true,
+        state: namedStore(args),
       });
       if (result.stdout) answer(result.stdout);
     } catch (err) {

@@ -6,6 +6,7 @@ import { LoreError } from "../errors.ts";
 import { openVault } from "../vault/index.ts";
 import { stdoutStream } from "./_out.ts";
 import { defineCommand, portNumber, printJsonLine, tokenFrom, untilShutdown, vaultArg } from "./_shared.ts";
+import { namedStore, storeArg } from "./_store.ts";
 import { styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -24,19 +25,22 @@ export const mcpCommand = defineCommand({
       description:
         "with --http: require this token (Authorization: Bearer or X-Lorecards-Token); mandatory off localhost",
     },
+    ...storeArg,
     ...vaultArg,
     json: { type: "boolean", description: "with --http: print one JSON line {url, vault} once listening" },
   },
   async run({ args }) {
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     const mcp = await import("../mcp/index.ts");
+    const named = namedStore(args);
+    const adoptions = named === undefined ? undefined : mcp.storeAdoptions(named);
     if (!args.http) {
       if (args.host !== undefined || args.port !== undefined || args.token !== undefined || args.json) {
         throw new LoreError("usage", "--host, --port, --token and --json only apply with --http");
       }
       // The SDK writes the protocol to process.stdout: a client that leaves ends us quietly.
       stdoutStream();
-      await mcp.serveStdio(vault, pkg.version, styleOptions());
+      await mcp.serveStdio(vault, pkg.version, styleOptions(), adoptions);
       return 0;
     }
     const listener = mcp.serveHttp({
@@ -46,6 +50,7 @@ export const mcpCommand = defineCommand({
       port: portNumber(args.port),
       token: tokenFrom(args),
       style: styleOptions(),
+      adoptions,
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     const stopped = untilShutdown(() => listener.stop(true));

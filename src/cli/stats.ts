@@ -19,6 +19,7 @@ import {
 import { openVault } from "../vault/index.ts";
 import { toWire } from "../wire.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
+import { namedStore, storeArg } from "./_store.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 /** The longest window asked for at once: ten years of days. */
@@ -41,6 +42,7 @@ export const statsCommand = defineCommand({
       description:
         "per card: index recalls, openings and class (dead, noisy, underperforming, healthy) over the last 30 days",
     },
+    ...storeArg,
     ...vaultArg,
     ...jsonArg,
   },
@@ -52,7 +54,7 @@ export const statsCommand = defineCommand({
       );
     const days = daysOf(args.days);
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
-    const store = await openStore(stateUrl(vault.root));
+    const store = await openStore(namedStore(args) ?? stateUrl(vault.root));
     try {
       if (args.cards) {
         const report = await recallHealth(vault, store, Date.now());

@@ -35,6 +35,7 @@ import {
 } from "./_args.ts";
 import { asOfArg, asOfJson, asOfLines, openAsOf } from "./_as-of.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
+import { namedStore, storeArg } from "./_store.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const tryCommand = defineCommand({
@@ -54,6 +55,7 @@ export const tryCommand = defineCommand({
       type: "boolean",
       description: "record this try in the hit log (hits.jsonl); with --inject index, the recall too",
     },
+    ...storeArg,
     ...vaultArg,
     ...jsonArg,
   },
@@ -76,7 +78,7 @@ export const tryCommand = defineCommand({
       ...recallFlags(args),
     });
     if (args.log && chosenCards(result).length > 0) {
-      const store = await openStore(stateUrl(engine.vault.root));
+      const store = await openStore(namedStore(args) ?? stateUrl(engine.vault.root));
       const now = new Date();
       const listed = recallRecordOf(result, "try", now.getTime());
       await Promise.all([

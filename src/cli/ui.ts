@@ -9,6 +9,7 @@ import { LoreError } from "../errors.ts";
 import { baseUrls, startGateway } from "../gateway/index.ts";
 import { isLoopbackHost, type Listener, listen, type ThrottleOptions } from "../http/index.ts";
 import { type Engine, openEngine } from "../recall/index.ts";
+import { openStore, type Store } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import { uiRoutes } from "../ui/index.ts";
 import { allowHostArg, listenArgs, logArg } from "./_args.ts";
@@ -23,6 +24,7 @@ import {
   untilShutdown,
   vaultArg,
 } from "./_shared.ts";
+import { namedStore, storeArg } from "./_store.ts";
 import { styleOptions } from "./_style-clock.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -47,6 +49,7 @@ export const uiCommand = defineCommand({
       description: "the gateway's port",
       default: String(DEFAULTS.gatewayPort),
     },
+    ...storeArg,
     ...vaultArg,
     json: { type: "boolean", description: "print one JSON line {url, vault, gateway?} once listening" },
   },
@@ -68,7 +71,11 @@ export const uiCommand = defineCommand({
       create: isDefaultVault(args),
     });
     const extra = hostList(args["allow-host"]);
+    // A store named by URL is opened once and kept (a server's pool); the vault's own is opened per request.
+    const named = namedStore(args);
+    const store = named === undefined ? undefined : await openStore(named);
     const server = await serveEditor({
+      store,
       engine,
       host,
       port,
@@ -89,6 +96,7 @@ export const uiCommand = defineCommand({
           allowHosts: extra,
           log: args.log !== false,
           style: styleOptions(),
+          state: named,
         })
       : undefined;
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
@@ -96,7 +104,8 @@ export const uiCommand = defineCommand({
     const stopped = untilShutdown(async () => {
       await backups?.stop();
       engine.close();
-      return Promise.all([server.stop(true), gateway?.close()]);
+      await Promise.all([server.stop(true), gateway?.close()]);
+      await store?.close();
     });
     if (args.json) {
       const url = `http://${host.includes(":") ? `[${host}]` : host}:${realPort}`;
@@ -132,6 +141,8 @@ export interface EditorOptions {
   throttle?: Partial<ThrottleOptions>;
   /** Style memory's options (its clock). */
   style?: StyleOptions;
+  /** The state store, opened and closed by the caller; the vault's own by default. */
+  store?: Store;
 }
 
 /** The page and the API on one port: static routes first, the API for everything else. */
@@ -155,6 +166,7 @@ export async function serveEditor(options: EditorOptions): Promise<Listener> {
     noLog: options.noLog,
     throttle: options.throttle,
     style: options.style,
+    store: options.store,
   });
   return server;
 }

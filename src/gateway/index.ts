@@ -68,6 +68,8 @@ export interface GatewayOptions {
   style?: StyleOptions;
   /** `--style-brief`: each conversation's boot block carries the style brief after the guide. */
   styleBrief?: boolean;
+  /** Where conversation state lives (state/ `openStore`, `--store`); the vault's own state.db by default. */
+  state?: string;
 }
 
 export const GATEWAY_DEFAULTS = {
@@ -127,6 +129,7 @@ export function startGateway(options: GatewayOptions): Gateway {
     learn: o.learn,
     style: o.style,
     styleBrief: o.styleBrief,
+    state: o.state,
   });
   // Off loopback the token is what keeps strangers out; on loopback, browsers are the danger.
   const guard = isLoopbackHost(o.host)

@@ -12,7 +12,7 @@ import { LoreError } from "../errors.ts";
 import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
-import { vaultAdoptions } from "./adoption.ts";
+import { type Adoptions, vaultAdoptions } from "./adoption.ts";
 import { mcpHandler } from "./http.ts";
 import { createMcpServer } from "./server.ts";
 
@@ -25,8 +25,12 @@ export { listCardsData, readCardData, writeCard } from "./tools.ts";
 export const MCP_DEFAULTS = { host: DEFAULTS.host, port: DEFAULTS.mcpPort } as const;
 
 /** Serve on stdin/stdout; resolves when the client closes the connection. */
-export async function serveStdio(vault: Vault, version: string, style?: StyleOptions): Promise<void> {
-  const adoptions = vaultAdoptions(vault);
+export async function serveStdio(
+  vault: Vault,
+  version: string,
+  style?: StyleOptions,
+  adoptions: Adoptions = vaultAdoptions(vault),
+): Promise<void> {
   const server = createMcpServer(vault, { version, adoptions, style });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
@@ -47,6 +51,8 @@ export interface HttpServeOptions {
   token?: string;
   /** Style memory's options (its clock). */
   style?: StyleOptions;
+  /** Where `read_card` records adoptions; the vault's state.db by default. */
+  adoptions?: Adoptions;
 }
 
 /** Serve streamable HTTP at /mcp. Off loopback a token is mandatory (refuses to start without one). */
@@ -65,6 +71,7 @@ export function serveHttp(options: HttpServeOptions): Listener {
     token: options.token,
     loopback,
     style: options.style,
+    adoptions: options.adoptions,
   });
   return listen({ hostname: host, port: options.port ?? MCP_DEFAULTS.port, fetch });
 }

@@ -16,7 +16,7 @@
  *   a session idle in a transaction (a client that vanished holding a lock) is ended.
  *
  * The URL is Bun's (`postgres://user:password@host:port/database`, `postgresql://` too) plus two
- * parameters of ours, taken off before Bun sees it: `space` and `timeout`.
+ * parameters of ours, taken off before Bun sees it: `space`, `timeout` and `conversations` (the cap).
  */
 
 import { SQL } from "bun";
@@ -30,6 +30,8 @@ export interface PgSettings {
   where: string;
   space: string;
   timeoutMs: number;
+  /** The conversation cap the URL sets (`?conversations=`), if it does. */
+  conversations?: number;
 }
 
 const DEFAULT_TIMEOUT_S = 2;
@@ -52,10 +54,13 @@ export function parsePgUrl(url: string): PgSettings {
       "invalid_input",
       `timeout=${parsed.searchParams.get("timeout")}: use seconds, above 0, at most 600`,
     );
-  parsed.searchParams.delete("space");
-  parsed.searchParams.delete("timeout");
+  const cap = parsed.searchParams.get("conversations");
+  const conversations = cap === null ? undefined : Number(cap);
+  if (conversations !== undefined && !(Number.isInteger(conversations) && conversations > 0))
+    throw new LoreError("invalid_input", `conversations=${cap}: use a whole number above 0`);
+  for (const ours of ["space", "timeout", "conversations"]) parsed.searchParams.delete(ours);
   const where = `${redact(parsed.href)}${space === "default" ? "" : ` (space ${space})`}`;
-  return { url: parsed.href, where, space, timeoutMs: Math.round(timeout * 1000) };
+  return { url: parsed.href, where, space, timeoutMs: Math.round(timeout * 1000), conversations };
 }
 
 function redact(url: string): string {

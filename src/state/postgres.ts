@@ -21,20 +21,25 @@ import type { Driver, Tx } from "./_driver.ts";
 import { PgClient, parsePgUrl } from "./_pg-client.ts";
 import { pgTx } from "./_pg-tx.ts";
 import type { HitEntry } from "./hits.ts";
-import type { Limits, Store } from "./types.ts";
+import { LIMITS, type Limits, type Store } from "./types.ts";
 
 /** The hit log keeps about this many newest entries per space (pruned every few hundred appends). */
 const HITS_KEPT = 10_000;
 const PRUNE_EVERY = 500;
 
+/** A server store keeps more conversations than a file: it serves several processes, often several people. */
+const SERVER_CONVERSATIONS = 10_000;
+
 export interface PostgresStoreOptions {
-  limits: Limits;
+  /** Caps given by the caller (tests); otherwise LIMITS, with the URL's or the server default conversation cap. */
+  limits?: Partial<Limits>;
 }
 
-export function openPostgresStore(url: string, options: PostgresStoreOptions): Store {
+export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Store {
   const client = new PgClient(parsePgUrl(url));
+  const conversations = client.settings.conversations ?? SERVER_CONVERSATIONS;
   return storeOver(pgDriver(client), {
-    limits: options.limits,
+    limits: { ...LIMITS, conversations, ...options.limits },
     name: client.settings.where,
     lost: (err) => client.isLost(err),
   });

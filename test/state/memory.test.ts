@@ -36,6 +36,16 @@ describe("memory: store", () => {
 });
 
 describe("openStore", () => {
+  test("?conversations=N sets the conversation cap of a file or heap store; another parameter is refused", async () => {
+    const store = await openStore("memory:?conversations=2");
+    for (const [i, id] of ["a", "b", "c"].entries()) await store.commitTurn(id, { turn: 1, now: i });
+    expect((await store.loadConversation("a")).turn).toBe(0);
+    expect((await store.loadConversation("c")).turn).toBe(1);
+    await store.close();
+    await expect(openStore("memory:?conversations=0")).rejects.toThrow(/conversations=0: use a whole number/);
+    await expect(openStore("memory:?size=3")).rejects.toThrow(/unknown parameter size/);
+  });
+
   test.each(["", "memory", "memory:x", "sqlite:", "redis://localhost", "/tmp/state.db", "postgres:db"])(
     "refuses %j, naming the forms it takes",
     async (url) => {

@@ -26,6 +26,7 @@ describe.skipIf(!pg)("postgres store: the URL", () => {
     ["postgres://u@127.0.0.1:1/db?space=a b", /space=a b: use 1 to 100 letters/],
     ["postgres://u@127.0.0.1:1/db?timeout=0", /timeout=0: use seconds/],
     ["postgres://u@127.0.0.1:1/db?timeout=x", /timeout=x: use seconds/],
+    ["postgres://u@127.0.0.1:1/db?conversations=1.5", /conversations=1.5: use a whole number/],
   ])("%s is refused, naming what is wrong", async (url, message) => {
     await expect(openStore(url)).rejects.toThrow(message);
   });

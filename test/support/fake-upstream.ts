@@ -3,7 +3,8 @@
  * path, headers, body bytes as text) and answers in each protocol's shape, streaming (SSE) when the
  * body asks for it. A few extra paths exercise the proxy: a gzip body, a redirect, a slow stream, a
  * stream that breaks, one that hangs until the client goes away, a byte counter for huge uploads and
- * a CORS preflight answer. A chat body with `"model": "status-429"` (any status) gets that error.
+ * a CORS preflight answer. A chat body with `"model": "status-429"` (any status) gets that error; one
+ * with `"model": "slow-200"` (any number) streams its Chat Completions answer a chunk every 200 ms.
  */
 
 import { gzipSync } from "node:zlib";
@@ -160,7 +161,7 @@ function openaiReply(body: string, text: string): Response {
   const events = [chunk({ role: "assistant", content: "" }, null)];
   for (const piece of pieces(text)) events.push(chunk({ content: piece }, null));
   events.push(chunk({}, "stop"), "[DONE]");
-  return sse(events, 0);
+  return sse(events, Number(/"model":\s*"slow-(\d+)"/.exec(body)?.[1] ?? 0));
 }
 
 function anthropicReply(body: string, text: string): Response {

@@ -7,8 +7,9 @@
  *
  * Faults are the real thing done to the real server: `pause` stops every process of the cluster
  * (SIGSTOP: the server answers nothing, connections stay open), `restart` stops and starts it
- * (`pg_ctl restart -m fast`: sessions ended, state kept), `cut` ends every client's session from the
- * server side (`pg_terminate_backend`: what a client sees when its connection is cut).
+ * (`pg_ctl restart -m fast`: sessions ended, state kept), `down` and `up` do the same with the time
+ * between in the test's hands, `cut` ends every client's session from the server side
+ * (`pg_terminate_backend`: what a client sees when its connection is cut).
  */
 
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -27,6 +28,9 @@ export interface Postgres {
   pause(): Promise<number[]>;
   resume(pids: number[]): Promise<void>;
   restart(): Promise<void>;
+  /** Stops the server (fast shutdown) and starts it again: the database is down in between. */
+  down(): Promise<void>;
+  up(): Promise<void>;
   /** Ends the sessions of clients named `application` (default: every client but psql). */
   cut(application?: string): Promise<number>;
   stop(): Promise<void>;
@@ -106,6 +110,12 @@ export async function startPostgres(who: string): Promise<Postgres | null> {
     },
     async restart() {
       await pgCtl("-o", options, "-l", path.join(dir, "log"), "-m", "fast", "-w", "restart");
+    },
+    async down() {
+      await pgCtl("-m", "fast", "-w", "stop");
+    },
+    async up() {
+      await pgCtl("-o", options, "-l", path.join(dir, "log"), "-w", "start");
     },
     async cut(application) {
       const who = application ? `application_name = '${application}'` : "application_name <> 'psql'";
