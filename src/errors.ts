@@ -75,8 +75,29 @@ export function isLoreError(err: unknown): err is LoreError {
   return err instanceof LoreError;
 }
 
-/** A message for any thrown value, for stderr lines and envelopes. */
+/** A message for any thrown value, for stderr lines and envelopes: the one formatter. */
 export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/** Where a problem that stops nothing is said: a function taking one line. */
+export type Warn = (line: string) => void;
+
+/** The default `Warn`: the line on stderr. */
+export const warnOnStderr: Warn = (line) => {
+  process.stderr.write(`${line}\n`);
+};
+
+/**
+ * `work`, whose failure costs one line through `warn` (`<what> (<why>)`), never the caller: for what a
+ * surface keeps for people beside its real job (the hit log, a turn record, an index recall), which
+ * must never cost a request its cards or a prompt its answer.
+ */
+export async function bestEffort(work: () => unknown, warn: Warn, what: string): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    warn(`${what} (${describeError(err)})`);
+  }
 }

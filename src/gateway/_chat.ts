@@ -12,6 +12,7 @@
  */
 
 import type { Placement } from "../state/index.ts";
+import type { UsageShape } from "./_usage.ts";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -41,8 +42,13 @@ export interface Edit {
   role?: "system" | "user" | "assistant";
 }
 
-export interface Adapter {
-  name: "openai" | "anthropic" | "responses";
+/**
+ * Everything the gateway knows of one chat protocol. The rest of the gateway reads a protocol only
+ * through this (docs/ARCHITECTURE.md, "Adding a protocol").
+ */
+export interface Adapter<Name extends string = string> {
+  /** The protocol's name, as turn records and `stats` name it. */
+  name: Name;
   /** Request paths this adapter injects into (POST only). */
   paths: readonly string[];
   /** Where `--inject system` puts cards for this protocol. */
@@ -51,8 +57,17 @@ export interface Adapter {
   read(body: unknown): ChatView | null;
   /** A new body with the edits applied; the input is not modified. Edits refer to original indices. */
   apply(body: JsonObject, edits: readonly Edit[]): JsonObject;
+  /** How its responses report what they cost (_usage.ts). */
+  usage: UsageShape;
   /** The protocol takes a `prompt_cache_key` (OpenAI's chat completions and Responses). */
   promptCacheKey?: boolean;
+  /** The protocol caches only at breakpoints the client sets (Anthropic's `cache_control`: _cache-steward.ts). */
+  cacheBreakpoints?: boolean;
+}
+
+/** An adapter with its name kept as a literal, so the list of protocols (protocols.ts) names them. */
+export function defineAdapter<const Name extends string>(adapter: Adapter<Name>): Adapter<Name> {
+  return adapter;
 }
 
 /** Separator between an inserted block and the text it precedes or follows. */

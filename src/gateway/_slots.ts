@@ -15,10 +15,11 @@
  */
 
 import type { CardPlacement } from "../card/types.ts";
-import type { RenderedBlock } from "../recall/index.ts";
+import { type Chosen, chosenCards, type RecallResult, type RenderedBlock } from "../recall/index.ts";
 import type { CardRef, Placement, ReplayRecord } from "../state/index.ts";
 import type { Tier } from "../state/types.ts";
-import { type ChatView, GAP } from "./_chat.ts";
+import { type ChatView, type Edit, GAP } from "./_chat.ts";
+import type { ReplayPlan } from "./replay.ts";
 
 /** SillyTavern's default depth for a card at depth with none given, and for the author's note. */
 const DEFAULT_DEPTH = 4;
@@ -129,4 +130,32 @@ export function slotBlocks(
     } else out.push({ tier: block.tier, slot, text, cards, edited });
   }
   return out;
+}
+
+/** The turn's blocks in their slots: without tiers, the one block where `--inject` says. */
+export function placeBlocks(
+  result: RecallResult,
+  view: ChatView,
+  plan: Pick<ReplayPlan, "target">,
+  choice: { inject: "user" | "system" | "index"; systemPlace: Edit["place"] },
+): SlottedBlock[] {
+  const chosen = new Map<string, Chosen>(chosenCards(result).map((c) => [c.id, c]));
+  // An index goes where `user` puts cards.
+  const slots = {
+    inject: choice.inject === "system" ? ("system" as const) : ("user" as const),
+    systemPlace: choice.systemPlace,
+    target: plan.target,
+  };
+  return slotBlocks(
+    result.blocks,
+    (b) =>
+      b.tier === "placed" && b.at
+        ? placedSlot(b.at, view, plan.target)
+        : tierSlot(b.tier === "stable" ? "stable" : "volatile", view, slots),
+    (id) => {
+      const card = chosen.get(id);
+      // What the conversation remembers it sent: the card's version (recall/version.ts).
+      return { ref: { id, version: card?.version ?? "" }, edited: card?.edited === true };
+    },
+  );
 }

@@ -1,17 +1,10 @@
 /**
  * The usage tap: what each response says it cost, read on the side without delaying a byte to the
- * client (README "What it costs"). The upstream body is teed; the client's branch goes out as it
+ * client (docs "What it costs"). The upstream body is teed; the client's branch goes out as it
  * came, compressed or not; ours is decompressed when `content-encoding` says so (the proxy never
- * decompresses what it passes on) and scanned as it streams (_usage-scan.ts) for the usage each API
- * reports:
- * - Anthropic Messages: `usage` {input_tokens, cache_read_input_tokens, cache_creation_input_tokens,
- *   output_tokens}; streamed, in `message_start` (`message.usage`) then `message_delta` (`usage`, the
- *   totals so far, which win);
- * - OpenAI chat completions: `usage` {prompt_tokens, prompt_tokens_details.cached_tokens,
- *   completion_tokens}; streamed, only in the last chunk and only when the client asked for it
- *   (`stream_options.include_usage`: the gateway never adds it);
- * - OpenAI Responses: `usage` {input_tokens, input_tokens_details.cached_tokens, output_tokens};
- *   streamed, in `response.completed` (`response.usage`).
+ * decompresses what it passes on) and scanned as it streams (_usage-scan.ts) for the usage objects
+ * the protocol's adapter names (its `UsageShape`: where they sit, what their fields mean), later
+ * ones merged over earlier ones (a stream's running totals win).
  * Nothing here can fail the client's stream: a failure on our branch only means no usage. A client
  * that goes away cancels our branch too, so the upstream request is cancelled as before.
  */
@@ -19,9 +12,12 @@
 import type { Usage } from "../state/index.ts";
 import { EventStreamScanner, JsonPathScanner } from "./_usage-scan.ts";
 
-export type UsageApi = "openai" | "anthropic" | "responses";
-
-const PATHS = new Set(["usage", "message.usage", "response.usage"]);
+/** How one protocol reports usage: the dotted paths of its usage objects, and what their fields mean. */
+export interface UsageShape {
+  paths: readonly string[];
+  /** A merged usage object as `Usage` (uncached = billed at full price); null when it gives no input count. */
+  read(raw: Record<string, unknown>): Usage | null;
+}
 
 /** `content-encoding` (RFC 9110 §8.4.1) → Bun's DecompressionStream format. */
 const ENCODINGS: Record<string, string> = {
@@ -33,7 +29,7 @@ const ENCODINGS: Record<string, string> = {
 };
 
 export interface TapOptions {
-  api: UsageApi;
+  shape: UsageShape;
   /** The upstream response's headers (content type, content encoding). */
   headers: Headers;
   /** The client's request signal: its abort cancels our branch. */
@@ -62,10 +58,10 @@ function formatOf(headers: Headers): string | null | undefined {
  */
 export async function usageOf(
   body: ReadableStream<Uint8Array>,
-  options: Pick<TapOptions, "api" | "headers" | "signal">,
+  options: Pick<TapOptions, "shape" | "headers" | "signal">,
 ): Promise<Usage | null> {
   const format = formatOf(options.headers);
-  const usage = new UsageReader(options.api, isEventStream(options.headers));
+  const usage = new UsageReader(options.shape, isEventStream(options.headers));
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const stop = () => void reader?.cancel().catch(() => undefined);
   try {
@@ -115,10 +111,10 @@ export class UsageReader {
   private readonly events: EventStreamScanner | null;
 
   constructor(
-    private readonly api: UsageApi,
+    private readonly shape: UsageShape,
     eventStream: boolean,
   ) {
-    this.json = new JsonPathScanner(PATHS, (value) => this.take(value));
+    this.json = new JsonPathScanner(new Set(shape.paths), (value) => this.take(value));
     this.events = eventStream ? new EventStreamScanner(this.json) : null;
   }
 
@@ -129,7 +125,7 @@ export class UsageReader {
 
   end(): Usage | null {
     this.events?.end();
-    return this.merged && normalizeUsage(this.api, this.merged);
+    return this.merged && this.shape.read(this.merged);
   }
 
   private take(value: unknown): void {
@@ -139,27 +135,19 @@ export class UsageReader {
   }
 }
 
-/** A provider's usage object as `Usage` (uncached = billed at full price); null when it gives no input count. */
-export function normalizeUsage(api: UsageApi, raw: Record<string, unknown>): Usage | null {
-  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
-  const has = (v: unknown) => typeof v === "number";
-  const detail = (v: unknown, key: string) =>
-    typeof v === "object" && v !== null ? n((v as Record<string, unknown>)[key]) : 0;
-  if (api === "anthropic") {
-    const { input_tokens, cache_read_input_tokens, cache_creation_input_tokens } = raw;
-    if (!has(input_tokens) && !has(cache_read_input_tokens) && !has(cache_creation_input_tokens)) return null;
-    return {
-      uncached: n(input_tokens),
-      cacheRead: n(cache_read_input_tokens),
-      cacheWrite: n(cache_creation_input_tokens),
-      output: n(raw.output_tokens),
-    };
-  }
-  const [input, details, output] =
-    api === "openai"
-      ? [raw.prompt_tokens, raw.prompt_tokens_details, raw.completion_tokens]
-      : [raw.input_tokens, raw.input_tokens_details, raw.output_tokens];
-  if (!has(input)) return null;
-  const cached = Math.min(detail(details, "cached_tokens"), n(input));
-  return { uncached: n(input) - cached, cacheRead: cached, cacheWrite: 0, output: n(output) };
+/** A whole count of tokens from a provider's field: anything but a positive number is 0. */
+export function tokens(v: unknown): number {
+  return typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
+}
+
+/**
+ * Usage where the cached tokens are a part of the input count (OpenAI's APIs: `details.cached_tokens`
+ * of the input); null without an input count.
+ */
+export function cachedPartOfInput(input: unknown, details: unknown, output: unknown): Usage | null {
+  if (typeof input !== "number") return null;
+  const cachedField =
+    typeof details === "object" && details !== null ? (details as Record<string, unknown>).cached_tokens : 0;
+  const cached = Math.min(tokens(cachedField), tokens(input));
+  return { uncached: tokens(input) - cached, cacheRead: cached, cacheWrite: 0, output: tokens(output) };
 }

@@ -7,13 +7,17 @@
  * `system`. That field precedes every message, so a new card there changes the request before the
  * whole conversation: the provider's prompt cache misses from the system prompt on, on every turn
  * that adds a card. `--inject user` keeps the prefix.
+ * Usage: `usage` {input_tokens, cache_read_input_tokens, cache_creation_input_tokens, output_tokens};
+ * streamed, in `message_start` (`message.usage`) then `message_delta` (`usage`, the totals so far,
+ * which win). Caching happens only at the `cache_control` breakpoints a client sets (_cache-steward.ts).
  * https://docs.anthropic.com/en/api/messages
  */
 
+import type { Usage } from "../state/index.ts";
 import {
-  type Adapter,
   applyToList,
   contentText,
+  defineAdapter,
   type Edit,
   GAP,
   isObject,
@@ -23,8 +27,9 @@ import {
   prefixContent,
   readMessages,
 } from "./_chat.ts";
+import { tokens } from "./_usage.ts";
 
-export const anthropicAdapter: Adapter = {
+export const anthropicAdapter = defineAdapter({
   name: "anthropic",
   paths: ["/v1/messages", "/messages"],
   systemPlace: "system",
@@ -50,7 +55,21 @@ export const anthropicAdapter: Adapter = {
     if (start.length === 0 && end.length === 0) return { ...body, messages };
     return { ...body, system: extendSystem(body.system, start, end), messages };
   },
-};
+  usage: { paths: ["usage", "message.usage"], read: usageOf },
+  cacheBreakpoints: true,
+});
+
+/** Anthropic's usage: the cache reads and writes are counted beside the input, not inside it. */
+function usageOf(u: Record<string, unknown>): Usage | null {
+  const { input_tokens, cache_read_input_tokens: read, cache_creation_input_tokens: write } = u;
+  if ([input_tokens, read, write].every((v) => typeof v !== "number")) return null;
+  return {
+    uncached: tokens(input_tokens),
+    cacheRead: tokens(read),
+    cacheWrite: tokens(write),
+    output: tokens(u.output_tokens),
+  };
+}
 
 /**
  * Claude Code puts `{"device_id":…,"session_id":…}` as a JSON string in `metadata.user_id`; the session

@@ -13,15 +13,16 @@
  */
 
 import { statSync } from "node:fs";
+import { describeError, warnOnStderr } from "../errors.ts";
 import type { Markers } from "../inject/index.ts";
 import { markersFromSecret } from "../inject/index.ts";
-import { opening, styleBrief } from "../learn/brief.ts";
+import { blockOpening } from "../learn/brief.ts";
 import { gatewayLearner } from "../learn/index.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/index.ts";
 import { type EngineOptions, openEngine } from "../recall/index.ts";
 import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
-import { openVault, readGuide } from "../vault/index.ts";
+import { openVault } from "../vault/index.ts";
 import type { PipelineDeps } from "./pipeline.ts";
 
 type Engine = Awaited<ReturnType<typeof openEngine>>;
@@ -56,7 +57,7 @@ export interface VaultDeps extends PipelineDeps {
 
 export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   const root = options.vaultRoot;
-  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const warn = options.warn ?? warnOnStderr;
   // Long-running: a rebuild after a card edit is saved, so the next hook or `try` starts warm.
   const engineOptions: EngineOptions = { watch: true, persist: true, ...options.engine, create: false };
   let engine: Promise<Engine> | undefined = options.sharedEngine && Promise.resolve(options.sharedEngine);
@@ -68,9 +69,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       openVault(root, { create: true });
       warn(`lorecards gateway: created the vault ${root}, with an example card of each kind`);
     } catch (err) {
-      warn(
-        `lorecards gateway: could not create the vault ${root}: ${err instanceof Error ? err.message : err}`,
-      );
+      warn(`lorecards gateway: could not create the vault ${root}: ${describeError(err)}`);
     }
   }
   const learner =
@@ -159,12 +158,9 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       await (await openedStore()).appendHits(entries);
     },
     async guide(context: string) {
-      const guide = readGuide(root, (await openedEngine()).vault.kinds);
-      if (!options.styleBrief) return guide;
-      return opening(
-        guide,
-        await styleBrief(root, { style: options.style, context, warn, who: "lorecards gateway" }),
-      );
+      const { vault } = await openedEngine();
+      const { styleBrief, style } = options;
+      return blockOpening(vault, { styleBrief, style, context, warn, who: "lorecards gateway" });
     },
     now: options.now ?? Date.now,
     warn,

@@ -8,6 +8,7 @@
  * not) is tapped for the usage it reports (_usage.ts), given to the store for that turn afterwards.
  */
 
+import { describeError } from "../errors.ts";
 import {
   clientAddress,
   createThrottle,
@@ -23,17 +24,10 @@ import type { Usage } from "../state/index.ts";
 import { BODY_LIMITS, letOthersRun, readBounded, YIELD_FROM_BYTES } from "./_body.ts";
 import type { Adapter } from "./_chat.ts";
 import { tapUsage } from "./_usage.ts";
-import { anthropicAdapter } from "./anthropic.ts";
-import { openaiAdapter } from "./openai.ts";
-import {
-  CONVERSATION_HEADER,
-  type InjectSettings,
-  type Outcome,
-  type PipelineDeps,
-  runPipeline,
-} from "./pipeline.ts";
+import { CONVERSATION_HEADER } from "./conversation.ts";
+import { type InjectSettings, type Outcome, type PipelineDeps, runPipeline } from "./pipeline.ts";
+import { ADAPTERS, type ApiName, adapterFor } from "./protocols.ts";
 import { type ForwardInput, forward, upstreamUrl } from "./proxy.ts";
-import { responsesAdapter } from "./responses.ts";
 
 export const TOKEN_HEADER = "x-lorecards-token";
 
@@ -56,18 +50,11 @@ export interface HandlerOptions {
   throttle?: Throttle;
 }
 
-const ADAPTERS: readonly Adapter[] = [openaiAdapter, anthropicAdapter, responsesAdapter];
-
 /**
  * Chat-like paths warned about once each, up to this many: a client probing paths must not make a
  * long-running gateway remember (or print) an unbounded list.
  */
 const WARNED_PATHS = 100;
-
-export function adapterFor(method: string, pathname: string): Adapter | undefined {
-  if (method !== "POST") return undefined;
-  return ADAPTERS.find((a) => a.paths.includes(pathname));
-}
 
 export function createHandler(options: HandlerOptions): (req: Request, peer?: Peer) => Promise<Response> {
   const doFetch = options.fetch ?? fetch;
@@ -106,7 +93,7 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
     try {
       read = await readBounded(req, BODY_LIMITS.maxBytes);
     } catch (err) {
-      return errorResponse(400, "invalid_input", `could not read the request body: ${message(err)}`);
+      return errorResponse(400, "invalid_input", `could not read the request body: ${describeError(err)}`);
     }
     if (read.tooLarge) {
       const mib = BODY_LIMITS.maxBytes / 1024 / 1024;
@@ -173,7 +160,7 @@ function withOurHeadersAllowed(res: Response): Response {
 }
 
 async function tryPipeline(
-  adapter: Adapter,
+  adapter: Adapter<ApiName>,
   req: Request,
   raw: Uint8Array,
   options: HandlerOptions,
@@ -191,7 +178,7 @@ async function tryPipeline(
     await letOthersRun(large);
     return await runPipeline(adapter, body, req.headers, options.settings, deps, large);
   } catch (err) {
-    deps.warn(`lorecards gateway: forwarding ${new URL(req.url).pathname} unchanged: ${message(err)}`);
+    deps.warn(`lorecards gateway: forwarding ${new URL(req.url).pathname} unchanged: ${describeError(err)}`);
     return null;
   }
 }
@@ -216,13 +203,11 @@ function usageTap(
     try {
       await (await deps.store()).recordUsage(conversation, turn, usage, deps.now());
     } catch (err) {
-      deps.warn(`lorecards gateway: usage of ${conversation} turn ${turn} not recorded (${message(err)})`);
+      deps.warn(
+        `lorecards gateway: usage of ${conversation} turn ${turn} not recorded (${describeError(err)})`,
+      );
     }
   };
   return (body, headers) =>
-    tapUsage(body, { api: adapter.name, headers, signal, onUsage: (usage) => void record(usage) });
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+    tapUsage(body, { shape: adapter.usage, headers, signal, onUsage: (usage) => void record(usage) });
 }

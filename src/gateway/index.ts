@@ -1,10 +1,12 @@
 /**
  * The gateway: a proxy in front of an OpenAI-compatible or Anthropic API that writes cards into chat
- * requests (`POST /v1/chat/completions`, `POST /v1/messages`) and passes everything else through
- * untouched. It keeps each conversation append-only by replaying earlier blocks (see replay.ts), fails
- * open on every internal error, and never stores or logs the client's keys or the model's replies.
- * It owns the adapters, header hygiene and the request pipeline; it never reads argv (cli/ does) and
- * never decides which cards fire (recall/ does).
+ * requests and passes everything else through untouched. It speaks the protocols of protocols.ts, one
+ * adapter each: OpenAI Chat Completions (`POST /v1/chat/completions`), Anthropic Messages (`POST
+ * /v1/messages`) and OpenAI Responses (`POST /v1/responses`). It keeps each conversation append-only
+ * by replaying earlier blocks (replay.ts), fails open on every internal error, and never stores or
+ * logs the client's keys or the model's replies. It owns the adapters, header hygiene and the request
+ * pipeline (pipeline.ts, in named phases); it never reads argv (cli/ does) and never decides which
+ * cards fire (recall/ does).
  */
 
 import { DEFAULTS, type InjectPlace } from "../defaults.ts";
@@ -18,25 +20,14 @@ import type { InjectSettings } from "./pipeline.ts";
 
 export type { Adapter, ChatView, Edit } from "./_chat.ts";
 export { anthropicAdapter } from "./anthropic.ts";
+export { CONVERSATION_HEADER, clientConversation, findConversation } from "./conversation.ts";
 export { type VaultDeps, type VaultDepsOptions, vaultDeps } from "./deps.ts";
-export {
-  adapterFor,
-  createHandler,
-  type GuardOptions,
-  type HandlerOptions,
-  TOKEN_HEADER,
-} from "./handler.ts";
+export { createHandler, type GuardOptions, type HandlerOptions, TOKEN_HEADER } from "./handler.ts";
 export { openaiAdapter } from "./openai.ts";
-export {
-  CONVERSATION_HEADER,
-  clientConversation,
-  findConversation,
-  type InjectSettings,
-  type Outcome,
-  type PipelineDeps,
-  runPipeline,
-} from "./pipeline.ts";
+export { type InjectSettings, type Outcome, type PipelineDeps, runPipeline } from "./pipeline.ts";
+export { ADAPTERS, type ApiName, adapterFor, adapterNamed } from "./protocols.ts";
 export { encodeKey, INJECTED_HEADER } from "./proxy.ts";
+export { WITH_HEADER } from "./recall-turn.ts";
 export { planReplay, type ReplayPlan } from "./replay.ts";
 export { responsesAdapter } from "./responses.ts";
 

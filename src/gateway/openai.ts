@@ -2,12 +2,15 @@
  * OpenAI Chat Completions (`POST /v1/chat/completions`). System prompts are `system` or `developer`
  * messages. `--inject user` puts the block in front of the user message; `--inject system` adds a
  * system message right after it, which keeps everything before it byte-identical.
+ * Usage: `usage` {prompt_tokens, prompt_tokens_details.cached_tokens, completion_tokens}; streamed, only
+ * in the last chunk and only when the client asked for it (`stream_options.include_usage`: the gateway
+ * never adds it).
  * https://platform.openai.com/docs/api-reference/chat/create
  */
 
 import {
-  type Adapter,
   applyToList,
+  defineAdapter,
   isObject,
   type Json,
   makeView,
@@ -15,8 +18,9 @@ import {
   readMessages,
   SYSTEM_ROLES,
 } from "./_chat.ts";
+import { cachedPartOfInput } from "./_usage.ts";
 
-export const openaiAdapter: Adapter = {
+export const openaiAdapter = defineAdapter({
   name: "openai",
   paths: ["/v1/chat/completions", "/chat/completions"],
   systemPlace: "after",
@@ -35,4 +39,8 @@ export const openaiAdapter: Adapter = {
     }));
     return { ...body, messages };
   },
-};
+  usage: {
+    paths: ["usage"],
+    read: (u) => cachedPartOfInput(u.prompt_tokens, u.prompt_tokens_details, u.completion_tokens),
+  },
+});

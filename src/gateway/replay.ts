@@ -8,6 +8,7 @@
  * Pure: decides edits from a view and stored records; the pipeline does the I/O.
  */
 
+import { sentVersions } from "../recall/index.ts";
 import type { Conversation, ReplayRecord } from "../state/index.ts";
 import type { ChatView, Edit } from "./_chat.ts";
 import { messageHashOf, type SlottedBlock, slotHash } from "./_slots.ts";
@@ -32,7 +33,7 @@ export interface ReplayPlan {
    * of other blocks younger than `reinjectAfter` turns.
    */
   inContext: Set<string>;
-  /** What was last sent of each card still in the request: id → content hash (`sha256:…` versions only). */
+  /** What was last sent of each card still in the request: id → its version (recall/version.ts). */
   sent: Map<string, string>;
   /** The conversation's stable block is in place (a new always-on card then goes with the newest message). */
   stable: ReplayRecord | null;
@@ -61,14 +62,12 @@ export function planReplay(
   // A turn whose own records no longer all apply (its message was edited) is recalled again whole.
   const live = records.filter((r) => applies(r) && (isRepeat || r.turn !== turn)).sort(inPromptOrder);
   const inContext = new Set<string>();
-  const sent = new Map<string, string>();
-  for (const r of [...live].sort((a, b) => a.turn - b.turn)) {
+  const byTurn = [...live].sort((a, b) => a.turn - b.turn);
+  for (const r of byTurn) {
     const always = r.tier === "stable";
-    for (const c of r.cards) {
-      if (always || turn - r.turn < reinjectAfter) inContext.add(c.id);
-      if (c.version.startsWith("sha256:")) sent.set(c.id, c.version);
-    }
+    for (const c of r.cards) if (always || turn - r.turn < reinjectAfter) inContext.add(c.id);
   }
+  const sent = sentVersions(byTurn.flatMap((r) => r.cards));
   const edits = live.map(editOf);
   const earlier = live.filter((r) => r.turn !== turn);
   return {

@@ -10,14 +10,16 @@
  * precedes all input, so a card there would break the provider's prompt cache on every new card).
  * A request that continues server-side state (`previous_response_id`, `conversation`) carries only
  * its new input: cards are chosen from that alone.
+ * Usage: `usage` {input_tokens, input_tokens_details.cached_tokens, output_tokens}; streamed, in
+ * `response.completed` (`response.usage`).
  * https://platform.openai.com/docs/api-reference/responses/create
  */
 
 import {
-  type Adapter,
   applyToList,
   type ChatMessage,
   contentText,
+  defineAdapter,
   type Edit,
   GAP,
   isObject,
@@ -27,8 +29,9 @@ import {
   prefixContent,
   SYSTEM_ROLES,
 } from "./_chat.ts";
+import { cachedPartOfInput } from "./_usage.ts";
 
-export const responsesAdapter: Adapter = {
+export const responsesAdapter = defineAdapter({
   name: "responses",
   paths: ["/v1/responses", "/responses"],
   systemPlace: "after",
@@ -56,25 +59,29 @@ export const responsesAdapter: Adapter = {
     }
     return { ...makeView(system.join("\n"), raw, messages), session: conversationOf(body) };
   },
-  apply(body, edits) {
-    if (typeof body.instructions === "string" && body.instructions !== "") {
-      const toSystem = edits.filter((e) => e.place === "system" || e.place === "system_start");
-      if (toSystem.length > 0) {
-        const rest = edits.filter((e) => !toSystem.includes(e));
-        return responsesAdapter.apply(
-          { ...body, instructions: withSystem(body.instructions, toSystem) },
-          rest,
-        );
-      }
-    }
-    if (typeof body.input === "string") return applyToString(body, body.input, edits);
-    const input = applyToList(body.input as Json[], edits, (m, block) => ({
-      ...m,
-      content: prefixContent(m.content, block, 0, "input_text"),
-    }));
-    return { ...body, input };
+  apply: applyEdits,
+  usage: {
+    paths: ["usage", "response.usage"],
+    read: (u) => cachedPartOfInput(u.input_tokens, u.input_tokens_details, u.output_tokens),
   },
-};
+});
+
+/** The edits applied to a body; system-placed blocks go around `instructions` when it has some. */
+function applyEdits(body: JsonObject, edits: readonly Edit[]): JsonObject {
+  if (typeof body.instructions === "string" && body.instructions !== "") {
+    const toSystem = edits.filter((e) => e.place === "system" || e.place === "system_start");
+    if (toSystem.length > 0) {
+      const rest = edits.filter((e) => !toSystem.includes(e));
+      return applyEdits({ ...body, instructions: withSystem(body.instructions, toSystem) }, rest);
+    }
+  }
+  if (typeof body.input === "string") return applyToString(body, body.input, edits);
+  const input = applyToList(body.input as Json[], edits, (m, block) => ({
+    ...m,
+    content: prefixContent(m.content, block, 0, "input_text"),
+  }));
+  return { ...body, input };
+}
 
 /** A string input is one user message; a list is taken as it is; anything else is not ours to read. */
 function inputItems(input: Json | undefined): Json[] | null {
@@ -99,7 +106,7 @@ function applyToString(body: JsonObject, input: string, edits: readonly Edit[]):
     for (const e of [...edits].reverse()) text = prefixContent(text, e.text) as string;
     return { ...body, input: text };
   }
-  return responsesAdapter.apply({ ...body, input: [{ role: "user", content: input }] }, edits);
+  return applyEdits({ ...body, input: [{ role: "user", content: input }] }, edits);
 }
 
 /** A server-side conversation (`conversation: "conv_…"` or `{id}`) is the client's own conversation id. */

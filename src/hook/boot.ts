@@ -12,11 +12,10 @@
  */
 import { DEFAULTS } from "../defaults.ts";
 import { type Markers, markersFromSecret } from "../inject/index.ts";
-import { opening } from "../learn/brief.ts";
+import { blockOpening, type OpeningOptions } from "../learn/brief.ts";
 import { type Chosen, chosenCards, type Engine, openEngine } from "../recall/index.ts";
 import { SettingsFile } from "../recall/settings.ts";
 import type { Store } from "../state/index.ts";
-import { readGuide } from "../vault/index.ts";
 import type { HookInput } from "./input.ts";
 import { conversationId, recordBoot, resetSession } from "./ledger.ts";
 import { type AskGit, askGit, type Workspace, workspaceOf, workspaceText } from "./workspace.ts";
@@ -27,8 +26,8 @@ export interface BootOptions {
   /** Claude Code's context cap for hook output (run.ts MAX_CONTEXT_CHARS). */
   maxContextChars: number;
   now: () => Date;
-  /** `--style-brief`: the style brief, which follows the guide. */
-  brief?: () => Promise<string>;
+  /** What opens the boot block besides the guide (`--style-brief`), and where a problem is said. */
+  opening: Omit<OpeningOptions, "context">;
   /** Asks git for the working folder's remotes (tests inject their own). */
   askGit?: AskGit;
 }
@@ -55,7 +54,7 @@ export async function bootSession(
       markers,
       maxContextChars: options.maxContextChars,
       tiers: true,
-      guide: opening(readGuide(engine.vault.root, engine.vault.kinds), (await options.brief?.()) ?? ""),
+      guide: await blockOpening(engine.vault, options.opening),
       seed: `${input.sessionId}:0`,
       conversationId: session,
     });

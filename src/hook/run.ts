@@ -7,8 +7,8 @@
  */
 
 import { DEFAULTS } from "../defaults.ts";
+import { bestEffort, type Warn, warnOnStderr } from "../errors.ts";
 import { type Markers, markersFromSecret, stripBlocks } from "../inject/index.ts";
-import { styleBrief } from "../learn/brief.ts";
 import { learnOnce, ownWords } from "../learn/index.ts";
 import {
   firedCards,
@@ -23,14 +23,7 @@ import {
   sentCards,
   type Turn,
 } from "../recall/index.ts";
-import {
-  type HitEntry,
-  openStore,
-  type RecallRecord,
-  type Store,
-  stateUrl,
-  type TurnRecord,
-} from "../state/index.ts";
+import { openStore, type Store, stateUrl, type TurnRecord } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import { bootSession } from "./boot.ts";
 import { parseHookInput } from "./input.ts";
@@ -93,6 +86,13 @@ export interface HookResult {
 
 const NOTHING: HookResult = { stdout: "", injected: [] };
 
+/** Who says the hook's problems on stderr. */
+const WHO = "lorecards hook";
+
+function warnOf(options: Pick<HookOptions, "warn">): Warn {
+  return options.warn ?? warnOnStderr;
+}
+
 export async function runHook(stdin: string, options: HookOptions): Promise<HookResult> {
   const input = parseHookInput(stdin);
   const now = options.now ?? (() => new Date());
@@ -106,14 +106,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
         maxContextChars: MAX_CONTEXT_CHARS,
         now,
         askGit: options.askGit,
-        brief: options.styleBrief
-          ? () =>
-              styleBrief(options.vaultRoot, {
-                style: options.style,
-                warn: options.warn ?? ((l) => process.stderr.write(`${l}\n`)),
-                who: "lorecards hook",
-              })
-          : undefined,
+        opening: { styleBrief: options.styleBrief, style: options.style, warn: warnOf(options), who: WHO },
       });
       if (boot === undefined) return NOTHING;
       const answer = { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: boot.block } };
@@ -161,7 +154,9 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
     const block = result.blocks[0]?.wrapped;
     const listed = recallRecordOf(result, "hook", now().getTime());
     // Queued now, it shares the group commit of the writes below.
-    const keptRecall = listed ? keepRecall(store, listed, options.warn) : undefined;
+    const warn = warnOf(options);
+    const keptRecall =
+      listed && bestEffort(() => store.recordRecall(listed), warn, `${WHO}: recall not recorded`);
     if (conversation && state) {
       const recalled = { cards: sentCards(result), timed: result.timed, before: state.history.memory };
       const at = now().getTime();
@@ -170,17 +165,19 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
       await Promise.all([
         recordTurn(store, conversation, state.turn, recalled, at),
         firedCards(result).length > 0 &&
-          keepTurnRecord(
-            store,
-            turnRecordOf(conversation, state.turn, at, input.prompt, block, result),
-            options.warn,
+          bestEffort(
+            () => store.recordTurn(turnRecordOf(conversation, state.turn, at, input.prompt, block, result)),
+            warn,
+            `${WHO}: turn not recorded`,
           ),
       ]);
     }
     await keptRecall;
     if (block === undefined) return NOTHING;
-    if (options.log !== false)
-      await logHits(store, hitEntry("hook", result, input.prompt, now()), options.warn);
+    if (options.log !== false) {
+      const entry = hitEntry("hook", result, input.prompt, now());
+      await bestEffort(() => store.appendHits([entry]), warn, `${WHO}: hit log not written`);
+    }
     const answer = {
       hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: block },
     };
@@ -200,8 +197,7 @@ function learnPrompt(
   prompt: string,
   markers: Markers,
 ): Promise<void> {
-  const warn = options.warn ?? ((l: string) => process.stderr.write(`${l}\n`));
-  const learning = { vaultRoot, style: options.style, warn, who: "lorecards hook" };
+  const learning = { vaultRoot, style: options.style, warn: warnOf(options), who: WHO };
   return learnOnce(learning, conversation ?? "hook", ownWords(prompt, markers));
 }
 
@@ -253,40 +249,4 @@ function turnRecordOf(
     counterfactual: { promptChars: chars, cachedChars: 0 },
     sharedChars: 0,
   };
-}
-
-/** The index recall is for `check` and stats: failing to keep it never costs the prompt its index. */
-async function keepRecall(store: Store, record: RecallRecord, warn?: (line: string) => void) {
-  try {
-    await store.recordRecall(record);
-  } catch (err) {
-    (warn ?? ((l: string) => process.stderr.write(`${l}\n`)))(
-      `lorecards hook: recall not recorded: ${String(err)}`,
-    );
-  }
-}
-
-/** The turn record is for people: failing to keep it never costs the prompt its cards. */
-async function keepTurnRecord(
-  store: Store,
-  record: TurnRecord,
-  warn?: (line: string) => void,
-): Promise<void> {
-  try {
-    await store.recordTurn(record);
-  } catch (err) {
-    (warn ?? ((l: string) => process.stderr.write(`${l}\n`)))(
-      `lorecards hook: turn not recorded: ${String(err)}`,
-    );
-  }
-}
-
-async function logHits(store: Store, entry: HitEntry, warn?: (line: string) => void): Promise<void> {
-  try {
-    await store.appendHits([entry]);
-  } catch (err) {
-    (warn ?? ((l: string) => process.stderr.write(`${l}\n`)))(
-      `lorecards hook: hit log not written: ${String(err)}`,
-    );
-  }
 }

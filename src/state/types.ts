@@ -9,6 +9,7 @@
  * each other's rows. Every operation is async: a backend may be a network away.
  */
 
+import type { ApiName } from "../gateway/protocols.ts";
 import type { HitEntry } from "./hits.ts";
 
 /**
@@ -158,7 +159,7 @@ export interface TurnRecord {
   /** Milliseconds since the epoch. */
   at: number;
   surface: "gateway" | "hook";
-  api?: "openai" | "anthropic" | "responses";
+  api?: ApiName;
   model?: string;
   blocks: SentBlock[];
   /** Characters of our earlier blocks replayed into this request. */

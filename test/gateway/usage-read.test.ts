@@ -6,15 +6,19 @@
 
 import { describe, expect, test } from "bun:test";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
-import { normalizeUsage, tapUsage, UsageReader, usageOf } from "../../src/gateway/_usage.ts";
+import { tapUsage, UsageReader, usageOf } from "../../src/gateway/_usage.ts";
+import { adapterNamed } from "../../src/gateway/index.ts";
 import type { Usage } from "../../src/state/index.ts";
 import { type Api, SHAPES } from "./usage-shapes.ts";
 
 function read(api: Api, stream: boolean, pieces: string[]): Usage | null {
-  const reader = new UsageReader(api, stream);
+  const reader = new UsageReader(shapeOf(api), stream);
   for (const p of pieces) reader.write(p);
   return reader.end();
 }
+
+/** How a protocol reports usage: its adapter's shape. */
+const shapeOf = (api: Api) => adapterNamed(api).usage;
 
 /** The text cut every `size` characters. */
 function cut(text: string, size: number): string[] {
@@ -72,7 +76,7 @@ describe("usage in each provider's shape", () => {
     ["responses", { input_tokens: 8, input_tokens_details: null }, { uncached: 8, cacheRead: 0 }],
     ["anthropic", { cache_read_input_tokens: 64 }, { uncached: 0, cacheRead: 64 }],
   ] as const)("%s usage %j reads as %j", (api, raw, expected) => {
-    expect(normalizeUsage(api, raw as Record<string, unknown>)).toMatchObject(expected);
+    expect(shapeOf(api).read(raw as Record<string, unknown>)).toMatchObject(expected);
   });
 
   test.each([
@@ -80,7 +84,7 @@ describe("usage in each provider's shape", () => {
     ["responses", { output_tokens: 3 }],
     ["anthropic", { output_tokens: 3 }],
   ] as const)("%s usage without an input count (%j) is no usage", (api, raw) => {
-    expect(normalizeUsage(api, raw)).toBeNull();
+    expect(shapeOf(api).read(raw)).toBeNull();
   });
 });
 
@@ -103,7 +107,11 @@ function pieces(bytes: Uint8Array, size: number): Uint8Array[] {
 /** The bytes the tap's client branch gives, and the usage it reported. */
 async function throughTap(chunks: Uint8Array[], headers: Record<string, string>, api: Api) {
   const found = Promise.withResolvers<Usage>();
-  const client = tapUsage(streamOf(chunks), { api, headers: new Headers(headers), onUsage: found.resolve });
+  const client = tapUsage(streamOf(chunks), {
+    shape: shapeOf(api),
+    headers: new Headers(headers),
+    onUsage: found.resolve,
+  });
   const bytes = new Uint8Array(await new Response(client).arrayBuffer());
   return { bytes, found: await found.promise };
 }
@@ -134,13 +142,13 @@ describe("the tap", () => {
   test("a body whose encoding we cannot read is passed on as the same stream, unread", async () => {
     const body = streamOf([encoded]);
     const headers = new Headers({ ...sse, "content-encoding": "compress" });
-    expect(tapUsage(body, { api: "anthropic", headers, onUsage: () => {} })).toBe(body);
-    expect(await usageOf(streamOf([encoded]), { api: "anthropic", headers })).toBeNull();
+    expect(tapUsage(body, { shape: shapeOf("anthropic"), headers, onUsage: () => {} })).toBe(body);
+    expect(await usageOf(streamOf([encoded]), { shape: shapeOf("anthropic"), headers })).toBeNull();
   });
 
   test("a body that says gzip but is not gives no usage and no error", async () => {
     const headers = new Headers({ ...sse, "content-encoding": "gzip" });
-    expect(await usageOf(streamOf([encoded]), { api: "anthropic", headers })).toBeNull();
+    expect(await usageOf(streamOf([encoded]), { shape: shapeOf("anthropic"), headers })).toBeNull();
   });
 
   test("a stream that breaks gives the usage seen before it broke", async () => {
@@ -152,7 +160,7 @@ describe("the tap", () => {
         c.enqueue(encoded.slice(0, anthropic.body.indexOf("content_block_start")));
       },
     });
-    expect(await usageOf(broken, { api: "anthropic", headers: new Headers(sse) })).toEqual({
+    expect(await usageOf(broken, { shape: shapeOf("anthropic"), headers: new Headers(sse) })).toEqual({
       uncached: 12,
       cacheRead: 3000,
       cacheWrite: 0,

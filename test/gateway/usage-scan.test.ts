@@ -8,6 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { UsageReader } from "../../src/gateway/_usage.ts";
+import { adapterNamed } from "../../src/gateway/index.ts";
 
 const usage = fc.record({
   prompt_tokens: fc.nat({ max: 1_000_000 }),
@@ -64,7 +65,7 @@ function chunks(text: string, cuts: number[]): string[] {
 }
 
 function read(pieces: string[], eventStream: boolean) {
-  const reader = new UsageReader("openai", eventStream);
+  const reader = new UsageReader(adapterNamed("openai").usage, eventStream);
   for (const piece of pieces) reader.write(piece);
   return reader.end();
 }

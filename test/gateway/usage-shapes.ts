@@ -4,9 +4,10 @@
  * reports, for the usage tap's tests and their fake upstream.
  */
 
+import type { ApiName } from "../../src/gateway/index.ts";
 import type { Usage } from "../../src/state/index.ts";
 
-export type Api = "openai" | "anthropic" | "responses";
+export type Api = ApiName;
 
 export interface Shape {
   name: string;

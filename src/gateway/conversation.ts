@@ -1,0 +1,82 @@
+/**
+ * Which conversation a chat request belongs to (README GATEWAY.md "Conversations, dedupe and replay"):
+ * the id a client gives (our `X-Lorecards-Conversation`, a client's own session header, a session id in
+ * the body), else a fingerprint of how the conversation opened. Everything the gateway keeps per
+ * conversation (replay records, the ledger, timed memory, usage) is keyed on this.
+ */
+import type { Markers } from "../inject/index.ts";
+import { stripBlocks } from "../inject/index.ts";
+import type { Conversation, Store } from "../state/index.ts";
+import type { ChatView } from "./_chat.ts";
+
+export const CONVERSATION_HEADER = "x-lorecards-conversation";
+
+/**
+ * Headers by which clients name their own conversation, in order of preference after ours. Claude
+ * Code's stays the same across `--continue` (its system prompt does not); Codex sends `thread-id` and
+ * `session-id`, both the same across `codex exec resume`.
+ */
+const CLIENT_SESSION_HEADERS = [
+  ["x-claude-code-session-id", "claude-code"],
+  ["thread-id", "codex"],
+  ["session-id", "codex"],
+] as const;
+
+/** A conversation id the client gave: ours, a client's session header, or a session id in the body. */
+export function clientConversation(view: ChatView, headers: Headers): string | undefined {
+  const given = headers.get(CONVERSATION_HEADER)?.trim();
+  if (given) return given.slice(0, 200);
+  for (const [name, client] of CLIENT_SESSION_HEADERS) {
+    const id = headers.get(name)?.trim();
+    if (id) return `${client}:${id.slice(0, 200)}`;
+  }
+  return view.session?.slice(0, 240);
+}
+
+/**
+ * The conversation a request belongs to. Without an id from the client, the fingerprint of the
+ * README's "Conversations, dedupe and replay": sha256(system prompt + first user message)[:16]. Some
+ * clients change their system prompt part way (Claude Code between `-p` and `-p --continue`): a
+ * request that already has earlier turns but an unknown fingerprint continues the latest conversation
+ * that opened the same way.
+ */
+export async function findConversation(
+  view: ChatView,
+  headers: Headers,
+  markers: Markers,
+  store: Pick<Store, "findByOpening" | "loadConversation">,
+): Promise<{ conversation: string; opening?: string; state?: Conversation }> {
+  const given = clientConversation(view, headers);
+  if (given) return { conversation: given };
+  const firstUser = view.messages.findIndex((m) => m.role === "user");
+  const first = firstUser === -1 ? "" : view.messages[firstUser]!.text;
+  const conversation = sha256(stripBlocks(view.system, markers) + stripBlocks(first, markers)).slice(0, 16);
+  const opening = sha256(
+    view.messages
+      .slice(0, firstUser + 1)
+      .filter((m) => m.role === "user" || m.role === "assistant")
+      .map((m) => `${m.role}\n${stripBlocks(m.text, markers)}`)
+      .join("\n"),
+  ).slice(0, 32);
+  const continues = view.messages.slice(firstUser + 1).some((m) => m.role === "assistant");
+  if (!continues) return { conversation, opening };
+  // Loaded here to see whether the fingerprint is known; handed back so the caller need not load it again.
+  const state = await store.loadConversation(conversation);
+  if (state.turn === 0) {
+    const earlier = await store.findByOpening(opening);
+    if (earlier !== null) return { conversation: earlier, opening };
+  }
+  return { conversation, opening, state };
+}
+
+function sha256(text: string): string {
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+}
+
+/**
+ * The conversation's `prompt_cache_key` (OpenAI routes requests that share one to the same cache):
+ * hashed, since a client's session id is not ours to pass on.
+ */
+export function cacheKeyOf(conversation: string): string {
+  return `lorecards-${sha256(conversation).slice(0, 32)}`;
+}

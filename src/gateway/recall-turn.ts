@@ -1,0 +1,126 @@
+/**
+ * The gateway's question to recall for one turn (phase 4 of pipeline.ts): the turns the model reads,
+ * cleaned of our own blocks and of what clients wrap around the person's words; the conversation's
+ * clock and timed memory; the cards in context (replay's plan) or in a block of ours in the request;
+ * the cards asked for by header; and, on a conversation's first turn, what opens its stable block.
+ */
+import type { Markers } from "../inject/index.ts";
+import { findBlocks, stripBlocks } from "../inject/index.ts";
+import {
+  type ConversationHistory,
+  namesIn,
+  newQueryId,
+  type RecallResult,
+  type Turn,
+  typedText,
+} from "../recall/index.ts";
+import type { Conversation } from "../state/index.ts";
+import type { ChatView } from "./_chat.ts";
+import type { ReplayPlan } from "./replay.ts";
+import type { InjectSettings, PipelineDeps } from "./types.ts";
+
+/** Cards asked for by name on this request, comma-separated (manual cards come in only this way). */
+export const WITH_HEADER = "x-lorecards-with";
+
+export interface TurnQuestion {
+  view: ChatView;
+  headers: Headers;
+  plan: ReplayPlan;
+  state: Conversation;
+  conversation: string;
+  markers: Markers;
+  /** Stable and volatile tiers are on (replay and tiers). */
+  tiers: boolean;
+}
+
+export async function recallTurn(
+  q: TurnQuestion,
+  settings: InjectSettings,
+  deps: Pick<PipelineDeps, "reach" | "recall" | "guide">,
+): Promise<RecallResult> {
+  const { view, plan, markers, conversation, tiers } = q;
+  const reach = await deps.reach(settings.window);
+  const opensStable = tiers && !stableSent(plan);
+  return deps.recall(turnsOf(view, plan.target, markers, reach), {
+    ...settings.recall,
+    budget: settings.budget,
+    scanDepth: settings.window,
+    framing: settings.framing,
+    inContext: plan.inContext,
+    present: blocksInRequest(view, markers),
+    candidates: false,
+    seed: `${conversation}:${plan.turn}`,
+    conversationId: conversation,
+    ask: namesIn(q.headers.get(WITH_HEADER)),
+    history: historyOf(view, plan.target, q.state.timed),
+    markers,
+    ...(tiers && { tiers: true, sent: plan.sent, stableSent: !opensStable }),
+    // The boot block: the guide (and the style brief, when asked for) opens the stable block, made on
+    // the conversation's first turn.
+    ...(opensStable && { guide: await deps.guide?.(currentText(view, plan.target)) }),
+    ...(settings.inject === "index" && { index: { session: conversation, query: newQueryId() } }),
+  });
+}
+
+/**
+ * Whether always-on cards go with the newest message rather than into a stable block: once the block
+ * is in place (its bytes never change), and on any turn after the first, where a new block at the
+ * start of the first message would move what the provider already has (a conversation the gateway
+ * meets part way, or whose always-on cards the budget left out on its first turn).
+ */
+function stableSent(plan: ReplayPlan): boolean {
+  return plan.stable !== null || plan.turn > 1;
+}
+
+/**
+ * What the model reads of the last `reach` turns up to the target, with our own blocks stripped so
+ * they never re-trigger and user messages reduced to what the person typed. Messages with no text
+ * left (an assistant turn that only calls tools, a wrapped reminder) are not turns: they would push
+ * the person's words out of the window. The target itself always counts, as the current message.
+ * Walking back from the target and stopping at `reach` keeps the work to the scan window, however
+ * long the history: a message recall would never read is never cleaned.
+ */
+function turnsOf(view: ChatView, target: number, markers: Markers, reach: number): Turn[] {
+  const turns: Turn[] = [];
+  for (let i = target; i >= 0 && turns.length < reach; i--) {
+    const m = view.messages[i]!;
+    if (m.role !== "user" && m.role !== "assistant") continue;
+    const stripped = stripBlocks(m.text, markers);
+    const text = m.role === "user" ? typedText(stripped) : stripped.trim();
+    if (text !== "" || i === target) turns.push({ role: m.role, text });
+  }
+  return turns.reverse();
+}
+
+/**
+ * The conversation as timed effects count it, up to the target (the message being answered): its
+ * user and assistant messages, and the stored memory (what it holds from this message on, after a
+ * client went back to an earlier turn, recall ignores: recall/stages/timed.ts).
+ */
+function historyOf(
+  view: ChatView,
+  target: number,
+  memory: ConversationHistory["memory"],
+): ConversationHistory {
+  let messages = 0;
+  let assistantMessages = 0;
+  for (const m of view.messages.slice(0, target + 1)) {
+    if (m.role === "user") messages++;
+    else if (m.role === "assistant") {
+      messages++;
+      assistantMessages++;
+    }
+  }
+  return { messages, assistantMessages, memory };
+}
+
+/** The newest user message's own words, as the style brief's context. */
+function currentText(view: ChatView, target: number): string {
+  return typedText(view.messages[target]?.text ?? "");
+}
+
+/** Blocks of ours the client sent (the hook's, in a Claude Code session that also uses the gateway). */
+function blocksInRequest(view: ChatView, markers: Markers): string[] {
+  const texts = [view.system, ...view.messages.map((m) => m.text)];
+  return texts.flatMap((t) => (t.includes(markers.open) ? findBlocks(t, markers) : []));
+}

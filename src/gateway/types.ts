@@ -1,0 +1,75 @@
+/**
+ * The shapes the gateway's request pipeline (pipeline.ts) is configured and answered with: how a
+ * gateway injects (`--inject`, the window, the budget, …), what it needs from the outside world (a
+ * vault on disk behind it: deps.ts), and what one request came to.
+ */
+import type { Warn } from "../errors.ts";
+import type { Markers } from "../inject/index.ts";
+import type { SeenMessage } from "../learn/index.ts";
+import type { RecallOptions, RecallResult, Turn } from "../recall/index.ts";
+import type { HitEntry, Store } from "../state/index.ts";
+
+export interface InjectSettings {
+  /** `index`: one line per card instead of its text, where `user` puts cards (recall/stages/index-block.ts). */
+  inject: "user" | "system" | "index";
+  /** Turns of history scanned (recall's scanDepth). */
+  window: number;
+  /**
+   * Turns before a card still in context may go in again. Unset: never while the block it went in is
+   * replayed (replay keeps it in front of the model); without replay, the original tool's 6.
+   */
+  reinjectAfter?: number;
+  budget: number;
+  framing?: string;
+  log: boolean;
+  /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
+  /**
+   * Stable and volatile tiers, placements and Anthropic cache breakpoints (default true). `false` is
+   * replay as it was before tiers (one block with the newest message), kept so benchmarks can measure
+   * what tiers buy.
+   */
+  tiers?: boolean;
+  /**
+   * Re-insert earlier blocks (default true). `false` is the plain per-turn injection of the original
+   * tool, kept only so benchmarks can measure what replay buys; dedupe then uses the ledger alone.
+   */
+  replay?: boolean;
+}
+
+/** What the pipeline needs from the outside world; each may throw, and a throw means "fail open". */
+export interface PipelineDeps {
+  /**
+   * False while the vault is away (moved, deleted, not created yet): requests then pass through
+   * unchanged, nothing is created on disk, and this has said so once on stderr, not per request.
+   */
+  ready(): boolean;
+  /** How many turns, newest first, recall reads for a window of `window` (a card may ask for more). */
+  reach(window: number): Promise<number>;
+  recall(turns: Turn[], opts: RecallOptions): Promise<RecallResult>;
+  store(): Promise<Store>;
+  markers(): Promise<Markers>;
+  logHits(entries: HitEntry[]): Promise<void>;
+  /**
+   * What opens a conversation's boot block: the vault's guide (vault/guide.ts) and, with
+   * `--style-brief`, the style brief for `context` (the newest message); absent or "" = none.
+   */
+  guide?(context: string): Promise<string>;
+  now(): number;
+  warn: Warn;
+  /** Style memory (learn/): hands it a user message, later; never waits, never throws. Absent: `--no-learn`. */
+  observe?(message: SeenMessage): void;
+}
+
+/**
+ * The conversation and turn a request was counted as, for the response's usage; no turn for a
+ * request the gateway keeps nothing of (a conversation that never got a card).
+ */
+export interface Counted {
+  conversation?: string;
+  turn?: number;
+}
+
+export type Outcome =
+  | ({ changed: false; reason: string } & Counted)
+  | { changed: true; body: string; injected: string[]; conversation: string; turn: number };
