@@ -29,8 +29,8 @@ import {
   openaiStream,
 } from "../gateway/usage-shapes.ts";
 import { ensureBinary, runBinary } from "../support/binary.ts";
-import { canonicalBody } from "../support/canonical.ts";
 import { type GatewayProcess, startGatewayBinary } from "../support/gateway-binary.ts";
+import { protocolNamed } from "../support/protocols.ts";
 import { type CardFile, makeVault, removeDir, tempDir } from "../support/vault.ts";
 
 setDefaultTimeout(60_000);
@@ -160,8 +160,8 @@ function continues(
   previous: Record<string, unknown>,
   next: Record<string, unknown>,
 ) {
-  const before = canonicalBody(api, previous);
-  const after = canonicalBody(api, next);
+  const before = protocolNamed(api).canonical(previous);
+  const after = protocolNamed(api).canonical(next);
   return (
     Bun.deepEquals(after.system, before.system) &&
     Bun.deepEquals(after.items.slice(0, before.items.length), before.items)

@@ -1,6 +1,7 @@
 /**
  * Fail open: whatever breaks on our side, the request reaches the model exactly as the client sent it,
- * and stderr says why. One test per failure path.
+ * and stderr says why. One test per failure path, run for every protocol (each descriptor brings the
+ * bodies of its own shape that its adapter does not read).
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -8,9 +9,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { statePath } from "../../src/state/index.ts";
-import { anthropicBody, openaiBody } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { harness } from "../support/gateway.ts";
+import { PROTOCOLS, type Protocol } from "../support/protocols.ts";
 import { makeVault, removeDir, tempDir } from "../support/vault.ts";
 
 let upstream: FakeUpstream;
@@ -22,9 +23,11 @@ afterAll(async () => {
 });
 
 const last = () => upstream.received[upstream.received.length - 1]!;
-const chat = JSON.stringify(openaiBody({ messages: [{ role: "user", content: "the friday deploy?" }] }));
+/** A chat request of the protocol that names a card of the example vault. */
+const chatOf = (p: Protocol, text = "the friday deploy?") =>
+  JSON.stringify(p.build({ messages: [{ role: "user", content: text }] }));
 
-async function throughGateway(vault: string, raw: string, route = "/v1/chat/completions", engine = {}) {
+async function throughGateway(vault: string, raw: string, route: string, engine = {}) {
   const h = harness(vault, upstream, {}, { engine });
   try {
     const res = await h.sendRaw(route, raw);
@@ -34,7 +37,9 @@ async function throughGateway(vault: string, raw: string, route = "/v1/chat/comp
   }
 }
 
-describe("fail open", () => {
+describe.each(PROTOCOLS)("fail open, $name", (p) => {
+  const chat = chatOf(p);
+
   test.each([
     ["a vault that does not exist", () => path.join(tempDir(), "missing")],
     [
@@ -47,7 +52,7 @@ describe("fail open", () => {
     ],
   ])("%s: the request is forwarded unchanged with a line on stderr", async (_name, makePath) => {
     const vault = makePath();
-    const { res, warnings } = await throughGateway(vault, chat);
+    const { res, warnings } = await throughGateway(vault, chat, p.path);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-lorecards-injected")).toBeNull();
     expect(last().body).toBe(chat);
@@ -56,19 +61,9 @@ describe("fail open", () => {
     removeDir(path.dirname(vault));
   });
 
-  test.each([
-    ["a body that is not JSON", "/v1/chat/completions", '{"model": "x", "messages": [oops'],
-    ["messages that are not a list", "/v1/chat/completions", '{"model":"x","messages":"the friday deploy"}'],
-    ["content that is a number", "/v1/messages", '{"model":"x","messages":[{"role":"user","content":42}]}'],
-    ["a message without a role", "/v1/messages", '{"messages":[{"content":"the friday deploy"}]}'],
-    [
-      "a system field that is an object",
-      "/v1/messages",
-      '{"system":{"a":1},"messages":[{"role":"user","content":"deploy"}]}',
-    ],
-  ])("an odd body (%s) is forwarded byte for byte", async (_name, route, raw) => {
+  test.each([...p.oddBodies])("an odd body (%s) is forwarded byte for byte", async (_name, raw) => {
     const vault = makeVault();
-    const { res, warnings } = await throughGateway(vault, raw, route);
+    const { res, warnings } = await throughGateway(vault, raw, p.path);
     expect(res.status).toBe(200);
     expect(last().body).toBe(raw);
     expect(warnings).toHaveLength(1);
@@ -79,7 +74,7 @@ describe("fail open", () => {
     const vault = makeVault();
     fs.mkdirSync(path.join(vault, ".lorecards"), { recursive: true });
     fs.writeFileSync(statePath(vault), "garbage ".repeat(1000));
-    const { res, warnings } = await throughGateway(vault, chat);
+    const { res, warnings } = await throughGateway(vault, chat, p.path);
     expect(res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
     expect(warnings.join("\n")).toContain("rebuilt empty");
     removeDir(vault);
@@ -88,7 +83,7 @@ describe("fail open", () => {
   test("a state database that cannot be opened at all forwards the request unchanged", async () => {
     const vault = makeVault();
     fs.mkdirSync(statePath(vault), { recursive: true });
-    const { res, warnings } = await throughGateway(vault, chat);
+    const { res, warnings } = await throughGateway(vault, chat, p.path);
     expect(res.status).toBe(200);
     expect(last().body).toBe(chat);
     expect(warnings[0]).toContain("unchanged");
@@ -97,9 +92,9 @@ describe("fail open", () => {
 
   test("a segmentation failure forwards the request unchanged", async () => {
     const vault = makeVault([{ dir: "things", key: "cat", keywords: ["猫"], body: "## what\nThe cat.\n" }]);
-    const raw = JSON.stringify(anthropicBody({ messages: [{ role: "user", content: "我的猫很可爱" }] }));
+    const raw = chatOf(p, "我的猫很可爱");
     const failing = () => Promise.reject(new Error("segmenter exploded"));
-    const { res, warnings } = await throughGateway(vault, raw, "/v1/messages", { segmenter: failing });
+    const { res, warnings } = await throughGateway(vault, raw, p.path, { segmenter: failing });
     expect(res.status).toBe(200);
     expect(last().body).toBe(raw);
     expect(warnings[0]).toContain("segmenter exploded");
@@ -107,7 +102,7 @@ describe("fail open", () => {
   });
 
   test.each([
-    ["gzip-compressed", gzipSync(chat), { "content-encoding": "gzip" }],
+    ["gzip-compressed", gzipSync(chat), { "content-encoding": "gzip" } as Record<string, string>],
     [
       "not UTF-8 (a Latin-1 byte)",
       Buffer.concat(
@@ -124,7 +119,7 @@ describe("fail open", () => {
       const vault = makeVault();
       const h = harness(vault, upstream);
       try {
-        const res = await h.sendRaw("/v1/chat/completions", bytes, headers);
+        const res = await h.sendRaw(p.path, bytes, headers);
         expect(res.status).toBe(200);
         expect(res.headers.get("x-lorecards-injected")).toBeNull();
         expect(last().body).toBe(new TextDecoder().decode(bytes));

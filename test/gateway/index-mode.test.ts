@@ -9,9 +9,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { statePath } from "../../src/state/index.ts";
-import { anthropicBody, openaiBody } from "../support/bodies.ts";
+import { openaiBody } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { harness } from "../support/gateway.ts";
+import { textOf } from "../support/protocols/_shared.ts";
+import { PROTOCOLS } from "../support/protocols.ts";
 import { markersOf, vaultStore } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
@@ -36,24 +38,20 @@ const index = (query: string) =>
   "2 | people/Alice | alice\n";
 
 describe("the gateway in index mode", () => {
-  test.each([
-    ["openai", "/v1/chat/completions", openaiBody],
-    ["anthropic", "/v1/messages", anthropicBody],
-  ] as const)(
-    "%s: the index goes in front of the newest user message, and is recorded",
-    async (_api, route, body) => {
+  test.each([...PROTOCOLS])(
+    "$name: the index goes in front of the newest user message, and is recorded",
+    async (p) => {
       const vault = makeVault();
       const h = harness(vault, upstream, { inject: "index" });
       try {
         const res = await h.send(
-          route,
-          body({ messages: [{ role: "user", content: "hi alice" }] }),
+          p.path,
+          p.build({ messages: [{ role: "user", content: "hi alice" }] }),
           conversation,
         );
         expect(res.status).toBe(200);
         const m = await markersOf(vault);
-        const content = sent().messages[0].content;
-        const text = typeof content === "string" ? content : content[0].text;
+        const text = textOf(p.userMessages(upstream.received.at(-1)!.body)[0]!.content);
         const query = queryOf(text);
         expect(text).toStartWith(`${m.open}\n${index(query)}${m.close}`);
         expect(text).toEndWith("hi alice");

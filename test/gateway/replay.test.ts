@@ -37,7 +37,7 @@ afterAll(async () => {
 
 const MODES = PROTOCOLS.flatMap((p) =>
   (["user", "system"] as const)
-    .filter((mode) => !(p.name === "anthropic" && mode === "system"))
+    .filter((mode) => p.systemKeepsPrefix || mode !== "system")
     .map((mode) => ({ p, mode, label: `${p.name} --inject ${mode}` })),
 );
 
@@ -56,7 +56,7 @@ describe.each(MODES)("replay, $label", ({ p, mode }) => {
         if (res.headers.get("x-lorecards-injected")) injectedTurns++;
         const reply = (await res.json()) as Record<string, unknown>;
         bodies.push(upstream.received[upstream.received.length - 1]!.body);
-        messages.push({ role: "assistant", content: replyText(reply) });
+        messages.push({ role: "assistant", content: p.replyText(reply) });
       }
       expect(injectedTurns).toBeGreaterThanOrEqual(8);
       for (let i = 1; i < bodies.length; i++) {
@@ -68,10 +68,3 @@ describe.each(MODES)("replay, $label", ({ p, mode }) => {
     }
   });
 });
-
-function replyText(reply: Record<string, unknown>): string {
-  const choices = reply.choices as { message: { content: string } }[] | undefined;
-  if (choices) return choices[0]!.message.content;
-  if (typeof reply.output_text === "string") return reply.output_text;
-  return (reply.content as { text: string }[])[0]!.text;
-}

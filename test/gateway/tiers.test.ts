@@ -12,10 +12,10 @@ import path from "node:path";
 import { countBreakpoints } from "../../src/gateway/_cache-steward.ts";
 import { EDITED_NOTE } from "../../src/recall/stages/render.ts";
 import type { Msg } from "../support/bodies.ts";
-import { canonicalBody } from "../support/canonical.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { harness } from "../support/gateway.ts";
-import { PROTOCOLS, type Protocol } from "../support/protocols.ts";
+import { textOf } from "../support/protocols/_shared.ts";
+import { PROTOCOLS, type Protocol, protocolNamed } from "../support/protocols.ts";
 import { type CardFile, cardText, makeVault, removeDir } from "../support/vault.ts";
 
 const PREMISE: CardFile = {
@@ -70,7 +70,10 @@ function client(p: Protocol, vault: string, settings = {}) {
       expect(res.status).toBe(200);
       const raw = upstream.received[upstream.received.length - 1]!.body;
       sent.push(raw);
-      messages.push({ role: "assistant", content: replyText((await res.json()) as Record<string, unknown>) });
+      messages.push({
+        role: "assistant",
+        content: p.replyText((await res.json()) as Record<string, unknown>),
+      });
       return JSON.parse(raw) as Record<string, unknown>;
     },
     restart() {
@@ -79,19 +82,6 @@ function client(p: Protocol, vault: string, settings = {}) {
     },
     close: () => h.close(),
   };
-}
-
-function replyText(reply: Record<string, unknown>): string {
-  const choices = reply.choices as { message: { content: string } }[] | undefined;
-  if (choices) return choices[0]!.message.content;
-  if (typeof reply.output_text === "string") return reply.output_text;
-  return (reply.content as { text: string }[])[0]!.text;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((p) => (typeof p?.text === "string" ? p.text : "")).join("\n");
 }
 
 function userTexts(p: Protocol, raw: string): string[] {
@@ -111,8 +101,8 @@ const KINDS: Record<string, string> = { people: "people", things: "thing", event
  * Anthropic breakpoint steward moves a hint to the newest replayed block each turn).
  */
 function expectContinues(p: Protocol, previous: string, next: string): void {
-  const before = canonicalBody(p.name, JSON.parse(previous));
-  const after = canonicalBody(p.name, JSON.parse(next));
+  const before = p.canonical(JSON.parse(previous));
+  const after = p.canonical(JSON.parse(next));
   expect(after.system).toEqual(before.system);
   expect(after.tools).toEqual(before.tools);
   expect(after.items.slice(0, before.items.length)).toEqual(before.items);
@@ -155,9 +145,12 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
       await c.say("hello there");
       await c.say("a quiet morning");
       const edited = { ...PREMISE, body: "A harbour town where the tide keeps time, and the bells lie.\n" };
-      fs.writeFileSync(path.join(vault, "things", "the Premise.md"), cardText(edited));
+      // Saved as an editor saves (a temp file renamed over the card), which the gateway notices at once.
+      const file = path.join(vault, "things", "the Premise.md");
+      fs.writeFileSync(`${file}.tmp`, cardText(edited));
+      fs.renameSync(`${file}.tmp`, file);
       const future = new Date(Date.now() + 5_000);
-      fs.utimesSync(path.join(vault, "things", "the Premise.md"), future, future);
+      fs.utimesSync(file, future, future);
       await c.say("the bells ring");
       await c.say("and again");
       const newest = (raw: string) => userTexts(p, raw).at(-1)!;
@@ -245,7 +238,7 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
       const at = list.findIndex(([, text]) => text.includes(heading(ORACLE)));
       // Before the assistant's last reply and the newest user message.
       expect(list.slice(at + 1).map(([role]) => role)).toEqual(["assistant", "user"]);
-      expect(list[at]![0]).toBe(p.name === "anthropic" ? "user" : "system");
+      expect(list[at]![0]).toBe(p.placedRole);
       for (let i = 3; i < c.sent.length; i++) {
         expectContinues(p, c.sent[i - 1]!, c.sent[i]!);
         expect(listOf(p, c.sent[i]!)[at]).toEqual(list[at]!);
@@ -263,16 +256,7 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
       await c.say("tell me the prologue");
       await c.say("and then?");
       for (const raw of c.sent) {
-        const body = JSON.parse(raw) as Record<string, unknown>;
-        const system =
-          p.name === "anthropic"
-            ? textOf(body.system)
-            : p.name === "responses"
-              ? String(body.instructions)
-              : listOf(p, raw)
-                  .filter(([role]) => role === "system" || role === "developer")
-                  .map(([, t]) => t)
-                  .join("\n\n");
+        const system = p.systemText(raw);
         expect(system).toContain(heading(PROLOGUE));
         expect(system.indexOf(heading(PROLOGUE))).toBeLessThan(system.indexOf(SYSTEM));
       }
@@ -285,7 +269,7 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
 });
 
 describe("Anthropic cache breakpoints", () => {
-  const p = PROTOCOLS.find((x) => x.name === "anthropic")!;
+  const p = protocolNamed("anthropic");
   const mark = { type: "ephemeral" };
   /** A body shaped like Claude Code's: two marked system parts, and the newest prompt marked. */
   function cachingBody(lines: string[], replies: string[], systemMarks = 2) {

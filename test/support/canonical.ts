@@ -3,67 +3,15 @@
  * how the client happened to shape it. A plain string is one text part; `input_text`/`output_text`
  * parts are text parts; a string Responses `input` is one user message; cache hints (`cache_control`)
  * are not content. Parts are never merged: a block that went in as its own part must come back as
- * its own part. Used by the tests that replay real client traffic through the gateway.
+ * its own part. Each protocol's descriptor makes its canonical form (protocols/, `canonical`); this is
+ * what the tests that replay real client traffic through the gateway do with it.
  */
 
 import type { Markers } from "../../src/inject/index.ts";
-
-export type Protocol = "anthropic" | "openai" | "responses";
-
-export interface CanonicalBody {
-  /** The system prompt: Anthropic `system`, Responses `instructions` (OpenAI chat keeps it in items). */
-  system: unknown;
-  tools: unknown;
-  /** Messages (or Responses input items) in order. */
-  items: Record<string, unknown>[];
-}
+import type { CanonicalBody } from "./protocols.ts";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-export function protocolOf(path: string): Protocol {
-  if (/\/responses(\?|$)/.test(path)) return "responses";
-  if (/\/messages(\?|$)/.test(path)) return "anthropic";
-  return "openai";
-}
-
-/** Content as a list of parts: strings become one text part, text-like parts become `text`. */
-export function canonicalContent(content: unknown): unknown {
-  if (typeof content === "string") return [{ type: "text", text: content }];
-  if (!Array.isArray(content)) return content ?? null;
-  return content.map((part) => {
-    if (!isObj(part)) return part;
-    const { cache_control: _, ...rest } = part;
-    if (rest.type === "input_text" || rest.type === "output_text") return { ...rest, type: "text" };
-    return rest;
-  });
-}
-
-function canonicalItem(item: unknown): Obj {
-  if (!isObj(item)) return { value: item };
-  const out: Obj = { ...item };
-  if ("content" in out) out.content = canonicalContent(out.content);
-  // `{role, content}` and `{type: "message", role, content}` are the same Responses input item.
-  if (out.type === "message") delete out.type;
-  return out;
-}
-
-export function canonicalBody(protocol: Protocol, body: Obj): CanonicalBody {
-  if (protocol === "responses") {
-    const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
-    return {
-      system: body.instructions ?? null,
-      tools: body.tools ?? null,
-      items: Array.isArray(input) ? input.map(canonicalItem) : [],
-    };
-  }
-  const messages = Array.isArray(body.messages) ? body.messages : [];
-  return {
-    system: protocol === "anthropic" ? canonicalContent(body.system ?? null) : null,
-    tools: body.tools ?? null,
-    items: messages.map(canonicalItem),
-  };
-}
 
 /** Number of `cache_control` hints anywhere in a body. */
 export function countCacheHints(value: unknown): number {

@@ -7,15 +7,9 @@
  */
 
 import type { Markers } from "../../src/inject/index.ts";
-import {
-  blocksIn,
-  type CanonicalBody,
-  canonicalBody,
-  countCacheHints,
-  protocolOf,
-  withoutBlocks,
-} from "./canonical.ts";
+import { blocksIn, countCacheHints, withoutBlocks } from "./canonical.ts";
 import type { Body, Exchange } from "./client-replay.ts";
+import { type CanonicalBody, protocolOf } from "./protocols.ts";
 
 /** Where a block sits: the system prompt or the index of a message (Responses input item). */
 export type Location = "system" | number;
@@ -30,12 +24,12 @@ const short = (v: unknown) => {
 };
 
 export function originalOf(x: Exchange): CanonicalBody {
-  return canonicalBody(protocolOf(x.sent.path), x.sent.body);
+  return protocolOf(x.sent.path).canonical(x.sent.body);
 }
 
 /** What the upstream received, canonically (an empty body when nothing or no JSON arrived). */
 export function upstreamOf(x: Exchange): CanonicalBody {
-  return canonicalBody(protocolOf(x.sent.path), upstreamBody(x) ?? {});
+  return protocolOf(x.sent.path).canonical(upstreamBody(x) ?? {});
 }
 
 export function upstreamBody(x: Exchange): Body | null {

@@ -1,13 +1,14 @@
 /**
- * A fake OpenAI + Anthropic upstream on 127.0.0.1:0 that records exactly what it received (method,
- * path, headers, body bytes as text) and answers in each protocol's shape, streaming (SSE) when the
- * body asks for it. A few extra paths exercise the proxy: a gzip body, a redirect, a slow stream, a
+ * A fake upstream on 127.0.0.1:0 that records exactly what it received (method, path, headers, body
+ * bytes as text) and answers a chat request in its protocol's shape (the protocol's descriptor,
+ * protocols.ts), streaming (SSE) when the body asks for it. A few extra paths exercise the proxy: a gzip body, a redirect, a slow stream, a
  * stream that breaks, one that hangs until the client goes away, a byte counter for huge uploads and
  * a CORS preflight answer. A chat body with `"model": "status-429"` (any status) gets that error; one
  * with `"model": "slow-200"` (any number) streams its Chat Completions answer a chunk every 200 ms.
  */
 
 import { gzipSync } from "node:zlib";
+import { PROTOCOLS } from "./protocols.ts";
 
 export interface Received {
   method: string;
@@ -61,13 +62,9 @@ export function startFakeUpstream(options: FakeUpstreamOptions = {}): FakeUpstre
       const route = req.method === "POST" ? url.pathname : `${req.method} ${url.pathname}`;
       const failure = failureFor(body);
       if (failure && req.method === "POST") return failure;
+      const chat = PROTOCOLS.find((p) => p.path === route);
+      if (chat) return chat.reply(body, reply(options, body, index));
       switch (route) {
-        case "/v1/chat/completions":
-          return openaiReply(body, reply(options, body, index));
-        case "/v1/messages":
-          return anthropicReply(body, reply(options, body, index));
-        case "/v1/responses":
-          return responsesReply(body, reply(options, body, index));
         case "GET /gzip":
           return new Response(gzipSync(encoder.encode("compressed hello")), {
             headers: { "content-encoding": "gzip", "content-type": "text/plain" },
@@ -133,127 +130,6 @@ function reply(options: FakeUpstreamOptions, body: string, index: number): strin
     // Not JSON: the reply function gets null.
   }
   return options.reply?.(parsed, index) ?? "Noted.";
-}
-
-function wantsStream(body: string): boolean {
-  try {
-    return (JSON.parse(body) as { stream?: unknown }).stream === true;
-  } catch {
-    return false;
-  }
-}
-
-function openaiReply(body: string, text: string): Response {
-  const base = { id: "chatcmpl-fake", object: "chat.completion", created: 1, model: "fake-model" };
-  if (!wantsStream(body)) {
-    return Response.json({
-      ...base,
-      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    });
-  }
-  const chunk = (delta: object, finish: string | null) =>
-    JSON.stringify({
-      ...base,
-      object: "chat.completion.chunk",
-      choices: [{ index: 0, delta, finish_reason: finish }],
-    });
-  const events = [chunk({ role: "assistant", content: "" }, null)];
-  for (const piece of pieces(text)) events.push(chunk({ content: piece }, null));
-  events.push(chunk({}, "stop"), "[DONE]");
-  return sse(events, Number(/"model":\s*"slow-(\d+)"/.exec(body)?.[1] ?? 0));
-}
-
-function anthropicReply(body: string, text: string): Response {
-  const message = {
-    id: "msg_fake",
-    type: "message",
-    role: "assistant",
-    model: "fake-model",
-    content: [{ type: "text", text }],
-    stop_reason: "end_turn",
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
-  };
-  if (!wantsStream(body)) return Response.json(message);
-  const events: [string, object][] = [
-    ["message_start", { type: "message_start", message: { ...message, content: [], stop_reason: null } }],
-    [
-      "content_block_start",
-      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    ],
-    ...pieces(text).map((p): [string, object] => [
-      "content_block_delta",
-      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: p } },
-    ]),
-    ["content_block_stop", { type: "content_block_stop", index: 0 }],
-    [
-      "message_delta",
-      {
-        type: "message_delta",
-        delta: { stop_reason: "end_turn", stop_sequence: null },
-        usage: { output_tokens: 1 },
-      },
-    ],
-    ["message_stop", { type: "message_stop" }],
-  ];
-  const stream = new ReadableStream<Uint8Array>({
-    start(c) {
-      for (const [name, data] of events)
-        c.enqueue(encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`));
-      c.close();
-    },
-  });
-  return new Response(stream, { headers: { "content-type": "text/event-stream" } });
-}
-
-/** The Responses API's answer: a response object, or its event stream (named events, typed data). */
-function responsesReply(body: string, text: string): Response {
-  const part = { type: "output_text", text, annotations: [] };
-  const item = { id: "msg_fake", type: "message", role: "assistant", status: "completed", content: [part] };
-  const response = {
-    id: "resp_fake",
-    object: "response",
-    created_at: 1,
-    status: "completed",
-    model: "fake-model",
-    output: [item],
-    output_text: text,
-    usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
-  };
-  if (!wantsStream(body)) return Response.json(response);
-  const started = { ...response, status: "in_progress", output: [], output_text: "" };
-  const events: object[] = [
-    { type: "response.created", response: started },
-    { type: "response.output_item.added", output_index: 0, item: { ...item, content: [] } },
-    ...pieces(text).map((delta) => ({
-      type: "response.output_text.delta",
-      item_id: "msg_fake",
-      output_index: 0,
-      content_index: 0,
-      delta,
-    })),
-    { type: "response.output_text.done", item_id: "msg_fake", output_index: 0, content_index: 0, text },
-    { type: "response.output_item.done", output_index: 0, item },
-    { type: "response.completed", response },
-  ];
-  const stream = new ReadableStream<Uint8Array>({
-    start(c) {
-      events.forEach((data, n) => {
-        const type = (data as { type: string }).type;
-        c.enqueue(
-          encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ ...data, sequence_number: n })}\n\n`),
-        );
-      });
-      c.close();
-    },
-  });
-  return new Response(stream, { headers: { "content-type": "text/event-stream" } });
-}
-
-function pieces(text: string): string[] {
-  const words = text.split(/(?<= )/);
-  return words.length > 0 ? words : [text];
 }
 
 function sse(datas: string[], delayMs: number): Response {

@@ -1,89 +1,39 @@
 /**
- * The two protocols as the conformance suite sees them: where to send, how to build a body from a
- * neutral conversation, and where to look for injected text in what the upstream received.
+ * The protocols the gateway speaks, as the shared suites see them: one descriptor each (protocols/),
+ * one row each here. Registering a protocol enrolls it in every suite that runs per protocol
+ * (conformance, replay, tiers, clients, fail-open), and its descriptor carries all they need to know
+ * of it: bodies, replies, where the system text is, what the model reads.
  */
+import { adapterNamed } from "../../src/gateway/index.ts";
+import { anthropic } from "./protocols/anthropic.ts";
+import { openai } from "./protocols/openai.ts";
+import { responses } from "./protocols/responses.ts";
+import type { Protocol } from "./protocols/types.ts";
 
-import {
-  anthropicBody,
-  anthropicToolTurn,
-  type Conversation,
-  openaiBody,
-  openaiToolTurn,
-  responsesBody,
-  responsesToolTurn,
-} from "./bodies.ts";
+export type { CanonicalBody, Protocol } from "./protocols/types.ts";
 
-type Body = Record<string, unknown> & { messages: Record<string, unknown>[] };
-type Item = Record<string, unknown>;
+export const PROTOCOLS: readonly Protocol[] = [openai, anthropic, responses];
 
-export interface Protocol {
-  name: "openai" | "anthropic" | "responses";
-  path: string;
-  /** The key of the body's message list. */
-  list: "messages" | "input";
-  build(c: Conversation): Record<string, unknown>;
-  /** `c` followed by a tool call of the model and the tool's `result`. */
-  toolTurn(c: Conversation, result: string): Record<string, unknown>;
-  /** The user messages of an upstream body, in order. */
-  userMessages(raw: string): Record<string, unknown>[];
-  /** Text the gateway placed in system position (`--inject system`). */
-  systemInjected(raw: string, originalSystem?: string): string;
+/** The protocol by its name. */
+export function protocolNamed(name: Protocol["name"]): Protocol {
+  return PROTOCOLS.find((p) => p.name === name)!;
 }
 
-const parse = (raw: string) => JSON.parse(raw) as Body;
-
-export const PROTOCOLS: Protocol[] = [
-  {
-    name: "openai",
-    path: "/v1/chat/completions",
-    list: "messages",
-    build: openaiBody,
-    toolTurn: openaiToolTurn,
-    userMessages: (raw) => parse(raw).messages.filter((m) => m.role === "user"),
-    systemInjected(raw, originalSystem) {
-      const systems = parse(raw)
-        .messages.filter((m) => m.role === "system")
-        .map((m) => String(m.content));
-      return systems.filter((s) => s !== originalSystem).join("\n\n");
-    },
-  },
-  {
-    name: "anthropic",
-    path: "/v1/messages",
-    list: "messages",
-    build: anthropicBody,
-    toolTurn: anthropicToolTurn,
-    userMessages: (raw) => parse(raw).messages.filter((m) => m.role === "user"),
-    systemInjected(raw, originalSystem) {
-      const system = String(parse(raw).system ?? "");
-      return originalSystem && system.startsWith(originalSystem)
-        ? system.slice(originalSystem.length + 2)
-        : system;
-    },
-  },
-  {
-    name: "responses",
-    path: "/v1/responses",
-    list: "input",
-    build: responsesBody,
-    toolTurn: responsesToolTurn,
-    userMessages: (raw) => (JSON.parse(raw) as { input: Item[] }).input.filter((m) => m.role === "user"),
-    systemInjected(raw) {
-      const items = (JSON.parse(raw) as { input: Item[] }).input;
-      return items
-        .filter((m) => m.role === "system")
-        .map((m) => String(m.content))
-        .join("\n\n");
-    },
-  },
-];
+/**
+ * The protocol of a request path (its query aside), by the paths its adapter injects into; a path of
+ * none of them is taken as OpenAI's, the API most clients speak.
+ */
+export function protocolOf(path: string): Protocol {
+  const pathname = path.split("?")[0]!;
+  return PROTOCOLS.find((p) => adapterNamed(p.name).paths.includes(pathname)) ?? openai;
+}
 
 /**
  * The body up to the end of its message list (`messages`, or a Responses `input` list), before the
  * list's closing `]`, for a body serialised without whitespace.
  */
 export function messagesPrefix(raw: string, list: "messages" | "input" = "messages"): string {
-  const body = parse(raw) as Record<string, unknown>;
+  const body = JSON.parse(raw) as Record<string, unknown>;
   const key = `"${list}":`;
   const at = raw.indexOf(key);
   const end = at + key.length + JSON.stringify(body[list]).length - 1;
