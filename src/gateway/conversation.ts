@@ -7,6 +7,7 @@
 import type { Markers } from "../inject/index.ts";
 import { stripBlocks } from "../inject/index.ts";
 import type { Conversation, Store } from "../state/index.ts";
+import { letOthersRun, YIELD_FROM_BYTES } from "./_body.ts";
 import type { ChatView } from "./_chat.ts";
 
 export const CONVERSATION_HEADER = "x-lorecards-conversation";
@@ -51,6 +52,8 @@ export async function findConversation(
   const firstUser = view.messages.findIndex((m) => m.role === "user");
   const first = firstUser === -1 ? "" : view.messages[firstUser]!.text;
   const conversation = sha256(stripBlocks(view.system, markers) + stripBlocks(first, markers)).slice(0, 16);
+  // Hashing a first message of megabytes twice would be one long phase (_body.ts).
+  await letOthersRun(first.length >= YIELD_FROM_BYTES);
   const opening = sha256(
     view.messages
       .slice(0, firstUser + 1)

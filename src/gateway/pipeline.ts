@@ -66,7 +66,10 @@ export async function runPipeline(
   const plan = planFor(view, state, settings);
   const now = deps.now();
   if (plan.target === -1) return { changed: false, reason: "no user message", conversation };
+  // Hashing a large message (to hear it) and matching it are phases of their own (_body.ts).
+  await letOthersRun(large);
   hear(deps, view, plan, state, conversation, markers);
+  await letOthersRun(large);
   // 4. recall and 5. place: a repeated turn (a retry, a tool loop's next request) only replays.
   const tiers = tiersOn(settings);
   const turn = { view, headers, plan, state, conversation, markers, tiers };

@@ -175,7 +175,8 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
     await keptRecall;
     if (block === undefined) return NOTHING;
     if (options.log !== false) {
-      const entry = hitEntry("hook", result, input.prompt, now());
+      // The person's own words, as style memory takes them: both keep the same one excerpt of it.
+      const entry = hitEntry("hook", result, ownWords(input.prompt, markers), now());
       await bestEffort(() => store.appendHits([entry]), warn, `${WHO}: hit log not written`);
     }
     const answer = {

@@ -45,12 +45,24 @@ export interface CandidateContext {
   segmenter?: () => Promise<Segmenter>;
 }
 
-export async function findCandidates(sentence: string, ctx: CandidateContext): Promise<Candidates> {
+/**
+ * The most of a message read for candidates, in UTF-16 units: a few paragraphs. They are suggestions
+ * for the person to look at, and jieba reads about 3 MB a second.
+ */
+export const CANDIDATES_READ = 4000;
+
+export async function findCandidates(message: string, ctx: CandidateContext): Promise<Candidates> {
+  // Cut at the last space near the cut: half a word would read as a name of its own.
+  const sentence =
+    message.length > CANDIDATES_READ
+      ? message.slice(0, CANDIDATES_READ).replace(/\s\S{0,100}$/, "")
+      : message;
   const out: Candidates = { names: [], places: [], aliases: [] };
+  const taken = new Set<string>();
   const add = (list: string[], phrase: string) => {
     const f = fold(phrase);
-    if (ctx.covered(f)) return;
-    if ([...out.names, ...out.places, ...out.aliases].some((p) => fold(p) === f)) return;
+    if (taken.has(f) || ctx.covered(f)) return;
+    taken.add(f);
     list.push(phrase);
   };
   for (const run of capitalisedRuns(sentence)) {

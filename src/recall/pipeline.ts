@@ -38,11 +38,34 @@ export interface PipelineOptions extends RecallOptions {
 
 const NO_CANDIDATES: Candidates = { names: [], places: [], aliases: [] };
 
+/**
+ * The most of one message recall reads, in UTF-16 units: its first and last halves of this. A longer
+ * message is a paste no model's context holds whole (about 250,000 tokens), and reading all of a 30 MB
+ * one would hold up every other request of the process.
+ */
+export const MESSAGE_READ_MAX = 1_000_000;
+
+/** `text` when it is within the cap, else its start and end, joined by a line break. */
+export function readOf(text: string): string {
+  if (text.length <= MESSAGE_READ_MAX) return text;
+  const half = MESSAGE_READ_MAX / 2;
+  const head = isHigh(text.charCodeAt(half - 1)) ? half - 1 : half;
+  const tail = isHigh(text.charCodeAt(text.length - half - 1)) ? half - 1 : half;
+  return `${text.slice(0, head)}\n${text.slice(text.length - tail)}`;
+}
+
+function isHigh(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
 export async function recall(
   compiled: Compiled,
-  turns: readonly Turn[],
+  given: readonly Turn[],
   options: PipelineOptions = {},
 ): Promise<RecallResult> {
+  const turns = given.some((t) => t.text.length > MESSAGE_READ_MAX)
+    ? given.map((t) => ({ ...t, text: readOf(t.text) }))
+    : given;
   const framing = options.framing ?? DEFAULT_FRAMING;
   const { markers, maxContextChars, segmenter, index } = options;
   const scanDepth = options.scanDepth ?? DEFAULT_SCAN_DEPTH;

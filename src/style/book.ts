@@ -7,7 +7,7 @@
  * preferences' code is loaded only when asked for, so a hook that observes loads the least.
  */
 import { LoreError } from "../errors.ts";
-import { exampleAround, sanitize } from "../sanitize.ts";
+import { excerpt, sanitize } from "../sanitize.ts";
 import { rowValues, StyleDb, stylePath, toRecord } from "./_db.ts";
 import { conversationHash, habitId } from "./_ids.ts";
 import { Readers } from "./_readers.ts";
@@ -15,6 +15,7 @@ import type { InitResult, InitState } from "./_seed.ts";
 import { StyleSettingsFile } from "./_settings-file.ts";
 import { aging, findHabit, isPaused, listOrder, putHabit, shown, sweep } from "./_store.ts";
 import { guessLocale } from "./dictionary.ts";
+import { styleFold } from "./fold.ts";
 import { type Hint, hintSignal } from "./hints.ts";
 import { fate, type HabitRecord, pinned, type Rules, type Seen, sighted } from "./rules.ts";
 import type { StyleScore } from "./score.ts";
@@ -64,6 +65,7 @@ export class Book implements StyleBook {
       .map((m) => ({
         conv: conversationHash(String(m.conversation)),
         reading: readMessage(m.text, this.readers.reader(), this.learned()),
+        text: m.text,
       }))
       .filter((r) => r.reading.sightings.length > 0);
     if (readings.length === 0) return;
@@ -72,13 +74,12 @@ export class Book implements StyleBook {
     const keep = rules.exampleLength;
     this.db.write((q) => {
       if (isPaused(q)) return;
-      for (const { conv, reading } of readings) {
+      for (const { conv, reading, text } of readings) {
+        const shows = excerptOf(text, keep);
         for (const s of reading.sightings) {
           const id = habitId(s.kind, s.signal);
           const prev = q.habit.get(id);
-          const example =
-            prev?.example ??
-            (s.start >= 0 && keep > 0 ? exampleAround(reading.text, s.start, s.end, keep) : undefined);
+          const example = prev?.example ?? (s.start >= 0 ? shows(s.signal) : undefined);
           putHabit(
             q,
             sighted(prev ? toRecord(prev) : undefined, seenOf(id, s, example), conv, now, false, rules),
@@ -295,6 +296,25 @@ export class Book implements StyleBook {
   private learned() {
     return this.readers.learned(this.db.read((q) => q.bySource.all("hint").map(toRecord), []));
   }
+}
+
+/**
+ * The example a message can give a habit: its one excerpt (sanitize.ts, the same the hit log keeps),
+ * for the habits the excerpt shows. Never a second window of the message: two could be joined back.
+ */
+function excerptOf(text: string, keep: number): (signal: string) => string | undefined {
+  let taken: { text?: string; folded: string } | undefined;
+  return (signal) => {
+    if (keep <= 0) return undefined;
+    if (taken === undefined) {
+      const kept = excerpt(text, keep);
+      taken = {
+        ...(kept === undefined ? {} : { text: kept }),
+        folded: kept === undefined ? "" : styleFold(kept),
+      };
+    }
+    return taken.text !== undefined && taken.folded.includes(styleFold(signal)) ? taken.text : undefined;
+  };
 }
 
 function seenOf(id: string, s: Signal, example: string | undefined): Seen {

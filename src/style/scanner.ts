@@ -159,11 +159,22 @@ export class TermScanner<T> {
   /** The hits in `folded` (already styleFold-ed), leftmost-longest, without overlaps or blockers. */
   scan(folded: string): ScanHit<T>[] {
     const found: { term: number; start: number; end: number }[] = [];
+    // Where each term's last run-on stopped: hits come in order of their end, so a later hit of the
+    // term that ends inside that run runs on to the same place. Walking it again from every hit
+    // would be quadratic in a long run ("……" for "...", "hahaha…" for "haha").
+    const ranTo = new Map<number, number>();
     this.automaton.scan(folded, (hit) => {
       const spec = this.specs[hit.term]!;
       const more = this.moreOf(hit.term);
       let end = hit.end;
-      if (more) while (end < folded.length && more.has(folded.charCodeAt(end))) end++;
+      if (more) {
+        const known = ranTo.get(hit.term);
+        if (known !== undefined && known >= end) end = known;
+        else {
+          while (end < folded.length && more.has(folded.charCodeAt(end))) end++;
+          ranTo.set(hit.term, end);
+        }
+      }
       if (!edgeHolds(folded, hit.start - 1, spec.left, "left")) return;
       if (!edgeHolds(folded, end, spec.right, "right")) return;
       found.push({ term: hit.term, start: hit.start, end });

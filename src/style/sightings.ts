@@ -6,6 +6,7 @@
  * addresses and quoted lines are blanked first: they are pasted, not said. Pure: text in, sightings
  * out; the store decides what they mean.
  */
+import { EMAIL, LINK } from "../sanitize.ts";
 import type { DictEntry } from "./dictionary.ts";
 import { emojiKey, findEmoji } from "./emoji.ts";
 import { foldMapped, styleFold } from "./fold.ts";
@@ -121,9 +122,9 @@ export function loadedReader(entries: readonly DictEntry[], tables: ScannerTable
 const PASTED: [string, RegExp][] = [
   ["```", /```[\s\S]*?(?:```|$)/g], // fenced code, closed or running to the end
   ["`", /`[^`\n]+`/g], // inline code
-  ["://", /\b[a-z][a-z0-9+.-]*:\/\/\S*/gi], // links
-  ["www.", /\bwww\.\S+/gi],
-  ["@", /[^\s@]+@[^\s@]+\.[^\s@]+/g], // e-mail addresses
+  ["://", LINK], // links (and www.), e-mail addresses: sanitize.ts's patterns, linear in a long run
+  ["www.", LINK],
+  ["@", EMAIL],
   [">", /^[ \t]*>.*$/gm], // quoted lines
 ];
 

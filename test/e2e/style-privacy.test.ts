@@ -33,6 +33,18 @@ const FIRING = [
 let vault = "";
 let home = "";
 
+/**
+ * Prompts of one more hook session: a password nothing names as one, and a long message in which
+ * style memory sees five habits (each once kept its own window of the message: five windows of one
+ * sentence could be joined back into it).
+ */
+const PASSWORD = "hunter2PRIVpass";
+const EXTRA = [
+  `pw ${PASSWORD} for staging, ngl`,
+  "ngl the staging box fell over at night, lol then the pager rang twice in a row, tbh I blamed the " +
+    "nginx config at first, lowkey it was a typo in one header name, no cap we fixed it by sunrise",
+];
+
 beforeAll(async () => {
   const bin = process.env.LORECARDS_BIN ?? (await ensureBinary());
   vault = makeVault([...CARDS, ...FIRING]);
@@ -51,6 +63,13 @@ beforeAll(async () => {
           });
           expect(r.code).toBe(0);
         }
+    }
+    for (const prompt of EXTRA) {
+      const r = await runBinary(["hook", "--vault", vault], {
+        stdin: hookPayload("hook-privacy", prompt),
+        env: { HOME: home },
+      });
+      expect(r.code).toBe(0);
     }
   } finally {
     await gateway.stop(); // waits for what the gateway was handed to be learned
@@ -136,12 +155,10 @@ describe("what the vault holds after learning", () => {
     const chat = await loadChat();
     const found: string[] = [];
     for (const { file, text } of files) {
-      for (const secret of chat.secrets)
+      for (const secret of [...chat.secrets, PASSWORD])
         if (text.includes(secret)) found.push(`${file}: the secret ${secret}`);
-      for (const c of chat.conversations)
-        for (const m of c.messages)
-          if (longRuns(m).some((run) => text.includes(run)))
-            found.push(`${file}: a message of ${c.id}: ${m}`);
+      for (const m of [...chat.conversations.flatMap((c) => c.messages), ...EXTRA])
+        if (longRuns(m).some((run) => text.includes(run))) found.push(`${file}: a message: ${m}`);
     }
     return found;
   }
@@ -161,5 +178,23 @@ describe("what the vault holds after learning", () => {
     const files = filesUnder(vault).filter((f) => f.file === HIT_LOG);
     expect(files).toHaveLength(1);
     expect(await leaks(files)).toEqual([]);
+  });
+
+  // Every store keeps the same one excerpt of a message (its start), never a window of its own.
+  test("all files together hold one window of a message, at most 60 characters wide", async () => {
+    const everything = filesUnder(vault)
+      .filter((f) => !f.file.endsWith(".md"))
+      .map((f) => f.text)
+      .join("\n");
+    const spans: string[] = [];
+    for (const m of EXTRA) {
+      const held: number[] = [];
+      for (let i = 0; i + 12 <= m.length; i++)
+        if (everything.includes(m.slice(i, i + 12))) held.push(i, i + 12);
+      if (held.length > 0) spans.push(`${Math.max(...held) - Math.min(...held)} of ${m.slice(0, 20)}…`);
+      if (held.length > 0 && Math.max(...held) - Math.min(...held) > CAP) spans.push(`too wide: ${m}`);
+    }
+    expect(spans.filter((s) => s.startsWith("too wide"))).toEqual([]);
+    expect(spans.length).toBeGreaterThan(0);
   });
 });

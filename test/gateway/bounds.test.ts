@@ -1,112 +1,143 @@
 /**
- * One request never holds up the others. The gateway runs in its own process (so the test's own work
- * never counts as the gateway's) and small GETs are sent to it one after another while an odd or huge
- * chat request goes through; none of them may wait for it. Bounds are generous: the failures they catch
- * took seconds.
+ * One request never holds up another (README "One request never holds up another"). The gateway and
+ * the fake upstream each run in a process of their own, so neither the test's clock nor the upstream's
+ * own work on a huge body counts as the gateway's. While a pathological chat request goes through,
+ * small requests the gateway answers itself (a Host it does not serve: 403) are sent one after
+ * another; the slowest of them may take at most 100 ms more than the slowest of a run of them sent
+ * alone, measured in the same run. A loaded machine (two cores shared by many processes) stretches
+ * every phase of the big request alike; there the bound is a share of the big request's own time: a
+ * small request may wait for a phase of it, never for most of it. Each case here once held the others
+ * up for seconds to minutes, nearly all of the big request's time.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import path from "node:path";
 import { type Msg, openaiBody } from "../support/bodies.ts";
-import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
+import { type ChildServer, startChild } from "../support/child-server.ts";
+import { startFakeUpstream } from "../support/fake-upstream.ts";
 import { harness } from "../support/gateway.ts";
 import { CARDS, makeVault, removeDir } from "../support/vault.ts";
-import { type StreamText, streamText } from "../support/wait.ts";
 
-const BUN = path.resolve("node_modules/.bin/bun");
 const MB = 1024 * 1024;
-const FAST_MS = 1000;
+/** How much longer than alone a small request may take beside a pathological one. */
+const SLOWED_MS = 100;
+/** Or, when the big request itself took long, half its time (it has several phases; a GC may join two). */
+const SHARE = 1 / 2;
 
-let upstream: FakeUpstream;
+let upstream: ChildServer;
+let gateway: ChildServer;
 let vault: string;
-let gateway: { url: string; stderr: StreamText; proc: Bun.Subprocess };
-
-async function spawnGateway(): Promise<typeof gateway> {
-  const proc = Bun.spawn([BUN, "test/support/gateway-process.ts", vault, upstream.url], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stderr = streamText(proc.stderr);
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`gateway process exited before listening: ${stderr.text()}`);
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { url: text.trim(), stderr, proc };
-}
+/** The slowest of a run of small requests with nothing else going on. */
+let alone = 0;
 
 beforeAll(async () => {
-  upstream = startFakeUpstream();
   vault = makeVault();
-  gateway = await spawnGateway();
+  upstream = await startChild("test/support/fake-upstream-process.ts");
+  gateway = await startChild("test/support/gateway-process.ts", [vault, upstream.url]);
+  // The first chat request loads the matcher and style memory's dictionary: no later request's cost.
+  await (await post(chat("alice, no cap"))).text();
+  for (let i = 0; i < 30; i++) alone = Math.max(alone, await small());
 });
 afterAll(async () => {
-  gateway.proc.kill();
-  await gateway.proc.exited;
-  await upstream.close();
+  await gateway.stop();
+  await upstream.stop();
   removeDir(vault);
 });
 
-/**
- * Sends `body` and, until its answer is read, small GETs one after another; returns the big request's
- * answer and the longest any small one took.
- */
-async function alongside(body: BodyInit, headers: Record<string, string> = {}) {
-  const small = async () => {
-    const t = performance.now();
-    await (await fetch(`${gateway.url}/v1/models`)).arrayBuffer();
-    return performance.now() - t;
-  };
-  await small();
-  let done = false;
-  const big = fetch(`${gateway.url}/v1/chat/completions`, {
+/** A request the gateway answers by itself, and how long that took. */
+async function small(): Promise<number> {
+  const t = performance.now();
+  const res = await fetch(`${gateway.url}/v1/models`, { headers: { host: "elsewhere.example" } });
+  await res.arrayBuffer();
+  if (res.status !== 403) throw new Error(`the small request got ${res.status}, not the gateway's own 403`);
+  return performance.now() - t;
+}
+
+function post(body: BodyInit): Promise<Response> {
+  return fetch(`${gateway.url}/v1/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json", ...headers },
+    headers: { "content-type": "application/json" },
     body,
     duplex: "half",
-  } as RequestInit).then(async (res) => {
+  } as RequestInit);
+}
+
+/** The body of the last chat request the upstream received. */
+async function lastSent(): Promise<string> {
+  return (await fetch(`${upstream.url}/received/last`)).text();
+}
+
+interface Beside {
+  res: Response;
+  /** The slowest small request. */
+  worst: number;
+  /** How long the big request took. */
+  took: number;
+}
+
+/** Sends `body` and small requests one after another until it is answered. */
+async function alongside(body: BodyInit): Promise<Beside> {
+  let done = false;
+  const started = performance.now();
+  let took = 0;
+  const big = post(body).then(async (res) => {
     await res.arrayBuffer();
+    took = performance.now() - started;
     done = true;
     return res;
   });
   let worst = 0;
   while (!done) worst = Math.max(worst, await small());
-  return { res: await big, worst };
+  return { res: await big, worst, took };
 }
 
-const last = () => upstream.received.findLast((r) => r.path === "/v1/chat/completions")!;
-const filler = (chars: number, unit: string) => unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
+function expectNotHeldUp({ worst, took }: Beside): void {
+  const waited = Math.round(worst - alone);
+  if (waited > SLOWED_MS && waited > took * SHARE)
+    throw new Error(`a small request waited ${waited} ms beside a request of ${Math.round(took)} ms`);
+}
 
-describe("one request never holds up the others", () => {
-  test("a body nested 200,000 levels deep is forwarded byte for byte while small requests are served at once", async () => {
+const filler = (chars: number, unit: string) => unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
+const chat = (content: string) => JSON.stringify(openaiBody({ messages: [{ role: "user", content }] }));
+
+describe("a small request beside a pathological one is not held up", () => {
+  test.each([
+    ["1 MB of hex", "0123456789abcdef", MB],
+    ["1 MB of base64", "iVBORw0KGgo+/=", MB],
+    ["1 MB of Han", "我跟你讲这个项目", MB],
+    ["1 MB of emoji", "😭", MB],
+    ["1 MB of one credential's name", "password", MB],
+    ["28 MB of words", "plain words, no keyword here. ", 28 * MB],
+  ])("a message of %s, which is injected", async (_name, unit, size) => {
+    const beside = await alongside(chat(`the friday deploy ${filler(size, unit)}`));
+    expect(beside.res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
+    expectNotHeldUp(beside);
+  });
+
+  test("a body nested 200,000 levels deep, forwarded byte for byte", async () => {
     const depth = 200_000;
     const raw = `{"model":"x","messages":[{"role":"user","content":"the friday deploy?"}],"x":${"[".repeat(depth)}${"]".repeat(depth)}}`;
     const before = gateway.stderr.text().length;
-    const { res, worst } = await alongside(raw);
-    expect(res.status).toBe(200);
-    expect(res.headers.get("x-lorecards-injected")).toBeNull();
-    expect(last().body).toBe(raw);
-    expect(worst).toBeLessThan(FAST_MS);
+    const beside = await alongside(raw);
+    expect(beside.res.status).toBe(200);
+    expect(beside.res.headers.get("x-lorecards-injected")).toBeNull();
+    expect(await lastSent()).toBe(raw);
+    expectNotHeldUp(beside);
     await gateway.stderr.waitFor("nested deeper than", before);
-    expect(gateway.stderr.text().slice(before)).toContain("nested deeper than");
   });
 
-  test("a long history full of unclosed wrapper tags costs only its scan window, and is injected", async () => {
+  test("a long history full of unclosed wrapper tags, which costs only its scan window and is injected", async () => {
     // Someone discussing the hook's source: every message names <system-reminder> and never closes it.
     const messages = Array.from({ length: 100 }, () => ({
       role: "user" as const,
       content: filler(50_000, "<system-reminder> "),
     }));
     messages.push({ role: "user", content: "and the friday deploy?" });
-    const { res, worst } = await alongside(JSON.stringify(openaiBody({ messages })));
-    expect(res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
-    expect(worst).toBeLessThan(FAST_MS);
+    const beside = await alongside(JSON.stringify(openaiBody({ messages })));
+    expect(beside.res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
+    expectNotHeldUp(beside);
   });
 
-  test("a realistic 20 MB chat (base64 images and a long history) is still injected, quickly", async () => {
+  test("a realistic 20 MB chat (base64 images and a long history), which is injected", async () => {
     const image = `data:image/png;base64,${"iVBORw0KGgo".repeat(MB / 10)}`;
     const messages: unknown[] = [];
     for (let i = 0; i < 18; i++) {
@@ -122,11 +153,11 @@ describe("one request never holds up the others", () => {
     messages.push({ role: "user", content: "what about the friday deploy?" });
     const raw = JSON.stringify({ model: "gpt-test", messages });
     expect(raw.length).toBeGreaterThan(19 * MB);
-    const { res, worst } = await alongside(raw);
-    expect(res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
-    const sent = JSON.parse(last().body) as { messages: { content: unknown }[] };
+    const beside = await alongside(raw);
+    expect(beside.res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
+    const sent = JSON.parse(await lastSent()) as { messages: { content: unknown }[] };
     expect(sent.messages.slice(0, -1)).toEqual(messages.slice(0, -1) as typeof sent.messages);
-    expect(worst).toBeLessThan(FAST_MS);
+    expectNotHeldUp(beside);
   });
 
   test.each([
@@ -143,7 +174,7 @@ describe("one request never holds up the others", () => {
         }),
     ],
   ])(
-    "a chat body past the size the gateway reads (%s) is streamed upstream untouched, with a line on stderr",
+    "a chat body past the size the gateway reads (%s), streamed upstream untouched with a line on stderr",
     async (_name, make) => {
       const messages = [
         { role: "user" as const, content: filler(33 * MB, "plain words, no keyword here. ") },
@@ -151,12 +182,12 @@ describe("one request never holds up the others", () => {
       ];
       const raw = JSON.stringify(openaiBody({ messages }));
       const before = gateway.stderr.text().length;
-      const { res } = await alongside(make(raw));
-      expect(res.status).toBe(200);
-      expect(res.headers.get("x-lorecards-injected")).toBeNull();
-      expect(last().body === raw).toBe(true);
+      const beside = await alongside(make(raw));
+      expect(beside.res.status).toBe(200);
+      expect(beside.res.headers.get("x-lorecards-injected")).toBeNull();
+      expect((await lastSent()) === raw).toBe(true);
+      expectNotHeldUp(beside);
       await gateway.stderr.waitFor("larger than", before);
-      expect(gateway.stderr.text().slice(before)).toContain("larger than");
     },
   );
 });
@@ -173,7 +204,8 @@ describe("only the scan window is read", () => {
         extra: "scan_depth: 5\n",
       },
     ]);
-    const h = harness(deep, upstream, { window: 1 });
+    const local = startFakeUpstream();
+    const h = harness(deep, local, { window: 1 });
     try {
       const messages: Msg[] = [
         { role: "user", content: "the blue notebook and the corner cafe" },
@@ -186,6 +218,7 @@ describe("only the scan window is read", () => {
       expect(res.headers.get("x-lorecards-injected")).toBe("the blue notebook");
     } finally {
       h.close();
+      await local.close();
       removeDir(deep);
     }
   });

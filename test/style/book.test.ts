@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../../src/errors.ts";
+import { excerpt } from "../../src/sanitize.ts";
 import { openStyle, type StyleBook, stylePath } from "../../src/style/index.ts";
 import { DAY, RULES } from "../../src/style/rules.ts";
 import { removeDir, tempDir } from "../support/vault.ts";
@@ -117,14 +118,33 @@ describe("learning from the person's messages", () => {
     expect(await habit(book, "no cap")).toMatchObject({ state: "active", count: 3, conversations: 2 });
   });
 
-  test("a habit keeps one sanitized example of at most 60 characters", async () => {
+  test("a habit's example is its message's one excerpt, scrubbed, when the excerpt shows it", async () => {
     const { book } = await vault();
-    const message = `my key is sk-Zx9Qw8Er7Ty6Ui5Op4As and ${"filler words here ".repeat(10)} no cap this is it`;
+    const message = `no cap this is it, my key is sk-Zx9Qw8Er7Ty6Ui5Op4As and ${"filler words here ".repeat(10)}`;
     await book.observe("c1", message);
     const example = (await habit(book, "no cap"))!.example!;
+    expect(example).toBe(excerpt(message)!);
     expect(example.length).toBeLessThanOrEqual(60);
     expect(example).toContain("no cap this is it");
     expect(example).not.toContain("sk-");
+  });
+
+  test("habits seen in one message share its one excerpt: no second window of it is kept", async () => {
+    const { root, book } = await vault();
+    const words = "plain words about the build ".repeat(3);
+    const message = `ngl ${words}lol ${words}tbh ${words}lowkey ${words}no cap ${words}`;
+    await book.observe("c1", message);
+    const habits = await book.list();
+    expect(habits.map((h) => h.signal)).toEqual(
+      expect.arrayContaining(["ngl", "lol", "tbh", "lowkey", "no cap"]),
+    );
+    expect(new Set(habits.flatMap((h) => (h.example === undefined ? [] : [h.example])))).toEqual(
+      new Set([excerpt(message)!]),
+    );
+    await book.close();
+    const bytes = fs.readFileSync(stylePath(root)).toString("utf8");
+    for (const later of ["lol plain", "tbh plain", "lowkey plain", "no cap plain"])
+      expect(bytes).not.toContain(later);
   });
 
   test("nothing of a message is stored beyond the examples (the file, read as bytes)", async () => {

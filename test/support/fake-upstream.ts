@@ -88,6 +88,9 @@ export function startFakeUpstream(options: FakeUpstreamOptions = {}): FakeUpstre
           });
         case "PUT /count":
           return new Response(body);
+        // For a test whose upstream runs in another process (fake-upstream-process.ts).
+        case "GET /received/last":
+          return new Response(received.findLast((r) => r.method === "POST")?.body ?? "");
         default:
           return Response.json(
             { method: req.method, path: url.pathname, search: url.search, body },
