@@ -279,7 +279,7 @@ describe("settings the book applies", () => {
     const root = tempDir();
     fs.writeFileSync(path.join(root, "settings.yaml"), "style:\n  example_length: 12\n");
     const { book } = await open({}, root);
-    await book.observe("a", "well honestly, no cap, that was the best pizza I ever had");
+    await book.observe("a", "no cap, that was the best pizza I ever had, honestly");
     const kept = (await book.list()).find((h) => h.signal === "no cap");
     expect(kept?.example?.length).toBeLessThanOrEqual(12);
     expect(kept?.example).toContain("no cap");
