@@ -23,8 +23,10 @@ export { hitEntry } from "./hit-entry.ts";
 export {
   DEFAULT_BUDGET,
   DEFAULT_SCAN_DEPTH,
+  MESSAGE_READ_MAX,
   namesIn,
   type PipelineOptions,
+  readOf,
   recall,
 } from "./pipeline.ts";
 export { type RefreshReport, refreshVault } from "./refresh.ts";

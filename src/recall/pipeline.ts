@@ -39,11 +39,12 @@ export interface PipelineOptions extends RecallOptions {
 const NO_CANDIDATES: Candidates = { names: [], places: [], aliases: [] };
 
 /**
- * The most of one message recall reads, in UTF-16 units: its first and last halves of this. A longer
- * message is a paste no model's context holds whole (about 250,000 tokens), and reading all of a 30 MB
- * one would hold up every other request of the process.
+ * The most of one message recall reads, in UTF-16 units: its first and last halves of this (128 Ki
+ * characters each, some 30,000 words). A longer message is a paste (a log, a dump, a file), and the
+ * person's own words sit before or after it; matching all of a megabyte takes tens of milliseconds,
+ * which every other request of a gateway would wait for.
  */
-export const MESSAGE_READ_MAX = 1_000_000;
+export const MESSAGE_READ_MAX = 256 * 1024;
 
 /** `text` when it is within the cap, else its start and end, joined by a line break. */
 export function readOf(text: string): string {
