@@ -11,6 +11,7 @@
  * the message, so the bytes the model reads are the same whichever shape the client chose.
  */
 
+import { typedText } from "../recall/index.ts";
 import type { Placement } from "../state/index.ts";
 import type { UsageShape } from "./_usage.ts";
 
@@ -29,8 +30,19 @@ export interface ChatView {
   messages: ChatMessage[];
   /** A conversation id the client put in the body, named by its source (`claude-code:<uuid>`). */
   session?: string;
+  /**
+   * Why a body read whole has no place for cards (a text prompt with no template or marker): it is
+   * passed through, and the reason said once on stderr.
+   */
+  notice?: string;
   /** A hash of message `i` as the client sent it (role and content, cache hints ignored). */
   hash(i: number): string;
+  /**
+   * What message `i` is, for finding it again on a later request wherever it sits (replay.ts): its
+   * role and canonical content, with a user message's text reduced to what the person typed (a client
+   * that drops or rewrites its own wrapper around earlier words has not changed the message).
+   */
+  key(i: number): string;
 }
 
 /** Bytes to add: `text` (a wrapped block) placed relative to the original message at `anchor`. */
@@ -49,8 +61,10 @@ export interface Edit {
 export interface Adapter<Name extends string = string> {
   /** The protocol's name, as turn records and `stats` name it. */
   name: Name;
-  /** Request paths this adapter injects into (POST only). */
+  /** Request paths this adapter injects into (POST only); the first is the one people are told. */
   paths: readonly string[];
+  /** Paths with parts of their own (Gemini's model name and method), besides `paths`. */
+  matches?(pathname: string): boolean;
   /** Where `--inject system` puts cards for this protocol. */
   systemPlace: Placement;
   /** The view of a body, or null when its shape is not one we recognise (it is then forwarded as is). */
@@ -114,25 +128,43 @@ function canonicalContent(content: unknown): unknown {
 }
 
 export function hashMessage(role: string, content: unknown): string {
-  const canonical = JSON.stringify([role, canonicalContent(content)]);
-  return new Bun.CryptoHasher("sha256").update(canonical).digest("hex").slice(0, 32);
+  return sha(JSON.stringify([role, canonicalContent(content)]));
+}
+
+/** The identity of a message (`ChatView.key`): a user message's text parts as typed, empty ones dropped. */
+export function messageKey(role: string, content: unknown): string {
+  const canonical = canonicalContent(content);
+  if (role !== "user" || !Array.isArray(canonical)) return sha(JSON.stringify([role, canonical]));
+  const typed = canonical.flatMap((part) => {
+    if (!isObject(part) || part.type !== "text" || typeof part.text !== "string") return [part];
+    const text = typedText(part.text);
+    return text === "" ? [] : [{ ...part, text }];
+  });
+  return sha(JSON.stringify(["user", typed]));
+}
+
+function sha(text: string): string {
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 32);
 }
 
 /** A view over `messages` with hashes computed on demand (a body may carry megabytes of images). */
 export function makeView(system: string, raw: readonly JsonObject[], messages: ChatMessage[]): ChatView {
-  const cache = new Map<number, string>();
+  const hashes = new Map<number, string>();
+  const keys = new Map<number, string>();
+  const cached = (cache: Map<number, string>, i: number, of: typeof hashMessage) => {
+    let h = cache.get(i);
+    if (h === undefined) {
+      const m = raw[i];
+      h = m === undefined ? "" : of(String(m.role), m.content);
+      cache.set(i, h);
+    }
+    return h;
+  };
   return {
     system,
     messages,
-    hash(i) {
-      let h = cache.get(i);
-      if (h === undefined) {
-        const m = raw[i];
-        h = m === undefined ? "" : hashMessage(String(m.role), m.content);
-        cache.set(i, h);
-      }
-      return h;
-    },
+    hash: (i) => cached(hashes, i, hashMessage),
+    key: (i) => cached(keys, i, messageKey),
   };
 }
 

@@ -15,7 +15,13 @@
  */
 
 import type { CardPlacement } from "../card/types.ts";
-import { type Chosen, chosenCards, type RecallResult, type RenderedBlock } from "../recall/index.ts";
+import {
+  type Chosen,
+  chosenCards,
+  type RecallResult,
+  type RenderedBlock,
+  typedText,
+} from "../recall/index.ts";
 import type { CardRef, Placement, ReplayRecord } from "../state/index.ts";
 import type { Tier } from "../state/types.ts";
 import { type ChatView, type Edit, GAP } from "./_chat.ts";
@@ -56,8 +62,9 @@ function chatMessages(view: ChatView, target: number): number[] {
   return out;
 }
 
+/** The first message the person wrote (not one that only holds a client's wrapper: replay.ts `turnOf`). */
 export function firstUser(view: ChatView): number {
-  return view.messages.findIndex((m) => m.role === "user");
+  return view.messages.findIndex((m) => m.role === "user" && typedText(m.text) !== "");
 }
 
 /** The slot of a card's own placement. */

@@ -113,7 +113,9 @@ export class JsonPathScanner {
       this.lost = true;
       return;
     }
-    if (object && this.capture === null && this.stack.length > 0 && this.paths.has(this.path())) {
+    // The document itself is kept only when asked for by the empty path (a protocol whose counts sit
+    // at the top of each answer: Ollama's).
+    if (object && this.capture === null && this.paths.has(this.path())) {
       this.capture = "{";
       this.captureDepth = this.stack.length;
     }

@@ -4,6 +4,7 @@
  * the body), else a fingerprint of how the conversation opened. Everything the gateway keeps per
  * conversation (replay records, the ledger, timed memory, usage) is keyed on this.
  */
+import { CLIENT_SESSIONS } from "../clients.ts";
 import type { Markers } from "../inject/index.ts";
 import { stripBlocks } from "../inject/index.ts";
 import type { Conversation, Store } from "../state/index.ts";
@@ -12,16 +13,10 @@ import type { ChatView } from "./_chat.ts";
 
 export const CONVERSATION_HEADER = "x-lorecards-conversation";
 
-/**
- * Headers by which clients name their own conversation, in order of preference after ours. Claude
- * Code's stays the same across `--continue` (its system prompt does not); Codex sends `thread-id` and
- * `session-id`, both the same across `codex exec resume`.
- */
-const CLIENT_SESSION_HEADERS = [
-  ["x-claude-code-session-id", "claude-code"],
-  ["thread-id", "codex"],
-  ["session-id", "codex"],
-] as const;
+/** A client's session header, and the prefix its ids get (`claude-code:<uuid>`), from src/clients.ts. */
+const CLIENT_SESSION_HEADERS = CLIENT_SESSIONS.map(
+  (s) => [s.header, s.client.toLowerCase().replaceAll(" ", "-")] as const,
+);
 
 /** A conversation id the client gave: ours, a client's session header, or a session id in the body. */
 export function clientConversation(view: ChatView, headers: Headers): string | undefined {

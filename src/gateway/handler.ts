@@ -51,14 +51,20 @@ export interface HandlerOptions {
 }
 
 /**
- * Chat-like paths warned about once each, up to this many: a client probing paths must not make a
+ * Kinds of requests told about once each, up to this many: a client probing paths must not make a
  * long-running gateway remember (or print) an unbounded list.
  */
-const WARNED_PATHS = 100;
+const WARNED_KINDS = 100;
 
 export function createHandler(options: HandlerOptions): (req: Request, peer?: Peer) => Promise<Response> {
   const doFetch = options.fetch ?? fetch;
-  const warnedPaths = new Set<string>();
+  const said = new Set<string>();
+  /** Says a line once per kind of request, up to WARNED_KINDS of them. */
+  const sayOnce = (kind: string, line: () => string) => {
+    if (said.has(kind) || said.size >= WARNED_KINDS) return;
+    said.add(kind);
+    options.deps.warn(line());
+  };
   const rules = guardRules(options);
   return async (req, peer) => {
     const refused = guardRequest(req, rules, clientAddress(req, peer));
@@ -70,21 +76,7 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
     if (isPreflight(req)) return withOurHeadersAllowed(await forward(plain(target, req, doFetch)));
     const adapter = adapterFor(req.method, url.pathname);
     if (!adapter) {
-      if (
-        req.method === "POST" &&
-        looksLikeChat(url.pathname) &&
-        !warnedPaths.has(url.pathname) &&
-        warnedPaths.size < WARNED_PATHS
-      ) {
-        warnedPaths.add(url.pathname);
-        options.deps.warn(
-          `lorecards gateway: POST ${url.pathname} passed through without cards: it looks like a chat API, ` +
-            `but the gateway injects only into ${ADAPTERS.flatMap((a) => a.paths.slice(0, 1)).join(", ")}` +
-            (url.pathname.includes("/v1/v1/")
-              ? " (a doubled /v1: give this client the base URL without /v1)"
-              : ""),
-        );
-      }
+      if (req.method === "POST") sayOnce(`passed:${kindOf(url.pathname)}`, () => passedThrough(url.pathname));
       return forward(plain(target, req, doFetch));
     }
 
@@ -105,6 +97,10 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
     }
     const raw = read.bytes;
     const outcome = await tryPipeline(adapter, req, raw, options);
+    if (outcome && !outcome.changed && outcome.notice)
+      sayOnce(`notice:${adapter.name}:${outcome.reason}`, () => {
+        return `lorecards gateway: POST ${url.pathname} passed through without cards: ${outcome.reason}`;
+      });
     const tap = usageTap(adapter, outcome, req.signal, options.deps);
     if (!outcome?.changed) {
       return forward({ url: target, req, body: raw, bodyReplaced: false, injected: [], fetch: doFetch, tap });
@@ -121,9 +117,34 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
   };
 }
 
-/** A path a chat client would call: worth a word when it is not one we inject into. */
-function looksLikeChat(pathname: string): boolean {
-  return pathname.includes("/v1/v1/") || /\/(messages|completions|responses)\/?$/.test(pathname);
+/**
+ * What a request passed through is, for saying so once: its path with the parts that name a model,
+ * a project, a region or a deployment left out (Bedrock's `/model/ID/converse`, Vertex AI's
+ * `/v1/projects/P/locations/L/publishers/google/models/M:generateContent`).
+ */
+export function kindOf(pathname: string): string {
+  return pathname
+    .split("/")
+    .map((part, i, all) => (i > 0 && NAMED_BY_PREVIOUS.has(all[i - 1]!) ? part.replace(/^[^:]+/, "*") : part))
+    .join("/");
+}
+
+const NAMED_BY_PREVIOUS = new Set([
+  "models",
+  "model",
+  "projects",
+  "locations",
+  "publishers",
+  "deployments",
+  "tunedModels",
+]);
+
+function passedThrough(pathname: string): string {
+  const spoken = ADAPTERS.map((a) => a.paths[0]).join(", ");
+  const doubled = pathname.includes("/v1/v1/")
+    ? " (a doubled /v1: give this client the base URL without /v1)"
+    : "";
+  return `lorecards gateway: POST ${kindOf(pathname)} passed through without cards: the gateway writes them only into ${spoken}${doubled}`;
 }
 
 function plain(url: string, req: Request, doFetch: typeof fetch): ForwardInput {

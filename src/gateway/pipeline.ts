@@ -50,6 +50,7 @@ export async function runPipeline(
   // 1. read
   const view = adapter.read(body);
   if (view === null) throw new Error(`${adapter.name} body has a shape we do not recognise`);
+  if (view.notice !== undefined) return { changed: false, reason: view.notice, notice: true };
   // Other requests get a turn here, before the new body is serialised, and while this request's commit
   // waits for the group commit it shares with them (state/_write-queue.ts). A request of the same
   // conversation that loads meanwhile reads the queued write (a store reads its own writes), and every

@@ -7,10 +7,20 @@
  */
 import type { Adapter } from "./_chat.ts";
 import { anthropicAdapter } from "./anthropic.ts";
+import { completionsAdapter } from "./completions.ts";
+import { geminiAdapter } from "./gemini.ts";
+import { ollamaAdapter } from "./ollama.ts";
 import { openaiAdapter } from "./openai.ts";
 import { responsesAdapter } from "./responses.ts";
 
-export const ADAPTERS = [openaiAdapter, anthropicAdapter, responsesAdapter] as const;
+export const ADAPTERS = [
+  openaiAdapter,
+  anthropicAdapter,
+  responsesAdapter,
+  geminiAdapter,
+  ollamaAdapter,
+  completionsAdapter,
+] as const;
 
 /** The name of a protocol the gateway speaks, as a turn record keeps it. */
 export type ApiName = (typeof ADAPTERS)[number]["name"];
@@ -18,7 +28,7 @@ export type ApiName = (typeof ADAPTERS)[number]["name"];
 /** The adapter of a chat request, or undefined for a request the gateway passes through untouched. */
 export function adapterFor(method: string, pathname: string): Adapter<ApiName> | undefined {
   if (method !== "POST") return undefined;
-  return ADAPTERS.find((a) => a.paths.includes(pathname));
+  return ADAPTERS.find((a) => a.paths.includes(pathname) || a.matches?.(pathname) === true);
 }
 
 /** The adapter of a protocol by its name. */

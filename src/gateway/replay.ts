@@ -1,14 +1,15 @@
 /**
  * Replay keeps the conversation append-only. The client never sees what we injected, so it resends
  * each old message without its cards. For every earlier injection we recorded the bytes, the message
- * they went into (index) and a hash of that message as the client sent it; while the message is still
- * there unchanged, the same bytes go back in the same place. Upstream then sees each request as the
+ * they went into (what it is and what it follows, and where it was); while that message is still
+ * there, wherever it now sits, the same bytes go back in the same place. Upstream then sees each request as the
  * previous one plus new messages (the prompt cache keeps its prefix) and "already in context" is true.
  * An edited or dropped message no longer matches: its cards count as gone and may be injected again.
+ * What counts as the same message is in docs/GATEWAY.md ("Conversations, dedupe and replay").
  * Pure: decides edits from a view and stored records; the pipeline does the I/O.
  */
 
-import { sentVersions } from "../recall/index.ts";
+import { sentVersions, typedText } from "../recall/index.ts";
 import type { Conversation, ReplayRecord } from "../state/index.ts";
 import type { ChatView, Edit } from "./_chat.ts";
 import { messageHashOf, type SlottedBlock, slotHash } from "./_slots.ts";
@@ -48,19 +49,24 @@ export function planReplay(
   records: readonly ReplayRecord[],
   reinjectAfter: number,
 ): ReplayPlan {
-  let target = -1;
-  let turn = 0;
-  view.messages.forEach((m, i) => {
-    if (m.role === "user") {
-      target = i;
-      turn++;
-    }
-  });
-  const applies = (r: ReplayRecord) => r.anchor <= target && messageHashOf(r.hash) === view.hash(r.anchor);
+  const { target, turn } = turnOf(view);
+  const where = locate(view, target);
+  // Each record with its message's place in this request; a record whose message is gone is dropped.
+  const found: ReplayRecord[] = [];
+  for (const r of records) {
+    const at = where(r);
+    if (at !== -1) found.push(at === r.anchor ? r : { ...r, anchor: at });
+  }
   const ofThisTurn = records.filter((r) => r.turn === turn);
-  const isRepeat = ofThisTurn.length > 0 && ofThisTurn.every(applies);
-  // A turn whose own records no longer all apply (its message was edited) is recalled again whole.
-  const live = records.filter((r) => applies(r) && (isRepeat || r.turn !== turn)).sort(inPromptOrder);
+  const foundOfThisTurn = found.filter((r) => r.turn === turn);
+  // The same turn again (a retry, a regenerate, a tool loop's next request) when its block is still
+  // on the newest message, or every block of the turn is still in place. A record of this turn on a
+  // message that is not here came from another request of the turn (a client's title request, which
+  // wraps the prompt its own way); one whose message was edited means the turn is recalled again whole.
+  const isRepeat =
+    foundOfThisTurn.length > 0 &&
+    (foundOfThisTurn.some((r) => r.anchor === target) || foundOfThisTurn.length === ofThisTurn.length);
+  const live = found.filter((r) => isRepeat || r.turn !== turn).sort(inPromptOrder);
   const inContext = new Set<string>();
   const byTurn = [...live].sort((a, b) => a.turn - b.turn);
   for (const r of byTurn) {
@@ -75,12 +81,85 @@ export function planReplay(
     turn,
     replayed: live,
     edits,
-    repeat: isRepeat ? ofThisTurn : null,
+    repeat: isRepeat ? foundOfThisTurn : null,
     inContext,
     sent,
     stable: live.find((r) => r.tier === "stable") ?? null,
     lastReplayed: earlier.length === 0 ? null : earlier.reduce((a, b) => (b.turn >= a.turn ? b : a)),
   };
+}
+
+/**
+ * The newest message the person wrote, and the turn it is (how many such messages there are). A user
+ * message holding only what a client wraps around the person's words (Codex's AGENTS.md and
+ * `<environment_context>` message, src/clients.ts) is not a turn and never the target.
+ */
+export function turnOf(view: ChatView): { target: number; turn: number } {
+  let target = -1;
+  let turn = 0;
+  view.messages.forEach((m, i) => {
+    if (m.role === "user" && typedText(m.text) !== "") {
+      target = i;
+      turn++;
+    }
+  });
+  return { target, turn };
+}
+
+/**
+ * A record's message in this request, by what it is rather than where it was (its role and canonical
+ * content, `ChatView.key`): a client that drops, inserts or moves messages before it (SillyTavern's
+ * example dialogue, World Info and Author's Note messages) leaves the block with its message. Of two
+ * messages with the same content (a second "yes"), the one after the message the record's followed,
+ * then the one nearest its old place. A record from before keys (a bare hash) applies only where it
+ * was. -1 when the message is gone or comes after the target.
+ */
+function locate(view: ChatView, target: number): (r: ReplayRecord) => number {
+  let index: { byKey: Map<string, number[]>; follows: Map<number, string> } | undefined;
+  const build = () => {
+    const byKey = new Map<string, number[]>();
+    const follows = new Map<number, string>();
+    let previous = "";
+    for (let i = 0; i <= target; i++) {
+      const role = view.messages[i]!.role;
+      if (role !== "user" && role !== "assistant") continue;
+      const key = view.key(i);
+      const list = byKey.get(key);
+      if (list) list.push(i);
+      else byKey.set(key, [i]);
+      follows.set(i, previous);
+      previous = key.slice(0, FOLLOWS_CHARS);
+    }
+    return { byKey, follows };
+  };
+  return (r) => {
+    const message = messageHashOf(r.hash);
+    const tilde = message.indexOf("~");
+    if (tilde === -1) return r.anchor <= target && view.hash(r.anchor) === message ? r.anchor : -1;
+    index ??= build();
+    const candidates = index.byKey.get(message.slice(0, tilde)) ?? [];
+    if (candidates.length <= 1) return candidates[0] ?? -1;
+    const after = message.slice(tilde + 1);
+    const same = candidates.filter((i) => index!.follows.get(i) === after);
+    const pool = same.length > 0 ? same : candidates;
+    return pool.reduce((a, b) => (Math.abs(b - r.anchor) < Math.abs(a - r.anchor) ? b : a));
+  };
+}
+
+/** Characters of the previous message's key a record keeps, to tell two equal messages apart. */
+const FOLLOWS_CHARS = 8;
+
+/** What a record made now says its message is: its key, and the key of the chat message before it. */
+function identityOf(view: ChatView, anchor: number): string {
+  let previous = "";
+  for (let i = anchor - 1; i >= 0; i--) {
+    const role = view.messages[i]!.role;
+    if (role === "user" || role === "assistant") {
+      previous = view.key(i).slice(0, FOLLOWS_CHARS);
+      break;
+    }
+  }
+  return `${view.key(anchor)}~${previous}`;
 }
 
 /**
@@ -118,7 +197,7 @@ export function recordFor(view: ChatView, turn: number, block: SlottedBlock): Re
   const { slot, tier } = block;
   return {
     anchor: slot.anchor,
-    hash: slotHash(view.hash(slot.anchor), tier, slot, turn),
+    hash: slotHash(identityOf(view, slot.anchor), tier, slot, turn),
     place: slot.place,
     text: block.text,
     turn,

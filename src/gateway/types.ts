@@ -71,5 +71,9 @@ export interface Counted {
 }
 
 export type Outcome =
-  | ({ changed: false; reason: string } & Counted)
+  | ({
+      changed: false;
+      reason: string /** The reason is worth saying once on stderr. */;
+      notice?: boolean;
+    } & Counted)
   | { changed: true; body: string; injected: string[]; conversation: string; turn: number };

@@ -1,30 +1,34 @@
 /**
- * What the person typed, out of a user message that a coding client has wrapped. Claude Code puts
- * `<system-reminder>` text (the date, the project's whole CLAUDE.md) into user messages, and Codex its
- * `<environment_context>` and `<user_instructions>` (AGENTS.md); a keyword in those would fire a card
- * on every prompt and put the project's instructions into the hit log. Slash-command bookkeeping
- * (`<command-name>`, `<local-command-stdout>`, …) is the client talking, not the person. The hook and
- * the gateway both match on this text only, so the same prompt fires the same cards through either.
+ * What the person typed, out of a user message that a client has wrapped. Coding clients put their
+ * own text into user messages (Claude Code's `<system-reminder>` with the date and the whole CLAUDE.md,
+ * Codex's `<environment_context>` and AGENTS.md, Gemini CLI's `<session_context>`): a keyword there
+ * would fire a card on every prompt and put the project's instructions into the hit log. Slash-command
+ * bookkeeping (`<command-name>`, `<local-command-stdout>`, …) is the client talking, not the person.
+ * Which wrappers exist, and which client release each was seen in, is the table in src/clients.ts. The
+ * hook and the gateway both match on this text only, so the same prompt fires the same cards through
+ * either.
  */
 
-const WRAPPERS = ["system-reminder", "environment_context", "user_instructions"] as const;
-const HARNESS = /^\s*<(command-name|command-message|command-args|local-command-stdout|local-command-caveat)>/;
+import { CLIENT_BOOKKEEPING, CLIENT_WRAPPERS } from "../clients.ts";
+
+const WRAPPERS = CLIENT_WRAPPERS.map((w) => ({ open: w.open, close: w.close }));
+const BOOKKEEPING = CLIENT_BOOKKEEPING.map((b) => b.starts);
 
 /** The text without client wrappers; "" when the message is only the client's own bookkeeping. */
 export function typedText(text: string): string {
   const typed = text.includes("<") ? withoutWrappers(text).trim() : text.trim();
-  return HARNESS.test(typed) ? "" : typed;
+  return BOOKKEEPING.some((b) => typed.startsWith(b)) ? "" : typed;
 }
 
 /**
- * Removes each `<tag>…</tag>` (the first closing tag after the opening one), as
- * `/<(tag|…)>[\s\S]*?<\/\1>/g` would, in linear time: that regex rescans to the end of the text from
- * every opening tag that is never closed, which is quadratic (a 2 MB message of unclosed
- * `<system-reminder>` took over a minute). An opening tag with no closing tag after it means no later
- * one of that tag can close either, so that tag is dropped from the search.
+ * Removes each wrapper (from its opening text to the first closing text after it), as
+ * `/(<a>|<b>|…)[\s\S]*?(<\/a>|…)/g` would with each opener paired to its own closer, in linear time:
+ * that regex rescans to the end of the text from every opener that is never closed, which is
+ * quadratic (a 2 MB message of unclosed `<system-reminder>` took over a minute). An opener with no
+ * closer after it means no later one of that wrapper can close either, so it is dropped from the search.
  */
 function withoutWrappers(text: string): string {
-  const next = WRAPPERS.map((t) => text.indexOf(`<${t}>`));
+  const next = WRAPPERS.map((w) => text.indexOf(w.open));
   let out = "";
   let from = 0;
   for (;;) {
@@ -34,16 +38,16 @@ function withoutWrappers(text: string): string {
     }
     if (k === -1) return out + text.slice(from);
     const start = next[k]!;
-    const open = `<${WRAPPERS[k]}>`;
-    const end = text.indexOf(`</${WRAPPERS[k]}>`, start + open.length);
+    const { open, close } = WRAPPERS[k]!;
+    const end = text.indexOf(close, start + open.length);
     if (end === -1) {
       next[k] = -1;
       continue;
     }
     out += text.slice(from, start);
-    from = end + open.length + 1;
+    from = end + close.length;
     for (let t = 0; t < next.length; t++) {
-      if (next[t]! !== -1 && next[t]! < from) next[t] = text.indexOf(`<${WRAPPERS[t]}>`, from);
+      if (next[t]! !== -1 && next[t]! < from) next[t] = text.indexOf(WRAPPERS[t]!.open, from);
     }
   }
 }

@@ -92,17 +92,28 @@ describe("paths the gateway does not inject into", () => {
     expect(h.warnings[0]).toContain("without /v1");
   });
 
-  test("warnings for chat-looking paths stop after a hundred paths: a prober cannot grow them without end", async () => {
+  test("warnings for paths passed through stop after a hundred kinds: a prober cannot grow them without end", async () => {
     const h = setup();
     for (let i = 0; i < 105; i++) await h.sendRaw(`/p${i}/messages`, chat);
     expect(h.warnings).toHaveLength(100);
     expect(h.warnings[99]).toContain("POST /p99/messages passed through");
   });
 
-  test("other paths pass through without a word", async () => {
+  test("every other kind of request passed through is said once, a model or project in its path not making a new kind", async () => {
     const h = setup();
     await h.sendRaw("/v1/files", "x");
-    expect(h.warnings).toEqual([]);
+    await h.sendRaw("/v1/files", "x");
+    await h.sendRaw("/model/anthropic.claude-v2/converse", chat);
+    await h.sendRaw("/model/meta.llama3/converse", chat);
+    await h.sendRaw("/v1/projects/p1/locations/us/publishers/google/models/gemini:generateContent", chat);
+    await h.sendRaw("/v1/projects/p2/locations/eu/publishers/google/models/other:generateContent", chat);
+    expect(h.warnings).toEqual([
+      expect.stringContaining("POST /v1/files passed through without cards"),
+      expect.stringContaining("POST /model/*/converse passed through without cards"),
+      expect.stringContaining(
+        "POST /v1/projects/*/locations/*/publishers/*/models/*:generateContent passed through without cards",
+      ),
+    ]);
   });
 });
 

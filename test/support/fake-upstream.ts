@@ -8,6 +8,7 @@
  */
 
 import { gzipSync } from "node:zlib";
+import { protocolAnswer } from "./protocol-answers.ts";
 import { PROTOCOLS } from "./protocols.ts";
 
 export interface Received {
@@ -64,6 +65,9 @@ export function startFakeUpstream(options: FakeUpstreamOptions = {}): FakeUpstre
       if (failure && req.method === "POST") return failure;
       const chat = PROTOCOLS.find((p) => p.path === route);
       if (chat) return chat.reply(body, reply(options, body, index));
+      const other =
+        req.method === "POST" && protocolAnswer(url.pathname, url.search, body, reply(options, body, index));
+      if (other) return other;
       switch (route) {
         case "GET /gzip":
           return new Response(gzipSync(encoder.encode("compressed hello")), {
