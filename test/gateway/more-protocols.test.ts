@@ -214,7 +214,10 @@ async function storedTurn(vault: string, conversation: string) {
   const store = await vaultStore(vault);
   try {
     // The usage is recorded once the answer has been read to its end, after the client got it.
-    await until(async () => (await store.turns(conversation, 5)).at(-1)?.usage !== undefined, "the turn usage");
+    await until(
+      async () => (await store.turns(conversation, 5)).at(-1)?.usage !== undefined,
+      "the turn usage",
+    );
     return (await store.turns(conversation, 5)).at(-1);
   } finally {
     await store.close();
