@@ -20,6 +20,7 @@ import { rulesOf } from "../card/rules.ts";
 import type { CardMeta } from "../card/types.ts";
 import { checkVault } from "../check/vault.ts";
 import { vetCreate, vetUpdate } from "../check/vet.ts";
+import { LORE_SWITCHES, type LoreSwitch } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { recallJson } from "../explain/index.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
@@ -284,10 +285,15 @@ export function recallFields(input: Record<string, unknown>): RecallOptions {
   if (reach !== undefined && !(REACHES as readonly string[]).includes(reach)) {
     throw new LoreError("invalid_input", `reach must be ${REACHES.join(" or ")}`);
   }
+  const lore = optionalText(input.lore, "lore");
+  if (lore !== undefined && !(LORE_SWITCHES as readonly string[]).includes(lore)) {
+    throw new LoreError("invalid_input", `lore must be ${LORE_SWITCHES.join(", ")}`);
+  }
   return {
     ...(char !== undefined || user !== undefined ? { names: { char, user } } : {}),
     budgetTokens: optionalCount(input.budget_tokens, "budget_tokens"),
     reach: reach as Reach | undefined,
+    lore: lore as LoreSwitch | undefined,
     seed: optionalText(input.seed, "seed"),
   };
 }

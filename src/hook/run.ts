@@ -44,7 +44,7 @@ export interface HookOptions {
   /** Write hits.jsonl (default true). */
   log?: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
-  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore">;
   /** `index`: one line per card instead of its text (`--inject index`, recall/stages/index-block.ts). */
   inject?: "cards" | "index";
   /** Where the session ledger and the hit log live (state/ `openStore`); the vault's by default. */
@@ -107,6 +107,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
         now,
         askGit: options.askGit,
         opening: { styleBrief: options.styleBrief, style: options.style, warn: warnOf(options), who: WHO },
+        lore: options.recall?.lore,
       });
       if (boot === undefined) return NOTHING;
       const answer = { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: boot.block } };
@@ -246,6 +247,7 @@ function turnRecordOf(
         : [{ tier: "volatile", where: "additionalContext", text: block, cards: result.blocks[0]!.cards }],
     replayedChars: 0,
     leftOut: leftOutCards(result).map((c) => ({ id: c.id, reason: c.reason })),
+    ...(result.lore !== "auto" && { lore: result.lore }),
     promptChars: chars,
     counterfactual: { promptChars: chars, cachedChars: 0 },
     sharedChars: 0,

@@ -4,7 +4,7 @@
  * more cards. What that finds comes in as `reached` and is never scanned again, so a heavily
  * cross-referenced vault cannot cascade. SillyTavern's recursion does cascade (a new pass per level
  * until nothing new fires or a step limit); one hop is our deliberate difference. `reach: "named"`
- * turns the step off.
+ * turns the step off: what it would have found is only shown (`reachShown`).
  *
  * SillyTavern's recursion flags, read for one hop:
  *   prevent_recursion      the card's own text reaches nothing;
@@ -46,6 +46,25 @@ export interface Reached {
   selection: Selected[];
   /** Ids that came in (or were released) in this pass: the later stages judge only these. */
   batch: Set<string>;
+}
+
+/**
+ * Stage, with reach `named`: the pass is made only to show what it would have added (the writing
+ * app's "the door still lists what the prose step noticed"). Each card it would have brought in is
+ * appended vetoed `reach_named`; nothing held is released and nothing of the selection changes.
+ */
+export async function reachShown(
+  compiled: Compiled,
+  selection: Selection,
+  options: { match: MatchOptions; explicit: ReadonlySet<string> },
+): Promise<Reached> {
+  const before = new Set(selection.map((e) => e.id));
+  const reached = await reach(compiled, selection, options);
+  const shown = reached.selection.filter((e) => !before.has(e.id) && e.verdict === "fired");
+  return {
+    selection: [...selection, ...shown.map((e) => vetoed(e, { reason: "reach_named" }))],
+    batch: new Set(shown.map((e) => e.id)),
+  };
 }
 
 /** Stage: the reach pass. Reached entries are appended after every card already in the selection. */
