@@ -12,6 +12,7 @@ import path from "node:path";
 import { countBreakpoints } from "../../src/gateway/_cache-steward.ts";
 import { EDITED_NOTE } from "../../src/recall/stages/render.ts";
 import type { Msg } from "../support/bodies.ts";
+import { backdate } from "../support/card-vault.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { harness } from "../support/gateway.ts";
 import { textOf } from "../support/protocols/_shared.ts";
@@ -140,6 +141,7 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
 
   test("a card edited since it was sent goes once more with the newest message, marked, and then settles", async () => {
     const vault = makeVault([PREMISE, ALICE]);
+    backdate(vault); // as if made long ago: seeing the edit must not depend on the vault being new
     const c = client(p, vault);
     try {
       await c.say("hello there");
