@@ -6,6 +6,7 @@
 // binary is there and current, so an end-to-end test never runs an old build by accident.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { tierOf } from "./tiers.ts";
 
 export const REPO = resolve(import.meta.dir, "../..");
 export const BINARY = join(REPO, "dist", process.platform === "win32" ? "lorecards.exe" : "lorecards");
@@ -53,8 +54,8 @@ export function buildIfStale(): void {
 }
 
 /**
- * Whether this `bun test` run may reach a test file that runs the binary (those in test/e2e/, and
- * the lorebook conformance suite). The tiers say so
+ * Whether this `bun test` run may reach a test file that runs the binary (the e2e tier's, test/support/
+ * tiers.ts). The tiers say so
  * (`LORECARDS_TIER`: unit and fuzz run none); otherwise the command line's path filters do (Bun
  * matches a filter anywhere in a file's path), read from /proc where there is one. Without a filter,
  * or without /proc, the answer is yes.
@@ -86,12 +87,9 @@ export function runNeedsBinary(): boolean {
     filters.push(arg.replace(/^\.\//, ""));
   }
   if (filters.length === 0) return true;
-  const files = [
-    ...readdirSync(join(REPO, "test/e2e"))
-      .filter((name) => name.endsWith(".test.ts"))
-      .map((name) => `test/e2e/${name}`),
-    "test/conformance/lorebooks.test.ts",
-  ];
+  const files = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: REPO })].filter(
+    (f) => tierOf(f) === "e2e",
+  );
   return filters.some((f) => files.some((file) => file.includes(f) || join(REPO, file).includes(f)));
 }
 
