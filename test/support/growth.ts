@@ -84,7 +84,11 @@ export function runOf(unit: string, size: number): string {
  * `work(size)` costs no more than linear time from `small` to `large` (at least 16 times larger, so
  * linear and quadratic lie far apart): its growth stays within `linearLimit`.
  */
-export async function expectLinear(work: (size: number) => unknown, small: number, large: number): Promise<void> {
+export async function expectLinear(
+  work: (size: number) => unknown,
+  small: number,
+  large: number,
+): Promise<void> {
   const factor = large / small;
   if (factor < 16) throw new Error(`expectLinear: sizes ${small} and ${large} are too close to tell apart`);
   const { ratio } = await growth(work, (size) => size, small, factor);
