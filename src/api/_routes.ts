@@ -3,6 +3,7 @@
  * shared context and returns plain data (sent as JSON) or a Response; errors are thrown as LoreError and
  * turned into `{error, detail}` by the caller.
  */
+
 import fs from "node:fs";
 import path from "node:path";
 import {
@@ -23,6 +24,7 @@ import { vetCreate, vetUpdate } from "../check/vet.ts";
 import { LORE_SWITCHES, type LoreSwitch } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { recallJson } from "../explain/index.ts";
+import { errorResponse } from "../http/index.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
 import {
   chosenCards,
@@ -214,7 +216,7 @@ export async function putCard(ctx: Context, req: Request, kindName: string, key:
   } catch (err) {
     if (err instanceof LoreError && err.code === "conflict" && err.data) {
       const latest = cardForm(err.data as Card, kind);
-      return Response.json({ error: "conflict", detail: err.message, current: latest }, { status: 409 });
+      return errorResponse("conflict", err.message, { fields: { current: latest } });
     }
     throw err;
   }

@@ -5,14 +5,18 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { parseYamlDocument } from "./_frontmatter.ts";
 import { keyProblem } from "./key.ts";
 import type { KindDef, KindsConfig } from "./types.ts";
 
 export const KINDS_FILE = "kinds.yaml";
+/** The vault's folder of archived cards. */
+export const ARCHIVE_DIR = "_archive";
+/** The vault's folder of lorecards' own state (the index, conversations, history, backups, …). */
+export const STATE_DIR = ".lorecards";
 /** Directories the vault keeps for itself; no kind may live there. */
-export const RESERVED_DIRS = ["_archive", ".lorecards"];
+export const RESERVED_DIRS = [ARCHIVE_DIR, STATE_DIR];
 
 export function defaultKinds(): KindsConfig {
   return {
@@ -61,8 +65,8 @@ export function kindByName(config: KindsConfig, name: string): KindDef {
  * (RESERVED_DIRS) and hidden ones (`.obsidian`, `.git`, `.trash`: an editor's or a tool's, not notes).
  */
 export function skippedFolder(name: string): string | null {
-  if (name === ".lorecards") return "lorecards' own state (index, conversations, backups)";
-  if (name === "_archive") return "archived cards (lorecards restore brings one back)";
+  if (name === STATE_DIR) return "lorecards' own state (index, conversations, backups)";
+  if (name === ARCHIVE_DIR) return "archived cards (lorecards restore brings one back)";
   if (name.startsWith(".")) return "a hidden folder";
   return null;
 }
@@ -136,7 +140,7 @@ export function parseKindsConfig(text: string): KindsConfig {
   try {
     data = parseYamlDocument(text).toJS({ maxAliasCount: 100 });
   } catch (err) {
-    throw new LoreError("parse_error", `${KINDS_FILE}: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("parse_error", `${KINDS_FILE}: ${describeError(err)}`, { cause: err });
   }
   const root = record(data, "the file");
   const config: KindsConfig = defaultKinds();
@@ -183,7 +187,7 @@ export function loadKindsConfig(root: string): KindsConfig {
     text = fs.readFileSync(path.join(root, KINDS_FILE), "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return defaultKinds();
-    throw new LoreError("io_error", `cannot read ${KINDS_FILE}: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("io_error", `cannot read ${KINDS_FILE}: ${describeError(err)}`, { cause: err });
   }
   return parseKindsConfig(text);
 }

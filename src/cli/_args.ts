@@ -15,7 +15,7 @@ import {
   REACHES,
   type Reach,
 } from "../defaults.ts";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { type Engine, namesIn } from "../recall/index.ts";
 import type { RecallOptions } from "../recall/types.ts";
 import { wholeNumber } from "./_shared.ts";
@@ -210,7 +210,7 @@ export function turnsJson(raw: string | undefined): unknown {
   try {
     return JSON.parse(raw);
   } catch (err) {
-    throw new LoreError("usage", `--turns is not valid JSON: ${(err as Error).message}`);
+    throw new LoreError("usage", `--turns is not valid JSON: ${describeError(err)}`);
   }
 }
 

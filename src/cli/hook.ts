@@ -1,7 +1,9 @@
 // `lorecards hook`: the Claude Code UserPromptSubmit hook. Reads the hook JSON on stdin, prints
 // `hookSpecificOutput.additionalContext` when cards match and nothing otherwise. It exits 0 whatever
 // happens (a message on stderr): in Claude Code, exit 2 from this hook would erase the user's prompt.
+
 import { fstatSync } from "node:fs";
+import { describeError } from "../errors.ts";
 import {
   budgetArg,
   injectModeArg,
@@ -91,7 +93,7 @@ function answer(text: string): void {
 
 function complain(err: unknown): void {
   try {
-    writeAll(2, `lorecards hook: ${err instanceof Error ? err.message : String(err)}\n`);
+    writeAll(2, `lorecards hook: ${describeError(err)}\n`);
   } catch {
     // stderr is gone too: nothing left to tell.
   }

@@ -86,7 +86,7 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
     try {
       read = await readBounded(req, BODY_LIMITS.maxBytes);
     } catch (err) {
-      return errorResponse(400, "invalid_input", `could not read the request body: ${describeError(err)}`);
+      return errorResponse("invalid_input", `could not read the request body: ${describeError(err)}`);
     }
     if (read.tooLarge) {
       const mib = BODY_LIMITS.maxBytes / 1024 / 1024;

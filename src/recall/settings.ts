@@ -18,9 +18,11 @@
  * read again only when it changed, so a running gateway follows edits; `yaml` is loaded only when
  * there is a file to read, so a cold hook without one pays nothing.
  */
+
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LORE_SWITCHES, type LoreSwitch, REACHES, type Reach } from "../defaults.ts";
+import { describeError } from "../errors.ts";
 import { yamlData } from "../yaml-data.ts";
 import type { RecallOptions } from "./types.ts";
 
@@ -72,7 +74,7 @@ export function parseSettings(text: string): { settings: VaultSettings; warnings
   try {
     data = yamlData(text);
   } catch (err) {
-    warn(`not valid YAML (${(err as Error).message.split("\n")[0]})`);
+    warn(`not valid YAML (${describeError(err).split("\n")[0]})`);
     return { settings: {}, warnings };
   }
   if (data === null || data === undefined) return { settings: {}, warnings };
@@ -164,7 +166,7 @@ export class SettingsFile {
     try {
       text = readFileSync(file, "utf8");
     } catch (err) {
-      this.warn(`lorecards: ${SETTINGS_FILE} could not be read (${(err as Error).message}); ignored`);
+      this.warn(`lorecards: ${SETTINGS_FILE} could not be read (${describeError(err)}); ignored`);
       return this.settings;
     }
     const parsed = parseSettings(text);

@@ -14,10 +14,12 @@
  *   binary's `refresh` command) scans and rebuilds; the server then adopts the result;
  * - the matcher it compiles itself is the saved snapshot plus a layer of the cards changed since.
  */
+
 import { type FSWatcher, watch } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
+import { describeError } from "../errors.ts";
 import {
   ARCHIVE_DIR,
   indexStale,
@@ -205,9 +207,7 @@ export class VaultSource {
 }
 
 function warn(err: unknown): void {
-  process.stderr.write(
-    `lorecards: vault refresh failed: ${err instanceof Error ? err.message : String(err)}\n`,
-  );
+  process.stderr.write(`lorecards: vault refresh failed: ${describeError(err)}\n`);
 }
 
 /** Watch the vault; `changed` gets each named file's vault-relative path (with `/` separators). */

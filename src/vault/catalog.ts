@@ -14,10 +14,12 @@
  * A folder or file touched within RACY_MS of the check is not recorded as seen: a change in the same
  * clock tick would keep its mtime, so it is compared again next time.
  */
+
 import fs from "node:fs";
 import path from "node:path";
 import { cardAt, cardMeta, kindOfFolder, parseCard, pathKeyProblem, skippedFolder } from "../card/index.ts";
 import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
+import { describeError } from "../errors.ts";
 import { type IndexDb, metaValue, openIndexDb, STATUS } from "./_index-db.ts";
 import { encodeRow, type ParsedEntry } from "./_index-row.ts";
 import { IndexRows } from "./_index-rows.ts";
@@ -144,7 +146,7 @@ function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): 
     return entry;
   } catch (err) {
     // The path is reported beside the error; do not repeat it inside the message.
-    const message = err instanceof Error ? err.message : String(err);
+    const message = describeError(err);
     const error = message.startsWith(`${file.rel}: `) ? message.slice(file.rel.length + 2) : message;
     return { mtime, size, broken: { ...base, error } };
   }

@@ -7,9 +7,11 @@
  * (each listed once, not file by file), symbolic links. It walks the whole tree, which only `check`,
  * run by hand, pays for.
  */
+
 import fs from "node:fs";
 import path from "node:path";
 import { cardAt, KINDS_FILE, skippedFolder } from "../card/index.ts";
+import { describeError } from "../errors.ts";
 import { GUIDE_FILE } from "./guide.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 
@@ -71,7 +73,7 @@ export function vaultCensus(vault: Vault): Census {
     try {
       entries = fs.readdirSync(dir === "" ? vault.root : path.join(vault.root, dir), { withFileTypes: true });
     } catch (err) {
-      census.skipped.push({ path: `${dir}/`, reason: `cannot be read (${(err as Error).message})` });
+      census.skipped.push({ path: `${dir}/`, reason: `cannot be read (${describeError(err)})` });
       return;
     }
     for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
