@@ -130,8 +130,7 @@ function completionAnswer(stream: boolean, reply: string, bill: Bill, body: Obj)
     created: 1,
     model: String(body.model ?? "fake"),
   };
-  if (!stream)
-    return json({ ...base, choices: [{ index: 0, text: reply, finish_reason: "stop" }], usage });
+  if (!stream) return json({ ...base, choices: [{ index: 0, text: reply, finish_reason: "stop" }], usage });
   const events = [
     { ...base, choices: [{ index: 0, text: reply, finish_reason: null }] },
     { ...base, choices: [{ index: 0, text: "", finish_reason: "stop" }], usage },
