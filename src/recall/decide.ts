@@ -25,7 +25,7 @@ import { gate } from "./stages/gate.ts";
 import { groups } from "./stages/groups.ts";
 import { notice } from "./stages/notice.ts";
 import { cardById, policy, unnamedCards } from "./stages/policy.ts";
-import { hold, reach, reachShown } from "./stages/reach.ts";
+import { hold, proseOf, reach, reachShown } from "./stages/reach.ts";
 import { clockOf, stickyIds, timed } from "./stages/timed.ts";
 import type { ConversationHistory, RecallOptions, Turn } from "./types.ts";
 
@@ -102,7 +102,7 @@ function reachedFrom(compiled: Compiled, selection: Selected[], batch: ReadonlyS
   const sources = selection.filter((e) => e.via !== "reached" && e.verdict === "fired");
   const from = new Map<string, string>();
   for (const entry of reached) {
-    const source = sources.find((s) => compiled.publicText(s.card) === entry.trigger);
+    const source = sources.find((s) => proseOf(compiled, s.card) === entry.trigger);
     if (source) from.set(entry.id, source.id);
   }
   return selection.map((e) => {

@@ -170,11 +170,12 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
     }
   });
 
-  test("an always-on card the budget left out on the first turn goes with a later newest message, not in front of the first", async () => {
-    const vault = makeVault([PREMISE, ALICE]);
-    const c = client(p, vault, { budget: 30 });
+  test("an always-on card made after the first turn goes with a later newest message, not in front of the first", async () => {
+    const vault = makeVault([ALICE]);
+    const c = client(p, vault);
     try {
       await c.say("Alice is here");
+      fs.writeFileSync(path.join(vault, PREMISE.dir, `${PREMISE.key}.md`), cardText(PREMISE));
       await c.say("hello again");
       const [first, second] = c.sent.map((raw) => userTexts(p, raw));
       expect(first![0]).toContain(heading(ALICE));
