@@ -16,6 +16,7 @@ import {
   styleBriefArg,
 } from "./_args.ts";
 import { writeAll } from "./_out.ts";
+import { selfKeeper } from "./_self.ts";
 import { defineCommand, vaultArg, wholeNumber } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { learningFromEnv, styleOptions } from "./_style-clock.ts";
@@ -55,6 +56,7 @@ export const hookCommand = defineCommand({
         style: styleOptions(),
         styleBrief: args["style-brief"] === true,
         state: namedStore(args),
+        keeper: selfKeeper(vaultPath(args)),
       });
       if (result.stdout) answer(result.stdout);
     } catch (err) {

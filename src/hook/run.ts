@@ -59,6 +59,8 @@ export interface HookOptions {
   now?: () => Date;
   /** Non-fatal problems (the hit log could not be written); defaults to stderr. */
   warn?: (line: string) => void;
+  /** Starts the keeper of a large vault, which lets the hook see edits written in place (vault/keeper.ts). */
+  keeper?: () => void;
 }
 
 export const HOOK_DEFAULTS = {
@@ -119,7 +121,11 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
   if (input.event !== "UserPromptSubmit" || input.prompt.trim() === "") return NOTHING;
 
   // A cold process: save a rebuilt index and matcher so the next prompt starts warm.
-  const engine = await openEngine(options.vaultRoot, { create: options.create ?? false, persist: true });
+  const engine = await openEngine(options.vaultRoot, {
+    create: options.create ?? false,
+    persist: true,
+    ...(options.keeper && { keeper: options.keeper }),
+  });
   const root = engine.vault.root;
   const reinjectAfter = options.reinjectAfter ?? HOOK_DEFAULTS.reinjectAfter;
   const scanDepth = options.scanDepth ?? HOOK_DEFAULTS.scanDepth;
