@@ -4,7 +4,6 @@
  * turned into `{error, detail}` by the caller.
  */
 
-import fs from "node:fs";
 import path from "node:path";
 import {
   brokenSummary,
@@ -45,6 +44,7 @@ import {
   listArchived,
   loadIndex,
   readCard,
+  readNoFollow,
   restoreCard,
   updateCard,
   type Vault,
@@ -127,7 +127,7 @@ function archivedItems(ctx: Context, kind: string | undefined) {
       let title = a.originalKey;
       let preview = "";
       try {
-        const text = fs.readFileSync(path.join(ctx.vault.root, a.path), "utf8");
+        const text = readNoFollow(ctx.vault, path.join(ctx.vault.root, a.path));
         const card = parseCard(text, {
           kind: a.kind,
           key: a.originalKey,

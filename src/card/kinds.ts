@@ -1,11 +1,6 @@
-/**
- * The kind table (README "Card format" and "kinds.yaml"): the directory decides the kind, each kind offers
- * its sections, and a `kinds.yaml` in the vault root may rename directories and sections, name the
- * recent section and the private sections, so that a vault can be written in another language.
- */
-import fs from "node:fs";
 import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
+import { readPlain } from "../plain-file.ts";
 import { parseYamlDocument } from "./_frontmatter.ts";
 import { keyProblem } from "./key.ts";
 import type { KindDef, KindsConfig } from "./types.ts";
@@ -184,9 +179,10 @@ export function parseKindsConfig(text: string): KindsConfig {
 export function loadKindsConfig(root: string): KindsConfig {
   let text: string;
   try {
-    text = fs.readFileSync(path.join(root, KINDS_FILE), "utf8");
+    text = readPlain(path.join(root, KINDS_FILE), { name: KINDS_FILE });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return defaultKinds();
+    if (err instanceof LoreError) throw err;
     throw new LoreError("io_error", `cannot read ${KINDS_FILE}: ${describeError(err)}`, { cause: err });
   }
   return parseKindsConfig(text);

@@ -19,10 +19,11 @@
  * there is a file to read, so a cold hook without one pays nothing.
  */
 
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { LORE_SWITCHES, type LoreSwitch, REACHES, type Reach } from "../defaults.ts";
 import { describeError } from "../errors.ts";
+import { readPlain } from "../plain-file.ts";
 import { yamlData } from "../yaml-data.ts";
 import type { RecallOptions } from "./types.ts";
 
@@ -164,7 +165,7 @@ export class SettingsFile {
     if (!stat) return this.settings;
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      text = readPlain(file, { name: SETTINGS_FILE });
     } catch (err) {
       this.warn(`lorecards: ${SETTINGS_FILE} could not be read (${describeError(err)}); ignored`);
       return this.settings;

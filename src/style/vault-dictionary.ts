@@ -16,9 +16,10 @@
  * per version of the file; `yaml` is loaded only when there is a file to read.
  */
 
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { describeError } from "../errors.ts";
+import { readPlain } from "../plain-file.ts";
 import { yamlData } from "../yaml-data.ts";
 import { builtInEntries } from "./built-in.ts";
 import { type DictEntry, mergeDictionaries, readDictionary } from "./dictionary.ts";
@@ -65,7 +66,7 @@ export function loadDictionary(vaultRoot: string): LoadedDictionary {
 function readVaultFile(file: string): { entries: DictEntry[]; ignore: string[]; problems: string[] } {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readPlain(file, { name: VAULT_DICTIONARY });
   } catch (err) {
     const problem = `${VAULT_DICTIONARY}: cannot be read (${describeError(err)}); only the built-in dictionary is used`;
     return { entries: [], ignore: [], problems: [problem] };
