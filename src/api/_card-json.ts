@@ -2,7 +2,7 @@
  * Cards as the API takes them (docs/HTTP-API.md): the mapping from a request body in the shape of the
  * editor's form (card/ `cardForm`, which the API sends) to the frontmatter and body a write needs.
  */
-import { assertCardLimits, KNOWN_FIELDS } from "../card/index.ts";
+import { assertCardLimits, KNOWN_FIELDS, ruleFieldProblem } from "../card/index.ts";
 import type { KindDef, KindsConfig } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 
@@ -69,11 +69,18 @@ function flag(value: unknown, name: string): boolean | undefined {
 /**
  * The frontmatter a write stores: known fields written sparsely (a default is simply left out, so the
  * file stays as short as the user's own), then the unknown keys from `extra` and the top level. A
- * title, term or list over the card limits (card/limits.ts) is refused, naming the field.
+ * title, term or list over the card limits (card/limits.ts) is refused, naming the field, and so is a
+ * lorebook field at the top level whose value could not be used (inside `extra`, one is kept as written).
  */
 export function frontmatterOf(input: Record<string, unknown>, kind: KindDef, key: string) {
   const fm: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) if (!KNOWN.has(k) && !RESERVED.has(k)) fm[k] = v;
+  for (const [k, v] of Object.entries(input)) {
+    if (KNOWN.has(k) || RESERVED.has(k)) continue;
+    // A lorebook field given here is checked as `check` reads it; inside `extra` it is kept as written.
+    const problem = ruleFieldProblem(k, v);
+    if (problem !== null) throw bad(problem);
+    fm[k] = v;
+  }
   if (input.extra !== undefined) {
     if (input.extra === null || typeof input.extra !== "object" || Array.isArray(input.extra)) {
       throw bad("extra must be an object of frontmatter keys");

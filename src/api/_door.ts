@@ -7,7 +7,7 @@
 import { LoreError } from "../errors.ts";
 import { openDoor } from "../explain/index.ts";
 import { parseTurns } from "../recall/index.ts";
-import type { Conversation } from "../state/index.ts";
+import type { Conversation, TurnRecord } from "../state/index.ts";
 import { toWire } from "../wire.ts";
 import { readJsonObject } from "./_body.ts";
 import { askedNames, type Context, optionalCount, recallFields } from "./_routes.ts";
@@ -57,9 +57,49 @@ async function conversationOf(ctx: Context, id: unknown): Promise<Conversation |
   return conversation;
 }
 
-/** `GET /api/conversations`: the most recently seen ones that have turn records, newest first. */
+/** Cards named per conversation in the list; the rest are counted. */
+const CARDS_NAMED = 8;
+
+/**
+ * `GET /api/conversations`: the most recently seen ones that have turn records, newest first, each with
+ * what a person knows it by: the client (surface and API), the model, when it began and was last seen,
+ * and the cards that went in (never a message: none is kept).
+ */
 export async function conversations(ctx: Context) {
-  return toWire({ conversations: await ctx.useStore((s) => s.conversations(CONVERSATIONS)) });
+  const list = await ctx.useStore(async (s) => {
+    const summaries = await s.conversations(CONVERSATIONS);
+    return Promise.all(summaries.map(async (c) => ({ ...c, ...aboutTurns(await s.turns(c.id, TURNS)) })));
+  });
+  return toWire({ conversations: list });
+}
+
+/** What the kept turns of a conversation say about it. */
+function aboutTurns(turns: readonly TurnRecord[]) {
+  const cards = [...new Set(turns.flatMap((t) => t.blocks.flatMap((b) => b.cards)))];
+  const newest = turns.at(-1);
+  return {
+    api: newest?.api ?? null,
+    model: turns.findLast((t) => t.model)?.model ?? null,
+    firstSeen: turns[0]?.at ?? null,
+    cards: cards.slice(0, CARDS_NAMED),
+    cardCount: cards.length,
+  };
+}
+
+/** The longest name a conversation may be given. */
+const MAX_NAME = 200;
+
+/** `PUT /api/conversations/:id` `{"name": "…"}` (null or "" takes the name away) → `{id, name}`. */
+export async function nameConversation(ctx: Context, req: Request, id: string) {
+  const input = await readJsonObject(req, ctx.limits.json);
+  if (input.name !== null && typeof input.name !== "string")
+    throw new LoreError("invalid_input", 'a conversation\'s name is {"name": "…"} (or null to take it away)');
+  const name = typeof input.name === "string" && input.name.trim() !== "" ? input.name.trim() : null;
+  if (name !== null && [...name].length > MAX_NAME)
+    throw new LoreError("invalid_input", `a conversation's name can be up to ${MAX_NAME} characters long`);
+  if (!(await ctx.useStore((s) => s.nameConversation(id, name))))
+    throw new LoreError("not_found", `no conversation "${id}"`);
+  return { id, name };
 }
 
 /** `GET /api/conversations/:id`: its newest turns, oldest first, each with the blocks it added. */

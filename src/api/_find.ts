@@ -10,7 +10,7 @@ import type { CardMeta } from "../card/types.ts";
 import { recallJson } from "../explain/index.ts";
 import { fold } from "../match/index.ts";
 import { DEFAULT_BUDGET } from "../recall/index.ts";
-import { importedFrom, indexLookup, loadIndex, readCard, refTarget } from "../vault/index.ts";
+import { importedFrom, readCard, refTarget } from "../vault/index.ts";
 import type { Context } from "./_routes.ts";
 
 /** The longest query, and the most results with a snippet: a search is typed, not pasted. */
@@ -59,24 +59,27 @@ export function search(ctx: Context, url: URL) {
   if (words.length === 0) return { q, cards: [], snippets: {} };
   const cards: string[] = [];
   const snippets: Record<string, string> = {};
+  let snipped = 0;
   for (const e of ctx.shelf.all()) {
     if (!words.every((w) => e.folded.includes(w))) continue;
     const id = idOf(e.card);
     cards.push(id);
-    if (Object.keys(snippets).length >= SNIPPETS) continue;
+    if (snipped >= SNIPPETS) continue;
     const snippet = snippetOf(e.text, words);
-    if (snippet !== null) snippets[id] = snippet;
+    if (snippet === null) continue;
+    snippets[id] = snippet;
+    snipped++;
   }
   return { q, cards, snippets };
 }
 
 /**
- * `GET /api/facts`: per card (`kind/key`), its public text's size in tokens (o200k_base, as a token
- * budget counts), how often it went in over the last 30 days and when last (the hit log, which names
+ * `GET /api/facts`: per card (`kind/key`), its public text's size in tokens (estimated: _shelf.ts
+ * `estimateTokens`), how often it went in over the last 30 days and when last (the hit log, which names
  * cards by key), and the file it was imported from (its newest import in history).
  */
 export async function facts(ctx: Context) {
-  const entries = await ctx.shelf.withTokens();
+  const entries = ctx.shelf.all();
   const since = ctx.now().getTime() - FIRED_DAYS * 86_400_000;
   const fired = new Map<string, { count: number; last: string }>();
   for (const hit of await ctx.hits.recent(FIRED_HITS)) {
@@ -127,14 +130,13 @@ const linked = (c: CardMeta): LinkedCard => ({
  */
 export async function links(ctx: Context, kindName: string, key: string) {
   const card = readCard(ctx.vault, kindName, key);
-  const index = loadIndex(ctx.vault);
-  const lookup = indexLookup(ctx.vault.kinds, index);
+  const { cards, lookup } = ctx.shelf.catalog();
   const self = idOf(card);
   const names = card.refs.map((ref) => {
     const target = refTarget(lookup, ref);
     return target.status === "missing" ? { ref, missing: true } : { ref, ...linked(target.card) };
   });
-  const namedBy = index.cards.filter(
+  const namedBy = cards.filter(
     (c) =>
       idOf(c) !== self &&
       c.refs.some((r) => {

@@ -3,7 +3,7 @@
  * shared context and returns plain data (sent as JSON) or a Response; errors are thrown as LoreError and
  * turned into `{error, detail}` by the caller.
  */
-
+import fs from "node:fs";
 import path from "node:path";
 import {
   brokenSummary,
@@ -20,11 +20,8 @@ import { rulesOf } from "../card/rules.ts";
 import type { CardMeta } from "../card/types.ts";
 import { checkVault } from "../check/vault.ts";
 import { vetCreate, vetUpdate } from "../check/vet.ts";
-import { LORE_SWITCHES, type LoreSwitch } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { recallJson } from "../explain/index.ts";
-import { errorResponse } from "../http/index.ts";
-import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
 import {
   chosenCards,
   type Engine,
@@ -42,15 +39,13 @@ import {
   archiveCard,
   createCard,
   listArchived,
-  loadIndex,
   readCard,
-  readNoFollow,
   restoreCard,
   updateCard,
   type Vault,
 } from "../vault/index.ts";
 import { isoFromNs, toWire } from "../wire.ts";
-import { jsonObject, mtimeOf, readBytes, readJsonObject } from "./_body.ts";
+import { mtimeOf, readJsonObject } from "./_body.ts";
 import { bodyOf, frontmatterOf } from "./_card-json.ts";
 import { writerOf } from "./_history.ts";
 import type { Shelf } from "./_shelf.ts";
@@ -91,16 +86,25 @@ export function listCards(ctx: Context, url: URL) {
   const kindParam = url.searchParams.get("kind");
   const kind = kindParam ? kindByName(ctx.vault.kinds, kindParam).name : undefined;
   if (truthy(url.searchParams.get("archived"))) return { cards: archivedItems(ctx, kind), broken: [] };
-  const { cards, broken, warnings } = loadIndex(ctx.vault);
-  const ofKind = (c: { kind: string }) => kind === undefined || c.kind === kind;
-  const warned = new Map(warnings.map((w) => [w.path, w.warnings.length]));
   // The list's first call starts reading every card's text, for the search that usually follows.
   ctx.shelf.warm();
-  // Files that could not be parsed are listed too, so the editor can say which ones and why.
-  return {
-    cards: cards.filter(ofKind).map((c) => listItem(c, warned.get(c.path) ?? 0)),
-    broken: broken.filter(ofKind).map((b) => brokenSummary(b, { names: true })),
-  };
+  // Made once per version of the vault: a page opened again, or each save's reload, costs no decoding.
+  const json = ctx.shelf.memo(`list:${kind ?? ""}`, ({ cards, broken, warnings }) => {
+    const ofKind = (c: { kind: string }) => kind === undefined || c.kind === kind;
+    const warned = new Map(warnings.map((w) => [w.path, w.warnings.length]));
+    // Files that could not be parsed are listed too, so the editor can say which ones and why.
+    return JSON.stringify({
+      cards: cards.filter(ofKind).map((c) => listItem(c, warned.get(c.path) ?? 0)),
+      broken: broken.filter(ofKind).map((b) => brokenSummary(b, { names: true })),
+    } satisfies CardList);
+  });
+  return new Response(json, { headers: { "content-type": "application/json;charset=utf-8" } });
+}
+
+/** The answer of `GET /api/cards` for live cards. */
+export interface CardList {
+  cards: ListItem[];
+  broken: ReturnType<typeof brokenSummary>[];
 }
 
 /**
@@ -120,6 +124,9 @@ function listItem(c: CardMeta, warnings: number) {
   };
 }
 
+export type ListItem = ReturnType<typeof listItem>;
+export type ArchivedItem = ReturnType<typeof archivedItems>[number];
+
 function archivedItems(ctx: Context, kind: string | undefined) {
   return listArchived(ctx.vault)
     .filter((a) => kind === undefined || a.kind === kind)
@@ -127,7 +134,7 @@ function archivedItems(ctx: Context, kind: string | undefined) {
       let title = a.originalKey;
       let preview = "";
       try {
-        const text = readNoFollow(ctx.vault, path.join(ctx.vault.root, a.path));
+        const text = fs.readFileSync(path.join(ctx.vault.root, a.path), "utf8");
         const card = parseCard(text, {
           kind: a.kind,
           key: a.originalKey,
@@ -216,7 +223,7 @@ export async function putCard(ctx: Context, req: Request, kindName: string, key:
   } catch (err) {
     if (err instanceof LoreError && err.code === "conflict" && err.data) {
       const latest = cardForm(err.data as Card, kind);
-      return errorResponse("conflict", err.message, { fields: { current: latest } });
+      return Response.json({ error: "conflict", detail: err.message, current: latest }, { status: 409 });
     }
     throw err;
   }
@@ -287,15 +294,10 @@ export function recallFields(input: Record<string, unknown>): RecallOptions {
   if (reach !== undefined && !(REACHES as readonly string[]).includes(reach)) {
     throw new LoreError("invalid_input", `reach must be ${REACHES.join(" or ")}`);
   }
-  const lore = optionalText(input.lore, "lore");
-  if (lore !== undefined && !(LORE_SWITCHES as readonly string[]).includes(lore)) {
-    throw new LoreError("invalid_input", `lore must be ${LORE_SWITCHES.join(", ")}`);
-  }
   return {
     ...(char !== undefined || user !== undefined ? { names: { char, user } } : {}),
     budgetTokens: optionalCount(input.budget_tokens, "budget_tokens"),
     reach: reach as Reach | undefined,
-    lore: lore as LoreSwitch | undefined,
     seed: optionalText(input.seed, "seed"),
   };
 }
@@ -333,81 +335,4 @@ export function checkup(ctx: Context) {
   const styleEnv = { settings: ctx.style?.settings ?? {}, problems: [] };
   const { cards, errors, warnings, broken, findings, style, files } = checkVault(ctx.vault, {}, styleEnv);
   return { cards, errors, warnings, broken, findings, files: toWire(files), style: toWire(style) };
-}
-
-/**
- * Import. A JSON body is `{"book": <lorebook or card JSON>, "kind", "force", "filename"}`; any other
- * content type is the file itself (card PNG, CHARX, a JSON file) with `?kind=&force=&filename=`.
- */
-export async function importLorebook(ctx: Context, req: Request, url: URL) {
-  const bytes = await readBytes(req, ctx.limits.import);
-  const type = req.headers.get("content-type") ?? "";
-  const options = type.startsWith("application/json")
-    ? importOptionsFromJson(bytes)
-    : importOptionsFromUrl(bytes, url);
-  const result = await importBook(ctx.vault, options.book, {
-    kind: options.kind ?? "entry",
-    force: options.force,
-    filename: options.filename ?? "the uploaded book",
-  });
-  ctx.engine.invalidate();
-  return result;
-}
-
-interface ImportRequest {
-  book: unknown;
-  kind?: string;
-  force: boolean;
-  filename?: string;
-}
-
-function importOptionsFromJson(bytes: Uint8Array): ImportRequest {
-  const input = jsonObject(bytes);
-  if (input.book === undefined) {
-    throw new LoreError(
-      "invalid_input",
-      'import needs {"book": <lorebook or card JSON>}, or the file itself as application/octet-stream',
-    );
-  }
-  if (input.kind !== undefined && typeof input.kind !== "string")
-    throw new LoreError("invalid_input", "kind must be a string");
-  if (input.force !== undefined && typeof input.force !== "boolean")
-    throw new LoreError("invalid_input", "force must be true or false");
-  return {
-    book: input.book,
-    kind: input.kind as string | undefined,
-    force: input.force === true,
-    filename: typeof input.filename === "string" ? input.filename : undefined,
-  };
-}
-
-function importOptionsFromUrl(bytes: Uint8Array, url: URL): ImportRequest {
-  const force = url.searchParams.get("force");
-  if (force !== null && !["0", "1", "true", "false"].includes(force))
-    throw new LoreError("invalid_input", "force must be true or false");
-  return {
-    book: bytes,
-    kind: url.searchParams.get("kind") ?? undefined,
-    force: force === "1" || force === "true",
-    filename: url.searchParams.get("filename") ?? undefined,
-  };
-}
-
-/** Export: `?format=st|lorebook_v3|card-json|card-png|charx` (default st, the SillyTavern lorebook). */
-export async function exportLorebook(ctx: Context, url: URL) {
-  const format = url.searchParams.get("format") ?? "st";
-  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
-    throw new LoreError(
-      "invalid_input",
-      `unknown export format "${format}" (one of ${EXPORT_FORMATS.join(", ")})`,
-    );
-  }
-  const file = await exportBook(ctx.vault, format as ExportFormat);
-  const text = file.contentType.startsWith("application/json");
-  return new Response(file.bytes as Uint8Array<ArrayBuffer>, {
-    headers: {
-      "content-type": text ? `${file.contentType}; charset=utf-8` : file.contentType,
-      "content-disposition": `attachment; filename="${file.filename.replace(/[^\w.-]/g, "_")}"`,
-    },
-  });
 }

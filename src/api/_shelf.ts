@@ -1,17 +1,17 @@
 /**
- * The public text of every live card, kept in the editor's server for what needs all of it at once:
- * searching card text, the cards whose text mentions a card, and each card's size in tokens. A card is
- * read again only when its file changed (mtime and size, as the index has them), so after the first
- * request a search costs a scan of memory, not ten thousand file reads; the first one is paid once per
- * server, and `warm` lets the server pay it right after it starts. Private sections are never here:
- * nothing the engine would not inject is searched or counted.
+ * The vault's cards as the editor's server keeps them between requests: the index's cards decoded once
+ * per version of the vault (decoding ten thousand rows costs a few hundred milliseconds, a version check
+ * a few), and the public text of every live card for what needs all of it at once: searching card text,
+ * the cards whose text mentions a card, and each card's size in tokens. A card is read again only when
+ * its file changed (mtime and size, as the index has them), so after the first request a search costs a
+ * scan of memory, not ten thousand file reads; `warm` lets the server pay the first one in the
+ * background. Private sections are never here: nothing the engine would not inject is searched or counted.
  */
 import path from "node:path";
 import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
 import { fold } from "../match/index.ts";
-import { tokenCounter } from "../recall/index.ts";
-import { loadIndex, readNoFollow, type Vault } from "../vault/index.ts";
+import { CardLookup, loadIndex, readNoFollow, type Vault, type VaultIndex } from "../vault/index.ts";
 
 export interface ShelfEntry {
   card: CardMeta;
@@ -20,18 +20,63 @@ export interface ShelfEntry {
   /** Title, words and text, case-folded, for search; the text starts at `textAt`. */
   folded: string;
   textAt: number;
-  /** Tokens of the public text (o200k_base, as a token budget counts them); filled in by `withTokens`. */
-  tokens?: number;
+  /** Tokens of the public text, estimated (`estimateTokens`). */
+  tokens: number;
+}
+
+/** The index as of now, its cards decoded once per vault version, and cards by name (vault/ lookup). */
+export type Catalog = Pick<VaultIndex, "stamp" | "broken" | "warnings"> & {
+  cards: CardMeta[];
+  lookup: CardLookup;
+};
+
+/** East Asian scripts: about one token per character or more, where other text is about four characters. */
+const DENSE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
+/**
+ * A text's size in tokens, estimated (CJK characters × 0.75 + the rest ÷ 4: TOOLCHAIN "Regex keys,
+ * tokens, zip"). The exact count (recall/tokens.ts) takes seconds on a large Chinese book; a list sorted
+ * by size needs the order, not the last token.
+ */
+export function estimateTokens(text: string): number {
+  const dense = text.match(DENSE)?.length ?? 0;
+  return Math.round(dense * 0.75 + (text.length - dense) / 4);
 }
 
 export class Shelf {
   private readonly entries = new Map<string, { stamp: string; entry: ShelfEntry }>();
+  private index?: VaultIndex;
+  private decoded?: Catalog;
+  private readonly memos = new Map<string, { stamp: string; value: unknown }>();
 
   constructor(private readonly vault: Vault) {}
 
+  /** The cards, broken files and warnings of the vault as it is now (the index checks what changed). */
+  catalog(): Catalog {
+    const index = loadIndex(this.vault, { previous: this.index });
+    this.index = index;
+    if (this.decoded?.stamp !== index.stamp) {
+      const { stamp, cards, broken, warnings } = index;
+      const byKey = Map.groupBy(cards, (c) => c.key);
+      const lookup = new CardLookup({ all: () => cards, withKey: (key) => byKey.get(key) ?? [] });
+      this.decoded = { stamp, cards, broken, warnings, lookup };
+    }
+    return this.decoded;
+  }
+
+  /** `make()`'s value, made again only when the vault changed since (the list's JSON, for one). */
+  memo<T>(name: string, make: (catalog: Catalog) => T): T {
+    const catalog = this.catalog();
+    const kept = this.memos.get(name);
+    if (kept?.stamp === catalog.stamp) return kept.value as T;
+    const value = make(catalog);
+    this.memos.set(name, { stamp: catalog.stamp, value });
+    return value;
+  }
+
   /** Every live card with its text, each file read only when it changed since the last call. */
   all(): ShelfEntry[] {
-    const { cards } = loadIndex(this.vault);
+    const { cards } = this.catalog();
     const live = new Set<string>();
     const out: ShelfEntry[] = [];
     for (const card of cards) {
@@ -51,14 +96,6 @@ export class Shelf {
     return out;
   }
 
-  /** `all()`, with every card's token count (the counter is loaded on first use: a few hundred ms). */
-  async withTokens(): Promise<ShelfEntry[]> {
-    const entries = this.all();
-    const count = await tokenCounter();
-    for (const e of entries) e.tokens ??= count(e.text);
-    return entries;
-  }
-
   /** Reads every card once now, so the first search does not wait for it (errors are the next call's). */
   warm(): void {
     setTimeout(() => {
@@ -76,6 +113,12 @@ export class Shelf {
       return null; // gone or turned into a link since the index was read: the next call sees it
     }
     const words = fold([card.title, ...card.keywords, ...card.aliases, ...(card.tags ?? [])].join("\n"));
-    return { card, text, folded: `${words}\n${fold(text)}`, textAt: words.length + 1 };
+    return {
+      card,
+      text,
+      folded: `${words}\n${fold(text)}`,
+      textAt: words.length + 1,
+      tokens: estimateTokens(text),
+    };
   }
 }

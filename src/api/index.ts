@@ -20,6 +20,7 @@ import {
 import type { Engine } from "../recall/index.ts";
 import { openStore, type Store, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
+import * as books from "./_books.ts";
 import * as door from "./_door.ts";
 import * as find from "./_find.ts";
 import * as health from "./_health.ts";
@@ -82,12 +83,13 @@ const TABLE: [string, string, Handler][] = [
   ["POST", "explain", (c, r) => door.explainText(c, r)],
   ["GET", "conversations", (c) => door.conversations(c)],
   ["GET", "conversations/:key", (c, _r, _u, _kind, id) => door.conversationTurns(c, id)],
+  ["PUT", "conversations/:key", (c, r, _u, _kind, id) => door.nameConversation(c, r, id)],
   ["GET", "recent", (c, _r, u) => routes.recent(c, u)],
   ["GET", "stats", (c, _r, u) => usage.stats(c, u)],
   ["GET", "health/cards", (c) => health.cardHealth(c)],
   ["GET", "checkup", (c) => routes.checkup(c)],
-  ["POST", "import", (c, r, u) => routes.importLorebook(c, r, u)],
-  ["GET", "export", (c, _r, u) => routes.exportLorebook(c, u)],
+  ["POST", "import", (c, r, u) => books.importLorebook(c, r, u)],
+  ["GET", "export", (c, _r, u) => books.exportLorebook(c, u)],
   ["GET", "style", (c, _r, u) => style.habits(c, u)],
   ["GET", "style/brief", (c, _r, u) => style.brief(c, u)],
   ["GET", "style/score", (c, _r, u) => style.score(c, u)],
@@ -155,16 +157,17 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
     const hostless = refuseHostless(req);
     if (hostless) return hostless;
     const url = new URL(req.url);
-    if (!url.pathname.startsWith("/api/")) return errorResponse("not_found", `no such path: ${url.pathname}`);
+    if (!url.pathname.startsWith("/api/"))
+      return errorResponse(404, "not_found", `no such path: ${url.pathname}`);
     const refused = guardRequest(req, rules, clientAddress(req, peer));
     if (refused) return withNoStore(refused);
     try {
       const found = match(req.method, url.pathname.slice(5).replace(/\/$/, "").split("/"));
       if (!found.handler) {
         if (found.allowed.length === 0)
-          return errorResponse("not_found", `no such endpoint: ${url.pathname}`);
-        return errorResponse("method_not_allowed", `${req.method} is not allowed here`, {
-          headers: { allow: found.allowed.join(", ") },
+          return errorResponse(404, "not_found", `no such endpoint: ${url.pathname}`);
+        return errorResponse(405, "usage", `${req.method} is not allowed here`, {
+          allow: found.allowed.join(", "),
         });
       }
       const out = await found.handler(ctx, req, url, found.kind, found.key);

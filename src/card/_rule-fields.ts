@@ -15,8 +15,32 @@ import type { CardPlacement, CardRules, Policy, PromptRole } from "./types.ts";
 /** A rule a field sets: one of CardRules, or one part of its placement. */
 export type RuleKey = Exclude<keyof CardRules, "placement"> | `placement.${keyof CardPlacement}`;
 
+/** The lorebook fields' frontmatter names: the editor's controls are typed against this list. */
+export type LorebookField =
+  | "context"
+  | "case_sensitive"
+  | "whole_words"
+  | "regex"
+  | "scan_messages"
+  | "order"
+  | "group"
+  | "group_override"
+  | "group_weight"
+  | "group_scoring"
+  | "probability"
+  | "exclude_recursion"
+  | "prevent_recursion"
+  | "delay_until_recursion"
+  | "sticky"
+  | "cooldown"
+  | "delay"
+  | "ignore_budget"
+  | "position"
+  | "depth"
+  | "role";
+
 interface RuleField {
-  field: string;
+  field: LorebookField;
   rule: RuleKey;
   /** The value as the rule holds it, or undefined when the value is unusable. */
   read: (value: unknown, written: Value, warn: Warn) => unknown;
@@ -91,7 +115,21 @@ export const RULE_FIELDS: readonly RuleField[] = [
 ];
 
 /** The lorebook frontmatter keys, in the order a new card writes them (decorators last). */
-export const LOREBOOK_FIELDS = [...RULE_FIELDS.map((f) => f.field), "decorators"];
+export const LOREBOOK_FIELDS: string[] = [...RULE_FIELDS.map((f) => f.field), "decorators"];
+
+/**
+ * What is wrong with a lorebook field's value as a writer was given it, as `check` would warn ("order
+ * \"soon\" is not a whole number"), or null when it is usable (or `field` is no lorebook field).
+ */
+export function ruleFieldProblem(field: string, value: unknown): string | null {
+  const f = RULE_FIELDS.find((r) => r.field === field);
+  if (f === undefined || value === null || value === undefined) return null;
+  let warned = false;
+  const got = f.read(value, value as Value, () => {
+    warned = true;
+  });
+  return got === undefined || warned ? `${field} ${JSON.stringify(value)} is not ${f.want}` : null;
+}
 
 function setRule(changes: RuleChanges, rule: RuleKey, value: unknown): void {
   if (rule.startsWith("placement.")) {

@@ -8,7 +8,7 @@
 
 export { KNOWN_FIELDS } from "./_fields.ts";
 export { locateFrontmatter, normalizeText } from "./_frontmatter.ts";
-export { LOREBOOK_FIELDS } from "./_rule-fields.ts";
+export { LOREBOOK_FIELDS, type LorebookField, ruleFieldProblem } from "./_rule-fields.ts";
 export { type DecoratorReading, NOT_APPLICABLE, readDecorators, splitDecorators } from "./decorators.ts";
 export {
   brokenSummary,
@@ -24,7 +24,6 @@ export {
 } from "./json.ts";
 export { keyFromTitle, keyProblem, numberedKey, pathKeyProblem, validateKey } from "./key.ts";
 export {
-  ARCHIVE_DIR,
   cardAt,
   defaultKinds,
   findKind,
@@ -36,7 +35,6 @@ export {
   loadKindsConfig,
   parseKindsConfig,
   RESERVED_DIRS,
-  STATE_DIR,
   skippedFolder,
 } from "./kinds.ts";
 export {

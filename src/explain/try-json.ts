@@ -40,7 +40,6 @@ export function recallJson(result: RecallResult) {
       chars: f.chars,
     })),
     context: contextText(result),
-    lore: result.lore,
     candidates: result.candidates,
     broken: result.broken,
   };

@@ -12,6 +12,7 @@
  * created when the gateway starts, never later.
  */
 
+import { statSync } from "node:fs";
 import { describeError, warnOnStderr } from "../errors.ts";
 import type { Markers } from "../inject/index.ts";
 import { markersFromSecret } from "../inject/index.ts";
@@ -22,7 +23,6 @@ import { type EngineOptions, openEngine } from "../recall/index.ts";
 import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import { openVault } from "../vault/index.ts";
-import { isVaultFolder } from "../vault/root.ts";
 import type { PipelineDeps } from "./pipeline.ts";
 
 type Engine = Awaited<ReturnType<typeof openEngine>>;
@@ -64,7 +64,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   let store: Promise<Store> | undefined;
   let markers: { secret: string; markers: Markers } | undefined;
 
-  if (options.engine?.create && !isVaultFolder(root)) {
+  if (options.engine?.create && !isFolder(root)) {
     try {
       openVault(root, { create: true });
       warn(`lorecards gateway: created the vault ${root}, with an example card of each kind`);
@@ -76,7 +76,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     options.learn === false
       ? undefined
       : gatewayLearner({ vaultRoot: root, style: options.style, warn, who: "lorecards gateway" });
-  let present = isVaultFolder(root);
+  let present = isFolder(root);
   if (!present) warnMissing();
 
   function warnMissing(): void {
@@ -127,7 +127,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
 
   return {
     ready() {
-      const now = isVaultFolder(root);
+      const now = isFolder(root);
       if (now !== present) {
         present = now;
         if (now) warn(`lorecards gateway: the vault ${root} is there now: injecting cards`);
@@ -171,4 +171,12 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       await closeStore();
     },
   };
+}
+
+function isFolder(root: string): boolean {
+  try {
+    return statSync(root).isDirectory();
+  } catch {
+    return false;
+  }
 }

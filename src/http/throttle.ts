@@ -61,9 +61,10 @@ export function createThrottle(options: Partial<ThrottleOptions> = {}): Throttle
       if (e === undefined || e.pausedUntil <= now) return null;
       const seconds = Math.max(1, Math.ceil((e.pausedUntil - now) / 1000));
       return errorResponse(
+        429,
         "rate_limited",
         `too many wrong tokens from this address; try again in ${seconds} s`,
-        { headers: { "retry-after": String(seconds) } },
+        { "retry-after": String(seconds) },
       );
     },
     fail(address) {

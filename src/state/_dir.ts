@@ -7,11 +7,10 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
-import { STATE_DIR } from "../vault/index.ts";
-import { checkVaultRoot } from "../vault/root.ts";
+import { checkVaultRoot } from "../vault/_root.ts";
 
 /** Makes `<vaultRoot>/<name>` when missing (the vault itself must exist) and returns its path. */
-export function ensureStateDir(vaultRoot: string, name = STATE_DIR): string {
+export function ensureStateDir(vaultRoot: string, name = ".lorecards"): string {
   checkVaultRoot(vaultRoot);
   const dir = path.join(vaultRoot, name);
   try {

@@ -134,6 +134,7 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
     turns: (conversation, limit) =>
       read(conversation, async (tx) => (limit <= 0 ? [] : tx.turns(conversation, limit))),
     conversations: (limit) => read(undefined, async (tx) => (limit <= 0 ? [] : tx.withTurns(limit))),
+    nameConversation: (id, name) => write(id, async ({ tx }) => tx.nameConversation(id, name)),
     turnsSince: (since) => read(undefined, async (tx) => tx.turnsSince(since)),
     days: (sinceDay) =>
       read(undefined, async (tx) =>

@@ -105,6 +105,8 @@ export interface Tx {
   turnsSince(since: number): Maybe<TurnRecord[]>;
   /** Conversations with records, most recently seen first, then by id; `limit` > 0. */
   withTurns(limit: number): Maybe<ConversationSummary[]>;
+  /** Sets (or with null clears) a conversation's name; false when there is no such conversation. */
+  nameConversation(id: string, name: string | null): Maybe<boolean>;
   /** Days from `sinceDay` on, oldest first, each with its totals (a day whose totals are empty included). */
   days(sinceDay: string): Maybe<{ day: string; share: Share }[]>;
 

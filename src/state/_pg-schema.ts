@@ -16,7 +16,7 @@
 import type { SQL } from "bun";
 import { LoreError } from "../errors.ts";
 
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 
 const META = `CREATE SCHEMA IF NOT EXISTS lorecards;
 CREATE TABLE IF NOT EXISTS lorecards.meta (
@@ -57,8 +57,11 @@ CREATE TABLE lorecards.hits (
 CREATE INDEX hits_space ON lorecards.hits (space, n);
 `;
 
+/** Version 2: the name a person gave a conversation in the editor. */
+const NAMES_2 = "ALTER TABLE lorecards.conversations ADD COLUMN IF NOT EXISTS name text;";
+
 /** Each step takes the schema from version `i` to `i + 1`. */
-const STEPS = [TABLES_1];
+const STEPS = [TABLES_1, NAMES_2];
 
 /** Makes or brings up to date the schema; cheap when it is current (one read). */
 export async function ensureSchema(sql: SQL, where: string): Promise<void> {

@@ -182,7 +182,7 @@ export function pgTx(sql: SQL, space: string): Tx {
     },
     async withTurns(limit) {
       // `byMostRecentlySeen` in _rules.ts; the surface of the newest record.
-      const rows = await sql`SELECT c.id, c.last_seen, count(*) AS turns,
+      const rows = await sql`SELECT c.id, c.last_seen, c.name, count(*) AS turns,
           (SELECT surface FROM lorecards.turns s WHERE s.conversation = c.n ORDER BY s.turn DESC LIMIT 1) AS surface
         FROM lorecards.conversations c JOIN lorecards.turns t ON t.conversation = c.n WHERE c.space = ${space}
         GROUP BY c.n ORDER BY c.last_seen DESC, c.id LIMIT ${limit}`;
@@ -191,7 +191,13 @@ export function pgTx(sql: SQL, space: string): Tx {
         surface: r.surface as TurnRecord["surface"],
         turns: num(r.turns),
         lastSeen: num(r.last_seen),
+        name: r.name === null || r.name === undefined ? null : str(r.name),
       }));
+    },
+    async nameConversation(id, name) {
+      const rows = await sql`UPDATE lorecards.conversations SET name = ${name}
+        WHERE space = ${space} AND id = ${id} RETURNING n`;
+      return rows.length > 0;
     },
     async days(sinceDay) {
       const rows =

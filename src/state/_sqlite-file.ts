@@ -61,7 +61,11 @@ CREATE TABLE adoptions (
   recall INTEGER NOT NULL, card TEXT NOT NULL, at INTEGER NOT NULL,
   PRIMARY KEY (recall, card)) WITHOUT ROWID;
 `;
-const SCHEMA = `${TABLES_4}${INDEXES}${ADDED_5}${ADDED_6}PRAGMA user_version = 6;`;
+/** Version 7: the name a person gave a conversation in the editor. */
+const ADDED_7 = `
+ALTER TABLE conversations ADD COLUMN name TEXT;
+`;
+const SCHEMA = `${TABLES_4}${INDEXES}${ADDED_5}${ADDED_6}${ADDED_7}PRAGMA user_version = 7;`;
 
 /** Each step takes a database from version `i + 1` to `i + 2`; a new file gets SCHEMA at once. */
 const MIGRATIONS = [
@@ -95,6 +99,9 @@ const MIGRATIONS = [
   // 5 → 6: index recalls and their adoptions; every row of every other table kept as it is.
   `${ADDED_6}
    PRAGMA user_version = 6;`,
+  // 6 → 7: conversations' names.
+  `${ADDED_7}
+   PRAGMA user_version = 7;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 
@@ -145,7 +152,11 @@ export interface Queries {
   /** By conversation id: its newest `limit` records, oldest first. */
   turns: Statement<{ record: string }, [string, number]>;
   turnsSince: Statement<{ id: string; record: string }, [number]>;
-  withTurns: Statement<{ id: string; surface: string; turns: number; last_seen: number }, [number]>;
+  withTurns: Statement<
+    { id: string; surface: string; turns: number; last_seen: number; name: string | null },
+    [number]
+  >;
+  nameConversation: Statement<unknown, [string | null, string]>;
   day: Statement<{ totals: string }, [string]>;
   putDay: Statement<unknown, [string, string]>;
   days: Statement<{ day: string; totals: string }, [string]>;
@@ -252,9 +263,10 @@ function prepare(db: Database): Queries {
       "WHERE t.at >= ? ORDER BY t.at, c.id, t.turn",
     // `byMostRecentlySeen` in _rules.ts; the surface of the newest record.
     withTurns:
-      "SELECT c.id, c.last_seen, count(*) AS turns, (SELECT surface FROM turns s WHERE s.conversation = c.n " +
+      "SELECT c.id, c.last_seen, c.name, count(*) AS turns, (SELECT surface FROM turns s WHERE s.conversation = c.n " +
       "ORDER BY s.turn DESC LIMIT 1) AS surface FROM conversations c JOIN turns t ON t.conversation = c.n " +
       "GROUP BY c.n ORDER BY c.last_seen DESC, c.id LIMIT ?",
+    nameConversation: "UPDATE conversations SET name = ? WHERE id = ?",
     day: "SELECT totals FROM days WHERE day = ?",
     putDay: "INSERT OR REPLACE INTO days (day, totals) VALUES (?, ?)",
     days: "SELECT day, totals FROM days WHERE day >= ? ORDER BY day",

@@ -93,7 +93,9 @@ export function sqliteTx(c: Connection): Tx {
         surface: r.surface as TurnRecord["surface"],
         turns: r.turns,
         lastSeen: r.last_seen,
+        name: r.name,
       })),
+    nameConversation: (id, name) => q.nameConversation.run(name, id).changes > 0,
     days: (sinceDay) =>
       q.days.all(sinceDay).map((r) => ({ day: r.day, share: JSON.parse(r.totals) as Share })),
     ...recallTx(c.db),

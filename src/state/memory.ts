@@ -31,6 +31,8 @@ const HITS_KEPT = 10_000;
 interface Stored {
   id: string;
   row: ConversationRow;
+  /** What the person named it (`nameConversation`). */
+  name?: string | null;
   injections: Map<string, Injection>;
   /** By `keyOf(record)`. */
   replays: Map<string, ReplayRecord>;
@@ -222,12 +224,23 @@ function memoryTx(state: MemoryState, undo: (() => void)[] | null): Tx {
         for (const t of c.turns.values()) if (t.at >= since) out.push(t);
       return copy(out.sort(byTime));
     },
+    nameConversation(id, name) {
+      const c = state.conversations.get(id);
+      if (c === undefined) return false;
+      const before = c.name;
+      note(() => {
+        c.name = before;
+      });
+      c.name = name;
+      return true;
+    },
     withTurns(limit) {
       const found = [...state.conversations.values()]
         .filter((c) => c.turns.size > 0)
         .map((c) => {
           const newest = [...c.turns.values()].sort(byTurnNumber).at(-1)!;
-          return { id: c.id, surface: newest.surface, turns: c.turns.size, lastSeen: c.row.lastSeen };
+          const { lastSeen } = c.row;
+          return { id: c.id, surface: newest.surface, turns: c.turns.size, lastSeen, name: c.name ?? null };
         });
       return found.sort(byMostRecentlySeen).slice(0, limit);
     },

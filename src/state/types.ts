@@ -166,8 +166,6 @@ export interface TurnRecord {
   replayedChars: number;
   /** Cards that fired but were left out this turn, with recall's reason. */
   leftOut: { id: string; reason: string }[];
-  /** The lore switch in force when it was not `auto` (the door says it): `declared` or `none`. */
-  lore?: "declared" | "none";
   /** Characters of the prompt text as sent (system and every message's text, our blocks included). */
   promptChars: number;
   /**
@@ -197,6 +195,8 @@ export interface ConversationSummary {
   /** Turn records kept. */
   turns: number;
   lastSeen: number;
+  /** What the person named it in the editor; null until they do. */
+  name: string | null;
 }
 
 /**
@@ -346,6 +346,11 @@ export interface Store {
   turns(conversation: string, limit: number): Promise<TurnRecord[]>;
   /** The most recently seen conversations that have turn records, newest first (then by id). */
   conversations(limit: number): Promise<ConversationSummary[]>;
+  /**
+   * Names a stored conversation (null takes the name away); the name goes with the conversation when a
+   * cap drops it. False when no conversation has that id.
+   */
+  nameConversation(id: string, name: string | null): Promise<boolean>;
   /**
    * Every turn record kept at or after `since` (ms), oldest first (then by conversation and turn), for
    * per-conversation totals; per-day totals, which outlive the records, are `days`.

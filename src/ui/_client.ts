@@ -67,6 +67,55 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   throw await failure(res);
 }
 
+/**
+ * An upload answered in lines as the server works (`application/x-ndjson`): `onProgress` for each
+ * `{"progress"}` line, then the `{"result"}` line's value; an `{"error"}` line, or a non-2xx answer, is
+ * thrown as an ApiError.
+ */
+export async function importStream(
+  path: string,
+  file: Blob,
+  onProgress: (done: number, total: number) => void,
+): Promise<unknown> {
+  const h = headers(true, "application/octet-stream");
+  h.set("accept", "application/x-ndjson");
+  const res = await fetch(path, { method: "POST", headers: h, body: file });
+  if (!res.ok || res.body === null) throw await failure(res);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (value) buffer += value;
+    const lines = buffer.split("\n");
+    buffer = done ? "" : lines.pop()!;
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      const msg = JSON.parse(line) as {
+        progress?: { done: number; total: number };
+        result?: unknown;
+        error?: string;
+        detail?: string;
+      };
+      if (msg.progress) onProgress(msg.progress.done, msg.progress.total);
+      else if (msg.error)
+        throw {
+          status: 200,
+          error: msg.error,
+          detail: msg.detail ?? msg.error,
+          body: msg,
+        } satisfies ApiError;
+      else if ("result" in msg) return msg.result;
+    }
+    if (done)
+      throw {
+        status: 200,
+        error: "internal",
+        detail: "the import ended without an answer",
+        body: {},
+      } satisfies ApiError;
+  }
+}
+
 /** A download that needs the auth header (a plain link could not carry it). */
 export async function download(path: string): Promise<{ blob: Blob; filename: string }> {
   const res = await fetch(path, { headers: headers(false) });

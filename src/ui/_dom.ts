@@ -48,3 +48,41 @@ export function formatTime(iso: string): string {
   if (Number.isNaN(d.getTime())) return iso;
   return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
+
+/**
+ * `text` with every place it holds one of `words` (lower-cased) wrapped in `<mark>`, as nodes to append.
+ * Case is compared by lower-casing, which keeps positions where the two spellings are the same length.
+ */
+export function marked(text: string, words: readonly string[]): (string | HTMLElement)[] {
+  const lower = text.toLowerCase();
+  if (words.length === 0 || lower.length !== text.length) return [text];
+  const hits: [number, number][] = [];
+  for (const w of words) {
+    for (let at = lower.indexOf(w); at >= 0 && w !== ""; at = lower.indexOf(w, at + w.length))
+      hits.push([at, at + w.length]);
+  }
+  if (hits.length === 0) return [text];
+  hits.sort((a, b) => a[0] - b[0]);
+  const out: (string | HTMLElement)[] = [];
+  let at = 0;
+  for (const [start, end] of hits) {
+    if (end <= at) continue;
+    const from = Math.max(start, at);
+    if (from > at) out.push(text.slice(at, from));
+    out.push(el("mark", {}, text.slice(from, end)));
+    at = end;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
+
+/** Put `nodes` in `parent` in this order, moving as few as possible (a focused row stays focused). */
+export function arrange(parent: HTMLElement, nodes: HTMLElement[]): void {
+  const wanted = new Set(nodes);
+  for (const child of [...parent.children]) if (!wanted.has(child as HTMLElement)) child.remove();
+  let cursor = parent.firstElementChild;
+  for (const node of nodes) {
+    if (node === cursor) cursor = cursor.nextElementSibling;
+    else parent.insertBefore(node, cursor);
+  }
+}

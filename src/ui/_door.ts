@@ -1,56 +1,22 @@
 // The context door in the page: under the try box, why each card is (or is not) in front of the model,
 // one line per card (`POST /api/explain`); and the recent conversations of the gateway and the hook
-// (`GET /api/conversations`), each opening to its turns in order with the exact text of every block
-// we added, its tier (stable, volatile, placed), the cards re-sent because they were edited, and what
-// was left out. Plain DOM; everything comes from the API.
+// (`GET /api/conversations`), each known by its name (the person's, `PUT /api/conversations/{id}`), its
+// client, model, time and the cards that went in (no message is kept, so none is shown), each opening to
+// its turns with the text we added, its marker lines folded away, and what was left out and why.
+import type { Conversations, ConversationTurns, Explanation } from "../api/types.ts";
 import { api } from "./_client.ts";
 import { el, formatTime } from "./_dom.ts";
+import { toast } from "./_toast.ts";
+import { clientWords, plural, REASON_WORDS, TIER_WORDS } from "./_words.ts";
 
-interface ExplainedCard {
-  key: string;
-  kind: string;
-  title: string;
-  verdict: string;
-  asked: boolean;
-  tier: string;
-  line: string;
-}
-
-interface Explanation {
-  cards: ExplainedCard[];
-}
-
-interface ConversationSummary {
-  id: string;
-  surface: string;
-  turns: number;
-  /** ISO 8601. */
-  last_seen: string;
-}
-
-interface SentBlock {
-  tier: "stable" | "volatile" | "placed";
-  where: string;
-  text: string;
-  cards: string[];
-  edited?: string[];
-}
-
-interface TurnRecord {
-  turn: number;
-  /** ISO 8601. */
-  at: string;
-  surface: string;
-  api?: string;
-  model?: string;
-  blocks: SentBlock[];
-  left_out: { id: string; reason: string }[];
-}
+type Summary = Conversations["conversations"][number];
+type Turn = ConversationTurns["turns"][number];
+type Block = Turn["blocks"][number];
 
 /** The verdicts in words, as the line begins with them too. */
 const STATE: Record<string, string> = {
   chosen: "in",
-  in_context: "in context",
+  in_context: "already in",
   left_out: "left out",
 };
 
@@ -81,31 +47,63 @@ export async function explainTry(box: HTMLElement, text: string): Promise<void> 
   box.hidden = false;
 }
 
+/** "Sep 13, 10:01 – 10:42" (one date when both ends share it). */
+function span(from: string | null, to: string): string {
+  const end = formatTime(to);
+  if (!from || from === to) return end;
+  const start = formatTime(from);
+  const sameDay = new Date(from).toDateString() === new Date(to).toDateString();
+  return `${start} – ${sameDay ? new Date(to).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" }) : end}`;
+}
+
+function title(c: Summary): string {
+  return c.name ?? `${clientWords(c.surface, c.api)}${c.model ? ` · ${c.model}` : ""}`;
+}
+
+function summaryRow(body: HTMLElement, c: Summary): HTMLElement {
+  const cards = c.cards.map((id) => id.split("/").slice(1).join("/")).join(", ");
+  const more = c.card_count > c.cards.length ? ` and ${c.card_count - c.cards.length} more` : "";
+  return el(
+    "li",
+    { class: "conversation" },
+    el(
+      "button",
+      { type: "button", class: "link", title: `conversation ${c.id}`, onclick: () => open(body, c) },
+      title(c),
+    ),
+    el(
+      "span",
+      { class: "muted" },
+      [
+        c.name ? clientWords(c.surface, c.api) : null,
+        c.name && c.model ? c.model : null,
+        plural(c.turns, "turn"),
+        span(c.first_seen, c.last_seen),
+      ]
+        .filter(Boolean)
+        .join(" · "),
+    ),
+    c.card_count > 0
+      ? el("span", { class: "conv-cards" }, `Cards: ${cards}${more}`)
+      : el("span", { class: "muted" }, "No card went in"),
+  );
+}
+
+function open(body: HTMLElement, c: Summary): void {
+  showConversation(body, c).catch((err) => showError(body, err));
+}
+
 /** The recent conversations panel: a list, each opening to its turns. */
 export async function loadConversations(body: HTMLElement): Promise<void> {
-  const { conversations } = await api<{ conversations: ConversationSummary[] }>("GET", "/api/conversations");
+  const { conversations } = await api<Conversations>("GET", "/api/conversations");
   if (conversations.length === 0) {
     body.replaceChildren(
       el("p", { class: "muted" }, "No conversation yet: the gateway and the hook record theirs here."),
     );
     return;
   }
-  const open = (id: string) => void showConversation(body, id).catch((err) => showError(body, err));
   body.replaceChildren(
-    el(
-      "ul",
-      { class: "conversation-list" },
-      ...conversations.map((c) =>
-        el(
-          "li",
-          {},
-          el("button", { type: "button", class: "link", onclick: () => open(c.id) }, c.id),
-          el("span", { class: "tag" }, c.surface),
-          el("span", { class: "muted" }, `${c.turns} turn(s)`),
-          el("time", { datetime: c.last_seen }, formatTime(c.last_seen)),
-        ),
-      ),
-    ),
+    el("ul", { class: "conversation-list" }, ...conversations.map((c) => summaryRow(body, c))),
   );
 }
 
@@ -114,25 +112,77 @@ function showError(body: HTMLElement, err: unknown): void {
   body.replaceChildren(el("p", { class: "broken-note", role: "alert" }, detail));
 }
 
-/** One conversation: its turns, oldest first, each block's exact text with its tier. */
-async function showConversation(body: HTMLElement, id: string): Promise<void> {
-  const { turns } = await api<{ turns: TurnRecord[] }>("GET", `/api/conversations/${encodeURIComponent(id)}`);
+/** The name field over a conversation's turns: saved on Enter or with the button. */
+function nameForm(c: Summary): HTMLElement {
+  const input = el("input", {
+    type: "text",
+    value: c.name ?? "",
+    placeholder: title(c),
+    "aria-label": "Name of this conversation",
+    maxlength: 200,
+  });
+  const form = el(
+    "form",
+    { class: "conv-name" },
+    input,
+    el("button", { type: "submit", class: "small" }, "Name it"),
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const r = await api<{ name: string | null }>("PUT", `/api/conversations/${encodeURIComponent(c.id)}`, {
+        name: input.value,
+      });
+      c.name = r.name;
+      toast(r.name ? `Named “${r.name}”.` : "The conversation's name was taken away.");
+    } catch (err) {
+      toast((err as { detail?: string }).detail ?? String(err), { error: true });
+    }
+  });
+  return form;
+}
+
+/** One conversation: its turns, oldest first, each block's text with where it went. */
+async function showConversation(body: HTMLElement, c: Summary): Promise<void> {
+  const { turns } = await api<ConversationTurns>("GET", `/api/conversations/${encodeURIComponent(c.id)}`);
   const back = el(
     "button",
-    { type: "button", onclick: () => void loadConversations(body).catch((err) => showError(body, err)) },
+    {
+      type: "button",
+      class: "small",
+      onclick: () => void loadConversations(body).catch((err) => showError(body, err)),
+    },
     "All conversations",
   );
   body.replaceChildren(
-    el("div", { class: "conversation-head" }, back, el("strong", {}, id)),
+    el(
+      "div",
+      { class: "conversation-head" },
+      back,
+      el("span", { class: "muted" }, `${clientWords(c.surface, c.api)}${c.model ? ` · ${c.model}` : ""}`),
+    ),
+    nameForm(c),
     el("ol", { class: "turns" }, ...turns.map(turnItem)),
   );
   back.focus();
 }
 
-function turnItem(t: TurnRecord): HTMLElement {
-  const when = t.at;
-  const about = [t.surface, t.api, t.model].filter(Boolean).join(" · ");
-  const blocks = t.blocks.map(blockItem);
+/** A turn that added nothing says why: nothing fired, or what fired was in the conversation already. */
+function nothingAdded(t: Turn): HTMLElement {
+  const replayed = t.left_out.filter((l) => l.reason === "in_context");
+  if (replayed.length > 0 || t.replayed_chars > 0) {
+    const which = replayed.length ? `: ${replayed.map((l) => l.id).join(", ")}` : "";
+    return el(
+      "p",
+      { class: "muted" },
+      `Nothing new: the cards were already in the conversation, sent again from earlier turns${which}.`,
+    );
+  }
+  return el("p", { class: "muted" }, "Nothing added: no card came up on this turn.");
+}
+
+function turnItem(t: Turn): HTMLElement {
+  const leftOut = t.left_out.filter((l) => l.reason !== "in_context");
   return el(
     "li",
     { class: "turn", "data-turn": t.turn },
@@ -141,40 +191,48 @@ function turnItem(t: TurnRecord): HTMLElement {
       {},
       `Turn ${t.turn}`,
       " ",
-      el("time", { datetime: when }, formatTime(when)),
+      el("time", { datetime: t.at }, formatTime(t.at)),
       " ",
-      el("span", { class: "muted" }, about),
+      el("span", { class: "muted" }, t.model ?? ""),
     ),
-    blocks.length > 0 ? blocks : el("p", { class: "muted" }, "Nothing added this turn."),
-    t.left_out.length > 0
+    t.blocks.length > 0 ? t.blocks.map(blockItem) : nothingAdded(t),
+    leftOut.length > 0
       ? el(
           "p",
           { class: "left-out" },
           "Left out: ",
-          t.left_out.map((l) => `${l.id} (${l.reason})`).join(", "),
+          leftOut.map((l) => `${l.id} (${REASON_WORDS[l.reason] ?? l.reason})`).join(", "),
         )
       : null,
   );
 }
 
-function blockItem(b: SentBlock): HTMLElement {
+/** Our marker lines (`<!-- lorecards:… -->`) frame a block for the gateway; a person reads what is inside. */
+const MARKER = /^<!-- \/?lorecards:[0-9a-f]+ -->\n?/gm;
+
+function blockItem(b: Block): HTMLElement {
   const edited = new Set(b.edited ?? []);
+  const tier = TIER_WORDS[b.tier];
+  const text = b.text.replace(MARKER, "").trim();
   return el(
     "div",
     { class: `sent-block ${b.tier}` },
     el(
       "div",
       { class: "sent-head" },
-      el("span", { class: `tag tier-${b.tier}` }, b.tier),
+      el("span", { class: `tag tier-${b.tier}`, title: tier?.hint }, tier?.label ?? b.tier),
       el("span", { class: "muted" }, b.where),
       ...b.cards.map((id) =>
         el(
           "span",
           { class: edited.has(id) ? "card-id edited" : "card-id" },
-          edited.has(id) ? `${id} (edited)` : id,
+          edited.has(id) ? `${id} (edited, sent again)` : id,
         ),
       ),
     ),
-    el("pre", { class: "sent-text" }, b.text),
+    el("pre", { class: "sent-text" }, text),
+    text !== b.text.trim()
+      ? el("p", { class: "hint" }, "Framed by lorecards' markers, which the gateway finds it by (not shown).")
+      : null,
   );
 }

@@ -1,14 +1,22 @@
 // The card form, built from /api/kinds (never from hard-coded section names): the fields every card
 // has, one text area per section of the card's kind, the private sections labelled "never injected",
-// any section the user added by hand, and the other frontmatter keys as JSON.
+// any section the person added by hand, the lorebook fields as controls (_lorebook.ts), the refs as
+// a picker with the card's links (_refs.ts), and the frontmatter keys no control shows, as JSON.
+import type { CardData, KindInfo, Kinds } from "../api/types.ts";
 import { el, field } from "./_dom.ts";
-import type { CardData, KindInfo, Kinds } from "./_types.ts";
+import { readEditor } from "./_form-read.ts";
+import { CONTROLLED, lorebookControls } from "./_lorebook.ts";
+import type { Row } from "./_query.ts";
+import { refsPicker } from "./_refs.ts";
+import { kindNoun, plural } from "./_words.ts";
 
 export interface EditorHandlers {
   save(body: Record<string, unknown>): void;
   archive(): void;
   back(): void;
   changeKind(kind: string): void;
+  /** The vault's cards, for the refs picker. */
+  cards(): readonly Row[];
 }
 
 export interface EditorTarget {
@@ -17,6 +25,8 @@ export interface EditorTarget {
   card?: CardData;
   /** Prefill for a new card. */
   draft?: { title?: string; keywords?: string[] };
+  /** The size of its public text, as the list knows it. */
+  size?: { chars: number; tokens?: number };
 }
 
 const words = (list: readonly string[] | undefined) => (list ?? []).join(", ");
@@ -52,22 +62,20 @@ function sectionList(
 function sections(kinds: Kinds, target: EditorTarget): HTMLElement {
   const { kind, card } = target;
   if (kind.sections.length === 0) {
-    const body = area("body", card?.body ?? "", 12);
     return el(
       "fieldset",
       { class: "sections" },
       el("legend", {}, "Text"),
-      field("Card text (Markdown)", body),
+      field("Card text (Markdown)", area("body", card?.body ?? "", 12)),
     );
   }
   const blocks = sectionList(kinds, kind, card).map((s) => {
-    const value = card?.fields[s.heading] ?? "";
     const label = s.private
       ? `${s.heading} — never injected`
       : s.own
         ? `${s.heading} (your own section)`
         : s.heading;
-    const t = area(`section:${s.heading}`, value, s.private ? 2 : 3);
+    const t = area(`section:${s.heading}`, card?.fields[s.heading] ?? "", s.private ? 2 : 3);
     t.dataset.heading = s.heading;
     return field(label, t, undefined, s.private ? "field private" : "field");
   });
@@ -77,9 +85,17 @@ function sections(kinds: Kinds, target: EditorTarget): HTMLElement {
   return el("fieldset", { class: "sections" }, el("legend", {}, "Sections"), preamble, ...blocks);
 }
 
-function advanced(card?: CardData): HTMLElement {
+/** The frontmatter keys no control shows (a card's own keys, decorators), kept as written. */
+function otherKeys(card?: CardData): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(card?.extra ?? {})) if (!CONTROLLED.has(k)) out[k] = v;
+  return out;
+}
+
+function advanced(card: CardData | undefined, handlers: EditorHandlers): HTMLElement {
   const sec = card?.secondary ?? { all: [], any: [], not: [], not_all: [] };
-  const extra = card && Object.keys(card.extra).length > 0 ? JSON.stringify(card.extra, null, 2) : "";
+  const others = otherKeys(card);
+  const extra = Object.keys(others).length > 0 ? JSON.stringify(others, null, 2) : "";
   return el(
     "details",
     { class: "advanced" },
@@ -91,13 +107,18 @@ function advanced(card?: CardData): HTMLElement {
       field("Also needs any of", textInput("sec_any", words(sec.any)), "comma-separated"),
       field("Never when", textInput("sec_not", words(sec.not)), "checked in the triggering message"),
       field("Never when all of", textInput("sec_not_all", words(sec.not_all)), "comma-separated"),
-      field("See also (refs)", textInput("refs", words(card?.refs)), "card names"),
       field(
         "Scan depth (turns)",
-        el("input", { type: "number", name: "scan_depth", min: 0, value: card?.scan_depth ?? "" }),
+        el("input", { type: "number", name: "scan_depth", min: 0, step: 1, value: card?.scan_depth ?? "" }),
+        "how far back it looks; empty = the tool's",
       ),
-      field("Priority", el("input", { type: "number", name: "priority", value: card?.priority ?? 0 })),
+      field(
+        "Priority",
+        el("input", { type: "number", name: "priority", step: 1, value: card?.priority ?? 0 }),
+        "breaks ties between cards that match as well",
+      ),
     ),
+    refsPicker(card?.refs ?? [], handlers.cards),
     field("Other frontmatter (JSON)", area("extra", extra, 3), "kept as written; e.g. emails"),
   );
 }
@@ -111,16 +132,33 @@ function kindSelect(kinds: Kinds, target: EditorTarget, handlers: EditorHandlers
   return field("Kind", select);
 }
 
+/** "412 characters · 103 tokens": what the card adds when it is sent. */
+function sizeLine(target: EditorTarget): string | null {
+  const size = target.card ? target.size : undefined;
+  if (!size) return null;
+  return [plural(size.chars, "character"), size.tokens !== undefined ? plural(size.tokens, "token") : null]
+    .filter(Boolean)
+    .join(" · ");
+}
+
 export function buildEditor(kinds: Kinds, target: EditorTarget, handlers: EditorHandlers): HTMLFormElement {
   const { card, kind } = target;
   const isNew = card === undefined;
   const title = textInput("title", card?.title ?? target.draft?.title ?? "", { required: true });
+  const size = sizeLine(target);
   const head = el(
     "div",
     { class: "editor-head" },
     el("button", { type: "button", class: "back", onclick: () => handlers.back() }, "← Cards"),
-    el("h2", {}, isNew ? `New ${kind.name} card` : card.title),
+    el("h2", {}, isNew ? `New ${kindNoun(kind.name)} card` : card.title),
     isNew ? null : el("span", { class: "path" }, `${kind.dir ? `${kind.dir}/` : ""}${card.key}.md`),
+    size
+      ? el(
+          "span",
+          { class: "size", title: "the public text, as sent (tokens: o200k, as a token budget counts)" },
+          size,
+        )
+      : null,
   );
   const basics = el(
     "div",
@@ -134,6 +172,7 @@ export function buildEditor(kinds: Kinds, target: EditorTarget, handlers: Editor
       "comma-separated",
     ),
     field("Aliases", textInput("aliases", words(card?.aliases)), "other names, comma-separated"),
+    field("Tags", textInput("tags", words(card?.tags)), "your own labels to sort by; never sent"),
   );
   const toggles = el(
     "div",
@@ -143,12 +182,6 @@ export function buildEditor(kinds: Kinds, target: EditorTarget, handlers: Editor
       { class: "check" },
       el("input", { type: "checkbox", name: "enabled", checked: card?.enabled ?? true }),
       " Enabled",
-    ),
-    el(
-      "label",
-      { class: "check" },
-      el("input", { type: "checkbox", name: "inject", checked: card?.inject ?? true }),
-      " Injected automatically",
     ),
   );
   const actions = el(
@@ -168,8 +201,18 @@ export function buildEditor(kinds: Kinds, target: EditorTarget, handlers: Editor
     basics,
     toggles,
     sections(kinds, target),
-    advanced(card),
+    lorebookControls(card),
+    advanced(card, handlers),
+    isNew
+      ? null
+      : el(
+          "details",
+          { class: "advanced links" },
+          el("summary", {}, "Linked cards"),
+          el("div", { class: "links-body" }),
+        ),
     actions,
+    el("div", { class: "form-slot", role: "status" }),
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -182,77 +225,41 @@ export function buildEditor(kinds: Kinds, target: EditorTarget, handlers: Editor
   return form;
 }
 
+/** An error about the form, where the person is looking: beside the Save button, and at the top. */
 export function alertInForm(form: HTMLFormElement, message: string): void {
-  const slot = form.querySelector(".conflict-slot")!;
-  slot.replaceChildren(el("div", { class: "banner error", role: "alert" }, message));
+  const banner = () => el("div", { class: "banner error", role: "alert" }, message);
+  form.querySelector(".conflict-slot")!.replaceChildren(banner());
+  form.querySelector(".form-slot")!.replaceChildren(el("div", { class: "banner error" }, message));
+}
+
+/** The card changed on disk after it was opened: the person chooses, nothing is overwritten silently. */
+export function conflictInForm(form: HTMLFormElement, choose: { load(): void; overwrite(): void }): void {
+  const banner = el(
+    "div",
+    { class: "banner conflict", role: "alert" },
+    el("strong", {}, "This card changed on disk after you opened it. "),
+    "Your edits are not saved yet.",
+    el(
+      "div",
+      { class: "actions" },
+      el("button", { type: "button", onclick: () => choose.load() }, "Load the version on disk"),
+      el(
+        "button",
+        { type: "button", class: "danger", onclick: () => choose.overwrite() },
+        "Overwrite it with mine",
+      ),
+    ),
+  );
+  form.querySelector(".conflict-slot")!.replaceChildren(banner);
+  (banner.querySelector("button") as HTMLButtonElement).focus();
 }
 
 /** After a save: what the write checks found worth fixing in the card's words (the card is saved). */
 export function warnInForm(form: HTMLFormElement, warnings: readonly { detail: string }[]): void {
   if (warnings.length === 0) return;
-  const slot = form.querySelector(".conflict-slot")!;
   const items = warnings.map((w) => el("li", {}, w.detail));
   const head = "Saved. Worth fixing in its trigger words:";
-  slot.replaceChildren(el("div", { class: "banner warn", role: "status" }, head, el("ul", {}, ...items)));
-}
-
-const value = (form: HTMLFormElement, name: string) =>
-  (form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement | null)?.value ?? "";
-const checked = (form: HTMLFormElement, name: string) =>
-  (form.elements.namedItem(name) as HTMLInputElement | null)?.checked ?? true;
-const split = (text: string) =>
-  text
-    .split(/[,，、]/)
-    .map((w) => w.trim())
-    .filter(Boolean);
-
-/** The form as an API request body (without mtime; the caller adds the one it read). */
-export function readEditor(form: HTMLFormElement, target: EditorTarget): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    kind: target.kind.name,
-    title: value(form, "title").trim(),
-    keywords: split(value(form, "keywords")),
-    aliases: split(value(form, "aliases")),
-    refs: split(value(form, "refs")),
-    secondary: {
-      all: split(value(form, "sec_all")),
-      any: split(value(form, "sec_any")),
-      not: split(value(form, "sec_not")),
-      not_all: split(value(form, "sec_not_all")),
-    },
-    scan_depth: value(form, "scan_depth") === "" ? null : Number(value(form, "scan_depth")),
-    priority: value(form, "priority") === "" ? 0 : Number(value(form, "priority")),
-    enabled: checked(form, "enabled"),
-    inject: checked(form, "inject"),
-  };
-  const key = value(form, "key").trim();
-  if (key) body.key = key;
-  const extra = value(form, "extra").trim();
-  try {
-    body.extra = extra === "" ? {} : JSON.parse(extra);
-  } catch {
-    throw new Error('Other frontmatter must be a JSON object, e.g. {"emails": ["a@example.com"]}');
-  }
-  if (target.kind.sections.length === 0) {
-    body.body = value(form, "body");
-  } else {
-    const fields: Record<string, string> = {};
-    for (const t of form.querySelectorAll<HTMLTextAreaElement>("textarea[data-heading]"))
-      fields[t.dataset.heading!] = t.value;
-    body.fields = fields;
-    body.preamble = value(form, "preamble");
-  }
-  return body;
-}
-
-/** Add a word to the open form's keywords (the "one-click keyword" of the try box). */
-export function addKeyword(form: HTMLFormElement, word: string): boolean {
-  const input = form.elements.namedItem("keywords") as HTMLInputElement | null;
-  if (!input) return false;
-  const list = split(input.value);
-  if (!list.some((w) => w.toLowerCase() === word.toLowerCase())) list.push(word);
-  input.value = list.join(", ");
-  input.dispatchEvent(new Event("input", { bubbles: true }));
-  input.focus();
-  return true;
+  form
+    .querySelector(".conflict-slot")!
+    .replaceChildren(el("div", { class: "banner warn", role: "status" }, head, el("ul", {}, ...items)));
 }

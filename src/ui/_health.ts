@@ -2,27 +2,9 @@
 // last 30 days (README "Index mode and adoption"): the counts per class, then the cards worth a look
 // (noisy, underperforming, dead), each with how often an index listed it and an agent opened it. A
 // card's name opens it in the editor.
+import type { CardHealthReport } from "../api/types.ts";
 import { api } from "./_client.ts";
 import { el } from "./_dom.ts";
-
-type HealthClass = "dead" | "noisy" | "underperforming" | "healthy";
-
-interface CardHealth {
-  card: string;
-  class: HealthClass;
-  recalled: number;
-  opened: number;
-  open_rate: number | null;
-  /** ISO 8601. */
-  last_seen: string | null;
-}
-
-interface HealthReport {
-  window_days: number;
-  recalls: number;
-  counts: Record<HealthClass, number>;
-  cards: CardHealth[];
-}
 
 const SHOWN = 50;
 
@@ -32,7 +14,7 @@ export async function loadCardHealth(
   body: HTMLElement,
   open: (kind: string, key: string) => void,
 ): Promise<void> {
-  const r = await api<HealthReport>("GET", "/api/health/cards");
+  const r = await api<CardHealthReport>("GET", "/api/health/cards");
   if (r.recalls === 0) {
     body.replaceChildren(
       el(

@@ -1,190 +1,288 @@
-// The card list on the left. It is one WAI-ARIA listbox (APG "Listbox" pattern) with a group per kind,
-// and a single Tab stop: only one option has tabindex 0 (the open card, else the last one focused,
-// else the first), arrows, Home/End and PageUp/PageDown move focus across the kind groups, Enter or
-// Space opens the card, and Tab leaves. Rows off screen stay unrendered (`content-visibility: auto` in
-// style.css) until scrolled to; focusing one renders it and scrolls it into view.
-import { el, nextId } from "./_dom.ts";
-import type { BrokenItem, KindInfo, ListItem } from "./_types.ts";
+// The card list: a heading per kind that folds its cards away, and under each a WAI-ARIA listbox (APG
+// "Listbox", multi-select) of its cards. Only the rows on screen exist in the page: every row has the
+// same height, so where any card sits is arithmetic, and scrolling ten thousand cards moves a few dozen
+// nodes. The list is one Tab stop across all kinds (the open card, else the last one focused): arrows,
+// Home/End and PageUp/PageDown move across the kinds, Enter opens, Space selects (Shift+Space selects
+// the range from the last one picked), Ctrl+A selects every card shown. `aria-setsize`/`aria-posinset`
+// tell a screen reader where a row is in its kind when the rows around it are not in the page.
+import type { KindInfo } from "../api/types.ts";
+import { arrange, el } from "./_dom.ts";
+import type { Row } from "./_query.ts";
+import { type ListKeys, listClick, listKey, OPTION, rowNode, stepped } from "./_row.ts";
+import { kindNoun } from "./_words.ts";
 
-export interface CardRef {
-  kind: string;
-  key: string;
+export interface ListGroup {
+  kind: KindInfo;
+  rows: Row[];
+  collapsed: boolean;
 }
 
-export interface ListView {
-  kinds: KindInfo[];
-  cards: ListItem[];
-  broken: BrokenItem[];
+export interface ListModel {
+  groups: ListGroup[];
   archived: boolean;
-  /** The filter box's text. */
-  filter: string;
-  current: CardRef | undefined;
-  /** Open a card, or restore it when the list shows the archive. */
-  pick: (item: ListItem) => void;
+  /** The card open in the editor (`kind/key`). */
+  current: string | undefined;
+  selected: ReadonlySet<string>;
+  /** The search's words, marked in titles and snippets. */
+  words: string[];
+  snippets: Readonly<Record<string, string>>;
 }
 
-const OPTION = '[role="option"]';
-
-function optionNode(c: ListItem, view: ListView): HTMLElement {
-  const selected = !c.archived && c.kind === view.current?.kind && c.key === view.current?.key;
-  // Named by the title alone; the preview is read after it as the description.
-  const id = nextId("card");
-  const item = el(
-    "div",
-    {
-      role: "option",
-      class: "open",
-      tabindex: -1,
-      "data-kind": c.kind,
-      "data-key": c.key,
-      "aria-selected": selected ? "true" : "false",
-      "aria-label": c.archived ? `Restore ${c.title}` : null,
-      "aria-labelledby": c.archived ? null : `${id}-t`,
-      "aria-describedby": c.archived ? null : `${id}-p`,
-      onclick: () => view.pick(c),
-    },
-    el("span", { class: "item-title", id: `${id}-t` }, c.title),
-    c.archived
-      ? el("span", { class: "restore", "aria-hidden": "true" }, "Restore")
-      : el("span", { class: "item-preview", id: `${id}-p` }, c.preview || (c.keywords ?? []).join(", ")),
-  );
-  const classes = ["item", c.archived ? "archived" : "", c.enabled === false ? "off" : ""];
-  return el("li", { class: classes.filter(Boolean).join(" "), role: "none" }, item);
+export interface ListHandlers {
+  open(row: Row): void;
+  select(row: Row, range: boolean): void;
+  selectAll(): void;
+  fold(kind: string, collapsed: boolean): void;
 }
 
-/** Draw the list into `host`, keeping its one Tab stop on the card it was on when it can. */
-export function renderCardList(host: HTMLElement, view: ListView): void {
-  const before = host.querySelector<HTMLElement>(`${OPTION}[tabindex="0"]`)?.dataset;
-  const q = view.filter.trim().toLowerCase();
-  const shown = view.cards.filter(
-    (c) =>
-      !q || c.title.toLowerCase().includes(q) || (c.keywords ?? []).some((k) => k.toLowerCase().includes(q)),
-  );
-  const groups = view.kinds
-    .map((k) => ({ kind: k, items: shown.filter((c) => c.kind === k.name) }))
-    .filter((g) => g.items.length > 0);
-  const broken = view.archived ? null : brokenGroup(view.broken);
-  if (groups.length === 0) {
-    const empty = el("p", { class: "muted" }, view.archived ? "The archive is empty." : "No cards match.");
-    host.replaceChildren(...(broken ? [broken, empty] : [empty]));
-    return;
+/** Heights in CSS pixels; style.css gives `.group-head` and `.row` the same. */
+const HEAD_H = 36;
+const ROW_H = 58;
+/** Rows made beyond each edge of the screen, so a fast scroll shows no gap. */
+const OVERSCAN = 8;
+
+interface Placed {
+  group: ListGroup;
+  top: number;
+  rowsTop: number;
+  bottom: number;
+}
+
+export class CardList {
+  private model: ListModel = {
+    groups: [],
+    archived: false,
+    current: undefined,
+    selected: new Set(),
+    words: [],
+    snippets: {},
+  };
+  private placed: Placed[] = [];
+  /** The visible cards in order (folded kinds left out): what the arrow keys walk. */
+  private order: Row[] = [];
+  private at = new Map<string, { group: Placed; index: number; flat: number }>();
+  /** The one Tab stop. */
+  private stop: string | undefined;
+  private readonly space = el("div", { class: "list-space" });
+  private readonly heads = new Map<string, HTMLElement>();
+  private readonly boxes = new Map<string, HTMLElement>();
+  private readonly options = new Map<string, HTMLElement>();
+  private frame = 0;
+
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly handlers: ListHandlers,
+  ) {
+    host.replaceChildren(this.space);
+    host.addEventListener("scroll", () => this.schedule(), { passive: true });
+    window.addEventListener("resize", () => this.schedule());
+    const keys: ListKeys = {
+      rowOf: (node) => this.rowOf(node),
+      archived: () => this.model.archived,
+      handlers,
+      move: (row, step) => {
+        const page = Math.max(1, Math.floor(this.host.clientHeight / ROW_H) - 1);
+        const to = this.order[stepped(step, this.at.get(row.id)!.flat, this.order.length, page)];
+        if (to) this.reveal(to.id, true);
+      },
+    };
+    host.addEventListener("keydown", (e) => listKey(e, keys));
+    host.addEventListener("click", (e) => listClick(e, keys));
+    host.addEventListener("focusin", (e) => {
+      const id = (e.target as HTMLElement).closest<HTMLElement>(OPTION)?.dataset.id;
+      if (id !== undefined && id !== this.stop) {
+        this.stop = id;
+        this.markStop();
+      }
+    });
   }
-  const listbox = el(
-    "div",
-    { role: "listbox", class: "cards", "aria-label": view.archived ? "Archived cards" : "Cards" },
-    ...groups.map((g) => {
-      const id = `kind-${g.kind.name}`;
-      return el(
-        "section",
-        { class: "group", role: "none" },
-        // Hidden from the tree (a listbox holds only groups and options) but still the group's name.
-        el(
-          "h2",
-          { id, "aria-hidden": "true" },
-          g.kind.name,
-          el("span", { class: "count" }, String(g.items.length)),
-        ),
-        el("ul", { role: "group", "aria-labelledby": id }, ...g.items.map((c) => optionNode(c, view))),
-      );
-    }),
-  );
-  host.replaceChildren(...(broken ? [broken] : []), listbox);
-  const stop =
-    (view.current && find(listbox, view.current)) ??
-    (before?.kind !== undefined ? find(listbox, { kind: before.kind, key: before.key ?? "" }) : null) ??
-    listbox.querySelector<HTMLElement>(OPTION);
-  if (stop) stop.tabIndex = 0;
-}
 
-function find(listbox: Element, ref: CardRef): HTMLElement | null {
-  const selector = `${OPTION}[data-kind="${CSS.escape(ref.kind)}"][data-key="${CSS.escape(ref.key)}"]`;
-  return listbox.querySelector<HTMLElement>(selector);
-}
-
-/** Card files that could not be parsed: skipped by every lookup until fixed, so they are shown first. */
-function brokenGroup(broken: BrokenItem[]): HTMLElement | null {
-  if (broken.length === 0) return null;
-  return el(
-    "section",
-    { class: "group broken", "aria-label": "Cards that cannot be read" },
-    el("h2", {}, "cannot be read", el("span", { class: "count" }, String(broken.length))),
-    el(
-      "ul",
-      {},
-      ...broken.map((b) =>
-        el(
-          "li",
-          { class: "item" },
-          el(
-            "details",
-            {},
-            el("summary", {}, b.path),
-            el("p", { class: "broken-why" }, b.error, " Fix the file on disk; it is skipped until then."),
-          ),
-        ),
-      ),
-    ),
-  );
-}
-
-/** Mark the open card as the selected option without rebuilding the list (it can hold thousands). */
-export function markCurrent(host: HTMLElement, current: CardRef | undefined): void {
-  host.querySelector(`${OPTION}[aria-selected="true"]`)?.setAttribute("aria-selected", "false");
-  const option = current && find(host, current);
-  if (!option) return;
-  option.setAttribute("aria-selected", "true");
-  moveStop(host, option);
-}
-
-function moveStop(host: HTMLElement, to: HTMLElement): void {
-  const from = host.querySelector<HTMLElement>(`${OPTION}[tabindex="0"]`);
-  if (from && from !== to) from.tabIndex = -1;
-  to.tabIndex = 0;
-}
-
-/** Rows that fit in what scrolls the list (the side column, or the window on a phone), less one. */
-function pageSize(option: HTMLElement): number {
-  const side = option.closest<HTMLElement>(".side");
-  const scrolls = side && side.scrollHeight > side.clientHeight;
-  const height = scrolls ? side.clientHeight : window.innerHeight;
-  return Math.max(1, Math.floor(height / Math.max(option.offsetHeight, 1)) - 1);
-}
-
-const STEPS: Record<string, (at: number, count: number, page: number) => number> = {
-  ArrowDown: (at) => at + 1,
-  ArrowUp: (at) => at - 1,
-  Home: () => 0,
-  End: (_, count) => count - 1,
-  PageDown: (at, _, page) => at + page,
-  PageUp: (at, _, page) => at - page,
-};
-
-/** Wire the keys and the roving Tab stop once; the list may be redrawn any number of times after. */
-export function listKeys(host: HTMLElement): void {
-  host.addEventListener("focusin", (e) => {
-    const target = e.target as HTMLElement;
-    if (target.matches(OPTION)) moveStop(host, target);
-  });
-  host.addEventListener("keydown", (e) => {
-    const option = (e.target as HTMLElement).closest<HTMLElement>(OPTION);
-    if (!option || e.altKey || e.ctrlKey || e.metaKey) return;
-    if (e.key === "Enter" || e.key === " ") {
-      e.preventDefault();
-      option.click();
-      return;
+  /** Show a new model: what passes the search and filters, in order, with the selection. */
+  set(model: ListModel): void {
+    this.model = model;
+    this.placed = [];
+    this.order = [];
+    this.at.clear();
+    let y = 0;
+    for (const group of model.groups) {
+      const rowsTop = y + HEAD_H;
+      const p: Placed = {
+        group,
+        top: y,
+        rowsTop,
+        bottom: rowsTop + (group.collapsed ? 0 : group.rows.length * ROW_H),
+      };
+      if (!group.collapsed) {
+        group.rows.forEach((row, index) => {
+          this.at.set(row.id, { group: p, index, flat: this.order.length + index });
+        });
+        this.order.push(...group.rows);
+      }
+      this.placed.push(p);
+      y = p.bottom;
     }
-    const step = STEPS[e.key];
-    if (!step) return;
-    e.preventDefault();
-    const all = [...host.querySelectorAll<HTMLElement>(OPTION)];
-    const at = step(all.indexOf(option), all.length, pageSize(option));
-    const to = all[Math.min(Math.max(at, 0), all.length - 1)]!;
-    moveStop(host, to);
-    // Focus renders a row skipped by content-visibility; then bring it just into view. Rows passed on
-    // the way get their real height only once laid out, which can push the target out again, so it is
-    // brought into view once more on the next frame.
-    to.focus({ preventScroll: true });
-    to.scrollIntoView({ block: "nearest" });
-    requestAnimationFrame(() => to.scrollIntoView({ block: "nearest" }));
-  });
+    this.space.style.height = `${y}px`;
+    if (this.stop === undefined || !this.at.has(this.stop))
+      this.stop = model.current && this.at.has(model.current) ? model.current : this.order[0]?.id;
+    // Rows change with the model: drop the made ones (the focused one is made again and refocused).
+    const focused = this.focusedId();
+    for (const node of this.options.values()) node.remove();
+    this.options.clear();
+    this.render();
+    if (focused !== undefined) this.options.get(focused)?.focus({ preventScroll: true });
+  }
+
+  /** The selection or the open card changed: mark the rows in the page, nothing else. */
+  refresh(model: Pick<ListModel, "current" | "selected">): void {
+    this.model = { ...this.model, ...model };
+    for (const [id, node] of this.options) this.mark(node, id);
+  }
+
+  /** Scroll a card into view (the nearest edge), and focus it when asked. */
+  reveal(id: string, focus = false): void {
+    const place = this.at.get(id);
+    if (!place) return;
+    const top = place.group.rowsTop + place.index * ROW_H;
+    if (top < this.host.scrollTop) this.host.scrollTop = top - 4;
+    else if (top + ROW_H > this.host.scrollTop + this.host.clientHeight)
+      this.host.scrollTop = top + ROW_H - this.host.clientHeight + 4;
+    if (focus) this.stop = id;
+    this.render();
+    if (focus) this.options.get(id)?.focus({ preventScroll: true });
+  }
+
+  /** Ids of every card shown (folded kinds included), in order. */
+  shownIds(): string[] {
+    return this.model.groups.flatMap((g) => g.rows.map((r) => r.id));
+  }
+
+  private focusedId(): string | undefined {
+    const a = document.activeElement as HTMLElement | null;
+    return a && this.host.contains(a) ? a.closest<HTMLElement>(OPTION)?.dataset.id : undefined;
+  }
+
+  private schedule(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  /** Make the headings and rows on screen (and the Tab stop's row, wherever it is); drop the rest. */
+  private render(): void {
+    const from = this.host.scrollTop - OVERSCAN * ROW_H;
+    const to = this.host.scrollTop + Math.max(this.host.clientHeight, 400) + OVERSCAN * ROW_H;
+    const keep = this.stop ? this.at.get(this.stop) : undefined;
+    const wanted: HTMLElement[] = [];
+    const rowsWanted = new Set<string>();
+    for (const p of this.placed) {
+      const kind = p.group.kind.name;
+      const holdsStop = keep?.group === p;
+      if ((p.bottom < from || p.top > to) && !holdsStop) continue;
+      wanted.push(this.head(p));
+      if (p.group.collapsed) continue;
+      const first = Math.max(0, Math.floor((from - p.rowsTop) / ROW_H));
+      const last = Math.min(p.group.rows.length - 1, Math.floor((to - p.rowsTop) / ROW_H));
+      const indexes = new Set<number>();
+      for (let i = first; i <= last; i++) indexes.add(i);
+      if (holdsStop) indexes.add(keep.index);
+      if (indexes.size === 0) continue;
+      const box = this.box(p);
+      const nodes = [...indexes]
+        .sort((a, b) => a - b)
+        .map((i) => this.option(p.group.rows[i]!, i, p.group.rows.length));
+      for (const n of nodes) rowsWanted.add(n.dataset.id!);
+      arrange(box, nodes);
+      wanted.push(box);
+      this.boxes.set(kind, box);
+    }
+    for (const [id, node] of this.options) {
+      if (!rowsWanted.has(id)) {
+        node.remove();
+        this.options.delete(id);
+      }
+    }
+    arrange(this.space, wanted);
+  }
+
+  private head(p: Placed): HTMLElement {
+    const kind = p.group.kind.name;
+    let node = this.heads.get(kind);
+    if (!node) {
+      node = el("div", { class: "group-head" });
+      this.heads.set(kind, node);
+    }
+    const count = p.group.rows.length;
+    const label = `${kind} (${count.toLocaleString()})`;
+    node.style.top = `${p.top}px`;
+    // Made again only when it changed: the fold button may have the focus.
+    const sig = `${label}|${p.group.collapsed}`;
+    if (node.dataset.sig === sig) return node;
+    node.dataset.sig = sig;
+    node.replaceChildren(
+      el(
+        "button",
+        {
+          type: "button",
+          id: `kind-${kind}`,
+          class: "fold",
+          "aria-expanded": p.group.collapsed ? "false" : "true",
+          title: p.group.collapsed
+            ? `Show the ${kindNoun(kind)} cards`
+            : `Fold the ${kindNoun(kind)} cards away`,
+          onclick: () => this.handlers.fold(kind, !p.group.collapsed),
+        },
+        el("span", { class: "chev", "aria-hidden": "true" }),
+        label,
+      ),
+    );
+    return node;
+  }
+
+  private box(p: Placed): HTMLElement {
+    const kind = p.group.kind.name;
+    let node = this.boxes.get(kind);
+    if (!node) {
+      node = el("div", {
+        role: "listbox",
+        class: "group-rows",
+        "aria-labelledby": `kind-${kind}`,
+        "aria-multiselectable": this.model.archived ? null : "true",
+      });
+    }
+    node.style.top = `${p.rowsTop}px`;
+    node.style.height = `${p.group.rows.length * ROW_H}px`;
+    return node;
+  }
+
+  private option(row: Row, index: number, size: number): HTMLElement {
+    let node = this.options.get(row.id);
+    if (!node) {
+      node = rowNode(row, this.model);
+      this.options.set(row.id, node);
+    }
+    node.setAttribute("aria-posinset", String(index + 1));
+    node.setAttribute("aria-setsize", String(size));
+    node.style.top = `${index * ROW_H}px`;
+    this.mark(node, row.id);
+    return node;
+  }
+
+  private mark(node: HTMLElement, id: string): void {
+    const selected = this.model.selected.has(id);
+    node.setAttribute("aria-selected", selected ? "true" : "false");
+    if (id === this.model.current) node.setAttribute("aria-current", "true");
+    else node.removeAttribute("aria-current");
+    node.tabIndex = id === this.stop ? 0 : -1;
+  }
+
+  private markStop(): void {
+    for (const [id, node] of this.options) node.tabIndex = id === this.stop ? 0 : -1;
+  }
+
+  private rowOf(node: HTMLElement): Row | undefined {
+    const place = this.at.get(node.dataset.id ?? "");
+    return place ? place.group.group.rows[place.index] : undefined;
+  }
 }

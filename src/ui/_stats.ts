@@ -2,27 +2,12 @@
 // cost, beside what the original strip-and-reinject would have cost), the totals and the saving, the
 // most expensive conversations and the cards blamed for cache misses (README "What it costs"). The
 // chart is plain SVG drawn here; its colours come from style.css (the page allows no inline style).
+import type { Stats } from "../api/types.ts";
 import { api } from "./_client.ts";
 import { el } from "./_dom.ts";
 
-/** The figures of a day or a total, as `/api/stats` gives them (only what the panel shows). */
-interface Figures {
-  turns: number;
-  measured: number;
-  cost: number;
-  counterfactual_cost: number;
-  saving: number;
-  saving_ratio: number | null;
-  cache_hit_ratio: number | null;
-}
-
-interface Stats {
-  since: string;
-  days: (Figures & { day: string })[];
-  totals: Figures;
-  conversations: (Figures & { id: string; surface: string })[];
-  blame: { card: string; misses: number }[];
-}
+/** What a bar of the chart shows of a day. */
+type Bar = Pick<Stats["days"][number], "day" | "cost" | "counterfactual_cost">;
 
 const DAYS = 7;
 const SVG = "http://www.w3.org/2000/svg";
@@ -48,18 +33,27 @@ export async function loadStats(body: HTMLElement): Promise<void> {
     el(
       "p",
       { class: "summary" },
-      `Last ${DAYS} days: ${whole(t.turns)} turns, input cost ${whole(t.cost)} (uncached-token equivalents); ` +
-        `strip-and-reinject would have cost ${whole(t.counterfactual_cost)}: ${saved} (${percent(t.saving_ratio)}). ` +
-        `Read from the cache: ${percent(t.cache_hit_ratio)}.`,
+      `Last ${DAYS} days: ${whole(t.turns)} turns. What the prompts cost: ${whole(t.cost)} tokens' worth ` +
+        `(cached tokens counted at their lower price). Sending every card afresh each turn, as the original tool did, ` +
+        `would have cost ${whole(t.counterfactual_cost)}: ${saved} (${percent(t.saving_ratio)}). ` +
+        `Share of the prompt read from the provider's cache: ${percent(t.cache_hit_ratio)}.`,
+    ),
+    el(
+      "p",
+      {
+        class: "hint",
+        title: "cost: input tokens in uncached-token equivalents; the counterfactual is strip-and-reinject",
+      },
+      "Bars: what each day's prompts cost, beside what sending every card afresh would have cost (the scale: the highest bar).",
     ),
     chart(stats),
     el(
       "p",
       { class: "legend" },
       el("span", { class: "swatch cost" }),
-      " cost ",
+      " what it cost ",
       el("span", { class: "swatch counterfactual" }),
-      " strip-and-reinject",
+      " sending every card afresh",
     ),
     stats.conversations.length
       ? el(
@@ -89,44 +83,56 @@ export async function loadStats(body: HTMLElement): Promise<void> {
 }
 
 /** Every day of the window, the quiet ones at zero, oldest first. */
-function daysOfWindow(stats: Stats): (Figures & { day: string })[] {
+function daysOfWindow(stats: Stats): Bar[] {
   const byDay = new Map(stats.days.map((d) => [d.day, d]));
   const start = Date.parse(`${stats.since}T00:00:00Z`);
   return Array.from({ length: DAYS }, (_, i) => {
     const day = new Date(start + i * 86_400_000).toISOString().slice(0, 10);
-    return byDay.get(day) ?? { day, ...ZERO };
+    return byDay.get(day) ?? { day, cost: 0, counterfactual_cost: 0 };
   });
 }
 
-const ZERO: Figures = {
-  turns: 0,
-  measured: 0,
-  cost: 0,
-  counterfactual_cost: 0,
-  saving: 0,
-  saving_ratio: null,
-  cache_hit_ratio: null,
-};
+/** Compact axis numbers: 950, 12k, 3.4M. */
+const short = (n: number) =>
+  n >= 1e6
+    ? `${(n / 1e6).toFixed(1)}M`
+    : n >= 1e4
+      ? `${Math.round(n / 1e3)}k`
+      : n >= 1e3
+        ? `${(n / 1e3).toFixed(1)}k`
+        : whole(n);
 
 function chart(stats: Stats): SVGSVGElement {
   const days = daysOfWindow(stats);
-  const width = 280;
+  const axis = 30;
+  const width = 310;
   const height = 90;
-  const slot = width / days.length;
+  const slot = (width - axis) / days.length;
   const top = Math.max(1, ...days.flatMap((d) => [d.cost, d.counterfactual_cost]));
   const svg = svgEl("svg", {
     class: "stats-chart",
     viewBox: `0 0 ${width} ${height + 14}`,
     role: "img",
-    "aria-label": `Input cost per day, beside what strip-and-reinject would have cost, ${days[0]!.day} to ${days.at(-1)!.day}`,
+    "aria-label": `What each day's prompts cost in tokens, beside what sending every card afresh would have cost, ${days[0]!.day} to ${days.at(-1)!.day}; the highest bar is ${whole(top)}`,
   });
+  // The scale: tokens' worth at the top and at zero, and the baseline.
+  svg.append(
+    svgEl("text", { x: axis - 4, y: 8, "text-anchor": "end" }, short(top)),
+    svgEl("text", { x: axis - 4, y: height, "text-anchor": "end" }, "0"),
+    svgEl("line", { class: "axis", x1: axis, y1: 0, x2: axis, y2: height }),
+    svgEl("line", { class: "axis", x1: axis, y1: height, x2: width, y2: height }),
+  );
   days.forEach((d, i) => {
-    const x = i * slot;
+    const x = axis + i * slot;
     const bar = (value: number, dx: number, kind: string) => {
       const h = (value / top) * height;
       const rect = svgEl("rect", { class: kind, x: x + dx, y: height - h, width: slot * 0.38, height: h });
       rect.append(
-        svgEl("title", {}, `${d.day}: ${kind === "cost" ? "cost" : "strip-and-reinject"} ${whole(value)}`),
+        svgEl(
+          "title",
+          {},
+          `${d.day}: ${kind === "cost" ? "what it cost" : "sending every card afresh"} ${whole(value)}`,
+        ),
       );
       return rect;
     };

@@ -1,27 +1,44 @@
 // The "Style memory" panel (README "Style memory"): what was learned of how the person talks, grouped
 // by state, with the controls the CLI and the MCP tools have (pin, unpin, forget, pause, resume) and
 // the brief a model would get. Everything comes from /api/style; the page keeps nothing of it.
+import type { StyleBrief, StyleHabits } from "../api/types.ts";
 import { api } from "./_client.ts";
 import { el } from "./_dom.ts";
 
-/** A habit as `GET /api/style` lists it (only what the panel shows). */
-interface Habit {
-  id: string;
-  kind: string;
-  signal: string;
-  state: "candidate" | "active" | "archived";
-  pinned: boolean;
-  count: number;
-  conversations: number;
-  /** ISO 8601. */
-  last_seen: string;
-  example?: string;
-}
+type Habit = StyleHabits["habits"][number];
 
-interface Brief {
-  kind: "full" | "delta" | "ack";
-  revision: number;
-  text: string;
+/** What a measured trait of the messages (kind `voice`) means, in words. */
+const VOICE: Record<string, string> = {
+  chinese: "writes mostly in Chinese",
+  english: "writes mostly in English",
+  mixed: "mixes Chinese and English in one message",
+  short: "keeps messages short",
+  medium: "writes messages of ordinary length",
+  long: "writes long, detailed messages",
+  lowercase: "types in lowercase, without capitals",
+  capitals: "capitalises as usual",
+};
+
+/** The kinds of habit, as a person would name them. */
+const KINDS: Record<string, string> = {
+  slang: "slang",
+  abbreviation: "abbreviation",
+  catchphrase: "saying",
+  laughter: "laughter",
+  address: "how they address people",
+  dialect: "dialect",
+  idiolect: "their own phrase",
+  emoji: "emoji",
+  emoticon: "emoticon",
+  punctuation: "punctuation",
+  voice: "how they write",
+  preference: "how they like replies",
+};
+
+/** A habit as a person reads it: what they say, and what it means when the dictionary knows. */
+function meaning(h: Habit): string | null {
+  if (h.kind === "voice") return VOICE[h.signal] ?? null;
+  return h.note ?? null;
 }
 
 const GROUPS: [Habit["state"], string][] = [
@@ -33,7 +50,7 @@ const GROUPS: [Habit["state"], string][] = [
 type Say = (message: string, error?: boolean) => void;
 
 export async function loadStyle(body: HTMLElement, say: Say): Promise<void> {
-  const { learning, habits } = await api<{ learning: boolean; habits: Habit[] }>("GET", "/api/style");
+  const { learning, habits } = await api<StyleHabits>("GET", "/api/style");
   const reload = () => loadStyle(body, say).catch((err) => say(errorText(err), true));
   const act = async (method: string, path: string, done: string) => {
     try {
@@ -90,8 +107,8 @@ export async function loadStyle(body: HTMLElement, say: Say): Promise<void> {
       class: "small",
       onclick: async () => {
         try {
-          const brief = await api<Brief>("GET", "/api/style/brief");
-          briefBox.textContent = brief.text; // it names its revision
+          const brief = await api<StyleBrief>("GET", "/api/style/brief");
+          briefBox.textContent = "text" in brief ? brief.text : ""; // it names its revision
           briefBox.hidden = false;
         } catch (err) {
           say(errorText(err), true);
@@ -115,8 +132,9 @@ function habitRow(h: Habit, act: Act): HTMLElement {
   return el(
     "li",
     { class: h.pinned ? "style-habit pinned" : "style-habit", "data-id": h.id },
-    el("span", { class: "signal" }, h.signal),
-    el("span", { class: "tag" }, h.kind),
+    el("span", { class: "signal" }, h.kind === "voice" ? (VOICE[h.signal] ?? h.signal) : h.signal),
+    el("span", { class: "tag", title: `kind: ${h.kind}` }, KINDS[h.kind] ?? h.kind),
+    h.kind !== "voice" && meaning(h) ? el("span", { class: "meaning" }, `“${meaning(h)}”`) : null,
     el("span", { class: "seen", title: `last seen ${new Date(h.last_seen).toLocaleString()}` }, seen),
     h.example ? el("q", { class: "example" }, h.example) : null,
     el(

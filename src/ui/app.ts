@@ -1,94 +1,76 @@
-// The editor page: cards by kind on the left, the form on the right, the try box on top. Plain DOM;
-// all state lives in one object below, and everything shown comes from the API.
+// The editor page: the cards on the left (search, sort, filters, selection: _browse.ts), the form on the
+// right, the try box on top, the panels below, feedback in toasts that stay in view. Each card has an
+// address (`#/people/Alice`, _route.ts), so Back returns to the list. Plain DOM; the state of the page
+// is the object below, and everything shown comes from the API.
+import type { CardData, Kinds, Reverted } from "../api/types.ts";
+import { Browse } from "./_browse.ts";
+import { loadBudget } from "./_budget.ts";
 import { adoptTokenFromUrl, api, isApiError, path } from "./_client.ts";
 import { $, el } from "./_dom.ts";
-import { explainTry, loadConversations } from "./_door.ts";
-import { addKeyword, alertInForm, buildEditor, type EditorTarget, warnInForm } from "./_editor.ts";
+import { loadConversations } from "./_door.ts";
+import { alertInForm, buildEditor, conflictInForm, type EditorTarget, warnInForm } from "./_editor.ts";
 import { loadCardHealth } from "./_health.ts";
-import { type HistoryHooks, loadHistory } from "./_history.ts";
-import { type CardRef, listKeys, markCurrent, renderCardList } from "./_list.ts";
-import { buildBooks, loadHealth, loadRecent, renderTry } from "./_panels.ts";
+import { type HistoryHooks, loadChanges, loadHistory } from "./_history.ts";
+import { buildBooks, guardDrops } from "./_import.ts";
+import { loadHealth, loadRecent } from "./_panels.ts";
+import type { Row } from "./_query.ts";
+import { loadLinks } from "./_refs.ts";
+import { pushRoute, readRoute, replaceRoute } from "./_route.ts";
 import { loadStats } from "./_stats.ts";
 import { loadStyle } from "./_style.ts";
-import type { BrokenItem, CardData, Kinds, ListItem, TryResult } from "./_types.ts";
+import { toast, toastKeys } from "./_toast.ts";
+import { TryBox } from "./_try.ts";
 
 const state = {
   kinds: { kinds: [], private_sections: [] } as Kinds,
-  cards: [] as ListItem[],
-  broken: [] as BrokenItem[],
-  archived: false,
   target: null as EditorTarget | null,
   form: null as HTMLFormElement | null,
   dirty: false,
-  lastTry: null as { text: string; result: TryResult } | null,
 };
 
-let noticeTimer: ReturnType<typeof setTimeout> | undefined;
-
-/** A one-line status; confirmations fade after a few seconds, errors stay until the next message. */
-function say(message: string, error = false): void {
-  const box = $("#notice");
-  box.textContent = message;
-  box.className = error ? "notice error" : "notice";
-  box.hidden = false;
-  clearTimeout(noticeTimer);
-  if (!error) noticeTimer = setTimeout(() => (box.hidden = true), 6000);
-}
-
-function detail(err: unknown): string {
-  if (isApiError(err)) return err.detail;
-  return err instanceof Error ? err.message : String(err);
-}
+const detail = (err: unknown) =>
+  isApiError(err) ? err.detail : err instanceof Error ? err.message : String(err);
 
 function fail(err: unknown): void {
   if (isApiError(err) && err.status === 401) {
-    say("This editor needs its token: open the link printed by `lorecards ui` (it ends in ?token=…).", true);
-  } else say(detail(err), true);
+    toast("This editor needs its token: open the link printed by `lorecards ui` (it ends in ?token=…).", {
+      error: true,
+    });
+  } else toast(detail(err), { error: true });
 }
 
 function kindInfo(name: string) {
   return state.kinds.kinds.find((k) => k.name === name) ?? state.kinds.kinds[0]!;
 }
 
-async function loadList(): Promise<void> {
-  const q = state.archived ? "?archived=1" : "";
-  const list = await api<{ cards: ListItem[]; broken?: BrokenItem[] }>("GET", `/api/cards${q}`);
-  state.cards = list.cards;
-  state.broken = list.broken ?? [];
-  renderList();
-}
+const idOf = (card: { kind: string; key: string } | undefined) => card && `${card.kind}/${card.key}`;
 
-function currentRef(): CardRef | undefined {
-  const card = state.target?.card;
-  return card && { kind: card.kind, key: card.key };
-}
-
-function renderList(): void {
-  renderCardList($("#card-list"), {
-    kinds: state.kinds.kinds,
-    cards: state.cards,
-    broken: state.broken,
-    archived: state.archived,
-    filter: ($("#filter") as HTMLInputElement).value,
-    current: currentRef(),
-    pick: (c) => void (c.archived ? restore(c) : openCard(c.kind, c.key)),
-  });
-}
+const browse = new Browse({
+  kinds: () => state.kinds,
+  open: (row) => void (row.archived ? restore(row) : openCard(row.kind, row.key)),
+  current: () => idOf(state.target?.card),
+  fail,
+});
 
 function leaveOk(): boolean {
   return !state.dirty || confirm("Discard your unsaved changes to this card?");
 }
 
+function showList(): void {
+  document.body.dataset.view = "list";
+}
+
 function showEditor(target: EditorTarget, focus = true): void {
-  state.target = target;
+  const row = target.card && browse.rowOf(`${target.card.kind}/${target.card.key}`);
+  const live = row && !row.archived;
+  state.target = { ...target, size: live ? { chars: row.chars, tokens: row.facts?.tokens } : undefined };
   state.dirty = false;
-  const form = buildEditor(state.kinds, target, {
+  const form = buildEditor(state.kinds, state.target, {
     save: (body) => void save(body),
     archive: () => void archive(),
-    back: () => {
-      document.body.dataset.view = "list";
-    },
+    back: () => (readRoute().view === "list" ? showList() : history.back()),
     changeKind: (kind) => showEditor({ kind: kindInfo(kind), draft: draftOf(state.form) }),
+    cards: () => browse.rows,
   });
   form.addEventListener("input", () => {
     state.dirty = true;
@@ -96,10 +78,19 @@ function showEditor(target: EditorTarget, focus = true): void {
   state.form = form;
   $("#editor").replaceChildren(form);
   document.body.dataset.view = "edit";
-  markCurrent($("#card-list"), currentRef());
-  if (state.lastTry) rerenderTry();
+  browse.markCurrent();
+  tryBox.rerender();
   if (($("#history") as HTMLDetailsElement).open)
     loadHistory($("#history .panel-body"), historyHooks).catch(fail);
+  const links = form.querySelector<HTMLDetailsElement>("details.links");
+  const card = target.card;
+  if (links && card)
+    links.addEventListener(
+      "toggle",
+      () =>
+        links.open &&
+        loadLinks(form.querySelector(".links-body")!, card, (k, key) => void openCard(k, key)).catch(fail),
+    );
   if (focus) (form.elements.namedItem("title") as HTMLInputElement).focus();
 }
 
@@ -114,10 +105,11 @@ function draftOf(form: HTMLFormElement | null) {
   };
 }
 
-async function openCard(kind: string, key: string): Promise<void> {
+async function openCard(kind: string, key: string, push = true): Promise<void> {
   if (!leaveOk()) return;
   try {
     const card = await api<CardData>("GET", path(kind, key));
+    if (push) pushRoute({ view: "card", kind: card.kind, key: card.key });
     showEditor({ kind: kindInfo(card.kind), card });
   } catch (err) {
     fail(err);
@@ -126,56 +118,44 @@ async function openCard(kind: string, key: string): Promise<void> {
 
 function newCard(kind: string, draft?: EditorTarget["draft"]): void {
   if (!leaveOk()) return;
+  pushRoute({ view: "new", kind });
   showEditor({ kind: kindInfo(kind), draft });
 }
 
 async function save(body: Record<string, unknown>, force?: string): Promise<void> {
   const target = state.target!;
   try {
-    let card: CardData;
-    if (!target.card) card = await api<CardData>("POST", "/api/cards", body);
-    else
-      card = await api<CardData>("PUT", path(target.card.kind, target.card.key), {
-        ...body,
-        mtime: force ?? target.card.mtime,
-      });
+    const card = target.card
+      ? await api<CardData>("PUT", path(target.card.kind, target.card.key), {
+          ...body,
+          mtime: force ?? target.card.mtime,
+        })
+      : await api<CardData>("POST", "/api/cards", body);
     state.dirty = false;
+    replaceRoute({ view: "card", kind: card.kind, key: card.key });
+    await browse.load();
     showEditor({ kind: kindInfo(card.kind), card }, false);
     if (state.form) warnInForm(state.form, card.checks ?? []);
-    say(target.card ? `Saved “${card.title}”.` : `Created “${card.title}”.`);
-    await loadList();
+    toast(target.card ? `Saved “${card.title}”.` : `Created “${card.title}”.`);
   } catch (err) {
-    if (isApiError(err) && err.status === 409 && target.card && err.body.current) {
+    if (isApiError(err) && err.status === 409 && target.card && err.body.current)
       conflict(body, err.body.current as CardData);
-    } else if (state.form) alertInForm(state.form, detail(err));
+    else if (state.form) alertInForm(state.form, detail(err));
   }
 }
 
 /** The card changed on disk since it was opened: never overwrite silently; let the user choose. */
 function conflict(mine: Record<string, unknown>, current: CardData): void {
-  const form = state.form!;
-  const banner = el(
-    "div",
-    { class: "banner conflict", role: "alert" },
-    el("strong", {}, "This card changed on disk after you opened it. "),
-    "Your edits are not saved yet.",
-    el(
-      "div",
-      { class: "actions" },
-      el(
-        "button",
-        { type: "button", onclick: () => showEditor({ kind: kindInfo(current.kind), card: current }) },
-        "Load the version on disk",
-      ),
-      el(
-        "button",
-        { type: "button", class: "danger", onclick: () => void save(mine, current.mtime) },
-        "Overwrite it with mine",
-      ),
-    ),
-  );
-  form.querySelector(".conflict-slot")!.replaceChildren(banner);
-  (banner.querySelector("button") as HTMLButtonElement).focus();
+  conflictInForm(state.form!, {
+    load: () => showEditor({ kind: kindInfo(current.kind), card: current }),
+    overwrite: () => void save(mine, current.mtime),
+  });
+}
+
+function emptyEditor(text: string): void {
+  state.target = null;
+  state.form = null;
+  $("#editor").replaceChildren(el("div", { class: "empty" }, el("p", {}, text)));
 }
 
 async function archive(): Promise<void> {
@@ -184,30 +164,22 @@ async function archive(): Promise<void> {
   try {
     await api("DELETE", path(card.kind, card.key));
     state.dirty = false;
-    state.target = null;
-    state.form = null;
-    $("#editor").replaceChildren(
-      el(
-        "div",
-        { class: "empty" },
-        el("p", {}, `“${card.title}” is in the archive. Tick “Archived” to restore it.`),
-      ),
-    );
-    document.body.dataset.view = "list";
-    say(`Archived “${card.title}” (moved to _archive/, nothing deleted).`);
-    await loadList();
+    emptyEditor(`“${card.title}” is in the archive. Tick “Archived” to restore it.`);
+    replaceRoute({ view: "list" });
+    showList();
+    toast(`Archived “${card.title}” (moved to _archive/, nothing deleted).`);
+    await browse.load();
   } catch (err) {
     fail(err);
   }
 }
 
-async function restore(item: ListItem): Promise<void> {
+async function restore(item: Row): Promise<void> {
   try {
     const card = await api<CardData>("POST", path(item.kind, item.key, "/restore"), {});
-    say(`Restored “${card.title}”.`);
-    state.archived = false;
-    ($("#show-archived") as HTMLInputElement).checked = false;
-    await loadList();
+    toast(`Restored “${card.title}”.`);
+    ($("#show-archived") as HTMLInputElement).click();
+    pushRoute({ view: "card", kind: card.kind, key: card.key });
     showEditor({ kind: kindInfo(card.kind), card });
   } catch (err) {
     fail(err);
@@ -218,46 +190,30 @@ const historyHooks: HistoryHooks = {
   card: () => state.target?.card,
   leaveOk,
   fail,
-  reverted: (card, n) => {
+  open: (kind, key) => void openCard(kind, key),
+  changed: async () => {
+    await browse.load();
+    const card = state.target?.card;
+    if (card && !state.dirty)
+      await openCard(card.kind, card.key, false).catch(() => emptyEditor("This card is no longer there."));
+  },
+  reverted: (card: Reverted, n) => {
     showEditor({ kind: kindInfo(card.kind), card }, false);
-    say(`“${card.title}” is back as it was after version ${n}.`);
-    loadList().catch(fail);
+    toast(`“${card.title}” is back as it was after version ${n}.`);
+    browse.load().catch(fail);
   },
 };
 
-const KIND_FOR_GROUP = { names: "people", places: "place", aliases: "entry" } as const;
-
-function rerenderTry(): void {
-  if (!state.lastTry) return;
-  renderTry($("#try-result"), state.lastTry.text, state.lastTry.result, {
-    open: (kind, key) => void openCard(kind, key),
-    hasOpenCard: () => state.form !== null,
-    useWord: (word, group, asNew) => {
-      if (!asNew && state.form && addKeyword(state.form, word)) {
-        state.dirty = true;
-        say(`Added “${word}” to the keywords. Save to keep it.`);
-        return;
-      }
-      const wanted = KIND_FOR_GROUP[group];
-      const kind = state.kinds.kinds.some((k) => k.name === wanted) ? wanted : state.kinds.kinds[0]!.name;
-      newCard(kind, { title: word, keywords: [word] });
-    },
-  });
-}
-
-async function runTry(e: Event): Promise<void> {
-  e.preventDefault();
-  const text = ($("#try-text") as HTMLInputElement).value.trim();
-  if (!text) return;
-  try {
-    const result = await api<TryResult>("POST", "/api/try", { text });
-    state.lastTry = { text, result };
-    rerenderTry();
-    await explainTry($("#try-why"), text);
-  } catch (err) {
-    fail(err);
-  }
-}
+const tryBox = new TryBox({
+  open: (kind, key) => void openCard(kind, key),
+  form: () => state.form,
+  edited: () => {
+    state.dirty = true;
+  },
+  newCard: (kind, draft) =>
+    newCard(state.kinds.kinds.some((k) => k.name === kind) ? kind : state.kinds.kinds[0]!.name, draft),
+  fail,
+});
 
 function panel(id: string, load: (body: HTMLElement) => Promise<void>): void {
   const details = $(id) as HTMLDetailsElement;
@@ -266,10 +222,7 @@ function panel(id: string, load: (body: HTMLElement) => Promise<void>): void {
   });
 }
 
-/**
- * The manifest and icon are served by the binary at fixed paths; they are linked from here because the
- * HTML bundler would try to resolve (and fail on) absolute paths in the page itself.
- */
+/** The manifest and icons are served at fixed paths; linked from here, as the HTML bundler would try to resolve them. */
 function linkAppAssets(): void {
   document.head.append(
     el("link", { rel: "manifest", href: "/manifest.webmanifest" }),
@@ -279,26 +232,36 @@ function linkAppAssets(): void {
   );
 }
 
+/** Show what the address names: a card, a new card, or the list (Back and Forward land here). */
+async function follow(): Promise<void> {
+  const route = readRoute();
+  if (route.view === "card") await openCard(route.kind, route.key, false);
+  else if (route.view === "new" && state.kinds.kinds.some((k) => k.name === route.kind))
+    showEditor({ kind: kindInfo(route.kind) });
+  else showList();
+}
+
 async function start(): Promise<void> {
   adoptTokenFromUrl();
   linkAppAssets();
-  $("#try").addEventListener("submit", (e) => void runTry(e));
+  toastKeys();
+  guardDrops();
   $("#new-card").addEventListener("click", () =>
     newCard(state.target?.kind.name ?? state.kinds.kinds[0]?.name ?? "entry"),
   );
-  $("#filter").addEventListener("input", renderList);
-  listKeys($("#card-list"));
-  $("#show-archived").addEventListener("change", (e) => {
-    state.archived = (e.target as HTMLInputElement).checked;
-    loadList().catch(fail);
-  });
+  const open = (k: string, key: string) => void openCard(k, key);
   panel("#recent", loadRecent);
   panel("#conversations", loadConversations);
-  panel("#health", (body) => loadHealth(body, (k, key) => void openCard(k, key)));
+  panel("#health", (body) => loadHealth(body, open));
   panel("#stats", loadStats);
-  panel("#style", (body) => loadStyle(body, say));
-  panel("#card-health", (body) => loadCardHealth(body, (k, key) => void openCard(k, key)));
+  panel("#style", (body) => loadStyle(body, (m, error) => void toast(m, { error })));
+  panel("#card-health", (body) => loadCardHealth(body, open));
   panel("#history", (body) => loadHistory(body, historyHooks));
+  panel("#changes", (body) => loadChanges(body, historyHooks));
+  const setTryBudget = (n: number | undefined) => {
+    tryBox.budget = n;
+  };
+  panel("#budget", (body) => loadBudget(body, { open, setTryBudget }));
   document.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s" && state.form) {
       e.preventDefault();
@@ -308,10 +271,17 @@ async function start(): Promise<void> {
   window.addEventListener("beforeunload", (e) => {
     if (state.dirty) e.preventDefault();
   });
+  window.addEventListener("popstate", () => void follow());
   try {
     state.kinds = await api<Kinds>("GET", "/api/kinds");
-    buildBooks($("#books .panel-body"), state.kinds, say, () => void loadList());
-    await loadList();
+    browse.fillChoices();
+    buildBooks($("#books .panel-body"), {
+      kinds: state.kinds,
+      imported: () => void browse.load().catch(fail),
+      open,
+    });
+    await browse.load();
+    await follow();
   } catch (err) {
     fail(err);
   }

@@ -167,6 +167,15 @@ describe("GET /api/conversations", () => {
         last_seen: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
       }),
     ]);
+    // What a person knows it by: the client, the model, when it ran, the cards that went in.
+    expect(list.conversations[0]).toMatchObject({
+      api: "openai",
+      model: null,
+      first_seen: new Date(Date.UTC(2026, 8, 13, 10, 1)).toISOString(),
+      cards: ["entry/rules", "people/Alice"],
+      card_count: 2,
+      name: null,
+    });
     const res = await call("GET", `/api/conversations/${encodeURIComponent("c1")}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
@@ -182,6 +191,19 @@ describe("GET /api/conversations", () => {
     await store.recordTurn(turnRecord("hook:a/b", 1, [], { surface: "hook" }));
     const one = await json(await call("GET", `/api/conversations/${encodeURIComponent("hook:a/b")}`));
     expect(one.id).toBe("hook:a/b");
+  });
+
+  test("a conversation is named with PUT, and the name is listed with it; an empty name takes it away", async () => {
+    await store.recordTurn(turnRecord("c1", 1, [stable], { model: "gpt-5" }));
+    const put = await call("PUT", "/api/conversations/c1", { name: "  Planning the Lyon trip " });
+    expect(await json(put)).toEqual({ id: "c1", name: "Planning the Lyon trip" });
+    const list = await json(await call("GET", "/api/conversations"));
+    expect(list.conversations[0]).toMatchObject({ name: "Planning the Lyon trip", model: "gpt-5" });
+    await call("PUT", "/api/conversations/c1", { name: "" });
+    expect((await json(await call("GET", "/api/conversations"))).conversations[0].name).toBeNull();
+    expect((await call("PUT", "/api/conversations/nope", { name: "x" })).status).toBe(404);
+    expect((await call("PUT", "/api/conversations/c1", { name: 3 })).status).toBe(400);
+    expect((await call("PUT", "/api/conversations/c1", { name: "x".repeat(201) })).status).toBe(400);
   });
 
   test("a conversation with no turns recorded is 404", async () => {

@@ -76,7 +76,6 @@ describe("lorecards explain", () => {
       "conversation",
       "injected",
       "injected_chars",
-      "lore",
     ]);
   });
 

@@ -158,7 +158,6 @@ describe("try", () => {
       "injected",
       "injected_chars",
       "left_out",
-      "lore",
       "truncated",
     ]);
     expect(out.fired[0]).toEqual({

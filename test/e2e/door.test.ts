@@ -3,7 +3,7 @@
 // with its tier, edited cards marked and what was left out. The editor runs in this process on
 // 127.0.0.1:0 (the page bundled as `bun run` bundles it) over a real vault and state.db. Skipped, with
 // a message, when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -16,6 +16,8 @@ import { turnRecord } from "../support/turn-record.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 const hasChromium = haveChromium("test/e2e/door.test.ts");
+
+setDefaultTimeout(30_000);
 
 let root: string;
 let engine: Engine;
@@ -90,12 +92,17 @@ describe.skipIf(!hasChromium)("the context door in Chromium", () => {
 
   test("a recorded conversation opens to its turns in order, with the exact text of every block", async () => {
     const panel = await openPanel(page, "conversations");
-    await panel.getByRole("button", { name: "conv-7" }).click();
+    // Known by its client and the cards that went in, not by its id.
+    await seeText(panel.locator(".conversation"), "Cards: Rules, Alice, Deep");
+    await panel.getByRole("button", { name: "gateway · OpenAI chat API" }).click();
     await seeText(panel.locator('.turn[data-turn="1"] .sent-block.stable .sent-text'), "### Rules [entry]");
     const second = panel.locator('.turn[data-turn="2"]');
-    await seeText(second.locator(".sent-block.volatile .card-id.edited"), "people/Alice (edited)");
+    await seeText(
+      second.locator(".sent-block.volatile .card-id.edited"),
+      "people/Alice (edited, sent again)",
+    );
     await seeText(second.locator(".sent-block.placed .sent-head"), "depth 2 as system");
-    await seeText(second.locator(".left-out"), "events/the Friday deploy (budget)");
+    await seeText(second.locator(".left-out"), "events/the Friday deploy (no room left in the budget)");
     const turns = await panel
       .locator(".turn")
       .evaluateAll((els) => els.map((e) => e.getAttribute("data-turn")));

@@ -1,7 +1,7 @@
 // The editor's history panel end to end: the compiled binary serves the page, headless Chromium saves a
 // card, opens "History of this card", sees the change as a line diff, and reverts it; every write the
 // page made is the editor's (`ui`) in `lorecards history`. Skipped, with a message, without Chromium.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -27,6 +27,8 @@ let page: Page;
 
 const read = () => fs.readFileSync(path.join(root, "people", "Alice.md"), "utf8");
 
+setDefaultTimeout(20_000);
+
 describe.skipIf(!hasChromium)("the history panel in Chromium", () => {
   beforeAll(async () => {
     root = makeVault();
@@ -43,22 +45,22 @@ describe.skipIf(!hasChromium)("the history panel in Chromium", () => {
 
   test("saves show in the panel as the editor's, a version's diff shows its lines, and a revert puts the card back", async () => {
     await page.goto(`${editor.url}/`);
-    await page.locator(".item .open", { hasText: "Alice" }).first().click();
+    await page.locator(".row", { hasText: "Alice" }).first().click();
     await seeText(page.locator(".editor-head h2"), "Alice");
     for (const who of ["My sister; moved to Lyon in May.", "My sister; now in Paris."]) {
       // The page rebuilds the form once the save is answered, and then says so: wait for that.
       await page.evaluate(() => {
-        document.querySelector("#notice")!.textContent = "";
+        document.querySelector("#toasts")!.replaceChildren();
       });
       await page.getByLabel("who", { exact: true }).fill(who);
       await page.getByRole("button", { name: "Save" }).click();
-      await seeText(page.locator("#notice"), "Saved “Alice”");
+      await seeText(page.locator("#toasts"), "Saved “Alice”");
       expect(read()).toContain(who);
     }
     const afterFirst = read().replace("now in Paris.", "moved to Lyon in May.");
 
     const panel = await openPanel(page, "history");
-    await seeText(panel, "ui · ## who (+1 -1 lines)");
+    await seeText(panel, "the editor · ## who (+1 -1 lines)");
     expect(await panel.locator(".versions li").count()).toBe(2);
     await panel.locator(".versions button").nth(1).click();
     const removed = "-The user's sister; lives in Lyon.";
@@ -67,7 +69,7 @@ describe.skipIf(!hasChromium)("the history panel in Chromium", () => {
     await seeText(panel.locator(".diff .add", { hasText: added }), added);
 
     await panel.getByRole("button", { name: /^Revert to #\d+$/ }).click();
-    await seeText(page.locator("#notice"), "is back as it was after version");
+    await seeText(page.locator("#toasts"), "is back as it was after version");
     await pollUntil(
       async () => read(),
       (v) => v === afterFirst,

@@ -169,7 +169,7 @@ describe("the hook", () => {
           const out = await attempt(() =>
             runHook(raw, { vaultRoot: box.root, log, now: NOW, warn: () => {} }),
           );
-          await expectFast(out, "runHook");
+          expectFast(out, "runHook");
           expectOutsideUnchanged(box, outside);
           expectVaultUnchanged(box, cards, "the hook never writes cards");
           if (!out.ok) {

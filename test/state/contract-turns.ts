@@ -33,11 +33,35 @@ export function turnRecordContract(name: string, fresh: Fresh): void {
       expect(await other.turns("nobody", 5)).toEqual([]);
       expect(await store.turnsSince(noon(1, 1))).toEqual([b1, a2]);
       expect(await store.conversations(10)).toEqual([
-        { id: "c1", surface: "gateway", turns: 2, lastSeen: noon(1, 5) },
-        { id: "c2", surface: "hook", turns: 1, lastSeen: noon(1, 3) },
+        { id: "c1", surface: "gateway", turns: 2, lastSeen: noon(1, 5), name: null },
+        { id: "c2", surface: "hook", turns: 1, lastSeen: noon(1, 3), name: null },
       ]);
       expect(await store.conversations(1)).toHaveLength(1);
       expect(await store.conversations(0)).toEqual([]);
+    });
+
+    test("a conversation keeps the name a person gave it through later turns; null takes it away", async () => {
+      const { store, again } = await fresh();
+      await store.recordTurn(turnRecord("c1", 1, noon(1)));
+      expect(await store.nameConversation("c1", "Planning the Lyon trip")).toBe(true);
+      expect(await store.nameConversation("nobody", "x")).toBe(false);
+      await store.commitTurn("c1", { turn: 2, now: noon(1, 1) });
+      await store.recordTurn(turnRecord("c1", 2, noon(1, 1)));
+      expect((await (await again()).conversations(5))[0]).toMatchObject({
+        id: "c1",
+        name: "Planning the Lyon trip",
+      });
+      await store.nameConversation("c1", null);
+      expect((await store.conversations(5))[0]!.name).toBeNull();
+    });
+
+    test("a conversation dropped by the cap takes its name with it", async () => {
+      const { store } = await fresh({ conversations: 1 });
+      await store.recordTurn(turnRecord("c1", 1, noon(1)));
+      await store.nameConversation("c1", "old");
+      await store.recordTurn(turnRecord("c2", 1, noon(2)));
+      await store.recordTurn(turnRecord("c1", 1, noon(3)));
+      expect((await store.conversations(5)).map((c) => [c.id, c.name])).toEqual([["c1", null]]);
     });
 
     test("a turn record makes its conversation seen and leaves its turn clock alone", async () => {

@@ -6,6 +6,7 @@
  */
 
 import { afterAll, describe, expect, test } from "bun:test";
+import { PG_SCHEMA_VERSION } from "../../src/state/_pg-schema.ts";
 import { openStore } from "../../src/state/index.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { storeContract } from "./contract.ts";
@@ -40,7 +41,7 @@ describe.skipIf(!pg)("postgres store: sharing one database", () => {
     for (const [i, s] of stores.entries()) expect((await s.loadConversation(`c${i}`)).turn).toBe(1);
     await Promise.all(stores.map((s) => s.close()));
     expect(await pg!.psql("SELECT value FROM lorecards.meta WHERE space = '' AND key = 'schema'")).toBe(
-      "1\n",
+      `${PG_SCHEMA_VERSION}\n`,
     );
   });
 
@@ -59,6 +60,30 @@ describe.skipIf(!pg)("postgres store: sharing one database", () => {
     await b.close();
   });
 
+  test("a schema of version 1 is brought up to date in place: its conversations stay, and can be named", async () => {
+    const store = await openStore(pg!.store("old-schema"));
+    await store.recordTurn({
+      conversation: "c1",
+      turn: 1,
+      at: 1,
+      surface: "gateway",
+      blocks: [],
+      replayedChars: 0,
+      leftOut: [],
+      promptChars: 0,
+      counterfactual: { promptChars: 0, cachedChars: 0 },
+      sharedChars: 0,
+    });
+    await store.close();
+    await pg!.psql(
+      "ALTER TABLE lorecards.conversations DROP COLUMN name; UPDATE lorecards.meta SET value = '1' WHERE space = '' AND key = 'schema'",
+    );
+    const again = await openStore(pg!.store("old-schema"));
+    expect(await again.nameConversation("c1", "kept")).toBe(true);
+    expect((await again.conversations(5)).map((c) => [c.id, c.name])).toEqual([["c1", "kept"]]);
+    await again.close();
+  });
+
   test("a schema made by a newer lorecards is refused, not written to", async () => {
     await pg!.psql("UPDATE lorecards.meta SET value = '99' WHERE space = '' AND key = 'schema'");
     try {
@@ -66,7 +91,9 @@ describe.skipIf(!pg)("postgres store: sharing one database", () => {
       await expect(store.loadConversation("c")).rejects.toThrow(/version 99\) was made by a newer lorecards/);
       await store.close();
     } finally {
-      await pg!.psql("UPDATE lorecards.meta SET value = '1' WHERE space = '' AND key = 'schema'");
+      await pg!.psql(
+        `UPDATE lorecards.meta SET value = '${PG_SCHEMA_VERSION}' WHERE space = '' AND key = 'schema'`,
+      );
     }
   });
 });

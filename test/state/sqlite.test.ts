@@ -268,7 +268,7 @@ describe("sqlite store: the file", () => {
   });
 });
 
-describe("sqlite store: schema 6", () => {
+describe("sqlite store: schemas 6 and 7", () => {
   test("a version 5 state file is migrated in place: every row of every table stays, and index recalls are kept", async () => {
     const root = tempDir();
     dirs.push(root);
@@ -332,10 +332,29 @@ describe("sqlite store: schema 6", () => {
     ]);
     await store.close();
     const db = new Database(file, { readonly: true });
-    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(6);
-    expect(SCHEMA_VERSION).toBe(6);
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(7);
+    expect(SCHEMA_VERSION).toBe(7);
     expect(counts(db)).toEqual(rowsBefore);
     db.close();
+  });
+
+  test("a version 6 state file is migrated in place: its conversations stay, and can now be named", async () => {
+    const root = tempDir();
+    dirs.push(root);
+    const file = statePath(root);
+    const store = await opened(root);
+    await store.recordTurn(turnRecord("c1", 1, noon(1)));
+    await store.close();
+    const v6 = new Database(file);
+    v6.exec("ALTER TABLE conversations DROP COLUMN name; PRAGMA user_version = 6;");
+    v6.close();
+    const again = await opened(root);
+    expect(await again.conversations(5)).toEqual([
+      { id: "c1", surface: "gateway", turns: 1, lastSeen: noon(1), name: null },
+    ]);
+    expect(await again.nameConversation("c1", "first")).toBe(true);
+    expect((await again.conversations(5))[0]!.name).toBe("first");
+    await again.close();
   });
 });
 

@@ -15,7 +15,6 @@ import {
   responseEvents,
   responseObject,
 } from "./_client-answers.ts";
-import { answerOf } from "./protocol-answers.ts";
 import type { CardFile } from "./vault.ts";
 
 export interface Received {
@@ -49,7 +48,7 @@ export function startClientUpstream(): ClientUpstream {
     async fetch(req) {
       const url = new URL(req.url);
       const body = await req.text();
-      const [status, contentType, answer] = route(req.method, url.pathname, body, url.search);
+      const [status, contentType, answer] = route(req.method, url.pathname, body);
       received.push({
         method: req.method,
         path: url.pathname + url.search,
@@ -71,7 +70,7 @@ export function startClientUpstream(): ClientUpstream {
 }
 
 /** What the fake answers: status, content type and the whole body, computed up front. */
-export function route(method: string, pathname: string, body: string, search = ""): [number, string, string] {
+export function route(method: string, pathname: string, body: string): [number, string, string] {
   const parsed = parseObject(body);
   if (method === "POST" && parsed && pathname.endsWith("/messages")) {
     const reply = anthropicReply(parsed, body);
@@ -85,8 +84,6 @@ export function route(method: string, pathname: string, body: string, search = "
       ? [200, "text/event-stream", responseEvents(reply)]
       : [200, "application/json", JSON.stringify(responseObject(reply, "completed"))];
   }
-  const other = method === "POST" && answerOf(pathname, search, body, chatReply(parsed));
-  if (other) return other;
   const error = {
     type: "error",
     error: { type: "not_found_error", message: `no route ${method} ${pathname}` },
@@ -190,10 +187,3 @@ export const CLIENT_CARDS: CardFile[] = [
     body: "## where\nThe northern harbour; its harbourmaster is Ilse.\n",
   },
 ];
-
-/** Chat Completions and the other protocols: `Noted, turn N.`, N counting the user messages. */
-function chatReply(body: Obj | null): string {
-  const list = (body?.messages ?? body?.contents ?? []) as unknown[];
-  const turn = Array.isArray(list) ? list.filter((m) => isObj(m) && m.role === "user").length : 0;
-  return `Noted, turn ${turn}.`;
-}
