@@ -36,6 +36,7 @@ export function startGoals(
   floor: Series,
   warm: Series,
   edited: number[],
+  inPlace: number[] = [],
 ): GoalRow[] {
   const times = P50_TIMES_FLOOR[cards];
   const rssGoal = RSS_MB[cards];
@@ -62,7 +63,20 @@ export function startGoals(
       goal: `≤ ${EDITED_TIMES_WARM}× a warm run`,
       met: editedP50 <= EDITED_TIMES_WARM * warm.p50,
     },
+    ...(inPlace.length === 0 ? [] : [inPlaceGoal(command, cards, warm, inPlace)]),
   ];
+}
+
+/** The first run after an edit written into a card in place, which it must see (vault/keeper.ts). */
+function inPlaceGoal(command: string, cards: number, warm: Series, inPlace: number[]): GoalRow {
+  const p50 = percentile(inPlace, 50);
+  return {
+    figure: `${command} after an edit written in place, p50`,
+    cards,
+    value: `${ms(p50)} = ${ratio(p50, warm.p50)} warm (${inPlace.length} edits)`,
+    goal: `≤ ${EDITED_TIMES_WARM}× a warm run`,
+    met: p50 <= EDITED_TIMES_WARM * warm.p50,
+  };
 }
 
 export function verdict(met: boolean | undefined): string {

@@ -7,14 +7,18 @@
  * between scripts so a 100k-card vault is generated and indexed once.
  */
 import {
+  closeSync,
   existsSync,
+  ftruncateSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   utimesSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -58,7 +62,10 @@ export function workload(dir: string, count: number): Workload {
     stderr: "inherit",
   });
   if (proc.exitCode !== 0) throw new Error(`generating ${count} cards failed`);
-  return JSON.parse(proc.stdout.toString()) as Workload;
+  const w = JSON.parse(proc.stdout.toString()) as Workload;
+  // A large vault's first cold runs start its keeper: it leaves with the benchmark.
+  process.on("exit", () => stopKeeper(w.root));
+  return w;
 }
 
 /**
@@ -72,7 +79,32 @@ export function editCard(file: string, n: number): void {
 }
 
 /**
- * The first run of `cmd` after each of `count` edits, one card at a time. Before the next edit the
+ * Edit a card as VS Code and Obsidian save it: written into the file in place (same inode), so its
+ * folder's mtime stays as it was and only the file tells (vault/keeper.ts).
+ */
+export function editInPlace(file: string, n: number): void {
+  const text = `${readFileSync(file, "utf8").trimEnd()}\n\nEdited in place by the benchmark (${n}).\n`;
+  const fd = openSync(file, "r+");
+  ftruncateSync(fd, 0);
+  writeSync(fd, text, 0);
+  closeSync(fd);
+}
+
+/** Stop the keeper a cold process started for the vault at `root` (vault/keeper.ts), if one runs. */
+export function stopKeeper(root: string): void {
+  try {
+    const { pid } = JSON.parse(readFileSync(join(root, ".lorecards", "keeper.json"), "utf8")) as {
+      pid: number;
+    };
+    process.kill(pid, "SIGTERM");
+  } catch {
+    // none
+  }
+}
+
+/**
+ * The first run of `cmd` after each of `count` edits, one card at a time (`edit`: an atomic save by
+ * default, `editInPlace` for an editor that writes in place). Before the next edit the
  * vault settles (SETTLE_MS, then an untimed run), so each figure is one edit's, as when a person saves
  * a card and goes back to the conversation.
  */
@@ -81,10 +113,11 @@ export function runsAfterEdits(
   cards: readonly string[],
   count: number,
   stdin: (i: number) => string | undefined = () => undefined,
+  edit: (file: string, n: number) => void = editCard,
 ): Run[] {
   const runs: Run[] = [];
   for (let i = 0; i < count; i++) {
-    editCard(cards[i % cards.length]!, i);
+    edit(cards[i % cards.length]!, i);
     const opts: RunOptions = { stdin: stdin(i) };
     runs.push(timedRun(cmd, opts));
     Bun.sleepSync(SETTLE_MS);

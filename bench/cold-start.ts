@@ -11,7 +11,7 @@
 import { series } from "./_floor.ts";
 import { type GoalRow, reportGoals, startGoals } from "./_goals.ts";
 import { ms, percentile, ratio, table } from "./_stats.ts";
-import { runsAfterEdits, startupRun, workload } from "./_workload.ts";
+import { editInPlace, runsAfterEdits, startupRun, workload } from "./_workload.ts";
 
 const { bin, sizes, runs, edits, vaults, table: startup } = startupRun("command", "fired");
 
@@ -29,7 +29,19 @@ for (const size of sizes) {
   const p50 = percentile(edited, 50);
   const what = `the first try after editing one card (${edits}×)`;
   rows.push([size, what, ms(p50), ms(percentile(edited, 99)), "-", ratio(p50, floor.p50), "-"]);
-  goals.push(...startGoals("try --json", size, floor, warm, edited));
+  const inPlace = runsAfterEdits(cmd, w.cards, edits, undefined, editInPlace).map((r) => r.ms);
+  const p50InPlace = percentile(inPlace, 50);
+  const whatInPlace = `the first try after an edit written in place (${edits}×)`;
+  rows.push([
+    size,
+    whatInPlace,
+    ms(p50InPlace),
+    ms(percentile(inPlace, 99)),
+    "-",
+    ratio(p50InPlace, floor.p50),
+    "-",
+  ]);
+  goals.push(...startGoals("try --json", size, floor, warm, edited, inPlace));
 }
 console.log(`cold start: ${bin}, up to ${runs} runs per row, warm index, Bun ${Bun.version}`);
 console.log(table(rows));

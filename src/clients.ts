@@ -33,6 +33,13 @@ export const CLIENT_WRAPPERS: readonly ClientWrapper[] = [
     holds: "the date, the project's CLAUDE.md, reminders",
   },
   {
+    client: "Qwen Code",
+    seenIn: "0.24.4",
+    open: "<system-reminder>",
+    close: "</system-reminder>",
+    holds: "the date, the folder it works in, its skills and tools",
+  },
+  {
     client: "Codex",
     seenIn: "0.171.0",
     open: "<environment_context>",

@@ -17,6 +17,12 @@ export const DEFAULTS = {
    * more cards; `named` keeps only what was named. (`--reach`, settings.yaml `reach`.)
    */
   reach: "one-hop",
+  /**
+   * Which halves of the lore a request gets (the writing app's `auto_lore()` / `no_lore()`): `auto`
+   * both, `declared` the always-on cards and the cards asked for only, `none` nothing at all.
+   * (`X-Lorecards-Lore`, `--lore`, settings.yaml `lore`.)
+   */
+  lore: "auto",
   /** The line that introduces the cards. */
   framing: "A memory surfaces:\n\n",
   /** Where the servers listen. */
@@ -36,6 +42,10 @@ export type InjectPlace = (typeof INJECT_PLACES)[number];
 /** What the hook and `try` put in (`--inject`): the cards' text, or an index of them. */
 export const INJECT_MODES = ["cards", "index"] as const;
 export type InjectMode = (typeof INJECT_MODES)[number];
+
+/** The lore switch's values, for options, the header, settings.yaml and the `--lore` flag. */
+export const LORE_SWITCHES = ["auto", "declared", "none"] as const;
+export type LoreSwitch = (typeof LORE_SWITCHES)[number];
 
 /** Recall's reach settings, for options, settings.yaml and the `--reach` flag. */
 export const REACHES = ["one-hop", "named"] as const;

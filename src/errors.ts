@@ -18,6 +18,9 @@ export type ErrorCode =
   | "address_in_use" // a server's port is taken by another process
   | "unauthorized"
   | "forbidden"
+  | "method_not_allowed" // a known HTTP path asked with a method it does not take
+  | "rate_limited" // too many wrong tokens from one address
+  | "bad_gateway" // the gateway's upstream could not be reached
   | "internal";
 
 export class LoreError extends Error {
@@ -51,6 +54,9 @@ export const EXIT_CODES: Record<ErrorCode, number> = {
   address_in_use: 6,
   unauthorized: 1,
   forbidden: 1,
+  method_not_allowed: 2,
+  rate_limited: 1,
+  bad_gateway: 1,
   internal: 1,
 };
 
@@ -68,6 +74,9 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   address_in_use: 503,
   unauthorized: 401,
   forbidden: 403,
+  method_not_allowed: 405,
+  rate_limited: 429,
+  bad_gateway: 502,
   internal: 500,
 };
 

@@ -2,7 +2,7 @@
  * Request bodies: JSON only, read with a hard size cap so a client cannot make the server buffer an
  * unbounded upload (the declared Content-Length is checked first, then the bytes actually received).
  */
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json-depth.ts";
 import { nsFromIso } from "../wire.ts";
 
@@ -45,7 +45,7 @@ export function jsonObject(bytes: Uint8Array): Record<string, unknown> {
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (err) {
-    throw new LoreError("invalid_input", `the request body is not valid JSON: ${(err as Error).message}`, {
+    throw new LoreError("invalid_input", `the request body is not valid JSON: ${describeError(err)}`, {
       cause: err,
     });
   }

@@ -4,10 +4,12 @@
  * is the editor with `X-Lorecards-Writer: ui` (README "History"); anything else is "api". That header
  * attributes, it does not authenticate: every client has passed the same guards by then.
  */
+
 import fs from "node:fs";
 import { cardForm, kindByName, validateKey } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
+import { errorResponse } from "../http/index.ts";
 import {
   cardPath,
   describeVersion,
@@ -81,7 +83,7 @@ export async function revert(ctx: Context, req: Request, kindName: string, key: 
   } catch (err) {
     if (err instanceof LoreError && err.code === "conflict" && err.data) {
       const current = cardForm(err.data as Card, kind);
-      return Response.json({ error: "conflict", detail: err.message, current }, { status: 409 });
+      return errorResponse("conflict", err.message, { fields: { current } });
     }
     throw err;
   }

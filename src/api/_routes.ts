@@ -3,7 +3,7 @@
  * shared context and returns plain data (sent as JSON) or a Response; errors are thrown as LoreError and
  * turned into `{error, detail}` by the caller.
  */
-import fs from "node:fs";
+
 import path from "node:path";
 import {
   brokenSummary,
@@ -20,8 +20,10 @@ import { rulesOf } from "../card/rules.ts";
 import type { CardMeta } from "../card/types.ts";
 import { checkVault } from "../check/vault.ts";
 import { vetCreate, vetUpdate } from "../check/vet.ts";
+import { LORE_SWITCHES, type LoreSwitch } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { recallJson } from "../explain/index.ts";
+import { errorResponse } from "../http/index.ts";
 import {
   chosenCards,
   type Engine,
@@ -40,6 +42,7 @@ import {
   createCard,
   listArchived,
   readCard,
+  readNoFollow,
   restoreCard,
   updateCard,
   type Vault,
@@ -134,7 +137,7 @@ function archivedItems(ctx: Context, kind: string | undefined) {
       let title = a.originalKey;
       let preview = "";
       try {
-        const text = fs.readFileSync(path.join(ctx.vault.root, a.path), "utf8");
+        const text = readNoFollow(ctx.vault, path.join(ctx.vault.root, a.path));
         const card = parseCard(text, {
           kind: a.kind,
           key: a.originalKey,
@@ -223,7 +226,7 @@ export async function putCard(ctx: Context, req: Request, kindName: string, key:
   } catch (err) {
     if (err instanceof LoreError && err.code === "conflict" && err.data) {
       const latest = cardForm(err.data as Card, kind);
-      return Response.json({ error: "conflict", detail: err.message, current: latest }, { status: 409 });
+      return errorResponse("conflict", err.message, { fields: { current: latest } });
     }
     throw err;
   }
@@ -294,10 +297,15 @@ export function recallFields(input: Record<string, unknown>): RecallOptions {
   if (reach !== undefined && !(REACHES as readonly string[]).includes(reach)) {
     throw new LoreError("invalid_input", `reach must be ${REACHES.join(" or ")}`);
   }
+  const lore = optionalText(input.lore, "lore");
+  if (lore !== undefined && !(LORE_SWITCHES as readonly string[]).includes(lore)) {
+    throw new LoreError("invalid_input", `lore must be ${LORE_SWITCHES.join(", ")}`);
+  }
   return {
     ...(char !== undefined || user !== undefined ? { names: { char, user } } : {}),
     budgetTokens: optionalCount(input.budget_tokens, "budget_tokens"),
     reach: reach as Reach | undefined,
+    lore: lore as LoreSwitch | undefined,
     seed: optionalText(input.seed, "seed"),
   };
 }

@@ -5,9 +5,11 @@
  * versions, and `POST /api/history/{step}/undo` takes a step back, in a step of its own. What each bulk
  * action means for a card's frontmatter is said here once; the writing is vault/'s.
  */
+
 import { kindByName } from "../card/index.ts";
 import type { Card, Policy } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
+import { errorResponse } from "../http/index.ts";
 import {
   type BulkChange,
   type BulkTarget,
@@ -98,7 +100,7 @@ export function changeOf(
 function refusal(err: unknown): Response | null {
   if (!(err instanceof LoreError) || err.code !== "conflict") return null;
   const cards = (err.data as { cards?: string[] } | undefined)?.cards ?? [];
-  return Response.json({ error: "conflict", detail: err.message, cards }, { status: 409 });
+  return errorResponse("conflict", err.message, { fields: { cards } });
 }
 
 /** `POST /api/bulk` `{"action", "value"?, "cards": [{kind, key, mtime?}]}` → `{step, changed, unchanged}`. */

@@ -157,17 +157,16 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
     const hostless = refuseHostless(req);
     if (hostless) return hostless;
     const url = new URL(req.url);
-    if (!url.pathname.startsWith("/api/"))
-      return errorResponse(404, "not_found", `no such path: ${url.pathname}`);
+    if (!url.pathname.startsWith("/api/")) return errorResponse("not_found", `no such path: ${url.pathname}`);
     const refused = guardRequest(req, rules, clientAddress(req, peer));
     if (refused) return withNoStore(refused);
     try {
       const found = match(req.method, url.pathname.slice(5).replace(/\/$/, "").split("/"));
       if (!found.handler) {
         if (found.allowed.length === 0)
-          return errorResponse(404, "not_found", `no such endpoint: ${url.pathname}`);
-        return errorResponse(405, "usage", `${req.method} is not allowed here`, {
-          allow: found.allowed.join(", "),
+          return errorResponse("not_found", `no such endpoint: ${url.pathname}`);
+        return errorResponse("method_not_allowed", `${req.method} is not allowed here`, {
+          headers: { allow: found.allowed.join(", ") },
         });
       }
       const out = await found.handler(ctx, req, url, found.kind, found.key);

@@ -9,9 +9,9 @@
 import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { dropRecallEvents } from "../state/index.ts";
-import { randomHex } from "../vault/index.ts";
+import { randomHex, STATE_DIR } from "../vault/index.ts";
 import type { Source } from "./_contents.ts";
 
 /** Where the platform has it (not Windows), opening a link fails with ELOOP instead of following it. */
@@ -43,7 +43,7 @@ function wholeLines(bytes: Uint8Array): Uint8Array {
 }
 
 /** The state file, whose recall events a backup keeps only when asked to. */
-const STATE_DB = ".lorecards/state.db";
+const STATE_DB = `${STATE_DIR}/state.db`;
 
 function copyDatabase(abs: string, scratch: string, withoutRecalls: boolean): Uint8Array {
   const out = path.join(scratch, `${path.basename(abs)}.${randomHex(4)}`);
@@ -92,7 +92,7 @@ export function readSources(
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ELOOP") continue;
       const what = s.sqlite ? "copy the database" : "read";
-      throw new LoreError("io_error", `cannot ${what} ${s.path}: ${(err as Error).message}`, { cause: err });
+      throw new LoreError("io_error", `cannot ${what} ${s.path}: ${describeError(err)}`, { cause: err });
     }
   }
   return out;

@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { fsyncDir } from "../vault/index.ts";
 import type { ManifestFile } from "./_manifest.ts";
 
@@ -81,7 +81,7 @@ export function swapIn(
     }
     throw new LoreError(
       "io_error",
-      `cannot put the backup in place: ${(err as Error).message}; nothing was changed`,
+      `cannot put the backup in place: ${describeError(err)}; nothing was changed`,
       {
         cause: err,
       },

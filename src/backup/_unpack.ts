@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import zlib from "node:zlib";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { FILES_PREFIX, MANIFEST_NAME, type Manifest, parseManifest, refusal, sha256 } from "./_manifest.ts";
 
 /** The most a backup may unpack to. Backups are written in memory, so no larger one can be made. */
@@ -26,7 +26,7 @@ function readArchiveFile(file: string): Uint8Array {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new LoreError("not_found", `no backup at ${file}`);
     if (code === "EISDIR") throw new LoreError("invalid_input", `${file} is a folder, not a backup file`);
-    throw new LoreError("io_error", `cannot read ${file}: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("io_error", `cannot read ${file}: ${describeError(err)}`, { cause: err });
   }
 }
 
@@ -48,7 +48,7 @@ async function tarEntries(tar: Uint8Array, file: string): Promise<Map<string, Fi
   try {
     return await new Bun.Archive(tar).files();
   } catch (err) {
-    throw refusal(file, `the tar inside cannot be read (${(err as Error).message})`, err);
+    throw refusal(file, `the tar inside cannot be read (${describeError(err)})`, err);
   }
 }
 

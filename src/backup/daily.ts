@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { describeError } from "../errors.ts";
+import { describeError, warnOnStderr } from "../errors.ts";
 import { vaultForBackup } from "./_contents.ts";
 import { parseBackupName } from "./_names.ts";
 import { type BackupResult, defaultBackupDir, writeBackup } from "./write.ts";
@@ -93,7 +93,7 @@ export function sweepLeftovers(dir: string, now: number): void {
 export function createDailyBackups(options: DailyOptions): DailyBackups {
   const o = { ...DEFAULTS, ...options };
   const dir = o.dir ?? defaultBackupDir(o.root);
-  const say = o.say ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const say = o.say ?? warnOnStderr;
   let running: Promise<BackupResult | null> | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
 

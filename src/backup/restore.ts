@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import {
   type LockOptions,
   linkBelow,
@@ -52,7 +52,7 @@ function stateOf(dir: string, ignore: readonly string[] = []): TargetState {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return "missing";
     if (code === "ENOTDIR") throw new LoreError("invalid_input", `${dir} is a file, not a folder`);
-    throw new LoreError("io_error", `cannot read ${dir}: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("io_error", `cannot read ${dir}: ${describeError(err)}`, { cause: err });
   }
   return names.some((n) => !ignore.includes(n)) ? "full" : "empty";
 }
@@ -128,7 +128,7 @@ export async function restoreBackup(file: string, opts: RestoreOptions): Promise
     fs.rmSync(work, { recursive: true, force: true });
     if (before !== "full") undoFolders(target, before === "missing");
     if (err instanceof LoreError) throw err;
-    throw new LoreError("io_error", `cannot restore into ${target}: ${(err as Error).message}`, {
+    throw new LoreError("io_error", `cannot restore into ${target}: ${describeError(err)}`, {
       cause: err,
     });
   }

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import {
   fsyncDir,
   type LockOptions,
@@ -75,7 +75,7 @@ function prepareDir(dir: string): string {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new LoreError("io_error", `cannot create the backup folder ${dir}: ${(err as Error).message}`, {
+    throw new LoreError("io_error", `cannot create the backup folder ${dir}: ${describeError(err)}`, {
       cause: err,
     });
   }
@@ -173,7 +173,7 @@ function writeNew(dir: string, bytes: Uint8Array, name: (n: number) => string): 
       if (n >= 100) throw new Error("a hundred backups carry this second's name");
     }
   } catch (err) {
-    throw new LoreError("io_error", `cannot write a backup in ${dir}: ${(err as Error).message}`, {
+    throw new LoreError("io_error", `cannot write a backup in ${dir}: ${describeError(err)}`, {
       cause: err,
     });
   } finally {

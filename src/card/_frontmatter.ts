@@ -11,7 +11,7 @@
  * - `yaml`'s `maxAliasCount` refuses alias bombs; YAML core schema keeps `yes`/`no` as strings.
  */
 import type { Document } from "yaml";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { grayMatter, yamlLib } from "./_lazy.ts";
 import { plainMapping } from "./_plain-yaml.ts";
 
@@ -80,7 +80,7 @@ function documentToData(doc: Document): Record<string, unknown> {
   try {
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    throw new LoreError("parse_error", `frontmatter refused: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("parse_error", `frontmatter refused: ${describeError(err)}`, { cause: err });
   }
   if (data === null || data === undefined) return {};
   if (typeof data !== "object" || Array.isArray(data)) {
@@ -146,7 +146,7 @@ export function readFrontmatter(text: string): FrontmatterRead {
     file = matter(normal, { engines } as unknown as Parameters<typeof matter>[1]);
   } catch (err) {
     if (err instanceof LoreError) throw err;
-    throw new LoreError("parse_error", `frontmatter unreadable: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("parse_error", `frontmatter unreadable: ${describeError(err)}`, { cause: err });
   }
   const root = (doc as Document | null)?.contents ?? null;
   return { data: { ...file.data }, root, body: file.content, hasFrontmatter: true, warnings: [] };

@@ -3,7 +3,7 @@
  * with what the writer meant. A writer bug (or a `yaml` round-trip we did not foresee) then becomes a
  * coded refusal before anything reaches the disk, never an unreadable or silently changed card.
  */
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { readFrontmatter, readPlainFrontmatter } from "./_frontmatter.ts";
 
 export interface MeantCard {
@@ -61,7 +61,7 @@ export function assertReadsBack(text: string, meant: MeantCard): { body: string 
     // As parseCard reads it: the fast path when it accepts the text (the same data), else the full one.
     read = readPlainFrontmatter(text) ?? readFrontmatter(text);
   } catch (err) {
-    throw new LoreError("invalid_input", `the card would be written unreadable: ${(err as Error).message}`, {
+    throw new LoreError("invalid_input", `the card would be written unreadable: ${describeError(err)}`, {
       cause: err,
     });
   }

@@ -12,7 +12,7 @@
  *   to it, otherwise the edit is refused.
  */
 import type { Document, Node, Pair, YAMLMap } from "yaml";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { yamlLib } from "./_lazy.ts";
 
 const TO_STRING = { flowCollectionPadding: false, lineWidth: 0 } as const;
@@ -160,7 +160,7 @@ export function yamlText(doc: Document): string {
   try {
     return doc.toString(TO_STRING);
   } catch (err) {
-    throw new LoreError("parse_error", `frontmatter cannot be written back: ${(err as Error).message}`, {
+    throw new LoreError("parse_error", `frontmatter cannot be written back: ${describeError(err)}`, {
       cause: err,
     });
   }

@@ -24,6 +24,7 @@ export {
 } from "./json.ts";
 export { keyFromTitle, keyProblem, numberedKey, pathKeyProblem, validateKey } from "./key.ts";
 export {
+  ARCHIVE_DIR,
   cardAt,
   defaultKinds,
   findKind,
@@ -35,6 +36,7 @@ export {
   loadKindsConfig,
   parseKindsConfig,
   RESERVED_DIRS,
+  STATE_DIR,
   skippedFolder,
 } from "./kinds.ts";
 export {

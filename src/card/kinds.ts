@@ -1,18 +1,17 @@
-/**
- * The kind table (README "Card format" and "kinds.yaml"): the directory decides the kind, each kind offers
- * its sections, and a `kinds.yaml` in the vault root may rename directories and sections, name the
- * recent section and the private sections, so that a vault can be written in another language.
- */
-import fs from "node:fs";
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
+import { readPlain } from "../plain-file.ts";
 import { parseYamlDocument } from "./_frontmatter.ts";
 import { keyProblem } from "./key.ts";
 import type { KindDef, KindsConfig } from "./types.ts";
 
 export const KINDS_FILE = "kinds.yaml";
+/** The vault's folder of archived cards. */
+export const ARCHIVE_DIR = "_archive";
+/** The vault's folder of lorecards' own state (the index, conversations, history, backups, …). */
+export const STATE_DIR = ".lorecards";
 /** Directories the vault keeps for itself; no kind may live there. */
-export const RESERVED_DIRS = ["_archive", ".lorecards"];
+export const RESERVED_DIRS = [ARCHIVE_DIR, STATE_DIR];
 
 export function defaultKinds(): KindsConfig {
   return {
@@ -61,8 +60,8 @@ export function kindByName(config: KindsConfig, name: string): KindDef {
  * (RESERVED_DIRS) and hidden ones (`.obsidian`, `.git`, `.trash`: an editor's or a tool's, not notes).
  */
 export function skippedFolder(name: string): string | null {
-  if (name === ".lorecards") return "lorecards' own state (index, conversations, backups)";
-  if (name === "_archive") return "archived cards (lorecards restore brings one back)";
+  if (name === STATE_DIR) return "lorecards' own state (index, conversations, backups)";
+  if (name === ARCHIVE_DIR) return "archived cards (lorecards restore brings one back)";
   if (name.startsWith(".")) return "a hidden folder";
   return null;
 }
@@ -136,7 +135,7 @@ export function parseKindsConfig(text: string): KindsConfig {
   try {
     data = parseYamlDocument(text).toJS({ maxAliasCount: 100 });
   } catch (err) {
-    throw new LoreError("parse_error", `${KINDS_FILE}: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("parse_error", `${KINDS_FILE}: ${describeError(err)}`, { cause: err });
   }
   const root = record(data, "the file");
   const config: KindsConfig = defaultKinds();
@@ -180,10 +179,11 @@ export function parseKindsConfig(text: string): KindsConfig {
 export function loadKindsConfig(root: string): KindsConfig {
   let text: string;
   try {
-    text = fs.readFileSync(path.join(root, KINDS_FILE), "utf8");
+    text = readPlain(path.join(root, KINDS_FILE), { name: KINDS_FILE });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return defaultKinds();
-    throw new LoreError("io_error", `cannot read ${KINDS_FILE}: ${(err as Error).message}`, { cause: err });
+    if (err instanceof LoreError) throw err;
+    throw new LoreError("io_error", `cannot read ${KINDS_FILE}: ${describeError(err)}`, { cause: err });
   }
   return parseKindsConfig(text);
 }

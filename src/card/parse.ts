@@ -5,7 +5,7 @@
  * in the simple shapes: _plain-yaml.ts), else by the full path (gray-matter + `yaml` nodes); both give
  * the same Card (test/card/plain-path.test.ts holds them to it), the fast one several times sooner.
  */
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { scanSections } from "./_body.ts";
 import { readFields } from "./_fields.ts";
 import {
@@ -120,7 +120,7 @@ export function parseFullCard(text: string, opts: ParseOptions): Card {
     read = readFrontmatter(text);
   } catch (err) {
     const where = opts.path ?? `${opts.key}.md`;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = describeError(err);
     throw new LoreError("parse_error", `${where}: ${message}`, { cause: err });
   }
   return cardOf(text, opts, read, readFields(read.data, read.root, fileName(opts.key)));

@@ -10,10 +10,12 @@ import {
   INJECT_PLACES,
   type InjectMode,
   type InjectPlace,
+  LORE_SWITCHES,
+  type LoreSwitch,
   REACHES,
   type Reach,
 } from "../defaults.ts";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { type Engine, namesIn } from "../recall/index.ts";
 import type { RecallOptions } from "../recall/types.ts";
 import { wholeNumber } from "./_shared.ts";
@@ -157,7 +159,15 @@ export const recallArgs = {
     options: [...REACHES] as Reach[],
     description: `one-hop: fired cards' own text is scanned once for more cards; named: only what was named (default: settings.yaml, else ${DEFAULTS.reach})`,
   },
+  lore: {
+    type: "enum" as const,
+    options: [...LORE_SWITCHES] as LoreSwitch[],
+    description: `auto: what was named and what was noticed; declared: always-on cards and cards asked for only; none: nothing at all (default: settings.yaml, else ${DEFAULTS.lore})`,
+  },
 };
+
+/** The recall options a surface takes from its flags (and the gateway per request). */
+export type RecallFlags = Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore">;
 
 /** The recall options `recallArgs` give; a flag left out stays unset. */
 export function recallFlags(args: {
@@ -165,13 +175,15 @@ export function recallFlags(args: {
   user?: string;
   "budget-tokens"?: string;
   reach?: string;
-}): Pick<RecallOptions, "names" | "budgetTokens" | "reach"> {
-  const options: Pick<RecallOptions, "names" | "budgetTokens" | "reach"> = {};
+  lore?: string;
+}): RecallFlags {
+  const options: RecallFlags = {};
   if (args.char !== undefined || args.user !== undefined)
     options.names = { char: args.char, user: args.user };
   const tokens = wholeNumber(args["budget-tokens"], "--budget-tokens");
   if (tokens !== undefined) options.budgetTokens = tokens;
   if (args.reach !== undefined) options.reach = args.reach as Reach;
+  if (args.lore !== undefined) options.lore = args.lore as LoreSwitch;
   return options;
 }
 
@@ -198,7 +210,7 @@ export function turnsJson(raw: string | undefined): unknown {
   try {
     return JSON.parse(raw);
   } catch (err) {
-    throw new LoreError("usage", `--turns is not valid JSON: ${(err as Error).message}`);
+    throw new LoreError("usage", `--turns is not valid JSON: ${describeError(err)}`);
   }
 }
 

@@ -3,12 +3,9 @@
  * program run as `lorecards refresh --vault <root>`, in a process of its own, so that work never
  * shares a thread with requests, nor leaves its memory peak in the server.
  */
-import { existsSync } from "node:fs";
 import { setPriority } from "node:os";
 import type { Refresher } from "../recall/index.ts";
-
-/** A nice value: the scheduler gives the refresh the cores the server leaves idle. */
-const LOW_PRIORITY = 10;
+import { LOW_PRIORITY, selfCommand } from "./_self.ts";
 
 export function selfRefresher(root: string): Refresher {
   return async () => {
@@ -26,12 +23,4 @@ export function selfRefresher(root: string): Refresher {
     const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     if (code !== 0) throw new Error(`lorecards refresh exited with ${code}: ${stderr.trim()}`);
   };
-}
-
-/** A compiled binary's entry point lives in its embedded file system, not on disk. */
-const EMBEDDED = /^(?:\/\$bunfs\/|[A-Za-z]:[\\/]~BUN[\\/])/;
-
-/** How to run this program again: the compiled binary alone, or the runtime with its script. */
-export function selfCommand(main = Bun.main): string[] {
-  return EMBEDDED.test(main) || !existsSync(main) ? [process.execPath] : [process.execPath, main];
 }

@@ -5,7 +5,7 @@
  * recorded, refused or skipped is printed either way.
  */
 import { readFileSync } from "node:fs";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import type { HintResult, StyleBook } from "../style/index.ts";
 import { toWire } from "../wire.ts";
 import { print, printJson } from "./_shared.ts";
@@ -25,14 +25,14 @@ async function readInput(file: string | undefined, what: string): Promise<unknow
   try {
     text = file === "-" ? await Bun.stdin.text() : readFileSync(file, "utf8");
   } catch (err) {
-    throw new LoreError("io_error", `cannot read ${file}: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("io_error", `cannot read ${file}: ${describeError(err)}`, { cause: err });
   }
   try {
     return JSON.parse(text);
   } catch (err) {
     throw new LoreError(
       "invalid_input",
-      `${file === "-" ? "stdin" : file} is not JSON: ${(err as Error).message}`,
+      `${file === "-" ? "stdin" : file} is not JSON: ${describeError(err)}`,
     );
   }
 }

@@ -3,9 +3,11 @@
 // fell back) print but exit 0. It also removes the temp files a killed write left behind. With
 // --reindex it first compares every card file with the index, as `refresh --all` does. A last section
 // says how the cards fare in index recalls (check/recall-health.ts); it never changes the exit code.
+
 import { existsSync } from "node:fs";
 import { describeHealth, recallHealth } from "../check/recall-health.ts";
 import { checkVault } from "../check/vault.ts";
+import { describeError } from "../errors.ts";
 import { refreshVault } from "../recall/index.ts";
 import { type HealthReport, openStore, statePath, stateUrl } from "../state/index.ts";
 import { describeStyleSettings, styleSettingsFromEnv } from "../style/settings.ts";
@@ -118,7 +120,7 @@ async function recallSection(vault: Vault, named: string | undefined) {
   } catch (err) {
     return {
       report: null,
-      lines: [`Recall health not read: ${err instanceof Error ? err.message : String(err)}`],
+      lines: [`Recall health not read: ${describeError(err)}`],
     };
   }
 }

@@ -118,6 +118,7 @@ function describe(answer: DoorAnswer): string {
   const lines: string[] = [];
   if (answer.conversation)
     lines.push(`Conversation ${answer.conversation.id}, as its turn ${answer.conversation.turn}:`);
+  lines.push(LORE_LINES[answer.lore]);
   const cards = answer.cards;
   if (cards.length === 0) lines.push("No card fires, and none was asked about.");
   for (const card of cards) lines.push(`${mark(card)} ${card.line}`);
@@ -129,6 +130,13 @@ function describe(answer: DoorAnswer): string {
   );
   return lines.join("\n");
 }
+
+/** The lore switch in force, the door's first line (the writing app's "lore-enabled" / "lore-free"). */
+const LORE_LINES: Record<DoorAnswer["lore"], string> = {
+  auto: "Lore: auto (what was named and what was noticed).",
+  declared: "Lore: declared (always-on cards and cards asked for only; nothing noticed goes in).",
+  none: "Lore: none (nothing at all goes in for this request).",
+};
 
 /** `+` goes in, `=` already in context, `-` left out, `x` does not fire. */
 function mark(card: ExplainedCard): string {

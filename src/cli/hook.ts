@@ -1,7 +1,9 @@
 // `lorecards hook`: the Claude Code UserPromptSubmit hook. Reads the hook JSON on stdin, prints
 // `hookSpecificOutput.additionalContext` when cards match and nothing otherwise. It exits 0 whatever
 // happens (a message on stderr): in Claude Code, exit 2 from this hook would erase the user's prompt.
+
 import { fstatSync } from "node:fs";
+import { describeError } from "../errors.ts";
 import {
   budgetArg,
   injectModeArg,
@@ -14,6 +16,7 @@ import {
   styleBriefArg,
 } from "./_args.ts";
 import { writeAll } from "./_out.ts";
+import { selfKeeper } from "./_self.ts";
 import { defineCommand, vaultArg, wholeNumber } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { learningFromEnv, styleOptions } from "./_style-clock.ts";
@@ -53,6 +56,7 @@ export const hookCommand = defineCommand({
         style: styleOptions(),
         styleBrief: args["style-brief"] === true,
         state: namedStore(args),
+        keeper: selfKeeper(vaultPath(args)),
       });
       if (result.stdout) answer(result.stdout);
     } catch (err) {
@@ -91,7 +95,7 @@ function answer(text: string): void {
 
 function complain(err: unknown): void {
   try {
-    writeAll(2, `lorecards hook: ${err instanceof Error ? err.message : String(err)}\n`);
+    writeAll(2, `lorecards hook: ${describeError(err)}\n`);
   } catch {
     // stderr is gone too: nothing left to tell.
   }

@@ -1,7 +1,7 @@
 // `lorecards import FILE [--kind K] [--force] [--json]`: a lorebook (SillyTavern World Info, RisuAI,
 // NovelAI, Agnai, KoboldAI) or a character card in.
 import fs from "node:fs";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { type ImportResult, importBook } from "../interop/index.ts";
 import { openVault } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
@@ -24,7 +24,7 @@ export function readInput(file: string): Uint8Array {
   try {
     return new Uint8Array(fs.readFileSync(file));
   } catch (err) {
-    throw new LoreError("io_error", `${file}: cannot read (${(err as Error).message})`, { cause: err });
+    throw new LoreError("io_error", `${file}: cannot read (${describeError(err)})`, { cause: err });
   }
 }
 

@@ -1,9 +1,8 @@
 // `lorecards read NAME`: print one card (by file name or title, any kind; `kind/key` to be exact).
 
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cardDocument } from "../card/index.ts";
-import { findCard, openVault } from "../vault/index.ts";
+import { findCard, openVault, readNoFollow } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -20,7 +19,7 @@ export const readCommand = defineCommand({
     if (args.json) {
       printJson(cardDocument(card));
     } else {
-      print(readFileSync(join(vault.root, card.path), "utf8"));
+      print(readNoFollow(vault, join(vault.root, card.path)));
     }
     return 0;
   },

@@ -34,6 +34,7 @@ import {
   withArg,
 } from "./_args.ts";
 import { asOfArg, asOfJson, asOfLines, openAsOf } from "./_as-of.ts";
+import { selfKeeper } from "./_self.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
@@ -64,7 +65,11 @@ export const tryCommand = defineCommand({
     // A cold process: save a rebuilt index and matcher so the next command starts warm.
     const asOf = openAsOf(args);
     const root = asOf?.root ?? vaultPath(args);
-    const engine = await openEngine(root, { create: !asOf && isDefaultVault(args), persist: !asOf });
+    const engine = await openEngine(root, {
+      create: !asOf && isDefaultVault(args),
+      persist: !asOf,
+      ...(!asOf && { keeper: selfKeeper(root) }),
+    });
     const ask = await askedNames(engine, args.with);
     const budget = wholeNumber(args.budget, "--budget");
     const index: IndexIds | undefined =

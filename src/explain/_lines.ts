@@ -109,6 +109,10 @@ function decision(card: Card, name: (id: string) => string): string {
       return why.clock ? clockText(why.clock) : `stopped by its ${card.reason}`;
     case "recursion_only":
       return "delay_until_recursion: it fires only when reached through another card’s text, and none reached it";
+    case "lore_declared":
+      return "not sent (lore: declared): only always-on cards and cards asked for go in";
+    case "reach_named":
+      return "not sent (reach: named): only what was named goes in, not what cards’ text names";
     case "recorded":
       return why.in_context?.since_turn != null
         ? `already sent at turn ${why.in_context.since_turn} and still in context: not sent again`

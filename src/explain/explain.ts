@@ -13,6 +13,7 @@
  */
 import { rulesOf } from "../card/rules.ts";
 import type { CardMeta, CardPlacement, Policy } from "../card/types.ts";
+import type { LoreSwitch } from "../defaults.ts";
 import { cardTerms, fold, windowSize } from "../match/index.ts";
 import {
   type Compiled,
@@ -91,6 +92,8 @@ export interface ExplainedCard {
 }
 
 export interface Explanation {
+  /** The lore switch in force: `auto`, `declared` or `none` (RecallOptions.lore). */
+  lore: LoreSwitch;
   cards: ExplainedCard[];
   /** The blocks as recall rendered them: exactly the text the cards go in as. */
   blocks: { tier: Tier; at: CardPlacement | null; cards: string[]; text: string }[];
@@ -113,6 +116,7 @@ export function explain(result: RecallResult, input: ExplainInput): Explanation 
     cards.push({ ...absent, line: lineOf(absent, titles) });
   }
   return {
+    lore: result.lore,
     cards,
     blocks: result.blocks.map((b) => ({ tier: b.tier, at: b.at, cards: b.cards, text: b.text })),
     injected: injectedKeys(result),

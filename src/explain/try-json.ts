@@ -40,6 +40,7 @@ export function recallJson(result: RecallResult) {
       chars: f.chars,
     })),
     context: contextText(result),
+    lore: result.lore,
     candidates: result.candidates,
     broken: result.broken,
   };

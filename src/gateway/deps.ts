@@ -12,7 +12,6 @@
  * created when the gateway starts, never later.
  */
 
-import { statSync } from "node:fs";
 import { describeError, warnOnStderr } from "../errors.ts";
 import type { Markers } from "../inject/index.ts";
 import { markersFromSecret } from "../inject/index.ts";
@@ -23,6 +22,7 @@ import { type EngineOptions, openEngine } from "../recall/index.ts";
 import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import { openVault } from "../vault/index.ts";
+import { isVaultFolder } from "../vault/root.ts";
 import type { PipelineDeps } from "./pipeline.ts";
 
 type Engine = Awaited<ReturnType<typeof openEngine>>;
@@ -64,7 +64,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   let store: Promise<Store> | undefined;
   let markers: { secret: string; markers: Markers } | undefined;
 
-  if (options.engine?.create && !isFolder(root)) {
+  if (options.engine?.create && !isVaultFolder(root)) {
     try {
       openVault(root, { create: true });
       warn(`lorecards gateway: created the vault ${root}, with an example card of each kind`);
@@ -76,7 +76,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     options.learn === false
       ? undefined
       : gatewayLearner({ vaultRoot: root, style: options.style, warn, who: "lorecards gateway" });
-  let present = isFolder(root);
+  let present = isVaultFolder(root);
   if (!present) warnMissing();
 
   function warnMissing(): void {
@@ -127,7 +127,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
 
   return {
     ready() {
-      const now = isFolder(root);
+      const now = isVaultFolder(root);
       if (now !== present) {
         present = now;
         if (now) warn(`lorecards gateway: the vault ${root} is there now: injecting cards`);
@@ -171,12 +171,4 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       await closeStore();
     },
   };
-}
-
-function isFolder(root: string): boolean {
-  try {
-    return statSync(root).isDirectory();
-  } catch {
-    return false;
-  }
 }

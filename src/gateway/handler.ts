@@ -28,6 +28,7 @@ import { CONVERSATION_HEADER } from "./conversation.ts";
 import { type InjectSettings, type Outcome, type PipelineDeps, runPipeline } from "./pipeline.ts";
 import { ADAPTERS, type ApiName, adapterFor } from "./protocols.ts";
 import { type ForwardInput, forward, upstreamUrl } from "./proxy.ts";
+import { LORE_HEADER } from "./recall-turn.ts";
 
 export const TOKEN_HEADER = "x-lorecards-token";
 
@@ -85,7 +86,7 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
     try {
       read = await readBounded(req, BODY_LIMITS.maxBytes);
     } catch (err) {
-      return errorResponse(400, "invalid_input", `could not read the request body: ${describeError(err)}`);
+      return errorResponse("invalid_input", `could not read the request body: ${describeError(err)}`);
     }
     if (read.tooLarge) {
       const mib = BODY_LIMITS.maxBytes / 1024 / 1024;
@@ -175,7 +176,9 @@ function guardRules(options: HandlerOptions): GuardRules {
 function withOurHeadersAllowed(res: Response): Response {
   const allowed = res.headers.get("access-control-allow-headers");
   if (allowed === null || allowed.trim() === "*") return res;
-  const ours = [TOKEN_HEADER, CONVERSATION_HEADER].filter((h) => !allowed.toLowerCase().includes(h));
+  const ours = [TOKEN_HEADER, CONVERSATION_HEADER, LORE_HEADER].filter(
+    (h) => !allowed.toLowerCase().includes(h),
+  );
   if (ours.length > 0) res.headers.set("access-control-allow-headers", [allowed, ...ours].join(", "));
   return res;
 }

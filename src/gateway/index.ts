@@ -27,7 +27,7 @@ export { openaiAdapter } from "./openai.ts";
 export { type InjectSettings, type Outcome, type PipelineDeps, runPipeline } from "./pipeline.ts";
 export { ADAPTERS, type ApiName, adapterFor, adapterNamed } from "./protocols.ts";
 export { encodeKey, INJECTED_HEADER } from "./proxy.ts";
-export { WITH_HEADER } from "./recall-turn.ts";
+export { LORE_HEADER, WITH_HEADER } from "./recall-turn.ts";
 export { planReplay, type ReplayPlan } from "./replay.ts";
 export { responsesAdapter } from "./responses.ts";
 
@@ -47,7 +47,7 @@ export interface GatewayOptions {
   /** Write hits.jsonl (default true; `--no-log` turns it off). */
   log?: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
-  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore">;
   engine?: EngineOptions;
   /** Use this already-open engine instead of opening one (see VaultDepsOptions.sharedEngine). */
   sharedEngine?: Engine;

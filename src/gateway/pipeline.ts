@@ -12,7 +12,7 @@
  * open); what is kept only for people is best effort and costs a line on stderr, never the cards.
  */
 
-import { DEFAULTS } from "../defaults.ts";
+import { DEFAULTS, type LoreSwitch } from "../defaults.ts";
 import { bestEffort } from "../errors.ts";
 import type { Markers } from "../inject/index.ts";
 import { chosenCards, hitEntry, type RecallResult, recallRecordOf } from "../recall/index.ts";
@@ -23,7 +23,7 @@ import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
 import { placeBlocks, type SlottedBlock } from "./_slots.ts";
 import { cacheKeyOf, findConversation } from "./conversation.ts";
 import type { ApiName } from "./protocols.ts";
-import { recallTurn } from "./recall-turn.ts";
+import { loreAsked, recallTurn } from "./recall-turn.ts";
 import {
   editOf,
   inPromptOrder,
@@ -93,7 +93,9 @@ export async function runPipeline(
     opening: found.opening,
   };
   const kept = await record(done, state, store, settings, deps);
-  // 7. apply
+  // 7. apply; the switch at `none`: nothing of ours at all, not even what earlier turns added.
+  if (loreOf(result, headers, settings, deps) === "none")
+    return { changed: false, reason: "lore: none", conversation, ...(kept && { turn: plan.turn }) };
   const edits: Edit[] = [...plan.replayed, ...records].sort(inPromptOrder).map(editOf);
   // Usage is kept for the turns of a conversation that is kept: one that never got a card costs the
   // same with or without the gateway, and would take a slot and a write per request for nothing.
@@ -114,6 +116,19 @@ export async function runPipeline(
     conversation,
     turn: plan.turn,
   };
+}
+
+/**
+ * The lore switch in force: recall's answer says it (the header, else `--lore`, else settings.yaml);
+ * a repeated turn asks no recall, so the header and the flag say it.
+ */
+function loreOf(
+  result: RecallResult | null,
+  headers: Headers,
+  settings: InjectSettings,
+  deps: PipelineDeps,
+): LoreSwitch {
+  return result?.lore ?? loreAsked(headers, deps) ?? settings.recall?.lore ?? "auto";
 }
 
 /** Replay and tiers are on unless a benchmark turns them off (tiers need replay). */

@@ -8,6 +8,7 @@
  * hands the client its bytes as they come.
  */
 
+import { describeError } from "../errors.ts";
 import { errorResponse } from "../http/index.ts";
 
 const HOP_BY_HOP = [
@@ -104,8 +105,8 @@ export async function forward(input: ForwardInput): Promise<Response> {
     } as RequestInit);
   } catch (err) {
     if (req.signal.aborted) return new Response(null, { status: 499 });
-    const detail = `upstream ${new URL(input.url).origin} unreachable: ${err instanceof Error ? err.message : String(err)}`;
-    return errorResponse(502, "bad_gateway", detail);
+    const detail = `upstream ${new URL(input.url).origin} unreachable: ${describeError(err)}`;
+    return errorResponse("bad_gateway", detail);
   }
   const body = input.tap && up.ok && up.body ? input.tap(up.body, up.headers) : up.body;
   return new Response(body, {

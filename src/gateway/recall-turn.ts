@@ -2,8 +2,10 @@
  * The gateway's question to recall for one turn (phase 4 of pipeline.ts): the turns the model reads,
  * cleaned of our own blocks and of what clients wrap around the person's words; the conversation's
  * clock and timed memory; the cards in context (replay's plan) or in a block of ours in the request;
- * the cards asked for by header; and, on a conversation's first turn, what opens its stable block.
+ * the cards asked for by header and the lore switch the request asks for (`X-Lorecards-Lore`); and, on
+ * a conversation's first turn, what opens its stable block.
  */
+import { LORE_SWITCHES, type LoreSwitch } from "../defaults.ts";
 import type { Markers } from "../inject/index.ts";
 import { findBlocks, stripBlocks } from "../inject/index.ts";
 import {
@@ -21,6 +23,11 @@ import type { InjectSettings, PipelineDeps } from "./types.ts";
 
 /** Cards asked for by name on this request, comma-separated (manual cards come in only this way). */
 export const WITH_HEADER = "x-lorecards-with";
+/**
+ * The lore switch for this request (the writing app's `auto_lore()` / `no_lore()`): `auto`,
+ * `declared` (always-on cards and cards asked for only) or `none` (the request goes as it came).
+ */
+export const LORE_HEADER = "x-lorecards-lore";
 
 export interface TurnQuestion {
   view: ChatView;
@@ -36,8 +43,9 @@ export interface TurnQuestion {
 export async function recallTurn(
   q: TurnQuestion,
   settings: InjectSettings,
-  deps: Pick<PipelineDeps, "reach" | "recall" | "guide">,
+  deps: Pick<PipelineDeps, "reach" | "recall" | "guide" | "warn">,
 ): Promise<RecallResult> {
+  const lore = loreAsked(q.headers, deps);
   const { view, plan, markers, conversation, tiers } = q;
   const reach = await deps.reach(settings.window);
   const opensStable = tiers && !stableSent(plan);
@@ -52,6 +60,7 @@ export async function recallTurn(
     seed: `${conversation}:${plan.turn}`,
     conversationId: conversation,
     ask: namesIn(q.headers.get(WITH_HEADER)),
+    ...(lore && { lore }),
     history: historyOf(view, plan.target, q.state.timed),
     markers,
     ...(tiers && { tiers: true, sent: plan.sent, stableSent: !opensStable }),
@@ -60,6 +69,20 @@ export async function recallTurn(
     ...(opensStable && { guide: await deps.guide?.(currentText(view, plan.target)) }),
     ...(settings.inject === "index" && { index: { session: conversation, query: newQueryId() } }),
   });
+}
+
+/**
+ * The switch a request asks for in its header, or undefined (then the gateway's `--lore`, else
+ * settings.yaml, else `auto`); a value that is none of the three is said and ignored.
+ */
+export function loreAsked(headers: Headers, deps: Pick<PipelineDeps, "warn">): LoreSwitch | undefined {
+  const raw = headers.get(LORE_HEADER)?.trim().toLowerCase();
+  if (!raw) return undefined;
+  if ((LORE_SWITCHES as readonly string[]).includes(raw)) return raw as LoreSwitch;
+  deps.warn(
+    `lorecards gateway: ${LORE_HEADER} "${raw.slice(0, 40)}" is not ${LORE_SWITCHES.join(", ")}; the gateway's own setting applies`,
+  );
+  return undefined;
 }
 
 /**

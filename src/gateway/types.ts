@@ -23,7 +23,7 @@ export interface InjectSettings {
   framing?: string;
   log: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
-  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore">;
   /**
    * Stable and volatile tiers, placements and Anthropic cache breakpoints (default true). `false` is
    * replay as it was before tiers (one block with the newest message), kept so benchmarks can measure

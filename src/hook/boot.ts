@@ -10,7 +10,7 @@
  * the boot block it had in its transcript; one cleared or compacted has lost it and gets it again,
  * with its ledger started over.
  */
-import { DEFAULTS } from "../defaults.ts";
+import { DEFAULTS, type LoreSwitch } from "../defaults.ts";
 import { type Markers, markersFromSecret } from "../inject/index.ts";
 import { blockOpening, type OpeningOptions } from "../learn/brief.ts";
 import { type Chosen, chosenCards, type Engine, openEngine } from "../recall/index.ts";
@@ -30,6 +30,8 @@ export interface BootOptions {
   opening: Omit<OpeningOptions, "context">;
   /** Asks git for the working folder's remotes (tests inject their own). */
   askGit?: AskGit;
+  /** The lore switch (`--lore`; else settings.yaml): `none` starts the session with nothing. */
+  lore?: LoreSwitch;
 }
 
 /** The boot block to answer SessionStart with (between our markers), or undefined for none. */
@@ -57,6 +59,7 @@ export async function bootSession(
       guide: await blockOpening(engine.vault, options.opening),
       seed: `${input.sessionId}:0`,
       conversationId: session,
+      lore: options.lore,
     });
     const stable = result.blocks.find((b) => b.tier === "stable");
     const chosen = stable ? chosenCards(result).filter((c) => stable.cards.includes(c.id)) : [];
@@ -100,6 +103,7 @@ async function recallWorkspace(
     inContext: new Set(boot.map((c) => c.id)),
     framing: `${describeWorkspace(workspace)}:\n\n`,
     seed: `${input.sessionId}:0:workspace`,
+    lore: options.lore,
   });
   const block = result.blocks[0];
   if (block?.wrapped === undefined) return undefined;

@@ -5,7 +5,7 @@
  * prompt `user_prompt`; both are accepted. SessionStart carries `source` (startup, resume, clear, compact).
  */
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 
 export type HookEvent = "UserPromptSubmit" | "SessionStart" | "other";
 
@@ -32,7 +32,7 @@ export function parseHookInput(raw: string): HookInput {
   try {
     data = JSON.parse(raw);
   } catch (err) {
-    throw new LoreError("invalid_input", `hook input is not JSON: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("invalid_input", `hook input is not JSON: ${describeError(err)}`, { cause: err });
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw new LoreError("invalid_input", "hook input must be a JSON object");

@@ -44,7 +44,7 @@ export interface HookOptions {
   /** Write hits.jsonl (default true). */
   log?: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
-  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach">;
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore">;
   /** `index`: one line per card instead of its text (`--inject index`, recall/stages/index-block.ts). */
   inject?: "cards" | "index";
   /** Where the session ledger and the hit log live (state/ `openStore`); the vault's by default. */
@@ -59,6 +59,8 @@ export interface HookOptions {
   now?: () => Date;
   /** Non-fatal problems (the hit log could not be written); defaults to stderr. */
   warn?: (line: string) => void;
+  /** Starts the keeper of a large vault, which lets the hook see edits written in place (vault/keeper.ts). */
+  keeper?: () => void;
 }
 
 export const HOOK_DEFAULTS = {
@@ -107,6 +109,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
         now,
         askGit: options.askGit,
         opening: { styleBrief: options.styleBrief, style: options.style, warn: warnOf(options), who: WHO },
+        lore: options.recall?.lore,
       });
       if (boot === undefined) return NOTHING;
       const answer = { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: boot.block } };
@@ -118,7 +121,11 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
   if (input.event !== "UserPromptSubmit" || input.prompt.trim() === "") return NOTHING;
 
   // A cold process: save a rebuilt index and matcher so the next prompt starts warm.
-  const engine = await openEngine(options.vaultRoot, { create: options.create ?? false, persist: true });
+  const engine = await openEngine(options.vaultRoot, {
+    create: options.create ?? false,
+    persist: true,
+    ...(options.keeper && { keeper: options.keeper }),
+  });
   const root = engine.vault.root;
   const reinjectAfter = options.reinjectAfter ?? HOOK_DEFAULTS.reinjectAfter;
   const scanDepth = options.scanDepth ?? HOOK_DEFAULTS.scanDepth;
@@ -246,6 +253,7 @@ function turnRecordOf(
         : [{ tier: "volatile", where: "additionalContext", text: block, cards: result.blocks[0]!.cards }],
     replayedChars: 0,
     leftOut: leftOutCards(result).map((c) => ({ id: c.id, reason: c.reason })),
+    ...(result.lore !== "auto" && { lore: result.lore }),
     promptChars: chars,
     counterfactual: { promptChars: chars, cachedChars: 0 },
     sharedChars: 0,

@@ -6,7 +6,8 @@
  * (text, thinking, tool_use), and bookkeeping entries (summary, system, attachment, snapshots) we skip.
  * A missing or unreadable transcript is no history, never an error.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { openPlain } from "../plain-file.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { Turn } from "../recall/types.ts";
 
@@ -39,7 +40,8 @@ export function readTranscriptTail(file: string | undefined, opts: TailOptions):
   if (file === undefined || opts.messages <= 0) return [];
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    // Never a FIFO or a device, which would hang the hook past Claude Code's timeout.
+    fd = openPlain(file, { allowLinks: true });
   } catch {
     return [];
   }

@@ -1,24 +1,31 @@
-/** Every error an HTTP surface returns has the same JSON shape: `{"error": code, "detail": text}`. */
+/**
+ * Every error an HTTP surface returns has the same JSON shape, `{"error": code, "detail": text}`, and
+ * the status its code has in the one table (errors.ts `HTTP_STATUS`): a surface names what failed,
+ * never a status of its own.
+ */
 
-import { describeError, HTTP_STATUS, isLoreError } from "../errors.ts";
+import { describeError, type ErrorCode, HTTP_STATUS, isLoreError } from "../errors.ts";
 
-export function errorEnvelope(error: string, detail: string): { error: string; detail: string } {
+export function errorEnvelope(error: ErrorCode, detail: string): { error: ErrorCode; detail: string } {
   return { error, detail };
 }
 
-export function errorResponse(
-  status: number,
-  error: string,
-  detail: string,
-  headers?: HeadersInit,
-): Response {
-  const h = new Headers(headers);
-  h.set("content-type", "application/json; charset=utf-8");
-  return new Response(JSON.stringify(errorEnvelope(error, detail)), { status, headers: h });
+export interface ErrorExtras {
+  headers?: HeadersInit;
+  /** Fields beside `error` and `detail` (a conflict's `current` card, the cards a refused step names). */
+  fields?: Record<string, unknown>;
 }
 
-/** A thrown value as a response: a LoreError keeps its code and status, anything else is `internal`. */
+export function errorResponse(code: ErrorCode, detail: string, extras: ErrorExtras = {}): Response {
+  const h = new Headers(extras.headers);
+  h.set("content-type", "application/json; charset=utf-8");
+  const body = { ...errorEnvelope(code, detail), ...extras.fields };
+  return new Response(JSON.stringify(body), { status: HTTP_STATUS[code], headers: h });
+}
+
+/** A thrown value as a response: a LoreError keeps its code (and so its status), anything else is `internal`. */
 export function loreErrorResponse(err: unknown): Response {
-  if (isLoreError(err)) return errorResponse(HTTP_STATUS[err.code], err.code, err.message);
-  return errorResponse(500, "internal", describeError(err));
+  return isLoreError(err)
+    ? errorResponse(err.code, err.message)
+    : errorResponse("internal", describeError(err));
 }

@@ -52,22 +52,20 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
 export function guardRequest(req: Request, rules: GuardRules, address = "unknown"): Response | null {
   if (rules.preflight === "refuse" && req.method === "OPTIONS") {
     return errorResponse(
-      405,
-      "forbidden",
+      "method_not_allowed",
       "cross-origin requests are not served (no CORS preflight is answered)",
     );
   }
   const host = req.headers.get("host") ?? new URL(req.url).host;
   if (!hostServed(host, rules)) {
     const hint = rules.hostHint ? ` (${rules.hostHint})` : "";
-    return errorResponse(403, "forbidden", `this server does not serve the host "${host}"${hint}`);
+    return errorResponse("forbidden", `this server does not serve the host "${host}"${hint}`);
   }
   if (rules.crossSite !== undefined && isCrossSite(req, host, rules.loopbackPages === true)) {
     if (rules.crossSite === "refuse")
-      return errorResponse(403, "forbidden", "requests from another site are refused");
+      return errorResponse("forbidden", "requests from another site are refused");
     if (hasBody(req) && !isJson(req)) {
       return errorResponse(
-        403,
         "forbidden",
         "a cross-site request from a browser must be JSON (Content-Type: application/json)",
       );
@@ -77,7 +75,7 @@ export function guardRequest(req: Request, rules: GuardRules, address = "unknown
   const refused = refuseToken(req, rules, address);
   if (refused) return refused;
   if (rules.writeHeader && !SAFE_METHODS.has(req.method) && req.headers.get("x-lorecards") !== "1") {
-    return errorResponse(403, "forbidden", "writes must carry the header X-Lorecards: 1");
+    return errorResponse("forbidden", "writes must carry the header X-Lorecards: 1");
   }
   return null;
 }
@@ -146,7 +144,7 @@ function refuseToken(req: Request, rules: GuardRules, address: string): Response
     ? { "www-authenticate": 'Bearer realm="lorecards"' }
     : undefined;
   const names = headers.map((h) => HEADER_NAMES[h]).join(" or ");
-  return errorResponse(401, "unauthorized", `missing or wrong token (${names})`, challenge);
+  return errorResponse("unauthorized", `missing or wrong token (${names})`, { headers: challenge });
 }
 
 function bearer(req: Request): string | null {

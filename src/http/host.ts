@@ -29,5 +29,5 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function refuseHostless(req: Request): Response | null {
   if (URL.canParse(req.url)) return null;
-  return errorResponse(400, "invalid_input", "the request has no Host header; send Host: <name>:<port>");
+  return errorResponse("invalid_input", "the request has no Host header; send Host: <name>:<port>");
 }

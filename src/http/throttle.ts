@@ -61,10 +61,9 @@ export function createThrottle(options: Partial<ThrottleOptions> = {}): Throttle
       if (e === undefined || e.pausedUntil <= now) return null;
       const seconds = Math.max(1, Math.ceil((e.pausedUntil - now) / 1000));
       return errorResponse(
-        429,
         "rate_limited",
         `too many wrong tokens from this address; try again in ${seconds} s`,
-        { "retry-after": String(seconds) },
+        { headers: { "retry-after": String(seconds) } },
       );
     },
     fail(address) {

@@ -5,7 +5,7 @@
  * declare are refused. Nothing is ever extracted to disk.
  */
 
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { badFile } from "./_model.ts";
 
 export interface ZipLimits {
@@ -95,7 +95,7 @@ export async function readCharx(
     if (err instanceof Error && err.message === zip.ERR_UNSAFE_FILENAME && typeof name === "string") {
       throw badFile(file, `ZIP entry name "${name}" is unsafe (absolute, or escapes with ..)`, err);
     }
-    throw badFile(file, `not a readable ZIP archive (${(err as Error).message})`, err);
+    throw badFile(file, `not a readable ZIP archive (${describeError(err)})`, err);
   }
   if (entries.length > limits.maxEntries) {
     throw new LoreError(
@@ -173,7 +173,7 @@ async function readBounded(zip: ZipJs, entry: ZipEntry, cap: number, file: strin
   } catch (err) {
     if (overflow) throw overflow;
     if (err instanceof LoreError) throw err;
-    const message = (err as Error).message;
+    const message = describeError(err);
     if (message === zip.ERR_INVALID_UNCOMPRESSED_SIZE) {
       throw badFile(file, `ZIP entry "${name}" inflates to a different size than it declares`, err);
     }

@@ -11,6 +11,7 @@ import { keyProblem, kindByName, parseCard, serializeCard } from "../card/index.
 import type { Card } from "../card/types.ts";
 import { vetImport } from "../check/vet.ts";
 import type { ImportWarning } from "../check/writes.ts";
+import { describeError } from "../errors.ts";
 import {
   cardPath,
   linkBelow,
@@ -188,7 +189,7 @@ export function readVaultCards(vault: Vault): { files: VaultCardFile[]; skipped:
         });
       } catch (err) {
         // The parser names the file itself and may point at the line below: one line is enough here.
-        const first = (err as Error).message.split("\n")[0]!;
+        const first = describeError(err).split("\n")[0]!;
         skipped.push({
           title: rel,
           reason: first.startsWith(`${rel}: `) ? first.slice(rel.length + 2) : first,

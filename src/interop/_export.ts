@@ -4,6 +4,7 @@
  * chunk of the base image kept) or as CHARX. A base card supplies everything but the book's entries.
  */
 
+import { describeError } from "../errors.ts";
 import { detectVersion, minimalCard, toV2Backfill, withBook } from "./_card.ts";
 import { writeLorebookEntries } from "./_charbook.ts";
 import { type CharxContents, isZip, readCharx, writeCharx } from "./_charx.ts";
@@ -58,7 +59,7 @@ function parseCardJson(text: string, file: string): Raw {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw badFile(file, `base card is not valid JSON (${(err as Error).message})`, err);
+    throw badFile(file, `base card is not valid JSON (${describeError(err)})`, err);
   }
   if (!isRecord(json) || detectVersion(json) === "Unknown") {
     throw badFile(file, "base card is not a Character Card V1, V2 or V3");

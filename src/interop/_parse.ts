@@ -7,7 +7,7 @@
  * makes a V1 character card when there are no entries.
  */
 
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { MAX_JSON_DEPTH, valueDeeperThan } from "../json-depth.ts";
 import { agnaiEntries, isAgnaiBook } from "./_agnai.ts";
 import { type CardVersion, detectVersion } from "./_card.ts";
@@ -79,7 +79,7 @@ function parseJsonText(text: string, file: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw badFile(file, `${what} is not valid JSON (${(err as Error).message})`, err);
+    throw badFile(file, `${what} is not valid JSON (${describeError(err)})`, err);
   }
 }
 

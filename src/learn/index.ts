@@ -7,11 +7,13 @@
  * never delays or fails its caller: the gateway's observation runs after the current task, every
  * failure is one line through `warn`, and the style book is loaded only when something is learned.
  */
-import { statSync } from "node:fs";
+
+import { describeError } from "../errors.ts";
 import { type Markers, stripBlocks } from "../inject/index.ts";
 import { SettingsFile } from "../recall/settings.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { StyleBook, StyleOptions } from "../style/index.ts";
+import { isVaultFolder } from "../vault/root.ts";
 
 export interface LearnOptions {
   vaultRoot: string;
@@ -114,7 +116,7 @@ export function gatewayLearner(options: LearnOptions): Learner {
       failing = false;
     } catch (err) {
       // Said once until it works again: a broken style.db must not print a line per request.
-      if (!failing) options.warn(`${options.who}: style not learned (${describe(err)})`);
+      if (!failing) options.warn(`${options.who}: style not learned (${describeError(err)})`);
       failing = true;
     }
   };
@@ -160,7 +162,7 @@ export async function learnOnce(options: LearnOptions, conversation: string, tex
       await book.close();
     }
   } catch (err) {
-    options.warn(`${options.who}: style not learned (${describe(err)})`);
+    options.warn(`${options.who}: style not learned (${describeError(err)})`);
   }
 }
 
@@ -169,12 +171,7 @@ export async function learnOnce(options: LearnOptions, conversation: string, tex
  * folder that is not there (moved away since the request) is never made by learning.
  */
 async function openBook(options: LearnOptions): Promise<StyleBook> {
-  if (!statSync(options.vaultRoot, { throwIfNoEntry: false })?.isDirectory())
-    throw new Error(`no vault at ${options.vaultRoot}`);
+  if (!isVaultFolder(options.vaultRoot)) throw new Error(`no vault at ${options.vaultRoot}`);
   const { openStyle } = await import("../style/index.ts");
   return openStyle(options.vaultRoot, { warn: options.warn, ...options.style });
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -22,6 +22,7 @@ import {
   occursIn,
   type WindowMessage,
   windowSize,
+  wordRule,
 } from "./window.ts";
 
 export type { MatchOptions } from "./window.ts";
@@ -246,7 +247,9 @@ export class Matcher {
         if (rules.caseSensitive) {
           settled.add(once);
           if (await writtenIn(card, rules, term, msg, options)) note(index, hit.term, term, m);
-        } else if (await countsAsWord(msg, "folded", hit, term, rules.wholeWords, options.segmenter)) {
+        } else if (
+          await countsAsWord(msg, "folded", hit, term, wordRule(rules.wholeWords, options), options.segmenter)
+        ) {
           settled.add(once);
           note(index, hit.term, term, m);
         }
@@ -298,7 +301,8 @@ async function writtenIn(
 ): Promise<boolean> {
   for (const spelling of plainSpellings(card, rules)) {
     if (fold(spelling) !== folded) continue;
-    if (await occursIn(msg, "raw", spelling, rules.wholeWords, options.segmenter)) return true;
+    if (await occursIn(msg, "raw", spelling, wordRule(rules.wholeWords, options), options.segmenter))
+      return true;
   }
   return false;
 }

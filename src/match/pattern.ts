@@ -9,8 +9,10 @@
  * card's case setting). A pattern re2js cannot compile never matches; `keyPattern` gives its error
  * text for `check`.
  */
+
 import type { RE2JS } from "re2js";
 import type { CardRules } from "../card/types.ts";
+import { describeError } from "../errors.ts";
 import { re2 } from "./_re2.ts";
 
 /** A compiled key, or why it could not be compiled. */
@@ -95,7 +97,7 @@ function compile(source: string, flags: number): KeyPattern {
   try {
     return { regex: re2().RE2JS.compile(source, flags) };
   } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
+    return { error: describeError(err) };
   }
 }
 

@@ -11,7 +11,7 @@ import type { CardRules } from "../card/types.ts";
 import { fold } from "./fold.ts";
 import type { MatchCard } from "./matcher.ts";
 import { firstMatch, keyPattern } from "./pattern.ts";
-import { type MatchOptions, occursIn, type WindowMessage, windowSize } from "./window.ts";
+import { type MatchOptions, occursIn, type WindowMessage, windowSize, wordRule } from "./window.ts";
 
 /**
  * The word rule that stopped a card, checked in this order: `all` (`words`: the one missing), `any`
@@ -59,13 +59,14 @@ export async function wordIn(
   word: string,
   rules: CardRules,
   msg: WindowMessage,
-  segmenter: MatchOptions["segmenter"],
+  options: Pick<MatchOptions, "segmenter" | "prose">,
 ): Promise<boolean> {
   const pattern = keyPattern(word, rules);
   if (pattern) return "regex" in pattern && firstMatch(pattern.regex, msg.raw) !== null;
   const trimmed = word.trim();
-  if (rules.caseSensitive) return occursIn(msg, "raw", trimmed, rules.wholeWords, segmenter);
-  return occursIn(msg, "folded", fold(trimmed), rules.wholeWords, segmenter);
+  const rule = wordRule(rules.wholeWords, options);
+  if (rules.caseSensitive) return occursIn(msg, "raw", trimmed, rule, options.segmenter);
+  return occursIn(msg, "folded", fold(trimmed), rule, options.segmenter);
 }
 
 /** The first of the card's word rules that stops it in its own window, or null when none does. */
@@ -78,7 +79,7 @@ async function wordStop(
 ): Promise<WordStop | null> {
   const { all, any, not, notAll } = card.secondary;
   const inWindow = async (word: string) => {
-    for (const m of window) if (await wordIn(word, rules, m, options.segmenter)) return true;
+    for (const m of window) if (await wordIn(word, rules, m, options)) return true;
     return false;
   };
   const firstInWindow = async (words: readonly string[]) => {
@@ -94,7 +95,7 @@ async function wordStop(
   for (const word of not) {
     for (const m of hitMessages) {
       const msg = window[m];
-      if (msg && (await wordIn(word, rules, msg, options.segmenter))) return { rule: "not", words: [word] };
+      if (msg && (await wordIn(word, rules, msg, options))) return { rule: "not", words: [word] };
     }
   }
   // NOT ALL (SillyTavern selectiveLogic 1): stopped only when every one of its words is in the window.

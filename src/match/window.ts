@@ -14,6 +14,25 @@ export interface MatchOptions {
   scanDepth: number;
   /** Loads a segmenter when a word decision falls inside Han or kana text; absent = no segmentation. */
   segmenter?: () => Promise<Segmenter>;
+  /**
+   * The text is a card's prose (reach), not the person's words: a card with our default word rule
+   * (`whole_words` unset) is found there only by whole words, whatever the term's length, segmented
+   * inside Han or kana text, so a short alias (`Al`) is not found inside "call". The person's own words
+   * keep the substring rule; a card's explicit `whole_words` holds in both.
+   */
+  prose?: boolean;
+}
+
+/**
+ * How an occurrence counts: `false` any substring; `null` (ours, for the person's words) a whole token
+ * only for a one-character term; `"token"` (ours, in a card's prose) a whole token for every term;
+ * `true` SillyTavern's whole-word rule.
+ */
+export type WordRule = boolean | null | "token";
+
+/** The word rule of a card's `whole_words` in this scan (see MatchOptions.prose). */
+export function wordRule(wholeWords: boolean | null, options: Pick<MatchOptions, "prose">): WordRule {
+  return wholeWords === null && options.prose ? "token" : wholeWords;
 }
 
 /**
@@ -59,9 +78,9 @@ export function turnsFor(messages: number): number {
 }
 
 /**
- * Whether a match of `term` found at [start, end) counts as a word under `wholeWords`: false = any
- * substring; null (ours) = a whole token only for a one-character term; true = SillyTavern's
- * whole-word rule, exactly: a term of several space-separated words matches as written, any other
+ * Whether a match of `term` found at [start, end) counts as a word under `rule` (WordRule): false = any
+ * substring; null (ours) = a whole token only for a one-character term; "token" = a whole token; true
+ * = SillyTavern's whole-word rule, exactly: a term of several space-separated words matches as written, any other
  * needs a character that is no ASCII letter, digit or underscore (or the text's edge) on each side.
  * So in Chinese or Japanese text, where every character is such a boundary to SillyTavern, a
  * `whole_words` key matches wherever it occurs, as authors of those books saw it do.
@@ -71,12 +90,12 @@ export async function countsAsWord(
   side: Side,
   at: { start: number; end: number },
   term: string,
-  wholeWords: boolean | null,
+  rule: WordRule,
   segmenter: MatchOptions["segmenter"],
 ): Promise<boolean> {
-  if (wholeWords === false) return true;
-  if (wholeWords === true) return /\s/u.test(term) || asciiBounded(msg[side], at);
-  if (charCount(term) > 1) return true;
+  if (rule === false) return true;
+  if (rule === true) return /\s/u.test(term) || asciiBounded(msg[side], at);
+  if (rule === null && charCount(term) > 1) return true;
   return isWholeToken(msg, at, segmenter, side);
 }
 
@@ -91,14 +110,14 @@ export async function occursIn(
   msg: WindowMessage,
   side: Side,
   needle: string,
-  wholeWords: boolean | null,
+  rule: WordRule,
   segmenter: MatchOptions["segmenter"],
 ): Promise<boolean> {
   if (needle.length === 0) return false;
   const text = msg[side];
   for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
     const span = { start: at, end: at + needle.length };
-    if (await countsAsWord(msg, side, span, needle, wholeWords, segmenter)) return true;
+    if (await countsAsWord(msg, side, span, needle, rule, segmenter)) return true;
   }
   return false;
 }

@@ -6,7 +6,7 @@
  * it, and the answer says what did (`adoption.status`). The state file is opened on the first
  * adoption, never for a plain read.
  */
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { type AdoptionOutcome, openStore, type Store, stateUrl } from "../state/index.ts";
 import type { Vault } from "../vault/index.ts";
 import type { ReadCardArgs } from "./schemas.ts";
@@ -67,7 +67,7 @@ export async function readCardAdopting(vault: Vault, args: ReadCardArgs, adoptio
   try {
     adoption = { status: await adoptions.record({ session, query, card }), card, session, query };
   } catch (err) {
-    const detail = `the adoption could not be recorded: ${err instanceof Error ? err.message : String(err)}`;
+    const detail = `the adoption could not be recorded: ${describeError(err)}`;
     adoption = { status: "not_recorded", card, session, query, detail };
   }
   return { ...data, adoption };

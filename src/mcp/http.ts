@@ -51,13 +51,15 @@ export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer)
   const adoptions = options.adoptions ?? vaultAdoptions(options.vault);
   return async (req, peer) => {
     if (new URL(req.url).pathname !== MCP_PATH) {
-      return errorResponse(404, "not_found", `the MCP endpoint is ${MCP_PATH}`);
+      return errorResponse("not_found", `the MCP endpoint is ${MCP_PATH}`);
     }
     const refused = guardRequest(req, rules, clientAddress(req, peer));
     if (refused) return refused;
     if (req.method !== "POST") {
       // Stateless server: no standalone SSE stream to GET, no session to DELETE (the MCP spec allows 405).
-      return errorResponse(405, "method_not_allowed", "this MCP endpoint takes POST only", { allow: "POST" });
+      return errorResponse("method_not_allowed", "this MCP endpoint takes POST only", {
+        headers: { allow: "POST" },
+      });
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

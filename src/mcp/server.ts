@@ -1,14 +1,14 @@
 /**
  * The MCP server object: three tools registered on the official SDK's McpServer. A failure becomes an
- * `isError` tool result whose text starts with the LoreError code, so the model sees what to fix;
- * arguments that fail the schema are refused by the SDK the same way, before a handler runs.
+ * `isError` tool result whose text starts with the LoreError code and whose `_meta` carries it
+ * (_result.ts); arguments that fail the schema are refused by the SDK, before a handler runs.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KindsConfig } from "../card/types.ts";
-import { describeError, isLoreError } from "../errors.ts";
 import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
+import { toolError, toolResult } from "./_result.ts";
 import { type Adoptions, readCardAdopting, vaultAdoptions } from "./adoption.ts";
 import {
   listCardsShape,
@@ -108,16 +108,11 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
   return server;
 }
 
-/**
- * Structured content for clients that read it, and the same JSON as text for those that do not (MCP spec,
- * "Structured Content": a tool that returns structured content should also return it serialized).
- */
+/** The tool's answer (_result.ts): its data, or the failure with its code. */
 async function respond(fn: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
   try {
-    const data = await fn();
-    return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
+    return toolResult(await fn());
   } catch (err) {
-    const code = isLoreError(err) ? err.code : "internal";
-    return { content: [{ type: "text", text: `${code}: ${describeError(err)}` }], isError: true };
+    return toolError(err);
   }
 }

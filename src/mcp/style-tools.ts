@@ -10,9 +10,10 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { describeError, isLoreError, LoreError } from "../errors.ts";
+import { LoreError } from "../errors.ts";
 import type { DistillInput, Habit, HintResult, StyleBook, StyleOptions } from "../style/index.ts";
 import { toWire } from "../wire.ts";
+import { toolError, toolResult } from "./_result.ts";
 import {
   type ADMIN_ACTIONS,
   adminResultShape,
@@ -188,13 +189,11 @@ async function respond(open: Open, fn: (book: StyleBook) => Promise<object>): Pr
   try {
     const book = await open();
     try {
-      const data = toWire(await fn(book)) as Record<string, unknown>;
-      return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
+      return toolResult(toWire(await fn(book)) as Record<string, unknown>);
     } finally {
       await book.close();
     }
   } catch (err) {
-    const code = isLoreError(err) ? err.code : "internal";
-    return { content: [{ type: "text", text: `${code}: ${describeError(err)}` }], isError: true };
+    return toolError(err);
   }
 }

@@ -11,20 +11,21 @@
  *   6. groups    one card per inclusion group (stages/groups.ts)
  *   7. chance    probability (stages/chance.ts)
  *   8. reach     one hop through the fired cards' text, then 4, 6 and 7 again for what it found (the
- *                gate has judged it on the text that reached it: stages/reach.ts)
+ *                gate has judged it on the text that reached it: stages/reach.ts); with reach
+ *                `named`, what it found is kept vetoed `reach_named`, for the door to show
  * Each veto carries the rule that stopped the card, as the stage that stopped it said; besides, this
  * keeps the card whose text reached another, for the context door (explain/).
  */
 import { rulesOf } from "../card/rules.ts";
 import type { MatchOptions } from "../match/index.ts";
 import type { Compiled } from "./_compiled.ts";
-import type { Selected, Selection } from "./selection.ts";
+import { isDeclared, type Selected, type Selection, vetoed } from "./selection.ts";
 import { chance, seedOf } from "./stages/chance.ts";
 import { gate } from "./stages/gate.ts";
 import { groups } from "./stages/groups.ts";
 import { notice } from "./stages/notice.ts";
 import { cardById, policy, unnamedCards } from "./stages/policy.ts";
-import { hold, reach } from "./stages/reach.ts";
+import { hold, proseOf, reach, reachShown } from "./stages/reach.ts";
 import { clockOf, stickyIds, timed } from "./stages/timed.ts";
 import type { ConversationHistory, RecallOptions, Turn } from "./types.ts";
 
@@ -38,21 +39,30 @@ export async function decide(
   compiled: Compiled,
   turns: readonly Turn[],
   match: MatchOptions,
-  options: Pick<RecallOptions, "seed" | "reach" | "explicit" | "history">,
+  options: Pick<RecallOptions, "seed" | "reach" | "explicit" | "history" | "lore">,
 ): Promise<Decided> {
   const clock = clockOf(turns, options.history);
   const seed = seedOf(turns, options.seed);
   const explicit = options.explicit ?? new Set<string>();
-  const sticky = new Set(stickyIds(clock, (id) => cardById(compiled, id)));
+  const declaredOnly = options.lore === "declared";
+  // Declared only: nothing noticed comes in, so nothing noticed earlier stays in either.
+  const sticky = new Set(declaredOnly ? [] : stickyIds(clock, (id) => cardById(compiled, id)));
   // Cards that win their groups and skip their draw: still sticky, or asked for by id.
   const keep = new Set([...sticky, ...explicit]);
 
   const noticed = await notice(compiled, messagesOf(turns), match);
-  const entered = policy(noticed.selection, unnamedCards(compiled, explicit, [...sticky]), explicit);
+  let entered = policy(noticed.selection, unnamedCards(compiled, explicit, [...sticky]), explicit);
+  if (declaredOnly) entered = entered.map(declaredOr);
   let selection = await gate(entered, noticed.scan);
   selection = hold(timed(selection, { clock, sticky }), sticky);
   selection = chance(groups(selection, { seed, keep }), { seed, keep });
-  if (options.reach === "named") return { selection, clock };
+  // Declared only: the automatic half is off, one hop out included.
+  if (declaredOnly) return { selection, clock };
+  if (options.reach === "named") {
+    // Named only: what one hop out would have added is shown, vetoed `reach_named`, never sent.
+    const shown = await reachShown(compiled, selection, { match, explicit });
+    return { selection: reachedFrom(compiled, shown.selection, shown.batch), clock };
+  }
 
   const reached = await reach(compiled, selection, { match, explicit });
   const batch = reached.batch;
@@ -61,6 +71,11 @@ export async function decide(
   selection = timed(selection, { clock, sticky, batch });
   selection = chance(groups(selection, { seed, keep, batch, taken }), { seed, keep, batch });
   return { selection, clock };
+}
+
+/** With the switch at `declared`: a card in by its words is shown, vetoed `lore_declared`. */
+function declaredOr(entry: Selected): Selected {
+  return entry.verdict === "fired" && !isDeclared(entry) ? vetoed(entry, { reason: "lore_declared" }) : entry;
 }
 
 function messagesOf(turns: readonly Turn[]): string[] {
@@ -87,7 +102,7 @@ function reachedFrom(compiled: Compiled, selection: Selected[], batch: ReadonlyS
   const sources = selection.filter((e) => e.via !== "reached" && e.verdict === "fired");
   const from = new Map<string, string>();
   for (const entry of reached) {
-    const source = sources.find((s) => compiled.publicText(s.card) === entry.trigger);
+    const source = sources.find((s) => proseOf(compiled, s.card) === entry.trigger);
     if (source) from.set(entry.id, source.id);
   }
   return selection.map((e) => {

@@ -8,6 +8,7 @@
  * watches or writes. It never writes cards; recording what was injected is the caller's job
  * (state/), so a dry run is just a call. `Engine` is the façade surfaces hold: a source plus options.
  */
+import { warnOnStderr } from "../errors.ts";
 import type { Segmenter } from "../match/index.ts";
 import { jiebaSegmenter } from "../match/index.ts";
 import { openVault, type Vault } from "../vault/index.ts";
@@ -64,7 +65,7 @@ export class Engine {
     readonly vault: Vault,
     options: EngineOptions = {},
   ) {
-    const warn = options.warn ?? ((l: string) => process.stderr.write(`${l}\n`));
+    const warn = options.warn ?? warnOnStderr;
     // A server re-reads settings.yaml when its watcher names it, else at most once a second.
     this.settingsFile = new SettingsFile(vault.root, warn, options.watch ? SETTINGS_RECHECK_MS : 0);
     const onFile = (rel: string) => {

@@ -72,6 +72,8 @@ export async function recall(
   const scanDepth = options.scanDepth ?? DEFAULT_SCAN_DEPTH;
   const tiers = options.tiers === true;
 
+  // The switch at `none`: nothing at all for this request, and the conversation's clock untouched.
+  if (options.lore === "none") return nothing(compiled, options);
   const asked = askedIds(compiled, options);
   if (asked) options = { ...options, explicit: asked };
   const decided = await decide(compiled, turns, { scanDepth, segmenter }, options);
@@ -102,7 +104,15 @@ export async function recall(
   const candidates =
     options.candidates === false ? NO_CANDIDATES : await candidatesOf(compiled, current, segmenter);
   const broken = compiled.loaded.index.broken.map((b) => ({ path: b.path, error: b.error }));
-  return { selection, blocks, ...(index && { index }), candidates, broken, timed };
+  const lore = options.lore ?? "auto";
+  return { selection, blocks, ...(index && { index }), candidates, broken, timed, lore };
+}
+
+/** The answer of a recall with the lore switch at `none`: no card, no block, memory as it was. */
+function nothing(compiled: Compiled, options: RecallOptions): RecallResult {
+  const broken = compiled.loaded.index.broken.map((b) => ({ path: b.path, error: b.error }));
+  const timed = options.history?.memory ?? {};
+  return { selection: [], blocks: [], candidates: NO_CANDIDATES, broken, timed, lore: "none" };
 }
 
 /** The ids of the cards asked for by id or by name (`ask`); undefined when none were. */

@@ -21,8 +21,11 @@ export interface RefreshReport {
   layers: number;
 }
 
-export function refreshVault(vault: Vault, opts: { all?: boolean } = {}): RefreshReport {
-  const index = loadIndex(vault, { check: opts.all ? "all" : "changed" });
+/** `all`: compare every file; `touched`: compare only these vault-relative files (the keeper's). */
+export function refreshVault(vault: Vault, opts: { all?: boolean; touched?: string[] } = {}): RefreshReport {
+  const index = opts.touched
+    ? loadIndex(vault, { check: "none", touched: opts.touched })
+    : loadIndex(vault, { check: opts.all ? "all" : "changed" });
   const loaded = compile(vault, index, { persist: true, overlayMax: REFRESH_OVERLAY_MAX });
   return {
     files: index.entries.size,

@@ -38,6 +38,15 @@ export interface Roll {
   chance: number;
 }
 
+/**
+ * The declared half of the lore (the writing app's "what you named": sent whole, every turn): the
+ * always-on cards and the cards asked for by id or by name. Everything else came in because it was
+ * noticed (its words, still sticky from them, reached through another card's text): the automatic half.
+ */
+export function isDeclared(entry: Pick<Seen, "via">): boolean {
+  return entry.via === "always" || entry.via === "explicit";
+}
+
 /** What the window showed of one card, and how it came in. */
 export interface Seen {
   /** `kind/key`: unique in the vault. */
@@ -109,11 +118,13 @@ export interface GroupLoss {
  *   secondary      its all/any/not/not_all words, `@@additional_keys` / `@@exclude_keys`   (gate)
  *   delay, cooldown, timing   the clock: delay, cooldown, the history decorators          (timed)
  *   recursion_only `delay_until_recursion`, and nothing reached it                         (hold)
+ *   reach_named    reached through another card's text, but reach is `named`: not sent    (reach)
+ *   lore_declared  noticed, but the lore switch is `declared`: not sent                   (policy)
  *   group          another card of its inclusion group won                                 (groups)
  *   probability    its seeded draw                                                         (chance)
  */
 export type Veto =
-  | { reason: "not_automatic" | "never" | "recursion_only" }
+  | { reason: "not_automatic" | "never" | "recursion_only" | "reach_named" | "lore_declared" }
   | { reason: "secondary"; stop: WordStop }
   | { reason: "delay" | "cooldown" | "timing"; stop: TimedStop }
   | { reason: "group"; stop: GroupLoss }

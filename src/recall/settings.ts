@@ -6,6 +6,7 @@
  *   user: Ann              the name for {{user}}, <user>
  *   budget_tokens: 1200    a budget in tokens besides the characters
  *   reach: one-hop         or `named`
+ *   lore: auto             the lore switch: `declared` (always-on and asked-for cards only) or `none`
  *   priority_caps: {2: 5, 1: 15}   the write checks' caps (check/writes.ts); `false` turns them off
  *   learn: false           style memory learns nothing (learn/, README "Style memory")
  *   style: {…}             style memory's settings (style/settings.ts reads them)
@@ -17,9 +18,12 @@
  * read again only when it changed, so a running gateway follows edits; `yaml` is loaded only when
  * there is a file to read, so a cold hook without one pays nothing.
  */
-import { readFileSync, statSync } from "node:fs";
+
+import { statSync } from "node:fs";
 import { join } from "node:path";
-import { REACHES, type Reach } from "../defaults.ts";
+import { LORE_SWITCHES, type LoreSwitch, REACHES, type Reach } from "../defaults.ts";
+import { describeError } from "../errors.ts";
+import { readPlain } from "../plain-file.ts";
 import { yamlData } from "../yaml-data.ts";
 import type { RecallOptions } from "./types.ts";
 
@@ -32,6 +36,7 @@ export interface VaultSettings {
   user?: string;
   budgetTokens?: number;
   reach?: Reach;
+  lore?: LoreSwitch;
   /** The write checks' priority caps, highest priority first; [] = no caps; absent = the defaults. */
   priorityCaps?: PriorityCap[];
   /** `false`: the gateway and the hook hand no message to style memory (learn/). */
@@ -70,7 +75,7 @@ export function parseSettings(text: string): { settings: VaultSettings; warnings
   try {
     data = yamlData(text);
   } catch (err) {
-    warn(`not valid YAML (${(err as Error).message.split("\n")[0]})`);
+    warn(`not valid YAML (${describeError(err).split("\n")[0]})`);
     return { settings: {}, warnings };
   }
   if (data === null || data === undefined) return { settings: {}, warnings };
@@ -89,6 +94,9 @@ export function parseSettings(text: string): { settings: VaultSettings; warnings
     } else if (key === "reach") {
       if ((REACHES as readonly unknown[]).includes(value)) settings.reach = value as Reach;
       else if (value !== null) warn(`reach must be ${REACHES.join(" or ")}`);
+    } else if (key === "lore") {
+      if ((LORE_SWITCHES as readonly unknown[]).includes(value)) settings.lore = value as LoreSwitch;
+      else if (value !== null) warn(`lore must be ${LORE_SWITCHES.join(", ")}`);
     } else if (key === "learn" || key === "boot_recall") {
       const name = key === "learn" ? "learn" : "bootRecall";
       if (typeof value === "boolean") settings[name] = value;
@@ -120,6 +128,7 @@ export function withSettings(options: RecallOptions, settings: VaultSettings): R
   if (out.budgetTokens === undefined && settings.budgetTokens !== undefined)
     out.budgetTokens = settings.budgetTokens;
   if (out.reach === undefined && settings.reach !== undefined) out.reach = settings.reach;
+  if (out.lore === undefined && settings.lore !== undefined) out.lore = settings.lore;
   return out;
 }
 
@@ -156,9 +165,9 @@ export class SettingsFile {
     if (!stat) return this.settings;
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      text = readPlain(file, { name: SETTINGS_FILE });
     } catch (err) {
-      this.warn(`lorecards: ${SETTINGS_FILE} could not be read (${(err as Error).message}); ignored`);
+      this.warn(`lorecards: ${SETTINGS_FILE} could not be read (${describeError(err)}); ignored`);
       return this.settings;
     }
     const parsed = parseSettings(text);

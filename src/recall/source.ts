@@ -14,10 +14,12 @@
  *   binary's `refresh` command) scans and rebuilds; the server then adopts the result;
  * - the matcher it compiles itself is the saved snapshot plus a layer of the cards changed since.
  */
+
 import { type FSWatcher, watch } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
+import { describeError } from "../errors.ts";
 import {
   ARCHIVE_DIR,
   indexStale,
@@ -53,6 +55,12 @@ export interface SourceOptions {
   refresher?: Refresher;
   /** Told every vault-relative path a watching server's watcher names (after the source has noted it). */
   onFile?: (rel: string) => void;
+  /**
+   * A cold process (no `watch`) sees edits written in place (vault/ `inPlace`); in a large vault that
+   * takes a keeper (vault/keeper.ts), which this starts (the hook and `try` pass one that runs
+   * `lorecards refresh --watch` in the background) when a load found none.
+   */
+  keeper?: () => void;
 }
 
 /** Bodies kept before the cache starts again (a cache hit saves a file read per fired card). */
@@ -113,7 +121,7 @@ export class VaultSource {
     }
     if (this.compiled === undefined || this.dirty || !this.options.watch) {
       this.dirty = false;
-      return this.load({ check: "changed" });
+      return this.load({ check: "changed", inPlace: !this.options.watch });
     }
     if (this.touched.size > 0) return this.load({ check: "none", touched: this.take() });
     return this.compiled;
@@ -129,12 +137,26 @@ export class VaultSource {
     const persist = this.options.persist ?? false;
     const index = loadIndex(this.vault, { ...opts, previous: this.index, persist });
     this.index = index;
+    if (index.keeper === "missing") this.startKeeper();
     if (this.compiled && this.compiled.loaded.stamp === index.stamp) return this.compiled;
     // A server with a refresher leaves rebuilds to it: its own thread only ever adds a layer.
     const overlayMax = this.options.refresher ? Number.POSITIVE_INFINITY : undefined;
     const loaded = compile(this.vault, index, { persist, overlayMax });
     this.compiled = { loaded, kinds: this.vault.kinds, publicText: (card) => this.publicText(card) };
     return this.compiled;
+  }
+
+  private keeperStarted = false;
+
+  /** A large vault's keeper is missing: start one, once per process; never fails a load. */
+  private startKeeper(): void {
+    if (this.keeperStarted || !this.options.keeper) return;
+    this.keeperStarted = true;
+    try {
+      this.options.keeper();
+    } catch (err) {
+      warn(err);
+    }
   }
 
   /** A watcher named a file: compare it shortly, between requests. */
@@ -205,9 +227,7 @@ export class VaultSource {
 }
 
 function warn(err: unknown): void {
-  process.stderr.write(
-    `lorecards: vault refresh failed: ${err instanceof Error ? err.message : String(err)}\n`,
-  );
+  process.stderr.write(`lorecards: vault refresh failed: ${describeError(err)}\n`);
 }
 
 /** Watch the vault; `changed` gets each named file's vault-relative path (with `/` separators). */

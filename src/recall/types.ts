@@ -3,6 +3,7 @@
  * front of the model now, and as what exact text? These are the shapes of that question and of its
  * answer; the selection the answer holds, one outcome per card, is selection.ts.
  */
+import type { LoreSwitch } from "../defaults.ts";
 import type { Markers } from "../inject/index.ts";
 import type { Candidates } from "../match/index.ts";
 import type { RenderedBlock, Selection } from "./selection.ts";
@@ -52,6 +53,13 @@ export interface RecallOptions {
   seed?: string;
   /** `one-hop` (default): fired cards' own text is scanned once for more cards; `named`: only the person's words. */
   reach?: "named" | "one-hop";
+  /**
+   * The lore switch (defaults.ts `LORE_SWITCHES`): `auto` (default) both halves; `declared` only the
+   * declared half (selection.ts `isDeclared`: always-on cards and cards asked for), what was noticed
+   * shown vetoed `lore_declared`, nothing reached or still sticky; `none` nothing at all, not even
+   * the guide, and the timed memory left as it was.
+   */
+  lore?: LoreSwitch;
   /** A budget in tokens (exact counts, tokenizer loaded only when set), besides the character budget. */
   budgetTokens?: number;
   /** Names for `{{char}}` / `{{user}}` in injected text; a macro with no name stays as written. */
@@ -148,4 +156,6 @@ export interface RecallResult {
   broken: { path: string; error: string }[];
   /** The timed-effects memory to keep for the next turn (see RecallOptions.history). */
   timed: TimedMemory;
+  /** The lore switch in force (the caller's, else settings.yaml's, else `auto`), for the door to say. */
+  lore: LoreSwitch;
 }

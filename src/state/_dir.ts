@@ -7,10 +7,11 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
-import { checkVaultRoot } from "../vault/_root.ts";
+import { STATE_DIR } from "../vault/index.ts";
+import { checkVaultRoot } from "../vault/root.ts";
 
 /** Makes `<vaultRoot>/<name>` when missing (the vault itself must exist) and returns its path. */
-export function ensureStateDir(vaultRoot: string, name = ".lorecards"): string {
+export function ensureStateDir(vaultRoot: string, name = STATE_DIR): string {
   checkVaultRoot(vaultRoot);
   const dir = path.join(vaultRoot, name);
   try {

@@ -4,8 +4,9 @@
  * only the tail of the file and skips lines that do not parse (a torn last line, a hand edit).
  */
 
-import { appendFileSync, closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { appendFileSync, closeSync, fstatSync, readSync } from "node:fs";
 import { LoreError } from "../errors.ts";
+import { openPlain } from "../plain-file.ts";
 import { type HitEntry, normalizeHit } from "./hits.ts";
 
 const TAIL_CHUNK = 64 * 1024;
@@ -27,9 +28,10 @@ export function readHitLines(file: string, limit: number): HitEntry[] {
   if (limit <= 0) return [];
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    fd = openPlain(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (err instanceof LoreError) throw err;
     throw new LoreError("io_error", `cannot read ${file}`, { cause: err });
   }
   try {

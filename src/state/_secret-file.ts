@@ -4,9 +4,10 @@
  * into place, so a second process either links first or reads a complete file.
  */
 
-import { chmodSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
+import { readPlain } from "../plain-file.ts";
 import { randomHex } from "../vault/index.ts";
 
 /** `ensureDir` makes the folder the file goes in (never the vault above it). */
@@ -37,10 +38,12 @@ export function readOrCreateSecret(file: string, ensureDir: () => void): string 
 
 function readSecret(file: string): string | null {
   try {
-    const text = readFileSync(file, "utf8").trim();
+    // Hard-linked into place (above): for a moment, and after a kill, it has a second name.
+    const text = readPlain(file, { allowLinks: true }).trim();
     return text === "" ? null : text;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if (err instanceof LoreError) throw err;
     throw new LoreError("io_error", `cannot read the marker secret ${file}`, { cause: err });
   }
 }

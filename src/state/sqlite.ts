@@ -22,7 +22,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { isCorrupt } from "../sqlite-file.ts";
-import { checkVaultRoot } from "../vault/_root.ts";
+import { STATE_DIR } from "../vault/index.ts";
+import { checkVaultRoot } from "../vault/root.ts";
 import { ensureStateDir } from "./_dir.ts";
 import { storeOver } from "./_domain.ts";
 import type { Driver, Tx } from "./_driver.ts";
@@ -39,15 +40,15 @@ export interface SqliteStoreOptions {
 }
 
 export function statePath(vaultRoot: string): string {
-  return path.join(vaultRoot, ".lorecards", "state.db");
+  return path.join(vaultRoot, STATE_DIR, "state.db");
 }
 
 export function hitsPath(vaultRoot: string): string {
-  return path.join(vaultRoot, ".lorecards", "hits.jsonl");
+  return path.join(vaultRoot, STATE_DIR, "hits.jsonl");
 }
 
 export function secretPath(vaultRoot: string): string {
-  return path.join(vaultRoot, ".lorecards", "marker-secret");
+  return path.join(vaultRoot, STATE_DIR, "marker-secret");
 }
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions): Store {

@@ -16,7 +16,7 @@
  */
 
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { LoreError, warnOnStderr } from "../errors.ts";
 import { openMemoryStore } from "./memory.ts";
 import { openSqliteStore, statePath } from "./sqlite.ts";
 import { LIMITS, type Limits, type Store } from "./types.ts";
@@ -34,7 +34,7 @@ export function stateUrl(vaultRoot: string): string {
 }
 
 export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
-  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const warn = options.warn ?? warnOnStderr;
   const colon = url.indexOf(":");
   const scheme = colon === -1 ? "" : url.slice(0, colon);
   if (scheme === "sqlite" || scheme === "memory") {

@@ -166,6 +166,8 @@ export interface TurnRecord {
   replayedChars: number;
   /** Cards that fired but were left out this turn, with recall's reason. */
   leftOut: { id: string; reason: string }[];
+  /** The lore switch in force when it was not `auto` (the door says it): `declared` or `none`. */
+  lore?: "declared" | "none";
   /** Characters of the prompt text as sent (system and every message's text, our blocks included). */
   promptChars: number;
   /**

@@ -6,12 +6,14 @@
  * corrupt is moved aside with its -wal and -shm and rebuilt empty, with a warning, as state.db is
  * (state/_sqlite-file.ts); a file replaced or deleted under a running process is opened again.
  */
+
 import type { Database, Statement } from "bun:sqlite";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
 import { firstSchema, isCorrupt, moveAside, openSqlite } from "../sqlite-file.ts";
 import { lazyStatements } from "../sqlite-statements.ts";
+import { STATE_DIR } from "../vault/index.ts";
 import type { HabitRecord } from "./rules.ts";
 import type { ContextTag, HabitKind, HabitSource, HabitState } from "./types.ts";
 
@@ -164,7 +166,7 @@ interface Open {
 }
 
 export function stylePath(vaultRoot: string): string {
-  return path.join(vaultRoot, ".lorecards", "style.db");
+  return path.join(vaultRoot, STATE_DIR, "style.db");
 }
 
 export class StyleDb {

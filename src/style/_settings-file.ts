@@ -3,8 +3,8 @@
  * (stat'ed before each use, read again only when it changed, so a running gateway follows edits) under
  * the environment's values the surface passed in, and the rules they make (settings.ts, rules.ts).
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
+import { readPlain } from "../plain-file.ts";
 import type { Rules } from "./rules.ts";
 import {
   type Resolved,
@@ -40,7 +40,7 @@ export class StyleSettingsFile {
     if (this.cache?.stamp !== stamp) {
       let text = "";
       try {
-        if (stamp !== "none") text = readFileSync(file, "utf8");
+        if (stamp !== "none") text = readPlain(file);
       } catch {
         // Unreadable: the defaults (recall says what is wrong with the file).
       }

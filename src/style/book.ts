@@ -6,7 +6,7 @@
  * are made on first need (the built-in ones are loaded, not built: built-in.ts), and the brief's and
  * preferences' code is loaded only when asked for, so a hook that observes loads the least.
  */
-import { LoreError } from "../errors.ts";
+import { LoreError, warnOnStderr } from "../errors.ts";
 import { excerpt, sanitize } from "../sanitize.ts";
 import { rowValues, StyleDb, stylePath, toRecord } from "./_db.ts";
 import { conversationHash, habitId } from "./_ids.ts";
@@ -49,7 +49,7 @@ export class Book implements StyleBook {
 
   constructor(vaultRoot: string, options: StyleOptions) {
     this.now = options.now ?? Date.now;
-    this.warn = options.warn ?? ((line) => process.stderr.write(`${line}\n`));
+    this.warn = options.warn ?? warnOnStderr;
     this.db = new StyleDb(stylePath(vaultRoot), this.warn);
     this.settingsFile = new StyleSettingsFile(vaultRoot, options.settings);
     this.readers = new Readers(vaultRoot, this.warn);

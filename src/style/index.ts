@@ -20,7 +20,7 @@
  * item has a short `label`; pinning makes a candidate active, being the person's own choice (through
  * the CLI, the editor or an admin tool; a hint never can); preferences pass the same gate as habits.
  */
-import { checkVaultRoot } from "../vault/_root.ts";
+import { checkVaultRoot } from "../vault/root.ts";
 import { Book } from "./book.ts";
 import type { StyleBook, StyleOptions } from "./types.ts";
 

@@ -15,8 +15,11 @@
  * stops observation: the bad entry (or the whole file, when it is not YAML) is skipped and said once
  * per version of the file; `yaml` is loaded only when there is a file to read.
  */
-import { readFileSync, statSync } from "node:fs";
+
+import { statSync } from "node:fs";
 import path from "node:path";
+import { describeError } from "../errors.ts";
+import { readPlain } from "../plain-file.ts";
 import { yamlData } from "../yaml-data.ts";
 import { builtInEntries } from "./built-in.ts";
 import { type DictEntry, mergeDictionaries, readDictionary } from "./dictionary.ts";
@@ -63,16 +66,16 @@ export function loadDictionary(vaultRoot: string): LoadedDictionary {
 function readVaultFile(file: string): { entries: DictEntry[]; ignore: string[]; problems: string[] } {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readPlain(file, { name: VAULT_DICTIONARY });
   } catch (err) {
-    const problem = `${VAULT_DICTIONARY}: cannot be read (${(err as Error).message}); only the built-in dictionary is used`;
+    const problem = `${VAULT_DICTIONARY}: cannot be read (${describeError(err)}); only the built-in dictionary is used`;
     return { entries: [], ignore: [], problems: [problem] };
   }
   let data: unknown;
   try {
     data = yamlData(text);
   } catch (err) {
-    const first = (err as Error).message.split("\n")[0];
+    const first = describeError(err).split("\n")[0];
     const problem = `${VAULT_DICTIONARY}: not valid YAML (${first}); only the built-in dictionary is used`;
     return { entries: [], ignore: [], problems: [problem] };
   }

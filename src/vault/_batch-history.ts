@@ -1,12 +1,5 @@
-/**
- * The versions a batch placement (_batch.ts: imports, `repair`, the editor's bulk actions, undo) records
- * as one step, one per card file it put in place or took away: the text before is the replaced or
- * removed card's (kept in the staging folder's `old/` until the batch is done), the text after is what
- * was staged (none for a removal). A card is named in history by its kind and key, found from its path;
- * a file that is no kind's card (a copy put in the archive) is left out.
- */
-import fs from "node:fs";
 import path from "node:path";
+import { readPlain } from "../plain-file.ts";
 import { type Action, type Change, recordChanges, type StepInfo, WRITERS, type Writer } from "./history.ts";
 import type { Vault } from "./paths.ts";
 
@@ -43,7 +36,7 @@ export function cardAt(vault: Vault, file: string): { kind: string; key: string 
 export function textOrNull(file: string | undefined): string | null {
   if (file === undefined) return null;
   try {
-    return fs.readFileSync(file, "utf8");
+    return readPlain(file);
   } catch {
     return null;
   }

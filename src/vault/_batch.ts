@@ -24,7 +24,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { type BatchRecord, IMPORT_RECORD, recordBatch, textOrNull } from "./_batch-history.ts";
 import { atomicWrite, fsyncDir, randomHex, statExact } from "./_fs.ts";
 import { refuseLinks } from "./_links.ts";
@@ -173,7 +173,7 @@ export async function placeAll(
     const what = record.action === "import" ? "import" : "change";
     throw new LoreError(
       "io_error",
-      `${what} failed at ${where}, nothing was changed: ${(err as Error).message}`,
+      `${what} failed at ${where}, nothing was changed: ${describeError(err)}`,
       {
         cause: err,
       },

@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 
 function tempName(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
@@ -44,7 +44,7 @@ function writeTemp(file: string, data: string | Uint8Array): string {
 }
 
 function ioError(what: string, file: string, err: unknown): LoreError {
-  return new LoreError("io_error", `${what} ${file}: ${(err as Error).message}`, { cause: err });
+  return new LoreError("io_error", `${what} ${file}: ${describeError(err)}`, { cause: err });
 }
 
 /** Replace `file` with `data` atomically: readers see the old or the new content, never a mix. */

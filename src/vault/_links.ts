@@ -9,10 +9,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
+import { isLinkRefusal, openPlain } from "../plain-file.ts";
 import { ARCHIVE_DIR, relPath, type Vault } from "./paths.ts";
-
-/** Where the platform has it (not Windows), opening a link then fails with ELOOP instead of following it. */
-const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
 export interface VaultLink {
   /** The link, relative to the vault root, `/`-separated. */
@@ -59,18 +57,16 @@ export function refuseLinks(vault: Vault, abs: string): void {
 }
 
 /**
- * Open a card file for reading, never through a link: its folders are checked (unless the caller just
- * did), and the file itself is opened with O_NOFOLLOW (checked with lstat first where the platform lacks
- * it). ENOENT is passed on.
+ * Open a card file for reading, never through a link, and only a plain file of its own (not a FIFO,
+ * a device, a folder or a hard link: src/plain-file.ts): its folders are checked (unless the caller
+ * just did), and the file itself is opened with O_NOFOLLOW. ENOENT is passed on.
  */
 export function openNoFollow(vault: Vault, file: string, checkFolders = true): number {
   if (checkFolders) refuseLinks(vault, path.dirname(file));
-  if (NOFOLLOW === 0 && isLink(file)) throw refusal(vault, file);
   try {
-    return fs.openSync(file, fs.constants.O_RDONLY | NOFOLLOW);
+    return openPlain(file, { name: relPath(vault, file) });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw refusal(vault, file);
-    throw err;
+    throw isLinkRefusal(err) ? refusal(vault, file) : err;
   }
 }
 

@@ -5,7 +5,7 @@
  * half a book; but a reader never waits: when the lock is held, its holder is a live writer (an import
  * still running owns its folder) and the reader reads the vault as it is.
  */
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { hasLeftovers, recoverImports } from "./_batch-recover.ts";
 import { type LockOptions, tryLock, withLock } from "./lock.ts";
 import type { Vault } from "./paths.ts";
@@ -22,7 +22,7 @@ export function withSettledLock<T>(
       try {
         recoverImports(vault);
       } catch (err) {
-        throw new LoreError("io_error", `cannot finish an interrupted import: ${(err as Error).message}`, {
+        throw new LoreError("io_error", `cannot finish an interrupted import: ${describeError(err)}`, {
           cause: err,
         });
       }

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { kindByName, parseCard, validateKey } from "../card/index.ts";
 import type { Card, KindDef } from "../card/types.ts";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { fsyncDir, statExact } from "./_fs.ts";
 import { linkBelow, readNoFollow, refuseLinks } from "./_links.ts";
 import { withSettledLock } from "./_settle.ts";
@@ -35,7 +35,7 @@ function moveFile(from: string, to: string): void {
   try {
     fs.renameSync(from, to);
   } catch (err) {
-    throw new LoreError("io_error", `cannot move ${from}: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("io_error", `cannot move ${from}: ${describeError(err)}`, { cause: err });
   }
   fsyncDir(path.dirname(from));
   fsyncDir(path.dirname(to));

@@ -17,7 +17,7 @@ import {
   updateCardText,
 } from "../card/index.ts";
 import type { Card, CardDraft } from "../card/types.ts";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { advanceMtime, atomicWrite } from "./_fs.ts";
 import { openNoFollow, refuseLinks } from "./_links.ts";
 import { settleImports, withSettledLock } from "./_settle.ts";
@@ -50,7 +50,7 @@ export function readRaw(vault: Vault, kind: string, key: string): { text: string
     if ((err as NodeJS.ErrnoException).code === "ENOENT") {
       throw new LoreError("not_found", `no ${def.name} card named "${key}"`);
     }
-    throw new LoreError("io_error", `cannot read ${file}: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("io_error", `cannot read ${file}: ${describeError(err)}`, { cause: err });
   }
   try {
     const st = fs.fstatSync(fd, { bigint: true });

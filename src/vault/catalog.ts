@@ -14,10 +14,12 @@
  * A folder or file touched within RACY_MS of the check is not recorded as seen: a change in the same
  * clock tick would keep its mtime, so it is compared again next time.
  */
+
 import fs from "node:fs";
 import path from "node:path";
 import { cardAt, cardMeta, kindOfFolder, parseCard, pathKeyProblem, skippedFolder } from "../card/index.ts";
 import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
+import { describeError } from "../errors.ts";
 import { type IndexDb, metaValue, openIndexDb, STATUS } from "./_index-db.ts";
 import { encodeRow, type ParsedEntry } from "./_index-row.ts";
 import { IndexRows } from "./_index-rows.ts";
@@ -25,6 +27,7 @@ import { linkBelow, readNoFollow } from "./_links.ts";
 import { settleImports } from "./_settle.ts";
 import { removeStaleTemps } from "./_temps.ts";
 import { GUIDE_FILE } from "./guide.ts";
+import { STAT_ALL_MAX, syncWithKeeper } from "./keeper.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 
 export { indexPath } from "./_index-db.ts";
@@ -68,6 +71,8 @@ export interface VaultIndex {
   forgetUpTo(stamp: string): void;
   /** @internal the connection, reused by the next load given this one as `previous`. */
   readonly db: IndexDb;
+  /** "missing": an `inPlace` load of a large vault found no keeper answering; start one. */
+  keeper?: "missing";
 }
 
 export interface LoadIndexOptions {
@@ -83,6 +88,12 @@ export interface LoadIndexOptions {
   check?: "changed" | "all" | "none";
   /** Vault-relative paths compared whatever their folder shows (the files a watcher named). */
   touched?: readonly string[];
+  /**
+   * See an edit written into a file in place (a cold process: the hook, `try`): with "changed", a
+   * vault of up to STAT_ALL_MAX card files has every file compared; a larger one asks its keeper to
+   * catch up first (keeper.ts), and compares every file itself when there is none.
+   */
+  inPlace?: boolean;
 }
 
 interface CardFile {
@@ -144,7 +155,7 @@ function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): 
     return entry;
   } catch (err) {
     // The path is reported beside the error; do not repeat it inside the message.
-    const message = err instanceof Error ? err.message : String(err);
+    const message = describeError(err);
     const error = message.startsWith(`${file.rel}: `) ? message.slice(file.rel.length + 2) : message;
     return { mtime, size, broken: { ...base, error } };
   }
@@ -359,6 +370,16 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
   const started = Date.now();
   const check = opts.check ?? "changed";
   const full = check === "all" || (check === "changed" && fullCheckDue(idx, started));
+  // Edits written in place: a small vault compares every file; a large one asks its keeper (keeper.ts).
+  let keeper: VaultIndex["keeper"];
+  let everyFile = full;
+  if (!full && check === "changed" && opts.inPlace) {
+    if ((idx.q.count.get()?.n ?? 0) <= STAT_ALL_MAX) everyFile = true;
+    else if (!syncWithKeeper(vault)) {
+      everyFile = true;
+      keeper = "missing";
+    }
+  }
   const known = knownMarks(idx);
   let parsed = 0;
   let wrote = false;
@@ -373,12 +394,12 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
       commit(vault, idx, pending, undefined);
     },
   };
-  // A full check walks every folder from the kinds' own, as if the index knew none of them.
-  const walkFrom = full ? new Map<string, string>() : known;
+  // Comparing every file walks every folder from the kinds' own, as if the index knew none of them.
+  const walkFrom = everyFile ? new Map<string, string>() : known;
   for (const dir of check === "none" ? [] : foldersToCheck(vault, known)) {
     if (pending.visited.has(dir)) continue; // walked already, as a new sub-folder of another
     const mark = dirMark(vault, folderAbs(vault, dir));
-    if (!full && known.get(dir) === mark && mark !== "") continue;
+    if (!everyFile && known.get(dir) === mark && mark !== "") continue;
     compareDir(vault, idx, dir, mark, started, pending, walkFrom);
   }
   const touched = (opts.touched ?? []).filter((rel) => !pending.visited.has(dirOf(rel)));
@@ -391,7 +412,7 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     // What a killed write of ours (the matcher snapshot's temp file) left in the state folder.
     if (idx.onDisk) removeStaleTemps(path.join(vault.root, STATE_DIR));
   }
-  return summarize(idx, vault, parsed);
+  return summarize(idx, vault, parsed, keeper);
 }
 
 /** The folder part of a vault-relative path ("" for the vault root). */
@@ -451,7 +472,7 @@ function genOf(idx: IndexDb, stamp: string): number | undefined {
  * The lists are built on first access: a caller that looks up a few entries by path (the hook, the
  * gateway) never walks every row.
  */
-function summarize(idx: IndexDb, vault: Vault, parsed: number): VaultIndex {
+function summarize(idx: IndexDb, vault: Vault, parsed: number, keeper?: "missing"): VaultIndex {
   const entries = new IndexRows(idx, vault.kinds);
   let cards: CardMeta[] | undefined;
   let broken: BrokenCard[] | undefined;
@@ -476,6 +497,7 @@ function summarize(idx: IndexDb, vault: Vault, parsed: number): VaultIndex {
     parsed,
     entries,
     db: idx,
+    ...(keeper && { keeper }),
     changesSince(stamp) {
       const gen = genOf(idx, stamp);
       if (gen === undefined || gen < Number(metaValue(idx, "pruned") ?? 0)) return undefined;

@@ -7,9 +7,12 @@
  * (each listed once, not file by file), symbolic links. It walks the whole tree, which only `check`,
  * run by hand, pays for.
  */
+
 import fs from "node:fs";
 import path from "node:path";
 import { cardAt, KINDS_FILE, skippedFolder } from "../card/index.ts";
+import { describeError } from "../errors.ts";
+import { openPlain } from "../plain-file.ts";
 import { GUIDE_FILE } from "./guide.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 
@@ -46,7 +49,7 @@ function fileReason(name: string): string {
 /** Whether a file starts with `---` (after a BOM): a card with frontmatter. */
 function opensFrontmatter(file: string): boolean {
   try {
-    const fd = fs.openSync(file, "r");
+    const fd = openPlain(file);
     try {
       const head = Buffer.alloc(6);
       const n = fs.readSync(fd, head, 0, 6, 0);
@@ -63,6 +66,13 @@ function opensFrontmatter(file: string): boolean {
   }
 }
 
+/** What an entry that is neither a file, a folder nor a link is. */
+function notPlain(e: fs.Dirent): string {
+  if (e.isFIFO()) return "a FIFO (named pipe)";
+  if (e.isSocket()) return "a socket";
+  return e.isCharacterDevice() || e.isBlockDevice() ? "a device" : "not a plain file";
+}
+
 /** Every file under the vault root, each counted as a card file, a setting, or skipped with its reason. */
 export function vaultCensus(vault: Vault): Census {
   const census: Census = { cardFiles: 0, bare: [], settings: [], skipped: [] };
@@ -71,7 +81,7 @@ export function vaultCensus(vault: Vault): Census {
     try {
       entries = fs.readdirSync(dir === "" ? vault.root : path.join(vault.root, dir), { withFileTypes: true });
     } catch (err) {
-      census.skipped.push({ path: `${dir}/`, reason: `cannot be read (${(err as Error).message})` });
+      census.skipped.push({ path: `${dir}/`, reason: `cannot be read (${describeError(err)})` });
       return;
     }
     for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -86,6 +96,8 @@ export function vaultCensus(vault: Vault): Census {
         if (why === null) walk(rel);
         else if (dir === "" && e.name === STATE_DIR) census.settings.push(`${rel}/`);
         else census.skipped.push({ path: `${rel}/`, reason: why });
+      } else if (!e.isFile()) {
+        census.skipped.push({ path: rel, reason: `${notPlain(e)}: lorecards reads only plain files` });
       } else if (dir === "" && SETTINGS_FILES.includes(e.name)) census.settings.push(rel);
       else if (cardAt(vault.kinds, rel) !== undefined) {
         census.cardFiles++;

@@ -2,13 +2,13 @@
  * The guide (README "The boot block"): `guide.md` in the vault root, a card of its own that is no
  * kind's, written by the person for the agent (how to use the book, what to write down, what never
  * to). It opens a session's boot block, before the always-on cards. Only its public text is sent:
- * private sections and comments stay out, as for any card. A guide that is missing, unreadable or a
- * symbolic link out of the vault is no guide: a boot block never fails for it.
+ * private sections and comments stay out, as for any card. A guide that is missing, unreadable or not
+ * a plain file of its own (src/plain-file.ts) is no guide: a boot block never fails for it.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { defaultKinds, publicTextOf } from "../card/index.ts";
 import type { KindsConfig } from "../card/types.ts";
+import { readPlain } from "../plain-file.ts";
 
 export const GUIDE_FILE = "guide.md";
 
@@ -16,8 +16,7 @@ export const GUIDE_FILE = "guide.md";
 export function readGuide(root: string, kinds: KindsConfig = defaultKinds()): string {
   const file = path.join(root, GUIDE_FILE);
   try {
-    if (!fs.lstatSync(file).isFile()) return "";
-    return publicTextOf(fs.readFileSync(file, "utf8"), kinds).trim();
+    return publicTextOf(readPlain(file), kinds).trim();
   } catch {
     return "";
   }

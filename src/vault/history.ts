@@ -10,7 +10,7 @@
  * the card write stands. A process killed between the two loses that version only, and the next
  * version's text before still shows what the card held. A card keeps its newest HISTORY_CAP versions.
  */
-import { describeError } from "../errors.ts";
+import { describeError, warnOnStderr } from "../errors.ts";
 import { isCorrupt, moveAside } from "../sqlite-file.ts";
 import {
   damaged,
@@ -75,10 +75,6 @@ export interface RecordOptions {
   warn?: (line: string) => void;
 }
 
-function stderr(line: string): void {
-  process.stderr.write(`${line}\n`);
-}
-
 /**
  * Records the changes as one step, in one transaction; returns the step's number, or null when nothing
  * was recorded (no change, or a failure said on `warn`). Never throws (see the module comment).
@@ -91,7 +87,7 @@ export function recordChanges(
 ): number | null {
   if (changes.length === 0) return null;
   const now = opts.now ?? Date.now();
-  const warn = opts.warn ?? stderr;
+  const warn = opts.warn ?? warnOnStderr;
   const rows: NewVersion[] = changes.map((c) => ({
     kind: c.kind,
     key: c.key,

@@ -50,6 +50,7 @@ export {
   type Writer,
 } from "./history.ts";
 export { findHistoryCard, type HistoryCard } from "./history-card.ts";
+export { IDLE_MS, keeperPid, runKeeper, STAT_ALL_MAX, syncWithKeeper } from "./keeper.ts";
 export { acquireLock, type LockOptions, lockPath, withLock } from "./lock.ts";
 export {
   CardLookup,

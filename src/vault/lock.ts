@@ -5,9 +5,11 @@
  * stale lock happens under a second short-lived file (`lock.break`) and re-checks the content, so two
  * waiters can never both break it and delete a fresh lock taken in between.
  */
+
 import fs from "node:fs";
 import path from "node:path";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
+import { STATE_DIR } from "./paths.ts";
 
 export interface LockOptions {
   /** Give up after this long (LoreError "locked"). Default 5000 ms. */
@@ -20,7 +22,7 @@ const DEFAULTS = { timeoutMs: 5000, staleMs: 10_000 };
 const BREAKER_STALE_MS = 2000;
 
 export function lockPath(root: string): string {
-  return path.join(root, ".lorecards", "lock");
+  return path.join(root, STATE_DIR, "lock");
 }
 
 /** Whether a process with this pid runs on this machine (EPERM: it does, as another user). */
@@ -87,7 +89,7 @@ function tryCreate(file: string, token: string): boolean {
       fs.mkdirSync(path.dirname(file), { recursive: true });
       return tryCreate(file, token);
     }
-    throw new LoreError("io_error", `cannot take the vault lock: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("io_error", `cannot take the vault lock: ${describeError(err)}`, { cause: err });
   }
 }
 

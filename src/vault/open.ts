@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { loadKindsConfig, serializeCard } from "../card/index.ts";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { EXAMPLES, exampleBody } from "./_examples.ts";
 import { atomicCreate } from "./_fs.ts";
 import { linkBelow } from "./_links.ts";
@@ -71,7 +71,7 @@ export function initVault(
     if (options.guide && atomicCreate(path.join(abs, GUIDE_FILE), STARTER_GUIDE)) created.push(GUIDE_FILE);
   } catch (err) {
     if (err instanceof LoreError) throw err;
-    throw new LoreError("io_error", `cannot create the vault at ${abs}: ${(err as Error).message}`, {
+    throw new LoreError("io_error", `cannot create the vault at ${abs}: ${describeError(err)}`, {
       cause: err,
     });
   }

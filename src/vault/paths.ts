@@ -3,7 +3,7 @@
  * file of each card. Every card path is checked to stay inside the vault.
  */
 import path from "node:path";
-import { kindByName, validateKey } from "../card/index.ts";
+import { ARCHIVE_DIR, kindByName, STATE_DIR, validateKey } from "../card/index.ts";
 import type { KindDef, KindsConfig } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 
@@ -13,8 +13,7 @@ export interface Vault {
   kinds: KindsConfig;
 }
 
-export const ARCHIVE_DIR = "_archive";
-export const STATE_DIR = ".lorecards";
+export { ARCHIVE_DIR, STATE_DIR };
 
 function expandHome(p: string, env: Record<string, string | undefined>): string {
   if (p !== "~" && !p.startsWith("~/") && !p.startsWith("~\\")) return p;

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { kindByName } from "../card/index.ts";
 import type { KindDef } from "../card/types.ts";
-import { LoreError } from "../errors.ts";
+import { describeError, LoreError } from "../errors.ts";
 import { type Placement, placeAll, type Removal } from "./_batch.ts";
 import { readNoFollow } from "./_links.ts";
 import { withSettledLock } from "./_settle.ts";
@@ -35,7 +35,7 @@ function textOf(vault: Vault, file: string): string | null {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     if (err instanceof LoreError) throw err;
-    throw new LoreError("io_error", `cannot read ${file}: ${(err as Error).message}`, { cause: err });
+    throw new LoreError("io_error", `cannot read ${file}: ${describeError(err)}`, { cause: err });
   }
 }
 

@@ -7,6 +7,7 @@ import path from "node:path";
 import { createApi } from "../../src/api/index.ts";
 import { type Engine, openEngine } from "../../src/recall/index.ts";
 import { apiRequest } from "../support/api-request.ts";
+import { expectLinear } from "../support/growth.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 let root: string;
@@ -53,12 +54,10 @@ describe("outsized fields", () => {
     ["1,001 keywords", { title: "T", keywords: words(1001) }, ["keywords", "1,001", "1,000"]],
     ["1,001 aliases as one line", { title: "T", aliases: words(1001).join(", ") }, ["aliases", "1,001"]],
   ])(
-    "POST with %s is refused in well under a second, naming the field, its length and the limit",
+    "POST with %s is refused, naming the field, its length and the limit",
     async (_name, fields, needles) => {
       const before = people();
-      const started = performance.now();
       const res = await send("POST", "/api/cards", { kind: "people", ...fields });
-      expect(performance.now() - started).toBeLessThan(1000);
       expect(res.status).toBe(400);
       expect(res.body.error).toBe("invalid_input");
       for (const needle of needles) expect(res.body.detail).toContain(needle);
@@ -88,6 +87,22 @@ describe("outsized fields", () => {
   });
 });
 
+describe("outsized fields, refused in time linear in their size", () => {
+  test.each([
+    ["keywords", (n: number) => ({ keywords: words(n) })],
+    ["a title", (n: number) => ({ title: "t".repeat(n) })],
+  ])("%s", async (_name, fields) => {
+    await expectLinear(
+      async (n) =>
+        expect((await send("POST", "/api/cards", { kind: "people", title: "T", ...fields(n) })).status).toBe(
+          400,
+        ),
+      2_500,
+      50_000,
+    );
+  });
+});
+
 describe("deeply nested bodies", () => {
   const deep = (depth: number) => {
     let v: unknown = "x";
@@ -107,9 +122,7 @@ describe("deeply nested bodies", () => {
     "%s %s nested deeper than 64 levels is refused at once with invalid_input",
     async (method, url, body) => {
       const before = people();
-      const t0 = performance.now();
       const res = await send(method, url, body(deep(5000)));
-      expect(performance.now() - t0).toBeLessThan(500);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({
         error: "invalid_input",
@@ -118,6 +131,16 @@ describe("deeply nested bodies", () => {
       expect(people()).toEqual(before);
     },
   );
+
+  test("refusing a deep body costs time linear in its size, the JSON never parsed", async () => {
+    const raw = (depth: number) =>
+      `{"kind":"people","title":"Deep","extra":{"note":${"[".repeat(depth)}"x"${"]".repeat(depth)}}}`;
+    await expectLinear(
+      async (depth) => expect((await send("POST", "/api/cards", raw(depth))).status).toBe(400),
+      12_500,
+      200_000,
+    );
+  });
 
   test("a card with an `extra` value nested 60 levels is written", async () => {
     const res = await send("POST", "/api/cards", {

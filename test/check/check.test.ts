@@ -6,6 +6,7 @@ import type { CardMeta } from "../../src/card/types.ts";
 import { checkCards } from "../../src/check/index.ts";
 import { loadIndex, openVault } from "../../src/vault/index.ts";
 import { cardMeta } from "../support/card-meta.ts";
+import { expectLinear } from "../support/growth.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 /** A people card whose one keyword is "<key> keyword". */
@@ -111,19 +112,20 @@ const words = (n: number, prefix = "word") => Array.from({ length: n }, (_, i) =
 describe("large cards and large vaults", () => {
   test.each([
     [
-      "a card with 5,000 words both required and forbidden",
-      [meta("A", { secondary: { all: words(5000), any: [], not: words(5000), notAll: [] } })],
+      "words both required and forbidden",
+      (n: number) => [meta("A", { secondary: { all: words(n), any: [], not: words(n), notAll: [] } })],
+      5_000,
     ],
     [
-      "3,000 cards with one title",
-      Array.from({ length: 3000 }, (_, i) => meta(`k${i}`, { title: "Same", keywords: ["same"] })),
+      "cards with one title",
+      (n: number) =>
+        Array.from({ length: n }, (_, i) => meta(`k${i}`, { title: "Same", keywords: ["same"] })),
+      3_000,
     ],
-    ["a card with 100,000 keywords", [meta("A", { keywords: words(100_000) })]],
-    ["a card with 100,000 refs", [meta("A", { refs: words(100_000) })]],
-  ])("checking %s takes well under a second", (_name, cards) => {
-    const started = performance.now();
-    checkCards(cards, []);
-    expect(performance.now() - started).toBeLessThan(1000);
+    ["keywords on one card", (n: number) => [meta("A", { keywords: words(n) })], 100_000],
+    ["refs on one card", (n: number) => [meta("A", { refs: words(n) })], 100_000],
+  ])("checking %s costs time linear in their number", async (_name, cards, most) => {
+    await expectLinear((n) => checkCards(cards(n), []), most / 20, most);
   });
 
   test("a duplicate title shared by 3,000 cards names a few of the others, not all of them", () => {
@@ -139,7 +141,7 @@ describe("large cards and large vaults", () => {
     for (const d of dirs.splice(0)) removeDir(d);
   });
 
-  test("a card file with 100,000 keywords loads in seconds with 1,000 of them, and check names it", () => {
+  test("a card file with 100,000 keywords loads with 1,000 of them, and check names it", () => {
     const root = makeVault([]);
     dirs.push(root);
     const list = words(100_000, "kw");
@@ -147,10 +149,8 @@ describe("large cards and large vaults", () => {
       path.join(root, "Big.md"),
       `---\ntitle: Big\nkeywords: [${list.join(", ")}]\n---\nbody\n`,
     );
-    const started = performance.now();
     const index = loadIndex(openVault(root));
     const found = checkCards(index.cards, index.broken, index.warnings);
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(index.cards.find((c) => c.key === "Big")!.keywords).toEqual(list.slice(0, 1000));
     expect(found).toContainEqual(
       expect.objectContaining({

@@ -76,6 +76,7 @@ describe("lorecards explain", () => {
       "conversation",
       "injected",
       "injected_chars",
+      "lore",
     ]);
   });
 

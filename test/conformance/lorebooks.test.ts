@@ -82,7 +82,7 @@ for (const loaded of conformanceFiles()) {
         for (const [title, want] of Object.entries(c.placement ?? {})) {
           expect(fired.find((f) => f.title === title)?.placement).toMatchObject(want);
         }
-      }, 120_000);
+      });
     }
   });
 }

@@ -93,7 +93,7 @@ export async function startEditor(bin: string, vault: string, home: string): Pro
 export async function firstJsonLine(proc: ReturnType<typeof Bun.spawn>, what: string): Promise<string> {
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
   let out = "";
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   while (!out.includes("\n") && Date.now() < deadline) {
     const { done, value } = await reader.read();
     if (done) break;

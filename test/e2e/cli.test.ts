@@ -158,6 +158,7 @@ describe("try", () => {
       "injected",
       "injected_chars",
       "left_out",
+      "lore",
       "truncated",
     ]);
     expect(out.fired[0]).toEqual({

@@ -244,7 +244,7 @@ describe("the API, MCP, CLI imports, the gateway and the hook at once on one vau
     const check = await runBinary(["check", "--vault", root, "--json"], { env: { HOME: dir } });
     const report = JSON.parse(check.stdout) as { findings: { severity: string; code: string }[] };
     expect(report.findings.filter((f) => f.severity === "error")).toEqual([]);
-  }, 60_000);
+  });
 });
 
 /** Every acknowledged write is on disk, whole. */

@@ -142,7 +142,7 @@ describe("import --force of a big book, killed at random points", () => {
     }
     console.log(`crash/import: ${books.length - 1} kills (import ~${Math.round(took)} ms):`, outcomes);
     await expectCheckClean(root);
-  }, 60_000);
+  });
 });
 
 describe("the editor killed while its HTTP API writes", () => {
@@ -223,7 +223,7 @@ describe("the editor killed while its HTTP API writes", () => {
       `crash/ui: 6 kills, ${writes} acknowledged updates, ${caught} in flight at a kill, ${temps} temp files left`,
     );
     await expectCheckClean(root);
-  }, 60_000);
+  });
 });
 
 describe("lorecards mcp killed while it writes", () => {
@@ -270,7 +270,7 @@ describe("lorecards mcp killed while it writes", () => {
     }
     console.log(`crash/mcp: 4 kills, ${writes} acknowledged writes`);
     await expectCheckClean(root);
-  }, 60_000);
+  });
 });
 
 describe("a killed import meets later writers and readers", () => {
@@ -319,7 +319,7 @@ describe("a killed import meets later writers and readers", () => {
     // The PUT settled the killed import before writing, so the export has nothing left to roll forward.
     await lorecards("export", path.join(dir, "out.json"), "--vault", root);
     expect(fs.readFileSync(path.join(root, "things", `${gadget(N - 1)}.md`), "utf8")).toContain("MY EDIT");
-  }, 60_000);
+  });
 
   test("a reader right after a killed import sees the book whole or not at all", async () => {
     const root = newVault("half-read");
@@ -330,5 +330,5 @@ describe("a killed import meets later writers and readers", () => {
     const version = (card: { preamble: string }) =>
       versionIn(card.preamble, card.preamble.split(" v")[0]!, 8);
     expect(version(first)).toBe(version(last));
-  }, 60_000);
+  });
 });

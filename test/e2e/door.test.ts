@@ -3,7 +3,7 @@
 // with its tier, edited cards marked and what was left out. The editor runs in this process on
 // 127.0.0.1:0 (the page bundled as `bun run` bundles it) over a real vault and state.db. Skipped, with
 // a message, when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -16,8 +16,6 @@ import { turnRecord } from "../support/turn-record.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 const hasChromium = haveChromium("test/e2e/door.test.ts");
-
-setDefaultTimeout(30_000);
 
 let root: string;
 let engine: Engine;

@@ -25,7 +25,7 @@ beforeAll(async () => {
   );
   upstream = startFakeUpstream({ reply: () => "Noted." });
   gateway = await startGatewayBinary(bin, vault, upstream.url, dir);
-}, 120_000);
+});
 
 afterAll(async () => {
   await gateway?.stop();
@@ -53,5 +53,5 @@ describe("the compiled gateway's refresher", () => {
     // The periodic check (every 2 s) has found the folder moved and run a refresh by now.
     await Bun.sleep(2500);
     expect(gateway.stderr()).not.toContain("refresh failed");
-  }, 30_000);
+  });
 });

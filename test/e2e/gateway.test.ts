@@ -47,7 +47,7 @@ beforeAll(async () => {
   bin = process.env.LORECARDS_BIN ?? (await ensureBinary());
   upstream = startFakeUpstream({ reply: () => "Glad to hear it." });
   vault = makeVault();
-}, 120_000);
+});
 
 afterAll(async () => {
   for (const g of gateways) g.kill();

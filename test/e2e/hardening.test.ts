@@ -17,7 +17,7 @@ beforeAll(async () => {
   await ensureBinary();
   linked = linkedVault();
   plain = makeVault();
-}, 120_000);
+});
 afterAll(async () => {
   for (const s of servers) s.kill();
   await Promise.all(servers.map((s) => s.exited));

@@ -2,7 +2,7 @@
 // by the editor's HTTP API (as the page and as another client), and by `lorecards import`, each
 // attributed to its writer; `history` lists and shows them, `revert` goes back and is a version of its
 // own, and `try --as-of` answers with the vault of then.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -22,7 +22,6 @@ type Version = {
 };
 
 // The first test of a run may build the binary (test/support/binary.ts).
-setDefaultTimeout(60_000);
 
 let bin = "";
 let vault = "";

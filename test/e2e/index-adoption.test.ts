@@ -18,7 +18,7 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const vaults: string[] = [];
 beforeAll(async () => {
   bin = process.env.LORECARDS_BIN ?? (await ensureBinary());
-}, 120_000);
+});
 afterAll(() => {
   for (const v of vaults) removeDir(v);
 });

@@ -81,7 +81,7 @@ beforeAll(async () => {
     },
   );
   openaiBaseUrl = JSON.parse(await firstLine(gateway.stdout)).openai_base_url;
-}, 120_000);
+});
 
 afterAll(async () => {
   if (!HAVE_OPENCODE) return;
@@ -212,7 +212,6 @@ describe.skipIf(!HAVE_OPENCODE)("opencode run through the gateway", () => {
       );
       expect(userTexts(agentRequest(run.requests)).at(-1)).toMatch(CARD_THEN_PROMPT);
     },
-    60_000,
   );
 
   test("a --continue turn gets the first turn's card back in place and no second copy", async () => {
@@ -226,5 +225,5 @@ describe.skipIf(!HAVE_OPENCODE)("opencode run through the gateway", () => {
     expect(turn1).toBe(userTexts(agentRequest(first.requests))[0]!);
     expect(turn1).toMatch(CARD_THEN_PROMPT);
     expect(turn2).toBe('"And what does Zorblax sell?"');
-  }, 90_000);
+  });
 });

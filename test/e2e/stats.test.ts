@@ -1,7 +1,7 @@
 // `lorecards stats` as users meet it: the compiled gateway in front of a fake upstream, the official
 // OpenAI client talking to it, then the compiled CLI reporting what the upstream billed, with sums
 // that add up; its flags, its errors; and the editor's panel in Chromium (skipped without it).
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import OpenAI from "openai";
 import type { StatsReport } from "../../src/state/index.ts";
@@ -9,8 +9,6 @@ import type { Wire } from "../../src/wire.ts";
 import { ensureBinary, runBinary } from "../support/binary.ts";
 import { type GatewayProcess, startGatewayBinary } from "../support/gateway-binary.ts";
 import { makeVault, removeDir, tempDir } from "../support/vault.ts";
-
-setDefaultTimeout(30_000);
 
 /** What the fake upstream bills request `i`: prompt tokens, of them cached, and output. */
 const billed = (i: number) => ({
@@ -55,7 +53,7 @@ const stats = (...args: string[]) => runBinary(["stats", "--vault", vault, ...ar
 
 /** Usage is recorded once each answer has streamed past: wait until the CLI sees all of it. */
 async function reportWhenMeasured(turns: number): Promise<Wire<StatsReport>> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const r = await stats("--json");
     const report = JSON.parse(r.stdout) as Wire<StatsReport>;

@@ -3,7 +3,7 @@
 // hints (cards firing on the very messages that carry secrets, the hit log on), every file under the
 // vault (cards, state.db, style.db, index.db, hits.jsonl, their -wal files, backups unpacked) is read
 // as bytes, and none holds 61 characters in a row of anything the person typed, nor a planted secret.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,8 +15,6 @@ import { startFakeUpstream } from "../support/fake-upstream.ts";
 import { startGatewayBinary } from "../support/gateway-binary.ts";
 import { hookPayload, loadChat, MODEL_REPLY, replayThroughGateway } from "../support/style-chat.ts";
 import { CARDS, makeVault, removeDir } from "../support/vault.ts";
-
-setDefaultTimeout(60_000);
 
 /** The example cap of the issue: one example of at most 60 characters per habit. */
 const CAP = 60;

@@ -4,7 +4,7 @@
 // two-conversation activation, the person's controls (pin, forget, pause, resume, `--no-learn`), brief
 // revisions that stay put while nothing changes, and the TTLs crossed by moving $LORECARDS_STYLE_NOW.
 // The tests run in order and build on each other, as one person's weeks would.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,8 +21,6 @@ import {
 } from "../support/style-chat.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 import { until } from "../support/wait.ts";
-
-setDefaultTimeout(60_000);
 
 const DAY = 86_400_000;
 const T0 = Date.parse("2026-01-05T09:00:00Z");

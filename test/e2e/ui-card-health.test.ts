@@ -3,7 +3,7 @@
 // cards worth a look with how often they were listed and opened, opens a card in the editor when its
 // name is clicked, and breaks none of the page's Content-Security-Policy. Skipped, with a message,
 // when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { openStore, stateUrl } from "../../src/state/index.ts";
 import {
@@ -16,7 +16,6 @@ import { makeVault, removeDir } from "../support/vault.ts";
 
 const hasChromium = haveChromium("test/e2e/ui-card-health.test.ts");
 
-setDefaultTimeout(30_000);
 let root = "";
 let editor: EditorInChromium;
 let page: Page;

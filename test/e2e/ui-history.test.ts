@@ -1,7 +1,7 @@
 // The editor's history panel end to end: the compiled binary serves the page, headless Chromium saves a
 // card, opens "History of this card", sees the change as a line diff, and reverts it; every write the
 // page made is the editor's (`ui`) in `lorecards history`. Skipped, with a message, without Chromium.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -26,8 +26,6 @@ let chromium: Chromium;
 let page: Page;
 
 const read = () => fs.readFileSync(path.join(root, "people", "Alice.md"), "utf8");
-
-setDefaultTimeout(20_000);
 
 describe.skipIf(!hasChromium)("the history panel in Chromium", () => {
   beforeAll(async () => {

@@ -2,7 +2,7 @@
 // state holds a few measured turns; the panel draws a bar pair per day of the last week, says
 // what was saved, names the blamed card, and breaks none of the page's Content-Security-Policy.
 // Skipped, with a message, when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { openStore, stateUrl } from "../../src/state/index.ts";
 import { turnRecord, usage } from "../state/contract.ts";
@@ -16,7 +16,6 @@ import { makeVault, removeDir } from "../support/vault.ts";
 
 const hasChromium = haveChromium("test/e2e/ui-stats.test.ts");
 
-setDefaultTimeout(30_000);
 let root = "";
 let editor: EditorInChromium;
 let page: Page;

@@ -2,7 +2,7 @@
 // style book has learned a few habits; the panel groups them by state, pins and forgets them, pauses
 // and resumes learning and shows the brief, each change landing in style.db, with no Content-Security-
 // Policy violation. Skipped, with a message, when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { openStyle } from "../../src/style/index.ts";
 import {
@@ -16,7 +16,6 @@ import { until } from "../support/wait.ts";
 
 const hasChromium = haveChromium("test/e2e/ui-style.test.ts");
 
-setDefaultTimeout(30_000);
 let root = "";
 let editor: EditorInChromium;
 let page: Page;

@@ -2,7 +2,7 @@
 // the API, headless Chromium saves cards like a user. A saved card's warnings show under the form; a
 // refused save shows the refusal and leaves the vault as it was. Skipped, with a message, when
 // /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -27,8 +27,6 @@ async function newCard(title: string, keywords: string, priority?: number): Prom
   }
   await page.getByRole("button", { name: "Create card" }).click();
 }
-
-setDefaultTimeout(20_000);
 
 describe.skipIf(!hasChromium)("the editor shows the write checks", () => {
   beforeAll(async () => {

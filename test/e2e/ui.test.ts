@@ -1,7 +1,7 @@
 // The web editor end to end: the compiled binary serves the page and the API, headless Chromium drives
 // it like a user (create, edit, conflict, archive/restore, try + one-click keyword, import/export, a
 // phone in portrait, the token link). Skipped, with a message, when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -64,8 +64,6 @@ function seeValue(loc: Locator, want: string | RegExp): Promise<string> {
     `expected value ${want}`,
   );
 }
-
-setDefaultTimeout(20_000);
 
 describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
   beforeAll(async () => {

@@ -145,7 +145,7 @@ export async function checkImport(
 ): Promise<ImportResult | null> {
   const before = box.files();
   const out = await attempt(() => importBook(vault, input, { filename: "fuzzed", ...opts }));
-  expectFast(out, "importBook");
+  await expectFast(out, "importBook");
   expectOutsideUnchanged(box, outside);
   if (!out.ok) {
     const err = expectCoded(out.error, IMPORT_REFUSALS);

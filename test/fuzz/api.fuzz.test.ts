@@ -91,7 +91,7 @@ describe("the HTTP API", () => {
             const res = await handle(toRequest(r));
             return { status: res.status, headers: res.headers, text: await res.text() };
           });
-          expectFast(out, `${r.method} ${r.path}`);
+          await expectFast(out, `${r.method} ${r.path}`);
           if (!out.ok) throw out.error;
           checkAnswer(r, out.value.status, out.value.headers, out.value.text);
           expectOutsideUnchanged(box, outside);

@@ -30,7 +30,7 @@ describe("parseCard", () => {
         "card/parse",
         fc.asyncProperty(cardText, fc.constantFrom(...KEYS), async (text, key) => {
           const out = await attempt(() => parseCard(text, { kind: "people", key }));
-          expectFast(out, "parseCard");
+          await expectFast(out, "parseCard");
           if (!out.ok) {
             expectCoded(out.error, ["parse_error"]);
             return;
@@ -56,13 +56,13 @@ describe("serializeCard", () => {
         "card/serialize",
         fc.asyncProperty(frontmatter, body, async (fm, text) => {
           const out = await attempt(() => serializeCard({ frontmatter: fm, body: text }));
-          expectFast(out, "serializeCard");
+          await expectFast(out, "serializeCard");
           if (!out.ok) {
             expectCoded(out.error, ["invalid_input", "too_large"]);
             return;
           }
           const back = await attempt(() => parseCard(out.value, { kind: "people", key: "x" }));
-          expectFast(back, "parseCard");
+          await expectFast(back, "parseCard");
           if (!back.ok) throw new Error(`a card we wrote does not parse: ${(back.error as Error).message}`);
           expect(jsonSafe(back.value.frontmatter)).toEqual(fm);
           const written = normalizeText(text);
@@ -89,7 +89,7 @@ describe("updateCardText", () => {
             const before = await attempt(() => parseCard(old, { kind: "people", key: "x" }));
             fc.pre(before.ok);
             const out = await attempt(() => updateCardText(old, { frontmatter: fm, body: text }));
-            expectFast(out, "updateCardText");
+            await expectFast(out, "updateCardText");
             if (!out.ok) {
               expectCoded(out.error, ["parse_error", "invalid_input"]);
               return;

@@ -76,7 +76,7 @@ describe("the gateway", () => {
         text: await res.text(),
       };
     });
-    expectFast(out, `POST ${path}`);
+    await expectFast(out, `POST ${path}`);
     if (!out.ok) throw out.error;
     expect(upstream.received.length).toBe(seen + 1);
     expectOutsideUnchanged(box, outside);

@@ -169,7 +169,7 @@ describe("the hook", () => {
           const out = await attempt(() =>
             runHook(raw, { vaultRoot: box.root, log, now: NOW, warn: () => {} }),
           );
-          expectFast(out, "runHook");
+          await expectFast(out, "runHook");
           expectOutsideUnchanged(box, outside);
           expectVaultUnchanged(box, cards, "the hook never writes cards");
           if (!out.ok) {

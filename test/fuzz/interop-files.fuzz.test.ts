@@ -19,7 +19,7 @@ const ZIP_LIMITS = { maxEntryBytes: 256 * 1024, maxTotalBytes: 1024 * 1024, maxE
 
 async function parses(bytes: Uint8Array): Promise<void> {
   const out = await attempt(() => parseBook(bytes, { filename: "fuzzed", zipLimits: ZIP_LIMITS }));
-  expectFast(out, "parseBook");
+  await expectFast(out, "parseBook");
   if (!out.ok) expectCoded(out.error, IMPORT_REFUSALS);
 }
 

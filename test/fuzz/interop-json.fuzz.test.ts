@@ -33,7 +33,7 @@ describe("parseBook", () => {
         "interop/parse-json",
         fc.asyncProperty(bookInput, async (input) => {
           const out = await attempt(() => parseBook(input, { filename: "fuzzed.json" }));
-          expectFast(out, "parseBook");
+          await expectFast(out, "parseBook");
           if (!out.ok) expectCoded(out.error, IMPORT_REFUSALS);
         }),
         PARSE,
@@ -81,7 +81,7 @@ describe("inputs the fuzzers once found", () => {
         entries: { "0": { key: ["deep"], content: "x", extra: nested(DEEP_NESTING, "arrays") } },
       };
       const out = await attempt(() => importBook(openVault(box.root), book, { filename: "deep.json" }));
-      expectFast(out, "importBook");
+      await expectFast(out, "importBook");
       expect(out.ok).toBe(false);
       if (!out.ok) expectCoded(out.error, IMPORT_REFUSALS);
     } finally {

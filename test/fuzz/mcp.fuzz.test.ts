@@ -204,7 +204,7 @@ describe("the MCP tools", () => {
           const out = await attempt(
             () => client.callTool({ name: c.tool, arguments: c.args }) as Promise<CallToolResult>,
           );
-          expectFast(out, c.tool);
+          await expectFast(out, c.tool);
           if (!out.ok) throw out.error;
           checkResult(out.value);
           expectOutsideUnchanged(box, outside);

@@ -136,7 +136,7 @@ describe("the vault's write path", () => {
         fc.asyncProperty(op, async (o) => {
           const before = box.files();
           const out = await attempt(() => apply(vault, o));
-          expectFast(out, `${o.op}`);
+          await expectFast(out, `${o.op}`);
           expectOutsideUnchanged(box, outside);
           if (!out.ok) {
             const err = expectCoded(out.error, REFUSALS);

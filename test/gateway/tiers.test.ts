@@ -12,6 +12,7 @@ import path from "node:path";
 import { countBreakpoints } from "../../src/gateway/_cache-steward.ts";
 import { EDITED_NOTE } from "../../src/recall/stages/render.ts";
 import type { Msg } from "../support/bodies.ts";
+import { backdate } from "../support/card-vault.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { harness } from "../support/gateway.ts";
 import { textOf } from "../support/protocols/_shared.ts";
@@ -140,6 +141,7 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
 
   test("a card edited since it was sent goes once more with the newest message, marked, and then settles", async () => {
     const vault = makeVault([PREMISE, ALICE]);
+    backdate(vault); // as if made long ago: seeing the edit must not depend on the vault being new
     const c = client(p, vault);
     try {
       await c.say("hello there");
@@ -168,11 +170,12 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
     }
   });
 
-  test("an always-on card the budget left out on the first turn goes with a later newest message, not in front of the first", async () => {
-    const vault = makeVault([PREMISE, ALICE]);
-    const c = client(p, vault, { budget: 30 });
+  test("an always-on card made after the first turn goes with a later newest message, not in front of the first", async () => {
+    const vault = makeVault([ALICE]);
+    const c = client(p, vault);
     try {
       await c.say("Alice is here");
+      fs.writeFileSync(path.join(vault, PREMISE.dir, `${PREMISE.key}.md`), cardText(PREMISE));
       await c.say("hello again");
       const [first, second] = c.sent.map((raw) => userTexts(p, raw));
       expect(first![0]).toContain(heading(ALICE));

@@ -6,6 +6,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ERROR_META } from "../../src/mcp/_result.ts";
 import { createMcpServer } from "../../src/mcp/index.ts";
 import { openVault } from "../../src/vault/index.ts";
 import { vaultFiles } from "../support/card-vault.ts";
@@ -37,7 +38,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   const text = first?.type === "text" ? first.text : "";
   // biome-ignore lint/suspicious/noExplicitAny: the shape is what each test asserts, field by field.
   const data = result.structuredContent as Record<string, any>;
-  return { isError: result.isError === true, text, data };
+  return { isError: result.isError === true, text, data, meta: result._meta };
 }
 
 describe("the tools as a model sees them", () => {
@@ -283,6 +284,20 @@ describe("calling the tools", () => {
     const res = await call(conn.client, tool, args);
     expect(res.isError).toBe(true);
     expect(res.text).toContain(needle);
+  });
+
+  test.each([
+    ["read_card of a missing card", "read_card", { name: "Nobody" }, "not_found"],
+    [
+      "write_card of a path",
+      "write_card",
+      { mode: "update_recent", name: "people/../../x", text: "x" },
+      "invalid_key",
+    ],
+  ])("%s carries its code as data beside the text", async (_, tool, args, code) => {
+    const res = await call(conn.client, tool, args);
+    expect(res.isError).toBe(true);
+    expect(res.meta?.[ERROR_META]).toEqual({ code, detail: res.text.slice(`${code}: `.length) });
   });
 });
 

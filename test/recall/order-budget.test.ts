@@ -69,10 +69,37 @@ describe("budget: whole cards, the far end dropped first", () => {
     ],
     ["the character budget is weighed first: budget", 8, 5, [3, 3, 1], ["in", "budget", "budget"]],
     ["the top card always gets in, over both budgets", 1, 1, [9], ["in"]],
-    ["a budget of 0 tokens still lets the top card in", 1000, 0, [2, 1], ["in", "budget_tokens"]],
+    [
+      "a budget of 0 tokens sends none of the automatic half",
+      1000,
+      0,
+      [2, 1],
+      ["budget_tokens", "budget_tokens"],
+    ],
+    ["a budget of 0 characters sends none of the automatic half", 0, 10, [2, 1], ["budget", "budget"]],
   ])("%s", (_name, chars, tokens, sizes, expected) => {
     const out = budget(cards(sizes), { budget: chars, tokens: { budget: tokens, ...words }, framing });
     expect(outcome(out)).toEqual(expected);
+  });
+
+  test("the declared half (always-on cards, cards asked for) goes in whole and is never counted", () => {
+    const sized = (key: string, via: Fired["via"]) => entry(key, { text: "x".repeat(6), via });
+    const limits = { budget: 10, framing };
+    const out = budget(
+      [
+        sized("A", "always"),
+        sized("B", "named"),
+        sized("C", "explicit"),
+        sized("D", "named"),
+        sized("E", "always"),
+      ],
+      limits,
+    );
+    expect(outcome(out)).toEqual(["in", "in", "in", "budget", "in"]);
+    expect(outcome(budget([sized("A", "always"), sized("B", "named")], { budget: 0, framing }))).toEqual([
+      "in",
+      "budget",
+    ]);
   });
 
   test("a card marked ignore_budget goes in without counting, wherever it stands", () => {
@@ -127,17 +154,17 @@ describe("through a recall", () => {
   };
   const turns = [user("Edgar and Eddie came"), assistant("ok"), user("and Nora?")];
 
-  test("the budget keeps the card named now, then the one named earlier, and leaves the always-on one out", async () => {
+  test("the budget keeps the card named now, drops the one named earlier, and never counts the always-on one", async () => {
     vault = tempVault(files);
     const engine = await openEngine(vault.root, { segmenter: false });
-    const r = await engine.recall(turns, { budget: 120 });
+    const r = await engine.recall(turns, { budget: 60 });
     expect(firedCards(r).map((f) => [f.card.key, f.verdict, f.reason])).toEqual([
       ["Now", "chosen", undefined],
-      ["Earlier", "chosen", undefined],
-      ["Ever", "left_out", "budget"],
+      ["Earlier", "left_out", "budget"],
+      ["Ever", "chosen", undefined],
     ]);
     expect(recallJson(r).left_out).toEqual([
-      { key: "Ever", kind: "people", title: "Ever", reason: "budget", chars: expect.any(Number) },
+      { key: "Earlier", kind: "people", title: "Earlier", reason: "budget", chars: expect.any(Number) },
     ]);
   });
 
@@ -145,10 +172,14 @@ describe("through a recall", () => {
     vault = tempVault(files);
     const engine = await openEngine(vault.root, { segmenter: false });
     const r = await engine.recall(turns, { budgetTokens: 1 });
-    expect(injectedKeys(r)).toEqual(["Now"]);
-    expect(leftOutCards(r).map((f) => [f.card.key, f.reason])).toEqual([
-      ["Earlier", "budget_tokens"],
-      ["Ever", "budget_tokens"],
-    ]);
+    expect(injectedKeys(r)).toEqual(["Now", "Ever"]);
+    expect(leftOutCards(r).map((f) => [f.card.key, f.reason])).toEqual([["Earlier", "budget_tokens"]]);
+  });
+
+  test("a budget of 0 sends the declared half alone", async () => {
+    vault = tempVault(files);
+    const engine = await openEngine(vault.root, { segmenter: false });
+    const r = await engine.recall(turns, { budget: 0 });
+    expect(injectedKeys(r)).toEqual(["Ever"]);
   });
 });

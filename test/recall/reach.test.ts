@@ -21,6 +21,22 @@ describe("one-hop reach", () => {
     expect(chosen(await book.recall(["Ann"], { reach: "named" }))).toEqual(["Ann"]);
   });
 
+  test("reach: named still shows what one hop would have added, vetoed reach_named, never sent", async () => {
+    const book = await lorebook(chain());
+    const result = await book.recall(["Ann"], { reach: "named" });
+    expect(verdicts(result)).toEqual(["Ann chosen named", "Ben vetoed/reach_named reached"]);
+    expect(result.selection.find((e) => e.id.endsWith("/Ben"))?.reachedFrom).toMatch(/\/Ann$/);
+  });
+
+  test("reach: named releases no delay_until_recursion card and shows none a gate stops", async () => {
+    const held = await lorebook(chain("", "delay_until_recursion: true"));
+    expect(verdictOf(await held.recall(["Ann and Ben"], { reach: "named" }), "Ben")).toBe(
+      "Ben vetoed/recursion_only named",
+    );
+    const gated = await lorebook(chain("", "secondary: { all: [honey] }"));
+    expect(verdictOf(await gated.recall(["Ann"], { reach: "named" }), "Ben")).toBe("absent");
+  });
+
   test.each([
     ["prevent_recursion: the card's text reaches nothing", "prevent_recursion: true", "", "absent"],
     ["exclude_recursion: the card is never reached", "", "exclude_recursion: true", "absent"],

@@ -63,9 +63,12 @@ export function vaultFiles(root: string): Record<string, string> {
 /**
  * Move the modification time of every file and folder under `root` (our state folder aside) `ms` into
  * the past, as if the vault had been edited long ago: an index check then treats them as settled
- * rather than as changed within the same clock tick (src/vault/catalog.ts, RACY_MS).
+ * rather than as changed within the same clock tick (src/vault/catalog.ts, RACY_MS). The state folder
+ * is made first if it is missing: making it later would move the root's mtime back into the racy
+ * window, and what the next load does would depend on how fast the machine is.
  */
 export function backdate(root: string, ms = 10_000): void {
+  mkdirSync(join(root, ".lorecards"), { recursive: true });
   const then = new Date(Date.now() - ms);
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {

@@ -66,9 +66,12 @@ export function loadSession(dir: string): Recorded[] {
 export async function replaySession(
   requests: readonly Recorded[],
   cards: readonly CardFile[],
+  /** Other files of the vault, by path inside it (`guide.md`). */
+  files: Record<string, string> = {},
 ): Promise<Replay> {
   const bin = process.env.LORECARDS_BIN ?? (await ensureBinary());
   const vault = makeVault(cards);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(vault, name), text);
   const home = tempDir();
   const upstream = startClientUpstream();
   const gateway = await startGatewayBinary(bin, vault, upstream.url, home);

@@ -15,6 +15,7 @@ import {
   responseEvents,
   responseObject,
 } from "./_client-answers.ts";
+import { answerOf } from "./protocol-answers.ts";
 import type { CardFile } from "./vault.ts";
 
 export interface Received {
@@ -48,7 +49,7 @@ export function startClientUpstream(): ClientUpstream {
     async fetch(req) {
       const url = new URL(req.url);
       const body = await req.text();
-      const [status, contentType, answer] = route(req.method, url.pathname, body);
+      const [status, contentType, answer] = route(req.method, url.pathname, body, url.search);
       received.push({
         method: req.method,
         path: url.pathname + url.search,
@@ -70,7 +71,7 @@ export function startClientUpstream(): ClientUpstream {
 }
 
 /** What the fake answers: status, content type and the whole body, computed up front. */
-export function route(method: string, pathname: string, body: string): [number, string, string] {
+export function route(method: string, pathname: string, body: string, search = ""): [number, string, string] {
   const parsed = parseObject(body);
   if (method === "POST" && parsed && pathname.endsWith("/messages")) {
     const reply = anthropicReply(parsed, body);
@@ -84,6 +85,8 @@ export function route(method: string, pathname: string, body: string): [number, 
       ? [200, "text/event-stream", responseEvents(reply)]
       : [200, "application/json", JSON.stringify(responseObject(reply, "completed"))];
   }
+  const other = method === "POST" && answerOf(pathname, search, body, chatReply(parsed));
+  if (other) return other;
   const error = {
     type: "error",
     error: { type: "not_found_error", message: `no route ${method} ${pathname}` },
@@ -187,3 +190,10 @@ export const CLIENT_CARDS: CardFile[] = [
     body: "## where\nThe northern harbour; its harbourmaster is Ilse.\n",
   },
 ];
+
+/** Chat Completions and the other protocols: `Noted, turn N.`, N counting the user messages. */
+function chatReply(body: Obj | null): string {
+  const list = (body?.messages ?? body?.contents ?? []) as unknown[];
+  const turn = Array.isArray(list) ? list.filter((m) => isObj(m) && m.role === "user").length : 0;
+  return `Noted, turn ${turn}.`;
+}

@@ -40,7 +40,7 @@ export async function startUi(vault: string, args: string[] = []): Promise<UiSer
   };
   const reader = proc.stderr.getReader();
   let text = "";
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const { value, done } = await reader.read();
     if (done) break;
@@ -132,7 +132,7 @@ export async function pollUntil(
   ok: (v: string) => boolean,
   what: string,
 ): Promise<string> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 60_000;
   let last = "";
   while (Date.now() < deadline) {
     last = await probe().catch(() => "");

@@ -1,11 +1,14 @@
 /**
  * Complexity as a ratio, never a wall-clock bound: how much longer a call takes on an input `factor`
  * times the size of another, both measured in the same run (the machine's speed and load cancel
- * out). Each size is timed in rounds of repeated calls lasting at least `ROUND_MS`, and the fastest
- * round is kept, so a garbage collection or a neighbour's burst of work does not count. A linear call
- * grows by about `factor`, a quadratic one by `factor` squared; a call bounded before it runs does not
- * grow at all.
+ * out). Each size is run in rounds of repeated calls lasting at least `ROUND_MS`, and the cheapest
+ * round is kept, so a garbage collection does not count. What is counted is the CPU time the process
+ * spent, not time on the clock: on a machine shared with other busy processes a short call often runs
+ * within one time slice while a long one waits its turn again and again, and clock time would make a
+ * linear call look quadratic. A linear call grows by about `factor`, a quadratic one by `factor`
+ * squared; a call bounded before it runs does not grow at all.
  */
+import { expect } from "bun:test";
 
 const ROUND_MS = 20;
 /**
@@ -16,20 +19,25 @@ const ROUND_MS = 20;
 const FLOOR_MS = 0.02;
 const ROUNDS = 4;
 
-/** Milliseconds per call of `run(input)`, the fastest of `ROUNDS` rounds. */
+/** CPU milliseconds (user and system, every thread) the process has spent so far. */
+function cpuNow(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** CPU milliseconds per call of `run(input)`, the cheapest of `ROUNDS` rounds. */
 export async function perCall<T>(run: (input: T) => unknown, input: T): Promise<number> {
   await run(input); // warm: compiled code and caches, not the first call, are what is compared
   let best = Number.POSITIVE_INFINITY;
   for (let round = 0; round < ROUNDS; round++) {
     let calls = 0;
     const start = performance.now();
-    let elapsed = 0;
+    const cpu = cpuNow();
     do {
       await run(input);
       calls++;
-      elapsed = performance.now() - start;
-    } while (elapsed < ROUND_MS);
-    best = Math.min(best, elapsed / calls);
+    } while (performance.now() - start < ROUND_MS);
+    best = Math.min(best, (cpuNow() - cpu) / calls);
   }
   return best;
 }
@@ -70,4 +78,19 @@ export function runOf(unit: string, size: number): string {
   const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
   const last = text.charCodeAt(text.length - 1);
   return last >= 0xd800 && last <= 0xdbff ? `${text.slice(0, -1)} ` : text;
+}
+
+/**
+ * `work(size)` costs no more than linear time from `small` to `large` (at least 16 times larger, so
+ * linear and quadratic lie far apart): its growth stays within `linearLimit`.
+ */
+export async function expectLinear(
+  work: (size: number) => unknown,
+  small: number,
+  large: number,
+): Promise<void> {
+  const factor = large / small;
+  if (factor < 16) throw new Error(`expectLinear: sizes ${small} and ${large} are too close to tell apart`);
+  const { ratio } = await growth(work, (size) => size, small, factor);
+  expect(ratio).toBeLessThan(linearLimit(factor));
 }

@@ -16,6 +16,9 @@ export function billOf(bytes: number, reply: string): { prompt: number; cached: 
 
 const GEMINI = /\/models\/[^/:]+:(generateContent|streamGenerateContent)$/;
 
+type Answer = [status: number, contentType: string, text: string];
+const json = (value: unknown): Answer => [200, "application/json", JSON.stringify(value)];
+
 /** The answer for one of these APIs, or null when the path is none of them. */
 export function protocolAnswer(
   pathname: string,
@@ -23,25 +26,42 @@ export function protocolAnswer(
   raw: string,
   reply: string,
 ): Response | null {
-  let body: Obj = {};
-  try {
-    body = JSON.parse(raw) as Obj;
-  } catch {
-    // Answered all the same: the reply does not depend on the body.
+  const answer = answerOf(pathname, search, raw, reply);
+  return answer && new Response(answer[2], { status: answer[0], headers: { "content-type": answer[1] } });
+}
+
+/** The same as status, content type and text (the client fake upstream's form), Chat Completions too. */
+export function answerOf(pathname: string, search: string, raw: string, reply: string): Answer | null {
+  if (pathname.endsWith("/chat/completions")) {
+    const body = parse(raw);
+    return chatAnswer(body.stream === true, reply, billOf(raw.length, reply), body);
   }
+  return otherAnswer(pathname, search, raw, reply);
+}
+
+function parse(raw: string): Obj {
+  try {
+    return JSON.parse(raw) as Obj;
+  } catch {
+    return {};
+  }
+}
+
+function otherAnswer(pathname: string, search: string, raw: string, reply: string): Answer | null {
+  const body = parse(raw);
   const bill = billOf(raw.length, reply);
   const gemini = GEMINI.exec(pathname);
   if (gemini)
     return geminiAnswer(gemini[1] === "streamGenerateContent", search.includes("alt=sse"), reply, bill, body);
   if (pathname.endsWith("/api/chat")) return ollamaAnswer(body.stream !== false, reply, bill, body);
   if (pathname.endsWith("/v1/completions")) return completionAnswer(body.stream === true, reply, bill, body);
-  if (pathname.endsWith("/api/v1/generate")) return Response.json({ results: [{ text: reply }] });
+  if (pathname.endsWith("/api/v1/generate")) return json({ results: [{ text: reply }] });
   return null;
 }
 
 type Bill = ReturnType<typeof billOf>;
 
-function geminiAnswer(stream: boolean, sse: boolean, reply: string, bill: Bill, body: Obj): Response {
+function geminiAnswer(stream: boolean, sse: boolean, reply: string, bill: Bill, body: Obj): Answer {
   const usage = (output: number) => ({
     promptTokenCount: bill.prompt,
     cachedContentTokenCount: bill.cached,
@@ -58,12 +78,12 @@ function geminiAnswer(stream: boolean, sse: boolean, reply: string, bill: Bill, 
     usageMetadata: usage(output),
     modelVersion: "gemini-fake",
   });
-  if (!stream) return Response.json(chunk(text, true, text.length));
+  if (!stream) return json(chunk(text, true, text.length));
   const half = Math.ceil(text.length / 2);
   const chunks = [chunk(text.slice(0, half), false, half), chunk(text.slice(half), true, text.length)];
-  if (!sse) return Response.json(chunks);
+  if (!sse) return json(chunks);
   const events = chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`).join("");
-  return new Response(events, { headers: { "content-type": "text/event-stream" } });
+  return [200, "text/event-stream", events];
 }
 
 /** Gemini CLI's model router asks for `{complexity_reasoning, complexity_score}`; any other schema gets `{}`. */
@@ -76,7 +96,7 @@ function schemaAnswer(config: Obj): string {
   return JSON.stringify(out);
 }
 
-function ollamaAnswer(stream: boolean, reply: string, bill: Bill, body: Obj): Response {
+function ollamaAnswer(stream: boolean, reply: string, bill: Bill, body: Obj): Answer {
   const base = { model: String(body.model ?? "fake"), created_at: "2026-01-01T00:00:00Z" };
   const final = {
     ...base,
@@ -87,17 +107,17 @@ function ollamaAnswer(stream: boolean, reply: string, bill: Bill, body: Obj): Re
     prompt_eval_count: bill.prompt,
     eval_count: bill.output,
   };
-  if (!stream) return Response.json(final);
+  if (!stream) return json(final);
   const lines = reply.split(/(?<= )/).map((piece) => ({
     ...base,
     message: { role: "assistant", content: piece },
     done: false,
   }));
   const text = [...lines, final].map((l) => `${JSON.stringify(l)}\n`).join("");
-  return new Response(text, { headers: { "content-type": "application/x-ndjson" } });
+  return [200, "application/x-ndjson", text];
 }
 
-function completionAnswer(stream: boolean, reply: string, bill: Bill, body: Obj): Response {
+function completionAnswer(stream: boolean, reply: string, bill: Bill, body: Obj): Answer {
   const usage = {
     prompt_tokens: bill.prompt,
     completion_tokens: bill.output,
@@ -110,12 +130,45 @@ function completionAnswer(stream: boolean, reply: string, bill: Bill, body: Obj)
     created: 1,
     model: String(body.model ?? "fake"),
   };
-  if (!stream)
-    return Response.json({ ...base, choices: [{ index: 0, text: reply, finish_reason: "stop" }], usage });
+  if (!stream) return json({ ...base, choices: [{ index: 0, text: reply, finish_reason: "stop" }], usage });
   const events = [
     { ...base, choices: [{ index: 0, text: reply, finish_reason: null }] },
     { ...base, choices: [{ index: 0, text: "", finish_reason: "stop" }], usage },
   ];
   const text = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("")}data: [DONE]\n\n`;
-  return new Response(text, { headers: { "content-type": "text/event-stream" } });
+  return [200, "text/event-stream", text];
+}
+
+function chatAnswer(stream: boolean, reply: string, bill: Bill, body: Obj): Answer {
+  const usage = {
+    prompt_tokens: bill.prompt,
+    completion_tokens: bill.output,
+    total_tokens: bill.prompt + bill.output,
+  };
+  const base = { id: "chatcmpl-fake", created: 1, model: String(body.model ?? "fake") };
+  if (!stream)
+    return json({
+      ...base,
+      object: "chat.completion",
+      choices: [{ index: 0, message: { role: "assistant", content: reply }, finish_reason: "stop" }],
+      usage,
+    });
+  const events = [
+    {
+      ...base,
+      object: "chat.completion.chunk",
+      choices: [{ index: 0, delta: { role: "assistant", content: reply } }],
+    },
+    {
+      ...base,
+      object: "chat.completion.chunk",
+      choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+      usage,
+    },
+  ];
+  return [
+    200,
+    "text/event-stream",
+    `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("")}data: [DONE]\n\n`,
+  ];
 }

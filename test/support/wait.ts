@@ -4,11 +4,14 @@
  * end a hung test (a fixed sleep is either too short on a loaded machine or longer than needed).
  */
 
+/** How long a wait goes on before it says what it waited for: far beyond a slow machine, short of the test timeout. */
+const HANG_MS = 60_000;
+
 /** Resolves once `check` holds, asking again every 2 ms (between, the event loop runs). */
 export async function until(
   check: () => boolean | Promise<boolean>,
   what: string,
-  timeoutMs = 10_000,
+  timeoutMs = HANG_MS,
 ): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await check())) {
@@ -40,7 +43,7 @@ export function streamText(stream: ReadableStream<Uint8Array>): StreamText {
   })();
   return {
     text: () => text,
-    waitFor: (needle, from = 0, timeoutMs = 10_000) =>
+    waitFor: (needle, from = 0, timeoutMs = HANG_MS) =>
       new Promise<void>((resolve, reject) => {
         const check = () => {
           if (text.slice(from).includes(needle)) done(resolve);

@@ -49,41 +49,35 @@ describe("a batch placement killed with SIGKILL", () => {
     ["after its last move, before the folders are synced", "complete", `progress:${2 * COUNT}`, "new"],
     ["while replacing cards, before its plan", "as it was", "text:250", "replace"],
     ["while replacing cards, half of them moved", "complete", `progress:${COUNT + COUNT / 2}`, "replace"],
-  ])(
-    "%s leaves the vault %s once the next run settles it",
-    async (_when, outcome, at, mode) => {
-      vault = tempVault();
-      if (mode === "replace") {
-        for (let i = 0; i < COUNT; i++) fs.writeFileSync(cardPath(vault, "people", `P${i}`), text(i, "OLD"));
-      }
-      const before = cards(vault);
-      const child = Bun.spawn([process.execPath, CHILD, vault.root, String(COUNT), at, mode], {
-        stdout: "ignore",
-        stderr: "pipe",
-      });
-      await child.exited;
-      // It died at that step, not of something else.
-      expect(await new Response(child.stderr).text()).toBe("");
-      expect(child.signalCode).toBe("SIGKILL");
-      expect(stagingFolders(vault)).toHaveLength(1);
+  ])("%s leaves the vault %s once the next run settles it", async (_when, outcome, at, mode) => {
+    vault = tempVault();
+    if (mode === "replace") {
+      for (let i = 0; i < COUNT; i++) fs.writeFileSync(cardPath(vault, "people", `P${i}`), text(i, "OLD"));
+    }
+    const before = cards(vault);
+    const child = Bun.spawn([process.execPath, CHILD, vault.root, String(COUNT), at, mode], {
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    await child.exited;
+    // It died at that step, not of something else.
+    expect(await new Response(child.stderr).text()).toBe("");
+    expect(child.signalCode).toBe("SIGKILL");
+    expect(stagingFolders(vault)).toHaveLength(1);
 
-      const finished = recoverImports(vault);
-      expect(stagingFolders(vault)).toEqual([]);
-      if (outcome === "as it was") {
-        expect(finished).toBe(0);
-        expect(cards(vault)).toEqual(before);
-      } else {
-        expect(finished).toBe(1);
-        for (let i = 0; i < COUNT; i++) {
-          expect(fs.readFileSync(cardPath(vault, "people", `P${i}`), "utf8")).toBe(text(i, "NEW"));
-        }
-        expect(Object.keys(cards(vault)).length - Object.keys(before).length).toBe(
-          mode === "new" ? COUNT : 0,
-        );
+    const finished = recoverImports(vault);
+    expect(stagingFolders(vault)).toEqual([]);
+    if (outcome === "as it was") {
+      expect(finished).toBe(0);
+      expect(cards(vault)).toEqual(before);
+    } else {
+      expect(finished).toBe(1);
+      for (let i = 0; i < COUNT; i++) {
+        expect(fs.readFileSync(cardPath(vault, "people", `P${i}`), "utf8")).toBe(text(i, "NEW"));
       }
-    },
-    30_000,
-  );
+      expect(Object.keys(cards(vault)).length - Object.keys(before).length).toBe(mode === "new" ? COUNT : 0);
+    }
+  });
 });
 
 describe("a batch placement in a live process", () => {

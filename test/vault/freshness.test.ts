@@ -119,7 +119,7 @@ describe("when an edit is seen", () => {
     const file = path.join(vault.root, "people/Carol.md");
     // Both writes land in the same clock tick: the file and its folder keep the same mtimes, and
     // the two texts have the same size, so only a second look at the file can tell them apart.
-    const tick = new Date(Date.now() + 1000);
+    const tick = new Date(Date.now() + 60_000); // far enough ahead that a slow load still falls in its window
     const writeInTick = (text: string) => {
       fs.writeFileSync(file, text);
       fs.utimesSync(file, tick, tick);

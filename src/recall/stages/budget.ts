@@ -1,11 +1,14 @@
 /**
- * Stage: budget, which fired cards fit, whole cards only, in the order stage's order (closest to the
- * person's words first), so the cards dropped are the farthest from them. First the budgets: the
- * character budget (cards' own characters) and, when set, a budget in tokens (each card's own text
- * counted exactly, recall/tokens.ts). The top card always gets in, and the first card that would
- * overflow either budget stops the list — later, smaller cards are not squeezed in, so what goes in is
- * a prefix of the order; the cards after it are left out as `budget` or `budget_tokens`, whichever
- * stopped it (characters are weighed first). A card marked `ignore_budget` is chosen without counting.
+ * Stage: budget, which fired cards fit. Seed 004's two halves: the declared half (always-on cards and
+ * cards asked for by id or name) is sent whole and never counted; the budgets cap only the automatic
+ * half (what recall noticed, still-sticky cards, what it reached), whole cards only, in the order
+ * stage's order (closest to the person's words first), so the cards dropped are the farthest from
+ * them. The budgets: the character budget (cards' own characters) and, when set, a budget in tokens
+ * (each card's own text counted exactly, recall/tokens.ts). The top automatic card always gets in, and
+ * the first one that would overflow either budget stops the list — later, smaller cards are not
+ * squeezed in, so what goes in is a prefix of the order; the cards after it are left out as `budget`
+ * or `budget_tokens`, whichever stopped it (characters are weighed first). A budget of 0 sends the
+ * declared half alone. A card marked `ignore_budget` is chosen without counting.
  * Then a surface's cap on its whole output (`maxContextChars`, framing and markers included, measured
  * on the block render.ts will produce): cards are dropped from the end until it fits; a lone card still
  * too long is kept and cut, so the top card always gets in here too.
@@ -39,14 +42,21 @@ export function budget(selection: Selection, limits: BudgetLimits): Selected[] {
   return limits.maxContextChars === undefined ? fitted : fitCap(fitted, limits.maxContextChars, limits);
 }
 
+/** The declared half (seed 004): cards in by their policy (`always`) or asked for, never counted. */
+export function isDeclared(entry: Pick<Selected, "via">): boolean {
+  return entry.via === "always" || entry.via === "explicit";
+}
+
 function fitBudget(selection: Selection, budget: number, tokens: TokenBudget | undefined): Selected[] {
   let chars = 0;
   let spent = 0;
   let counted = 0;
-  let stop: "budget" | "budget_tokens" | undefined;
+  // A budget of 0 (either one): the declared half alone.
+  let stop: "budget" | "budget_tokens" | undefined =
+    budget <= 0 ? "budget" : tokens && tokens.budget <= 0 ? "budget_tokens" : undefined;
   return selection.map((entry) => {
     if (entry.verdict !== "fired") return entry;
-    if (rulesOf(entry.card).ignoreBudget) return chosen(entry);
+    if (isDeclared(entry) || rulesOf(entry.card).ignoreBudget) return chosen(entry);
     if (stop !== undefined) return leftOut(entry, stop);
     const size = entry.chars ?? 0;
     const cost = tokens ? tokens.count(entry.text ?? "") : 0;

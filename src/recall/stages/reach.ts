@@ -4,7 +4,7 @@
  * more cards. What that finds comes in as `reached` and is never scanned again, so a heavily
  * cross-referenced vault cannot cascade. SillyTavern's recursion does cascade (a new pass per level
  * until nothing new fires or a step limit); one hop is our deliberate difference. `reach: "named"`
- * turns the step off.
+ * turns the step off: what it would have found is only shown (`reachShown`).
  *
  * SillyTavern's recursion flags, read for one hop:
  *   prevent_recursion      the card's own text reaches nothing;
@@ -18,14 +18,29 @@
  * for by id reaches only when it was named too (a pick brings the card, not its neighbours).
  * Reached cards then pass the same stages as named ones (policy, their words, the clock, groups,
  * probability); their secondary words are looked for in the text that reached them.
+ *
+ * Prose is not the person's words (seed 004 notices *names* in prose): it is scanned with whole
+ * words (match/ `MatchOptions.prose`), so a short alias does not turn every card's text into noise
+ * ("Al" is not found in "Bob is on call"). The text scanned is what the card sends with its macros read
+ * (card/macros.ts): `{{comment:…}}` and `{{// …}}` are not scanned, `{{hidden_key:…}}` is.
  */
+import { readMacros } from "../../card/macros.ts";
 import { rulesOf } from "../../card/rules.ts";
+import type { CardMeta } from "../../card/types.ts";
 import type { MatchOptions } from "../../match/index.ts";
 import type { Compiled } from "../_compiled.ts";
 import { type Fired, type Selected, type Selection, vetoed } from "../selection.ts";
 import { gate } from "./gate.ts";
 import { notice } from "./notice.ts";
 import { judged } from "./policy.ts";
+
+/** The prose of a card that reach scans: its public text with its macros read, its hidden keys added. */
+export function proseOf(compiled: Compiled, card: CardMeta): string {
+  const text = compiled.publicText(card);
+  if (!text.includes("{{")) return text;
+  const read = readMacros(text);
+  return [read.text, ...read.hidden].join("\n");
+}
 
 /** Stage: cards that fire only in the reach pass are held until it runs. */
 export function hold(selection: Selection, sticky: ReadonlySet<string>): Selected[] {
@@ -48,6 +63,25 @@ export interface Reached {
   batch: Set<string>;
 }
 
+/**
+ * Stage, with reach `named`: the pass is made only to show what it would have added (the writing
+ * app's "the door still lists what the prose step noticed"). Each card it would have brought in is
+ * appended vetoed `reach_named`; nothing held is released and nothing of the selection changes.
+ */
+export async function reachShown(
+  compiled: Compiled,
+  selection: Selection,
+  options: { match: MatchOptions; explicit: ReadonlySet<string> },
+): Promise<Reached> {
+  const before = new Set(selection.map((e) => e.id));
+  const reached = await reach(compiled, selection, options);
+  const shown = reached.selection.filter((e) => !before.has(e.id) && e.verdict === "fired");
+  return {
+    selection: [...selection, ...shown.map((e) => vetoed(e, { reason: "reach_named" }))],
+    batch: new Set(shown.map((e) => e.id)),
+  };
+}
+
 /** Stage: the reach pass. Reached entries are appended after every card already in the selection. */
 export async function reach(
   compiled: Compiled,
@@ -65,8 +99,8 @@ export async function reach(
   });
   const seen = new Set(out.map((e) => e.id));
   for (const source of sources) {
-    const text = compiled.publicText(source.card);
-    const scan = await notice(compiled, [text], { ...options.match, scanDepth: 0 });
+    const text = proseOf(compiled, source.card);
+    const scan = await notice(compiled, [text], { ...options.match, scanDepth: 0, prose: true });
     const found = scan.selection.filter((e) => !seen.has(e.id) && !rulesOf(e.card).excludeRecursion);
     const judgedNow = found.map((e) => judged({ ...e, via: "reached", trigger: text }, options.explicit));
     for (const entry of await gate(judgedNow, scan.scan)) {

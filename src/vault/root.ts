@@ -1,7 +1,8 @@
 /**
  * The one check that a vault folder is there before anything is opened inside it (state.db,
- * style.db): a missing or unreadable vault is an error, never created by a store. Kept apart from
- * vault/index.ts so a cold start that only needs this loads nothing else.
+ * style.db, the gateway's and style memory's per-request checks): a missing or unreadable vault is an
+ * error, never created by a store. Kept apart from vault/index.ts so a cold start that only needs this
+ * loads nothing else.
  */
 import { statSync } from "node:fs";
 import { LoreError } from "../errors.ts";
@@ -15,4 +16,13 @@ export function checkVaultRoot(vaultRoot: string): void {
     throw new LoreError("io_error", `the vault ${vaultRoot} cannot be read`, { cause: err });
   }
   if (!isDir) throw new LoreError("io_error", `the vault ${vaultRoot} is not a directory`);
+}
+
+/** True when `vaultRoot` is a folder now (a vault moved away, deleted or never made is not). */
+export function isVaultFolder(vaultRoot: string): boolean {
+  try {
+    return statSync(vaultRoot).isDirectory();
+  } catch {
+    return false;
+  }
 }

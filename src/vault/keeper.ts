@@ -1,0 +1,148 @@
+/**
+ * The keeper: how a cold process (the hook, `try`) sees an edit written into a card file in place
+ * (VS Code and Obsidian save that way), which leaves the folder's mtime alone, at a cost that does
+ * not grow with the vault. A vault of up to STAT_ALL_MAX card files needs none: a cold load compares
+ * every file (catalog.ts). In a larger one, a keeper process (`lorecards refresh --watch`, started by
+ * the first cold process that needs one) watches the vault and writes what changed into the index;
+ * a cold process asks it to catch up before it loads:
+ *   1. it creates `.lorecards/sync/<nonce>`;
+ *   2. the keeper's watcher sees that file after every change made before it (one watcher, events in
+ *      order), compares the files it was told about, commits them to index.db, and removes the file;
+ *   3. the cold process, seeing the file gone, loads the index as usual (folder mtimes only).
+ * `.lorecards/keeper.json` names the keeper (`pid`) once its watcher is up and its first full check is
+ * done; a keeper that is gone, or does not answer within SYNC_WAIT_MS, is treated as missing: the load
+ * compares every file itself and a new keeper is started. A keeper leaves after IDLE_MS with no
+ * request, and a keeper that finds another one alive leaves at once.
+ */
+import fs, { type FSWatcher } from "node:fs";
+import path from "node:path";
+import { randomHex } from "./_fs.ts";
+import { STATE_DIR, type Vault } from "./paths.ts";
+
+/** Up to this many card files a cold load stats every file; above, it asks the keeper. */
+export const STAT_ALL_MAX = 2000;
+/** How long a cold process waits for the keeper's answer before it checks every file itself. */
+export const SYNC_WAIT_MS = 1000;
+/** A keeper with no request for this long leaves. */
+export const IDLE_MS = 30 * 60_000;
+
+const KEEPER_FILE = "keeper.json";
+const SYNC_DIR = "sync";
+
+function stateFile(vault: Vault, ...parts: string[]): string {
+  return path.join(vault.root, STATE_DIR, ...parts);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The running keeper's pid, or undefined when there is none (its file gone, unreadable or stale). */
+export function keeperPid(vault: Vault): number | undefined {
+  try {
+    const { pid } = JSON.parse(fs.readFileSync(stateFile(vault, KEEPER_FILE), "utf8")) as { pid?: unknown };
+    return typeof pid === "number" && pid !== process.pid && alive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Ask the running keeper to catch up (see the module comment); true once it has, false when there is
+ * no keeper or it did not answer in time (the caller then compares every file itself).
+ */
+export function syncWithKeeper(vault: Vault, waitMs = SYNC_WAIT_MS): boolean {
+  if (keeperPid(vault) === undefined) return false;
+  const request = stateFile(vault, SYNC_DIR, `${process.pid}-${randomHex(4)}`);
+  try {
+    fs.writeFileSync(request, "");
+  } catch {
+    return false;
+  }
+  const deadline = performance.now() + waitMs;
+  while (fs.existsSync(request)) {
+    if (performance.now() > deadline) {
+      fs.rmSync(request, { force: true });
+      return false;
+    }
+    Bun.sleepSync(1);
+  }
+  return true;
+}
+
+export interface KeeperOptions {
+  /** Compare the named vault-relative files with the index and commit them (catalog's touched load). */
+  compare(paths: string[] | "all"): void;
+  idleMs?: number;
+  /** Said once the keeper is up (tests wait for it). */
+  onReady?: () => void;
+}
+
+/**
+ * Run the keeper until it has been idle for `idleMs` or another keeper is found alive; resolves when
+ * it has left. Its watcher is up before its first full check, so nothing changed meanwhile is missed.
+ */
+export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
+  const syncDir = stateFile(vault, SYNC_DIR);
+  fs.mkdirSync(syncDir, { recursive: true });
+  const touched = new Set<string>();
+  const requests = new Set<string>();
+  let flushing: ReturnType<typeof setTimeout> | undefined;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  let watcher: FSWatcher | undefined;
+  return new Promise<void>((resolve) => {
+    const leave = () => {
+      watcher?.close();
+      if (flushing) clearTimeout(flushing);
+      if (idle) clearTimeout(idle);
+      try {
+        const file = stateFile(vault, KEEPER_FILE);
+        const { pid } = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: unknown };
+        if (pid === process.pid) fs.rmSync(file, { force: true });
+      } catch {
+        // not ours, or gone
+      }
+      resolve();
+    };
+    const rest = () => {
+      if (idle) clearTimeout(idle);
+      idle = setTimeout(leave, options.idleMs ?? IDLE_MS);
+    };
+    const flush = () => {
+      flushing = undefined;
+      const paths = [...touched];
+      touched.clear();
+      if (paths.length > 0) options.compare(paths);
+      for (const r of requests) fs.rmSync(path.join(syncDir, r), { force: true });
+      if (requests.size > 0) rest();
+      requests.clear();
+    };
+    watcher = fs.watch(vault.root, { recursive: true }, (_event, name) => {
+      const rel = typeof name === "string" ? name.split(path.sep).join("/") : "";
+      if (rel.startsWith(`${STATE_DIR}/${SYNC_DIR}/`)) {
+        requests.add(rel.slice(STATE_DIR.length + SYNC_DIR.length + 2));
+        if (flushing) clearTimeout(flushing);
+        flush();
+        return;
+      }
+      if (rel === "" || rel === STATE_DIR || rel.startsWith(`${STATE_DIR}/`)) return;
+      touched.add(rel);
+      // A burst of events (a save is often several) is compared once, a moment later.
+      flushing ??= setTimeout(flush, 5);
+    });
+    options.compare("all");
+    if (keeperPid(vault) !== undefined) return leave();
+    fs.writeFileSync(stateFile(vault, KEEPER_FILE), JSON.stringify({ pid: process.pid }));
+    // Requests made before the file existed were answered by a full check of the asker's own.
+    for (const stale of fs.readdirSync(syncDir)) fs.rmSync(path.join(syncDir, stale), { force: true });
+    process.once("SIGTERM", leave);
+    process.once("SIGINT", leave);
+    rest();
+    options.onReady?.();
+  });
+}

@@ -1,0 +1,129 @@
+// An edit written into a card file in place (VS Code's and Obsidian's way of saving), which leaves the
+// folder's mtime alone, is seen by the very next hook and `try` of the compiled binary: in a small vault
+// because a cold load compares every file, in a large one (over STAT_ALL_MAX card files) because the
+// keeper the first cold process started (`refresh --watch`, vault/keeper.ts) tells the index, and the
+// next process asks it to catch up first. Every keeper a test starts is stopped by its pid.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { STAT_ALL_MAX } from "../../src/vault/keeper.ts";
+import { ensureBinary, runBinary } from "../support/binary.ts";
+import { removeDir, tempDir } from "../support/vault.ts";
+import { until } from "../support/wait.ts";
+
+const card = (keyword: string, text: string) => `---\nkeywords: [${keyword}]\n---\n${text}\n`;
+
+/** A vault of `n` people cards, `person<i>` firing on `zname<i>`. */
+function vaultOf(n: number): string {
+  const root = tempDir();
+  fs.mkdirSync(path.join(root, "people"));
+  for (let i = 0; i < n; i++)
+    fs.writeFileSync(path.join(root, "people", `person${i}.md`), card(`zname${i}`, `Card ${i}.`));
+  return root;
+}
+
+/** Rewrite a file in place: same inode, the folder untouched, the mtime as a quick save leaves it. */
+function writeInPlace(file: string, text: string): void {
+  const fd = fs.openSync(file, "r+");
+  fs.ftruncateSync(fd, 0);
+  fs.writeSync(fd, text, 0);
+  fs.closeSync(fd);
+}
+
+async function tryContext(vault: string, words: string): Promise<string> {
+  const r = await runBinary(["try", words, "--vault", vault, "--show-context"]);
+  expect(r.code).toBe(0);
+  return r.stdout;
+}
+
+const keeperFile = (vault: string) => path.join(vault, ".lorecards", "keeper.json");
+const keeperPid = (vault: string): number | undefined => {
+  try {
+    return (JSON.parse(fs.readFileSync(keeperFile(vault), "utf8")) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
+};
+const stopKeeper = (vault: string) => {
+  const pid = keeperPid(vault);
+  if (pid !== undefined) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {}
+  }
+};
+
+beforeAll(() => ensureBinary(), 120_000);
+
+describe("a small vault", () => {
+  let vault = "";
+  beforeAll(() => {
+    vault = vaultOf(20);
+  });
+  afterAll(() => removeDir(vault));
+
+  test("the next try sees an edit written in place, each time, with no keeper", async () => {
+    expect(await tryContext(vault, "zname3")).toContain("Card 3.");
+    for (const n of [1, 2, 3]) {
+      writeInPlace(path.join(vault, "people", "person3.md"), card("zname3", `Edited ${n}.`));
+      expect(await tryContext(vault, "zname3")).toContain(`Edited ${n}.`);
+    }
+    expect(keeperPid(vault)).toBeUndefined();
+  });
+
+  test("the next hook sees it too", async () => {
+    writeInPlace(path.join(vault, "people", "person4.md"), card("zname4", "Hooked."));
+    const stdin = JSON.stringify({
+      session_id: "in-place",
+      hook_event_name: "UserPromptSubmit",
+      prompt: "zname4?",
+    });
+    const r = await runBinary(["hook", "--vault", vault], { stdin });
+    expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain("Hooked.");
+  });
+});
+
+describe(`a vault over ${STAT_ALL_MAX} card files`, () => {
+  let vault = "";
+  beforeAll(() => {
+    vault = vaultOf(STAT_ALL_MAX + 100);
+  });
+  afterAll(() => {
+    stopKeeper(vault);
+    removeDir(vault);
+  });
+
+  test("the first cold process starts a keeper; every later try sees an edit written in place", async () => {
+    await tryContext(vault, "zname1"); // indexes the new vault
+    await tryContext(vault, "zname1"); // finds no keeper: compares every file itself, starts one
+    await until(() => keeperPid(vault) !== undefined, "the keeper to be up", 60_000);
+    for (const n of [1, 2, 3]) {
+      writeInPlace(path.join(vault, "people", "person7.md"), card("zname7", `Edited ${n}.`));
+      expect(await tryContext(vault, "zname7")).toContain(`Edited ${n}.`);
+    }
+  }, 120_000);
+
+  test("the hook asks the keeper too", async () => {
+    await until(() => keeperPid(vault) !== undefined, "the keeper to be up", 60_000);
+    writeInPlace(path.join(vault, "people", "person9.md"), card("zname9", "Hooked in a large vault."));
+    const stdin = JSON.stringify({
+      session_id: "in-place-big",
+      hook_event_name: "UserPromptSubmit",
+      prompt: "zname9?",
+    });
+    const r = await runBinary(["hook", "--vault", vault], { stdin });
+    expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain("Hooked in a large vault.");
+  }, 60_000);
+
+  test("a keeper with no request leaves after its idle time, and says so by removing its file", async () => {
+    stopKeeper(vault);
+    await until(() => keeperPid(vault) === undefined, "the old keeper to leave", 20_000);
+    const keeper = Bun.spawn([await ensureBinary(), "refresh", "--watch", "--idle", "1", "--vault", vault], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    await until(() => keeperPid(vault) === keeper.pid, "the keeper to be up", 60_000);
+    expect(await keeper.exited).toBe(0);
+    expect(fs.existsSync(keeperFile(vault))).toBe(false);
+  }, 120_000);
+});

@@ -1,0 +1,65 @@
+/**
+ * Traffic recorded from Gemini CLI 0.61.0, Continue CLI 1.5.47 and Codex 0.171.0
+ * with an AGENTS.md (test/fixtures/clients/, its README) replayed through the compiled gateway in front
+ * of the client fake upstream: each card arrives with the prompt that names it, never from a client's
+ * wrapper (Codex's AGENTS.md names Vellmoor, Gemini CLI's context message names the
+ * folder), is never sent twice, and every block stays in front of its message on the next request.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import path from "node:path";
+import { REPO } from "../support/binary.ts";
+import { blocksIn } from "../support/canonical.ts";
+import { cardsIn, upstreamBody } from "../support/client-checks.ts";
+import { loadSession, type Replay, replaySession } from "../support/client-replay.ts";
+import { CLIENT_CARDS } from "../support/client-upstream.ts";
+
+const DIR = path.join(REPO, "test", "fixtures", "clients");
+
+/** Per session: the cards each request carries (the first turn's stay on the second). */
+const EXPECTED: Record<string, string[][]> = {
+  "gemini-cli-resume": [["Zorblax"], ["Zorblax", "Vellmoor"]],
+  "continue-cli-resume": [["Zorblax"], ["Zorblax", "Vellmoor"]],
+  // AGENTS.md says "Always mention Vellmoor": it fires nothing.
+  "codex-agents-md": [["Zorblax"], ["Zorblax"]],
+};
+
+type Item = Record<string, unknown>;
+const items = (body: Record<string, unknown> | null): Item[] =>
+  ((body?.messages ?? body?.input ?? body?.contents ?? []) as Item[]).filter((m) => m.role !== undefined);
+
+describe.each(Object.keys(EXPECTED))("%s", (session) => {
+  let replay: Replay | undefined;
+  const run = (): Replay => {
+    if (!replay) throw new Error(`${session} was not replayed`);
+    return replay;
+  };
+  beforeAll(async () => {
+    replay = await replaySession(loadSession(path.join(DIR, session)), CLIENT_CARDS);
+  }, 120_000);
+  afterAll(async () => {
+    await replay?.close();
+  });
+
+  test("each request carries the cards its prompts named, once, and none from the client's wrappers", () => {
+    const got = run().exchanges.map((x) => blocksIn(upstreamBody(x), run().markers).flatMap(cardsIn));
+    expect(got, run().stderr()).toEqual(EXPECTED[session]!);
+  });
+
+  test("the first request's messages, blocks included, reach the upstream again unchanged on the second", () => {
+    const [one, two] = run().exchanges.map((x) => items(upstreamBody(x)));
+    const sentOne = items(run().exchanges[0]!.sent.body);
+    const sentTwo = items(run().exchanges[1]!.sent.body);
+    sentOne.forEach((m, i) => {
+      if (Bun.deepEquals(m, sentTwo[i])) expect(two![i], `message ${i}`).toEqual(one![i]!);
+      else expect(JSON.stringify(two![i])).toContain(blocksIn(one![i], run().markers)[0] ?? "");
+    });
+  });
+
+  test("each answer reaches the client as the upstream sent it", () => {
+    for (const x of run().exchanges) {
+      expect(x.status).toBe(200);
+      expect(x.text).toBe(x.upstream?.answer ?? "");
+    }
+  });
+});
