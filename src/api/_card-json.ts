@@ -2,7 +2,7 @@
  * Cards as the API takes them (docs/HTTP-API.md): the mapping from a request body in the shape of the
  * editor's form (card/ `cardForm`, which the API sends) to the frontmatter and body a write needs.
  */
-import { assertCardLimits, KNOWN_FIELDS, ruleFieldProblem } from "../card/index.ts";
+import { assertCardLimits, KNOWN_FIELDS, ruleFieldProblem, wordsOfLine } from "../card/index.ts";
 import type { KindDef, KindsConfig } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 
@@ -29,12 +29,7 @@ function bad(message: string): LoreError {
 /** A list of words: a JSON array of strings, or one comma-separated string. */
 function wordList(value: unknown, name: string): string[] {
   if (value === undefined || value === null) return [];
-  if (typeof value === "string") {
-    return value
-      .split(/[,，、]/)
-      .map((w) => w.trim())
-      .filter(Boolean);
-  }
+  if (typeof value === "string") return wordsOfLine(value);
   if (Array.isArray(value) && value.every((v) => typeof v === "string" || typeof v === "number")) {
     return value.map((v) => String(v).trim()).filter(Boolean);
   }

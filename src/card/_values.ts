@@ -93,6 +93,14 @@ function unquote(word: string): string {
   return word.length >= 2 && (q === "'" || q === '"') && word.endsWith(q) ? word.slice(1, -1).trim() : word;
 }
 
+/** The words of one comma-separated line (`Alice, Allie`; Chinese commas too), trimmed, empties dropped. */
+export function wordsOfLine(text: string): string[] {
+  return text
+    .split(LIST_SEPARATORS)
+    .map((w) => w.trim())
+    .filter(Boolean);
+}
+
 export interface WordList {
   words: string[];
   /** Distinct words before the cut to MAX_LIST_WORDS. */

@@ -103,3 +103,15 @@ export function hostList(value: string | undefined): string[] {
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
 }
+
+/** Every value of a flag given more than once, in order (citty keeps only the last of a repeated flag). */
+export function repeatedFlag(rawArgs: readonly string[], flag: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const token = rawArgs[i]!;
+    if (token === "--") break;
+    if (token === flag && i + 1 < rawArgs.length) values.push(rawArgs[++i]!);
+    else if (token.startsWith(`${flag}=`)) values.push(token.slice(flag.length + 1));
+  }
+  return values;
+}

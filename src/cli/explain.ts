@@ -19,7 +19,7 @@ import {
   turnsJson,
   withArg,
 } from "./_args.ts";
-import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
+import { defineCommand, jsonArg, print, printJson, repeatedFlag, vaultArg, wholeNumber } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { vaultPath } from "./_vault.ts";
 
@@ -85,14 +85,7 @@ export const explainCommand = defineCommand({
  * as `try --with` is.
  */
 export function cardNames(rawArgs: readonly string[]): string[] {
-  const names: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const token = rawArgs[i]!;
-    if (token === "--") break;
-    if (token === "--card") names.push(...namesIn(rawArgs[++i]));
-    else if (token.startsWith("--card=")) names.push(...namesIn(token.slice(7)));
-  }
-  return names;
+  return repeatedFlag(rawArgs, "--card").flatMap((value) => namesIn(value));
 }
 
 /** What the state store remembers of a conversation; one it does not know is `not_found`. */

@@ -37,6 +37,10 @@ const COMMANDS: Record<string, Loader> = {
   style: () => lazy(import("./style.ts")),
   history: () => lazy(import("./history.ts")),
   revert: () => lazy(import("./revert.ts")),
+  new: () => lazy(import("./new.ts")),
+  update: () => lazy(import("./update.ts")),
+  archive: () => lazy(import("./archive.ts")),
+  restore: () => lazy(import("./restore.ts")),
   backup: () => lazy(import("./backup.ts")),
   "restore-backup": () => lazy(import("./restore-backup.ts")),
 };

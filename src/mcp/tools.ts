@@ -1,23 +1,14 @@
 /**
  * What the three tools do, without the protocol: each takes the vault and validated arguments and
- * returns plain data, or throws a LoreError naming the problem. Every write goes through vault/
- * (locked, atomic), so an MCP write and a UI or CLI write at the same moment lose nothing.
+ * returns plain data, or throws a LoreError naming the problem. Every write goes through writes/ and
+ * vault/ (checked, locked, atomic), so an MCP write and a UI or CLI write at the same moment lose
+ * nothing and meet the same rules.
  */
-import {
-  brokenSummary,
-  byKindThenTitle,
-  cardDocument,
-  cardSummary,
-  keyFromTitle,
-  keyProblem,
-  kindByName,
-  replaceSection,
-} from "../card/index.ts";
-import type { Card } from "../card/types.ts";
-import { vetCreate, vetUpdate } from "../check/vet.ts";
+import { brokenSummary, byKindThenTitle, cardDocument, cardSummary, kindByName } from "../card/index.ts";
 import type { WriteWarning } from "../check/writes.ts";
 import { LoreError } from "../errors.ts";
-import { createCard, findCard, indexLookup, loadIndex, updateRecent, type Vault } from "../vault/index.ts";
+import { findCard, loadIndex, type Vault } from "../vault/index.ts";
+import { createFromFields, updateSectionOf, type Written } from "../writes/index.ts";
 import {
   LIST_DEFAULT_LIMIT,
   type ListCardsArgs,
@@ -61,57 +52,26 @@ export async function writeCard(vault: Vault, args: WriteCardArgs): Promise<Writ
   };
 }
 
-type Written = { card: Card; warnings: WriteWarning[] };
-
 async function create(vault: Vault, args: WriteCardArgs): Promise<Written> {
   if (args.kind === undefined) throw new LoreError("invalid_input", 'mode "create" needs a kind');
   if (args.title === undefined) throw new LoreError("invalid_input", 'mode "create" needs a title');
-  const kind = kindByName(vault.kinds, args.kind);
-  const key = args.key ?? args.title;
-  const problem = keyProblem(key);
-  if (problem !== null) {
-    // Say what to change: a legal file name made from what was given.
-    const instead = JSON.stringify(keyFromTitle(key));
-    const hint =
-      args.key === undefined
-        ? `pass a key (the file name) instead, for example ${instead}`
-        : `choose another key, for example ${instead}`;
-    throw new LoreError("invalid_key", `${problem}: ${JSON.stringify(key)}; ${hint}`);
-  }
-  refuseTakenName(vault, [key, args.title]);
-  const headings = new Set<string>();
-  for (const s of args.sections ?? []) {
-    const h = s.heading.toLowerCase();
-    if (headings.has(h)) throw new LoreError("invalid_input", `section "${s.heading}" is given twice`);
-    headings.add(h);
-  }
-  const frontmatter: Record<string, unknown> = {
-    kind: kind.name,
-    title: args.title,
-    keywords: args.keywords ?? [],
-  };
-  if (args.aliases && args.aliases.length > 0) frontmatter.aliases = args.aliases;
-  if (args.priority !== undefined && args.priority !== 0) frontmatter.priority = args.priority;
-  const body = (args.sections ?? []).map((s) => `## ${s.heading}\n${s.text.trim()}\n`).join("\n");
-  const draft = { kind: kind.name, key, frontmatter, body };
-  const warnings = vetCreate(vault, draft);
-  return { card: await createCard(vault, draft, { writer: "mcp" }), warnings };
-}
-
-/**
- * A new card may not share its key or title with any card of any kind: names must stay unambiguous.
- * "Shares" is the rule every name lookup follows (vault/ lookup): whatever `read_card` would find.
- */
-function refuseTakenName(vault: Vault, names: string[]): void {
-  const lookup = indexLookup(vault.kinds, loadIndex(vault));
-  const taken = names.map((n) => lookup.find(n)).find((c) => c !== undefined);
-  if (taken) {
-    throw new LoreError(
-      "conflict",
-      `a card named "${taken.title}" already exists (${taken.kind}/${taken.key}); ` +
-        'use mode "update_recent" to change its recent section, or choose another title',
-    );
-  }
+  return createFromFields(
+    vault,
+    {
+      kind: args.kind,
+      title: args.title,
+      key: args.key,
+      keywords: args.keywords,
+      aliases: args.aliases,
+      priority: args.priority,
+      sections: args.sections,
+    },
+    {
+      writer: "mcp",
+      keyName: "a key (the file name)",
+      whenTaken: 'use mode "update_recent" to change its recent section, or choose another title',
+    },
+  );
 }
 
 async function recent(vault: Vault, args: WriteCardArgs): Promise<Written> {
@@ -120,7 +80,8 @@ async function recent(vault: Vault, args: WriteCardArgs): Promise<Written> {
   if (args.text === undefined)
     throw new LoreError("invalid_input", 'mode "update_recent" needs the new text');
   const card = findCard(vault, args.name, args.kind);
-  if (kindByName(vault.kinds, card.kind).recent === undefined) {
+  const heading = kindByName(vault.kinds, card.kind).recent;
+  if (heading === undefined) {
     const some = recentKinds(vault.kinds);
     throw new LoreError(
       "invalid_input",
@@ -128,10 +89,7 @@ async function recent(vault: Vault, args: WriteCardArgs): Promise<Written> {
         (some.length > 0 ? ` (cards with one: ${some.join(", ")})` : ""),
     );
   }
-  const { text } = args;
-  const heading = kindByName(vault.kinds, card.kind).recent!;
-  const warnings = vetUpdate(vault, card.kind, card.key, (old) => replaceSection(old, heading, text));
-  return { card: await updateRecent(vault, card.kind, card.key, text, { writer: "mcp" }), warnings };
+  return updateSectionOf(vault, `${card.kind}/${card.key}`, heading, args.text, { writer: "mcp" });
 }
 
 /** Everything in the card: every frontmatter key and every section, private ones marked. */

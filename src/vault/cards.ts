@@ -181,6 +181,18 @@ export function updateCard(
   return rewrite(vault, kind, key, opts, (text) => updateCardText(text, edit));
 }
 
+/** Replace only the text of one section (appended when missing); every other byte stays. */
+export function updateSection(
+  vault: Vault,
+  kind: string,
+  key: string,
+  heading: string,
+  content: string,
+  opts: WriteOptions = {},
+): Promise<Card> {
+  return rewrite(vault, kind, key, opts, (text) => replaceSection(text, heading, content));
+}
+
 /** Replace only the text of the kind's recent section (appended when missing); every other byte stays. */
 export function updateRecent(
   vault: Vault,
@@ -193,6 +205,5 @@ export function updateRecent(
   if (def.recent === undefined) {
     return Promise.reject(new LoreError("invalid_input", `${def.name} cards have no recent section`));
   }
-  const heading = def.recent;
-  return rewrite(vault, kind, key, opts, (text) => replaceSection(text, heading, content));
+  return updateSection(vault, kind, key, def.recent, content, opts);
 }

@@ -20,7 +20,15 @@ export { sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { type AsOfPoint, type AsOfVault, parseAsOf, vaultAsOf } from "./as-of.ts";
 export { type BulkChange, type BulkResult, type BulkTarget, bulkChange } from "./bulk.ts";
-export { createCard, findCard, readCard, updateCard, updateRecent, type WriteOptions } from "./cards.ts";
+export {
+  createCard,
+  findCard,
+  readCard,
+  updateCard,
+  updateRecent,
+  updateSection,
+  type WriteOptions,
+} from "./cards.ts";
 export {
   FULL_CHECK_MS,
   type IndexChanges,

@@ -1,0 +1,132 @@
+/**
+ * Writing a card from fields, the way every writer that is not a form does it (MCP `write_card`, the
+ * CLI's `new` and `update`): a new card from a kind, a title, words and sections, or one section of an
+ * existing card replaced. One door, so the rules are the same whoever writes: a legal file name (and
+ * one to use instead when it is not), no name any card already answers to, the field limits, the write
+ * checks (check/vet.ts), then the vault's locked, atomic write with its history entry (vault/). It
+ * never decides how a surface words its hints beyond the few words it is given.
+ */
+import { assertCardLimits, keyFromTitle, keyProblem, kindByName, replaceSection } from "../card/index.ts";
+import type { Card } from "../card/types.ts";
+import { vetCreate, vetUpdate } from "../check/vet.ts";
+import type { WriteWarning } from "../check/writes.ts";
+import { LoreError } from "../errors.ts";
+import {
+  createCard,
+  findCard,
+  indexLookup,
+  loadIndex,
+  updateSection,
+  type Vault,
+  type Writer,
+} from "../vault/index.ts";
+
+export interface Section {
+  heading: string;
+  text: string;
+}
+
+export interface NewCardFields {
+  kind: string;
+  title: string;
+  /** The file name; the title when not given. */
+  key?: string;
+  keywords?: string[];
+  aliases?: string[];
+  priority?: number;
+  sections?: Section[];
+  /** The card's text as Markdown (`## section` headings and their text), instead of `sections`. */
+  body?: string;
+}
+
+export interface WriteHints {
+  /** Who writes, for the card's history. */
+  writer: Writer;
+  /** How the surface names the key, in "pass … instead": `a key (the file name)`, `--key`. */
+  keyName: string;
+  /** What to do instead of creating a card whose name is taken, as the surface words it. */
+  whenTaken: string;
+}
+
+export interface Written {
+  card: Card;
+  /** What the write checks found worth fixing; a refused write throws instead. */
+  warnings: WriteWarning[];
+}
+
+/** A new card: the checks, then the write. LoreError invalid_key, conflict, invalid_input, unknown_kind. */
+export async function createFromFields(
+  vault: Vault,
+  fields: NewCardFields,
+  hints: WriteHints,
+): Promise<Written> {
+  const kind = kindByName(vault.kinds, fields.kind);
+  const title = fields.title.trim();
+  if (title === "") throw new LoreError("invalid_input", "a card needs a title");
+  const key = fields.key ?? title;
+  const problem = keyProblem(key);
+  if (problem !== null) {
+    // Say what to change: a legal file name made from what was given.
+    const instead = JSON.stringify(keyFromTitle(key));
+    const hint =
+      fields.key === undefined
+        ? `pass ${hints.keyName} instead, for example ${instead}`
+        : `choose another key, for example ${instead}`;
+    throw new LoreError("invalid_key", `${problem}: ${JSON.stringify(key)}; ${hint}`);
+  }
+  refuseTakenName(vault, [key, title], hints.whenTaken);
+  const sections = fields.sections ?? [];
+  if (fields.body !== undefined && sections.length > 0)
+    throw new LoreError("invalid_input", "give the card's text as sections or as a body, not both");
+  const headings = new Set<string>();
+  for (const s of sections) {
+    const h = s.heading.toLowerCase();
+    if (headings.has(h)) throw new LoreError("invalid_input", `section "${s.heading}" is given twice`);
+    headings.add(h);
+  }
+  const keywords = fields.keywords ?? [];
+  const aliases = fields.aliases ?? [];
+  assertCardLimits({ title, keywords, aliases });
+  const frontmatter: Record<string, unknown> = { kind: kind.name, title, keywords };
+  if (aliases.length > 0) frontmatter.aliases = aliases;
+  if (fields.priority !== undefined && fields.priority !== 0) frontmatter.priority = fields.priority;
+  const body =
+    fields.body !== undefined
+      ? `${fields.body.replace(/\r\n?/g, "\n").trimEnd()}\n`
+      : sections.map((s) => `## ${s.heading}\n${s.text.trim()}\n`).join("\n");
+  const draft = { kind: kind.name, key, frontmatter, body };
+  const warnings = vetCreate(vault, draft);
+  return { card: await createCard(vault, draft, { writer: hints.writer }), warnings };
+}
+
+/**
+ * A new card may not share its key or title with any card of any kind: names must stay unambiguous.
+ * "Shares" is the rule every name lookup follows (vault/ lookup): whatever a read by name would find.
+ */
+function refuseTakenName(vault: Vault, names: string[], whenTaken: string): void {
+  const lookup = indexLookup(vault.kinds, loadIndex(vault));
+  const taken = names.map((n) => lookup.find(n)).find((c) => c !== undefined);
+  if (taken) {
+    throw new LoreError(
+      "conflict",
+      `a card named "${taken.title}" already exists (${taken.kind}/${taken.key}); ${whenTaken}`,
+    );
+  }
+}
+
+/**
+ * One section of the card `name` replaced by `text` (added when the card has none); every other byte
+ * of the file stays as it was. The write checks run on the card as it would be.
+ */
+export async function updateSectionOf(
+  vault: Vault,
+  name: string,
+  heading: string,
+  text: string,
+  opts: { writer: Writer; kind?: string },
+): Promise<Written> {
+  const card = findCard(vault, name, opts.kind);
+  const warnings = vetUpdate(vault, card.kind, card.key, (old) => replaceSection(old, heading, text));
+  const written = await updateSection(vault, card.kind, card.key, heading, text, { writer: opts.writer });
+  return { card: written, warnings };
+}
