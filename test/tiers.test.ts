@@ -22,12 +22,25 @@ const WORLDLY_HELPERS = [
   "support/cluster.ts",
 ];
 
-/** The test-local modules `file` imports, and theirs, as paths from the root. */
+/** Names a unit test may take from those helpers: constants, nothing that starts anything. */
+const HARMLESS = new Set(["REPO"]);
+
+/**
+ * The test-local modules `file` imports, and theirs, as paths from the root; an import of only
+ * harmless names from a helper does not count as reaching it.
+ */
 function importsOf(file: string, seen = new Set<string>()): Set<string> {
   const text = fs.readFileSync(path.join(ROOT, file), "utf8");
-  for (const m of text.matchAll(/from "(\.{1,2}\/[^"]+\.ts)"/g)) {
-    const dep = path.relative(ROOT, path.resolve(ROOT, path.dirname(file), m[1]!));
+  for (const m of text.matchAll(
+    /import\s+(?:type\s+)?\{([^}]*)\}\s+from "(\.{1,2}\/[^"]+\.ts)"|from "(\.{1,2}\/[^"]+\.ts)"/g,
+  )) {
+    const dep = path.relative(ROOT, path.resolve(ROOT, path.dirname(file), (m[2] ?? m[3])!));
     if (!dep.startsWith("test/") || seen.has(dep)) continue;
+    const names = (m[1] ?? "")
+      .split(",")
+      .map((n) => n.trim().replace(/^type\s+/, ""))
+      .filter(Boolean);
+    if (names.length > 0 && names.every((n) => HARMLESS.has(n))) continue;
     seen.add(dep);
     importsOf(dep, seen);
   }
