@@ -19,8 +19,7 @@ import {
 import { rulesOf } from "../card/rules.ts";
 import type { CardMeta } from "../card/types.ts";
 import { checkVault } from "../check/vault.ts";
-import { vetCreate, vetUpdate } from "../check/vet.ts";
-import { LORE_SWITCHES, type LoreSwitch } from "../defaults.ts";
+import { LORE_SWITCHES, type LoreSwitch, REACHES, type Reach } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { recallJson } from "../explain/index.ts";
 import { errorResponse } from "../http/index.ts";
@@ -29,8 +28,6 @@ import {
   type Engine,
   hitEntry,
   parseTurns,
-  REACHES,
-  type Reach,
   type RecallOptions,
   simulate,
   type Turn,
@@ -47,6 +44,7 @@ import {
   updateCard,
   type Vault,
 } from "../vault/index.ts";
+import { vetCreate, vetUpdate } from "../vet/index.ts";
 import { isoFromNs, toWire } from "../wire.ts";
 import { mtimeOf, readJsonObject } from "./_body.ts";
 import { bodyOf, frontmatterOf } from "./_card-json.ts";

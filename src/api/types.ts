@@ -3,7 +3,7 @@
  * themselves with `import type`, so a field renamed on the server is a type error on the page instead of
  * a page that silently reads `undefined`. Types only: importing this costs the page's bundle nothing.
  */
-import type { WriteWarning } from "../check/writes.ts";
+import type { WriteWarning } from "../vet/index.ts";
 import type { Wire } from "../wire.ts";
 import type * as books from "./_books.ts";
 import type * as door from "./_door.ts";

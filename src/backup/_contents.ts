@@ -11,9 +11,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { defaultKinds, KINDS_FILE, loadKindsConfig } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
-import { ARCHIVE_DIR, STATE_DIR, type Vault } from "../vault/index.ts";
+import { ARCHIVE_DIR, SETTINGS_FILE, STATE_DIR, type Vault } from "../vault/index.ts";
 
-export const SETTINGS_FILE = "settings.yaml";
 /** The person's own style dictionary (style memory's, src/style/vault-dictionary.ts). */
 export const STYLE_DICTIONARY_FILE = "style-dictionary.yaml";
 /** The vault-root files that are settings, not cards. */

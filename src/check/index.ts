@@ -14,8 +14,8 @@ import type { MacroNames as Names } from "../card/macros.ts";
 import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
 import { cardTerms, fold } from "../match/index.ts";
 import { type CardLookup, lookupIn, refTarget } from "../vault/index.ts";
+import { firesOnWords, genericTerm, wordProblems } from "../vet/index.ts";
 import { macroProblems, patternProblems } from "./_rules.ts";
-import { firesOnWords, genericTerm, wordProblems } from "./_terms.ts";
 
 export type Severity = "error" | "warning";
 

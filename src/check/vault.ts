@@ -10,7 +10,6 @@ import { publicTextOf } from "../card/index.ts";
 import type { MacroNames as Names } from "../card/macros.ts";
 import type { Card, CardMeta } from "../card/types.ts";
 import { staleImports } from "../interop/index.ts";
-import { parseSettings, SETTINGS_FILE } from "../recall/settings.ts";
 import {
   resolveStyleSettings,
   type SettingsRead,
@@ -21,8 +20,10 @@ import {
   type Census,
   findLinks,
   loadIndex,
+  parseSettings,
   readCard,
   readNoFollow,
+  SETTINGS_FILE,
   type Vault,
   vaultCensus,
 } from "../vault/index.ts";

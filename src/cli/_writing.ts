@@ -5,8 +5,8 @@
  * as lines.
  */
 import { readFileSync } from "node:fs";
-import type { WriteWarning } from "../check/writes.ts";
 import { LoreError } from "../errors.ts";
+import type { WriteWarning } from "../vet/index.ts";
 
 export async function inputText(file: string): Promise<string> {
   if (file === "-") return Bun.stdin.text();

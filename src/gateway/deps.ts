@@ -15,12 +15,12 @@
 import { describeError, warnOnStderr } from "../errors.ts";
 import type { Markers } from "../inject/index.ts";
 import { markersFromSecret } from "../inject/index.ts";
-import { blockOpening } from "../learn/brief.ts";
-import { gatewayLearner } from "../learn/index.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/index.ts";
 import { type EngineOptions, openEngine } from "../recall/index.ts";
 import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
+import { blockOpening } from "../style-surface/brief.ts";
+import { gatewayLearner } from "../style-surface/index.ts";
 import { openVault } from "../vault/index.ts";
 import { isVaultFolder } from "../vault/root.ts";
 import type { PipelineDeps } from "./pipeline.ts";

@@ -5,9 +5,9 @@
  */
 import type { Warn } from "../errors.ts";
 import type { Markers } from "../inject/index.ts";
-import type { SeenMessage } from "../learn/index.ts";
 import type { RecallOptions, RecallResult, Turn } from "../recall/index.ts";
 import type { HitEntry, Store } from "../state/index.ts";
+import type { SeenMessage } from "../style-surface/index.ts";
 
 export interface InjectSettings {
   /** `index`: one line per card instead of its text, where `user` puts cards (recall/stages/index-block.ts). */
@@ -57,7 +57,7 @@ export interface PipelineDeps {
   guide?(context: string): Promise<string>;
   now(): number;
   warn: Warn;
-  /** Style memory (learn/): hands it a user message, later; never waits, never throws. Absent: `--no-learn`. */
+  /** Style memory (style-surface/): hands it a user message, later; never waits, never throws. Absent: `--no-learn`. */
   observe?(message: SeenMessage): void;
 }
 

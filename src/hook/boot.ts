@@ -12,10 +12,10 @@
  */
 import { DEFAULTS, type LoreSwitch } from "../defaults.ts";
 import { type Markers, markersFromSecret } from "../inject/index.ts";
-import { blockOpening, type OpeningOptions } from "../learn/brief.ts";
 import { type Chosen, chosenCards, type Engine, openEngine } from "../recall/index.ts";
-import { SettingsFile } from "../recall/settings.ts";
 import type { Store } from "../state/index.ts";
+import { blockOpening, type OpeningOptions } from "../style-surface/brief.ts";
+import { SettingsFile } from "../vault/index.ts";
 import type { HookInput } from "./input.ts";
 import { conversationId, recordBoot, resetSession } from "./ledger.ts";
 import { type AskGit, askGit, type Workspace, workspaceOf, workspaceText } from "./workspace.ts";

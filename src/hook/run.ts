@@ -9,7 +9,6 @@
 import { DEFAULTS } from "../defaults.ts";
 import { bestEffort, type Warn, warnOnStderr } from "../errors.ts";
 import { type Markers, markersFromSecret, stripBlocks } from "../inject/index.ts";
-import { learnOnce, ownWords } from "../learn/index.ts";
 import {
   firedCards,
   hitEntry,
@@ -25,6 +24,7 @@ import {
 } from "../recall/index.ts";
 import { openStore, type Store, stateUrl, type TurnRecord } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
+import { learnOnce, ownWords } from "../style-surface/index.ts";
 import { bootSession } from "./boot.ts";
 import { parseHookInput } from "./input.ts";
 import { beginTurn, conversationId, recordTurn } from "./ledger.ts";
@@ -49,7 +49,7 @@ export interface HookOptions {
   inject?: "cards" | "index";
   /** Where the session ledger and the hit log live (state/ `openStore`); the vault's by default. */
   state?: string;
-  /** Style memory learns from each prompt (default true; `--no-learn`), on this clock (learn/). */
+  /** Style memory learns from each prompt (default true; `--no-learn`), on this clock (style-surface/). */
   learn?: boolean;
   style?: StyleOptions;
   /** `--style-brief`: the session's boot block carries the style brief after the guide. */

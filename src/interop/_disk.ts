@@ -9,8 +9,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { keyProblem, kindByName, parseCard, serializeCard } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
-import { vetImport } from "../check/vet.ts";
-import type { ImportWarning } from "../check/writes.ts";
 import { describeError } from "../errors.ts";
 import {
   cardPath,
@@ -22,6 +20,7 @@ import {
   type Vault,
   withSettledLock,
 } from "../vault/index.ts";
+import { type ImportWarning, vetImport } from "../vet/index.ts";
 import type { BookSettings } from "./_charbook.ts";
 import type { ZipLimits } from "./_charx.ts";
 import { cardToExport, entriesToDrafts } from "./_draft.ts";

@@ -5,9 +5,9 @@
  * nothing and meet the same rules.
  */
 import { brokenSummary, byKindThenTitle, cardDocument, cardSummary, kindByName } from "../card/index.ts";
-import type { WriteWarning } from "../check/writes.ts";
 import { LoreError } from "../errors.ts";
 import { findCard, loadIndex, type Vault } from "../vault/index.ts";
+import type { WriteWarning } from "../vet/index.ts";
 import { createFromFields, updateSectionOf, type Written } from "../writes/index.ts";
 import {
   LIST_DEFAULT_LIMIT,
@@ -26,7 +26,7 @@ export type WriteResult = {
   key: string;
   path: string;
   title: string;
-  /** What the write checks found worth fixing (check/writes.ts); a refused write throws instead. */
+  /** What the write checks found worth fixing (vet/rules.ts); a refused write throws instead. */
   warnings: WriteWarning[];
 };
 

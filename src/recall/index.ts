@@ -11,10 +11,10 @@
 import { warnOnStderr } from "../errors.ts";
 import type { Segmenter } from "../match/index.ts";
 import { jiebaSegmenter } from "../match/index.ts";
-import { openVault, type Vault } from "../vault/index.ts";
+import { openVault, SETTINGS_FILE, SettingsFile, type Vault, type VaultSettings } from "../vault/index.ts";
 import type { Loaded } from "./_compiled.ts";
 import { recall, unknownNames } from "./pipeline.ts";
-import { SETTINGS_FILE, SettingsFile, type VaultSettings, withSettings } from "./settings.ts";
+import { withSettings } from "./settings.ts";
 import { type SourceOptions, VaultSource } from "./source.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
 
@@ -32,7 +32,6 @@ export {
 } from "./pipeline.ts";
 export { type RefreshReport, refreshVault } from "./refresh.ts";
 export * from "./selection.ts";
-export { parseSettings, REACHES, type Reach, SETTINGS_FILE, type VaultSettings } from "./settings.ts";
 export { type Refresher, type SourceOptions, VaultSource } from "./source.ts";
 export { lineChars, listedCards, newQueryId, recallRecordOf } from "./stages/index-block.ts";
 export { idOf } from "./stages/notice.ts";

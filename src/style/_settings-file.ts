@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { readPlain } from "../plain-file.ts";
+import { SETTINGS_FILE } from "../vault/index.ts";
 import type { Rules } from "./rules.ts";
 import {
   type Resolved,
@@ -14,9 +15,6 @@ import {
   styleSettingsIn,
 } from "./settings.ts";
 import { dictionaryStamp } from "./vault-dictionary.ts";
-
-/** The vault's settings file; style memory reads only its `style:` mapping. */
-const SETTINGS_FILE = "settings.yaml";
 
 export class StyleSettingsFile {
   private cache?: { stamp: string; resolved: Resolved; rules: Rules };

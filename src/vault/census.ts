@@ -15,9 +15,10 @@ import { describeError } from "../errors.ts";
 import { openPlain } from "../plain-file.ts";
 import { GUIDE_FILE } from "./guide.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
+import { SETTINGS_FILE } from "./settings.ts";
 
 /** The vault's own files in its root, besides cards. */
-const SETTINGS_FILES = [KINDS_FILE, "settings.yaml", GUIDE_FILE];
+const SETTINGS_FILES = [KINDS_FILE, SETTINGS_FILE, GUIDE_FILE];
 
 export interface SkippedFile {
   /** Vault-relative, `/`-separated; a folder ends with `/`. */

@@ -72,5 +72,14 @@ export {
 export { initVault, type OpenOptions, openVault } from "./open.ts";
 export { ARCHIVE_DIR, cardPath, resolveVaultPath, STATE_DIR, type Vault } from "./paths.ts";
 export { type Reverted, revertCard } from "./revert.ts";
+export {
+  type PriorityCap,
+  parseSettings,
+  REACHES,
+  type Reach,
+  SETTINGS_FILE,
+  SettingsFile,
+  type VaultSettings,
+} from "./settings.ts";
 export { type Undone, undoStep } from "./undo.ts";
 export { describeVersion, type Hunk, type VersionInfo, versionDiff } from "./version-view.ts";

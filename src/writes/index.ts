@@ -3,13 +3,11 @@
  * CLI's `new` and `update`): a new card from a kind, a title, words and sections, or one section of an
  * existing card replaced. One door, so the rules are the same whoever writes: a legal file name (and
  * one to use instead when it is not), no name any card already answers to, the field limits, the write
- * checks (check/vet.ts), then the vault's locked, atomic write with its history entry (vault/). It
+ * checks (vet/), then the vault's locked, atomic write with its history entry (vault/). It
  * never decides how a surface words its hints beyond the few words it is given.
  */
 import { assertCardLimits, keyFromTitle, keyProblem, kindByName, replaceSection } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
-import { vetCreate, vetUpdate } from "../check/vet.ts";
-import type { WriteWarning } from "../check/writes.ts";
 import { LoreError } from "../errors.ts";
 import {
   createCard,
@@ -20,6 +18,7 @@ import {
   type Vault,
   type Writer,
 } from "../vault/index.ts";
+import { vetCreate, vetUpdate, type WriteWarning } from "../vet/index.ts";
 
 export interface Section {
   heading: string;

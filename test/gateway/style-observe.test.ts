@@ -1,5 +1,5 @@
 /**
- * The gateway hands style memory each new user message once (learn/, README "Style memory"): only what
+ * The gateway hands style memory each new user message once (style-surface/, README "Style memory"): only what
  * the person typed, never the assistant's words, a tool's output, a system prompt or a client wrapper;
  * not again for a retry or a tool loop's next request of the same turn; nothing with learning off; and
  * a style book that cannot be written never costs the request its cards.

@@ -2,7 +2,8 @@
 // options win over it.
 import { afterEach, describe, expect, test } from "bun:test";
 import { contextText, openEngine } from "../../src/recall/index.ts";
-import { parseSettings, withSettings } from "../../src/recall/settings.ts";
+import { withSettings } from "../../src/recall/settings.ts";
+import { parseSettings } from "../../src/vault/index.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
 let vault: TempVault | undefined;

@@ -1,5 +1,5 @@
 /**
- * The trigger heuristics `check` and the write checks (writes.ts) share, so the two never disagree
+ * The trigger heuristics `check` and the write checks (rules.ts) share, so the two never disagree
  * about a card's words: a card whose words can never match (never_fires), a card with no keywords or
  * aliases (it fires only on its title), and a term so generic it fires on ordinary text (a common
  * word, two Latin letters, or a term that matches inside everyday words). Pure.

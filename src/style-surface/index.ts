@@ -1,5 +1,7 @@
 /**
- * learn/ owns when a surface hands a message to style memory (src/style/, README "Style memory"): the
+ * style-surface/ is style memory (style/) as the surfaces use it: what the gateway and the hook hand to
+ * it, and the brief they send from it (brief.ts). This file owns when a surface hands a message to
+ * style memory (README "Style memory"): the
  * switch (`--no-learn`, `learn: false` in settings.yaml), what is handed over (only what the person
  * typed: our own blocks stripped by their markers, the client's wrappers by recall/typed-text.ts; never
  * an assistant message or a tool result, which the callers never pass), and how often (once per turn:
@@ -10,9 +12,9 @@
 
 import { describeError } from "../errors.ts";
 import { type Markers, stripBlocks } from "../inject/index.ts";
-import { SettingsFile } from "../recall/settings.ts";
 import { typedText } from "../recall/typed-text.ts";
 import type { StyleBook, StyleOptions } from "../style/index.ts";
+import { SettingsFile } from "../vault/index.ts";
 import { isVaultFolder } from "../vault/root.ts";
 
 export interface LearnOptions {

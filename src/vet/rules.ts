@@ -7,7 +7,7 @@
  *   for what it brings in: an update that leaves a card where it already was (in a band over its cap,
  *   unable to fire) goes through with a warning, so an over-full or broken card can still be fixed;
  * - warnings about the card's words: none besides the title, two keywords typed as one ("Alice or
- *   Allie"), a term that fires on ordinary text (the same heuristics as `check`, check/_terms.ts), a
+ *   Allie"), a term that fires on ordinary text (the same heuristics as `check`, vet/terms.ts), a
  *   term that is another card's title.
  *
  * An import never refuses on these (a book is the person's own data, all or nothing): `checkImport`
@@ -18,8 +18,8 @@ import { formatCount, rulesOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
 import { type ErrorCode, LoreError } from "../errors.ts";
 import { cardPatterns, cardTerms, fold } from "../match/index.ts";
-import type { PriorityCap } from "../recall/settings.ts";
-import { firesOnWords, genericTerm, wordProblems } from "./_terms.ts";
+import type { PriorityCap } from "../vault/index.ts";
+import { firesOnWords, genericTerm, wordProblems } from "./terms.ts";
 
 /** At most 5 cards at priority 2 or above and 15 at priority 1: the two levels above the default 0. */
 export const DEFAULT_PRIORITY_CAPS: readonly PriorityCap[] = Object.freeze([

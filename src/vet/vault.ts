@@ -1,5 +1,5 @@
 /**
- * The write checks (writes.ts) run against a vault, as a writer calls them just before it writes: the
+ * The write checks (rules.ts) run against a vault, as a writer calls them just before it writes: the
  * text that would be written is parsed the way the vault reads cards back, and checked against the
  * vault's other cards (its index) and the caps in its settings.yaml. A refused write throws here, so
  * nothing reaches the disk. Like the MCP server's taken-name check, this runs before the vault lock is
@@ -8,9 +8,16 @@
 import path from "node:path";
 import { kindByName, parseCard, serializeCard } from "../card/index.ts";
 import type { Card, CardDraft } from "../card/types.ts";
-import { type PriorityCap, parseSettings, SETTINGS_FILE } from "../recall/settings.ts";
-import { cardPath, loadIndex, readNoFollow, type Vault } from "../vault/index.ts";
-import { allowedWrite, checkImport, checkWrite, type ImportWarning, type WriteWarning } from "./writes.ts";
+import {
+  cardPath,
+  loadIndex,
+  type PriorityCap,
+  parseSettings,
+  readNoFollow,
+  SETTINGS_FILE,
+  type Vault,
+} from "../vault/index.ts";
+import { allowedWrite, checkImport, checkWrite, type ImportWarning, type WriteWarning } from "./rules.ts";
 
 /** The caps of the vault's settings.yaml; undefined (the defaults) when it sets none or has no file. */
 export function vaultCaps(vault: Vault): PriorityCap[] | undefined {

@@ -1,16 +1,16 @@
-// The write checks (src/check/writes.ts) as tables: priority caps, trigger sanity, what refuses and what
+// The write checks (src/vet/) as tables: priority caps, trigger sanity, what refuses and what
 // only warns, imports, and the `priority_caps` key of settings.yaml that configures them.
 import { describe, expect, test } from "bun:test";
 import { rulesWith } from "../../src/card/rules.ts";
 import type { CardMeta } from "../../src/card/types.ts";
+import { parseSettings } from "../../src/vault/index.ts";
 import {
   checkImport,
   checkWrite,
   DEFAULT_PRIORITY_CAPS,
   refusalError,
   type WriteContext,
-} from "../../src/check/writes.ts";
-import { parseSettings } from "../../src/recall/settings.ts";
+} from "../../src/vet/index.ts";
 import { cardMeta } from "../support/card-meta.ts";
 
 /** A people card whose one keyword is "<key> Martin". */
