@@ -11,35 +11,37 @@
  * - every file, when the last such full check is older than FULL_CHECK_MS, or when asked (`full`,
  *   `lorecards check --reindex`): the only way to notice an edit written into the file in place,
  *   which leaves its folder's mtime alone (README "When an edit is seen").
- * A folder or file touched within RACY_MS of the check is not recorded as seen: a change in the same
- * clock tick would keep its mtime, so it is compared again next time.
+ * What a load compares is _compare.ts. A folder or file touched within RACY_MS of the check is not
+ * recorded as seen: a change in the same clock tick would keep its mtime, so it is compared again next
+ * time.
  */
 
-import fs from "node:fs";
 import path from "node:path";
-import { cardAt, cardMeta, kindOfFolder, parseCard, pathKeyProblem, skippedFolder } from "../card/index.ts";
-import type { BrokenCard, CardMeta, KindDef } from "../card/types.ts";
-import { describeError } from "../errors.ts";
+import { cardAt } from "../card/index.ts";
+import type { BrokenCard, CardMeta } from "../card/types.ts";
+import {
+  compareDir,
+  compareFiles,
+  dirMark,
+  FULL_CHECK_MS,
+  folderAbs,
+  foldersToCheck,
+  fullCheckDue,
+  isKindFolder,
+  kindsSignature,
+  knownMarks,
+  type Pending,
+} from "./_compare.ts";
 import { type IndexDb, metaValue, openIndexDb, STATUS } from "./_index-db.ts";
 import { encodeRow, type ParsedEntry } from "./_index-row.ts";
 import { IndexRows } from "./_index-rows.ts";
-import { linkBelow, readNoFollow } from "./_links.ts";
 import { settleImports } from "./_settle.ts";
 import { removeStaleTemps } from "./_temps.ts";
-import { GUIDE_FILE } from "./guide.ts";
 import { STAT_ALL_MAX, syncWithKeeper } from "./keeper.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 
 export { indexPath } from "./_index-db.ts";
-
-/** A cold process compares every file when the last full comparison is older than this. */
-export const FULL_CHECK_MS = 60_000;
-/**
- * Changes this recent may share their mtime with a later one. A file system whose times carry
- * sub-second digits ticks every few milliseconds; one that keeps whole seconds (FAT, HFS+) ticks
- * every one or two.
- */
-const RACY_MS = { fine: 100, coarse: 2000 };
+export { FULL_CHECK_MS };
 
 /** What changed between two versions of the index. */
 export interface IndexChanges {
@@ -96,189 +98,6 @@ export interface LoadIndexOptions {
   inPlace?: boolean;
 }
 
-interface CardFile {
-  rel: string;
-  abs: string;
-  kind: KindDef;
-  key: string;
-}
-
-/**
- * A folder's card files (`*.md`, no dotfiles) and the sub-folders where cards may live: not the
- * skipped ones, not another kind's folder (walked as that kind's), never a link. Empty if it is missing.
- */
-function folderEntries(vault: Vault, dir: string): { files: string[]; folders: string[] } {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(folderAbs(vault, dir), { withFileTypes: true });
-  } catch {
-    return { files: [], folders: [] };
-  }
-  const files: string[] = [];
-  const folders: string[] = [];
-  for (const e of entries) {
-    if (e.isDirectory()) {
-      const sub = dir === "" ? e.name : `${dir}/${e.name}`;
-      if (skippedFolder(e.name) === null && !isKindFolder(vault, sub)) folders.push(sub);
-    } else if (e.name.endsWith(".md") && e.name.charCodeAt(0) !== 46) files.push(e.name);
-  }
-  return { files, folders };
-}
-
-/** A kind's own folder (the root's kind has the root). */
-function isKindFolder(vault: Vault, dir: string): boolean {
-  return vault.kinds.kinds.some((k) => k.dir === dir);
-}
-
-/** The folders every load looks at: each kind's own folder. */
-function kindFolders(vault: Vault): string[] {
-  return vault.kinds.kinds.map((k) => k.dir);
-}
-
-function folderAbs(vault: Vault, dir: string): string {
-  return dir === "" ? vault.root : path.join(vault.root, ...dir.split("/"));
-}
-
-function kindsSignature(vault: Vault): string {
-  return JSON.stringify(vault.kinds);
-}
-
-function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): ParsedEntry {
-  const base = { path: file.rel, kind: file.kind.name, key: file.key };
-  try {
-    const problem = pathKeyProblem(file.key);
-    if (problem !== null) throw new Error(`the file name is not a legal card name: ${problem}`);
-    const text = readNoFollow(vault, file.abs, false);
-    const card = parseCard(text, { ...base, kinds: vault.kinds, mtime, size });
-    const entry: ParsedEntry = { mtime, size, meta: cardMeta(card) };
-    if (card.warnings.length > 0) entry.warnings = card.warnings;
-    return entry;
-  } catch (err) {
-    // The path is reported beside the error; do not repeat it inside the message.
-    const message = describeError(err);
-    const error = message.startsWith(`${file.rel}: `) ? message.slice(file.rel.length + 2) : message;
-    return { mtime, size, broken: { ...base, error } };
-  }
-}
-
-/** What one load found different from the rows, before it is written. */
-interface Pending {
-  /** Write what is held so far (rows only: folders are marked once all their files were compared). */
-  flush(): void;
-  /**
-   * `ms`: the mtime the plain stat gave, recorded for the next comparison, or -1 (never matching) when
-   * racy, so a same-tick rewrite is parsed again next time.
-   */
-  put: { file: CardFile; entry: ParsedEntry; ms: number }[];
-  drop: string[];
-  /** Folder → the mtime to record (or "" to compare again next time). */
-  dirs: Map<string, string>;
-  /** Every folder this load compared (kept across flushes, which empty `dirs`). */
-  visited: Set<string>;
-}
-
-type Stat = fs.BigIntStats | undefined;
-
-const lstat = (abs: string): Stat => fs.lstatSync(abs, { bigint: true, throwIfNoEntry: false });
-/** A folder's mark: its mtime, or "none" when it is missing, not a folder, or reached through a link. */
-const dirMark = (vault: Vault, abs: string): string => {
-  if (linkBelow(vault, abs) !== null) return "none";
-  const st = lstat(abs);
-  return st?.isDirectory() ? `${st.mtimeNs}` : "none";
-};
-const isRacy = (mtimeMs: number, since: number) => {
-  const coarse = mtimeMs % 1000 === 0;
-  return mtimeMs >= since - (coarse ? RACY_MS.coarse : RACY_MS.fine);
-};
-
-/**
- * A file whose plain stat differs from its row's, parsed; undefined when it went away in between (its
- * folder's mtime moved, so the folder is compared again next time). Folder scans use the plain stat, a
- * third quicker than the exact one; the row keeps the exact mtime (ns), read here for the files that
- * changed.
- */
-function changed(
-  vault: Vault,
-  file: CardFile,
-  plain: fs.Stats,
-  started: number,
-): Pending["put"][number] | undefined {
-  const exact = lstat(file.abs);
-  if (exact === undefined || !exact.isFile()) return undefined;
-  const entry = parseEntry(vault, file, `${exact.mtimeNs}`, Number(exact.size));
-  return { file, entry, ms: isRacy(plain.mtimeMs, started) ? -1 : plain.mtimeMs };
-}
-
-/** Each kind folder's recorded mark. */
-function knownMarks(idx: IndexDb): Map<string, string> {
-  return new Map(idx.q.dirs.all().map((d) => [d.dir, d.mtime]));
-}
-
-/** True when the last comparison of every file is older than FULL_CHECK_MS. */
-function fullCheckDue(idx: IndexDb, now: number): boolean {
-  return now - Number(metaValue(idx, "checked") ?? 0) > FULL_CHECK_MS;
-}
-
-/**
- * Compare one folder's files with their rows: what to parse again, what is gone. Its sub-folders the
- * index has never seen are walked the same way (a folder created or moved in with its files); those it
- * knows are compared on their own marks. A folder that is gone (`mark` "none") drops its rows.
- */
-function compareDir(
-  vault: Vault,
-  idx: IndexDb,
-  dir: string,
-  mark: string,
-  started: number,
-  out: Pending,
-  known: ReadonlyMap<string, string>,
-) {
-  const kind = kindOfFolder(vault.kinds, dir);
-  const rows = idx.q.statsIn.values(dir) as [string, number, number][];
-  const at = new Map<string, number>();
-  for (let i = 0; i < rows.length; i++) at.set(rows[i]![0], i);
-  const seen = new Uint8Array(rows.length);
-  const abs = folderAbs(vault, dir) + path.sep;
-  const prefix = dir === "" ? "" : `${dir}/`;
-  const { files, folders } =
-    mark === "none" || kind === undefined ? { files: [], folders: [] } : folderEntries(vault, dir);
-  let racy = false;
-  // One plain lstat per file of a folder that changed (lstat: a card file that is a link is skipped).
-  for (const name of files) {
-    // The guide lives in the vault root but is no card: it opens a boot block and never fires (guide.ts).
-    if (prefix === "" && name === GUIDE_FILE) continue;
-    const st = fs.lstatSync(abs + name, { throwIfNoEntry: false });
-    if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
-    const rel = prefix + name;
-    const i = at.get(rel);
-    if (i !== undefined) {
-      seen[i] = 1;
-      const row = rows[i]!;
-      if (row[1] === st.mtimeMs && row[2] === st.size) continue;
-    }
-    const key = (kind!.dir === "" ? rel : rel.slice(kind!.dir.length + 1)).slice(0, -3);
-    const put = changed(vault, { rel, abs: abs + name, kind: kind!, key }, st, started);
-    if (put === undefined) continue;
-    racy ||= put.ms === -1;
-    out.put.push(put);
-    if (out.put.length >= BATCH) out.flush();
-  }
-  for (let i = 0; i < rows.length; i++) if (seen[i] === 0) out.drop.push(rows[i]![0]);
-  const dirStat = mark === "none" ? undefined : lstat(abs);
-  out.dirs.set(
-    dir,
-    racy || (dirStat !== undefined && isRacy(Number(dirStat.mtimeNs) / 1e6, started)) ? "" : mark,
-  );
-  out.visited.add(dir);
-  for (const sub of folders) {
-    if (known.has(sub) || out.visited.has(sub)) continue;
-    compareDir(vault, idx, sub, dirMark(vault, folderAbs(vault, sub)), started, out, known);
-  }
-}
-
-/** Parsed files held before they are written: a fresh 100k-card vault is not held in memory at once. */
-const BATCH = 2000;
-
 /**
  * Write what a load found, in one transaction that other processes wait for. A folder's mark is
  * recorded only if its mtime is still the one seen before its files were compared: when something
@@ -323,30 +142,6 @@ function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | und
 function statusOf(entry: ParsedEntry): number {
   if (!entry.meta) return STATUS.broken;
   return entry.meta.enabled ? STATUS.enabled : STATUS.disabled;
-}
-
-/** Compare named files with their rows, whatever their folders show. */
-function compareFiles(vault: Vault, idx: IndexDb, rels: readonly string[], started: number, out: Pending) {
-  for (const rel of new Set(rels)) {
-    const at = cardAt(vault.kinds, rel);
-    if (at === undefined || (rel === GUIDE_FILE && at.kind.dir === "")) continue;
-    const abs = folderAbs(vault, rel);
-    const st = linkBelow(vault, abs) === null ? fs.lstatSync(abs, { throwIfNoEntry: false }) : undefined;
-    const old = idx.q.stat.get(rel);
-    if (st === undefined || !st.isFile()) {
-      if (old) out.drop.push(rel);
-      continue;
-    }
-    if (old && old.ms === st.mtimeMs && old.size === st.size) continue;
-    const put = changed(vault, { rel, abs, kind: at.kind, key: at.key }, st, started);
-    if (put) out.put.push(put);
-    else if (old) out.drop.push(rel);
-  }
-}
-
-/** The folders a load compares first: every folder the index knows, and each kind's own. */
-function foldersToCheck(vault: Vault, known: ReadonlyMap<string, string>): string[] {
-  return [...new Set([...kindFolders(vault), ...known.keys()])];
 }
 
 /** True when a full check is due or some folder's mtime is not the one its rows were checked at. */

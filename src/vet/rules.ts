@@ -12,7 +12,7 @@
  *
  * An import never refuses on these (a book is the person's own data, all or nothing): `checkImport`
  * turns everything into warnings. Pure: the caller hands in the card as it would be written, the card
- * as it is, the vault's other cards and the caps (settings.yaml `priority_caps`, recall/settings.ts).
+ * as it is, the vault's other cards and the caps (settings.yaml `priority_caps`, vault/settings.ts).
  */
 import { formatCount, rulesOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
