@@ -119,6 +119,8 @@ function decision(card: Card, name: (id: string) => string): string {
         : "recorded as already in context: not sent again";
     case "present":
       return "a block of ours already in the request holds it: not sent again";
+    case "quoted":
+      return "its text is already in the request (the same book active in the client as well, such as SillyTavern's World Info): not sent twice";
     case "empty":
       return "nothing public to send (only private sections or comments)";
     default:

@@ -52,7 +52,8 @@ export async function openDoor(
   }
   const next = conversation ? conversation.turn + 1 : undefined;
   const ledger = conversation ? ledgerOf(conversation) : undefined;
-  const opts: RecallOptions = { candidates: false, ...recallOptions };
+  // The turns are the request: a card whose text one of them already holds is not sent twice (quoted).
+  const opts: RecallOptions = { candidates: false, quotedIn: turns.map((t) => t.text), ...recallOptions };
   const result =
     conversation && ledger && next !== undefined
       ? await engine.recall(turns, {

@@ -62,7 +62,7 @@ export interface Why {
   reached_from?: string;
   /** Left out by a budget or the cap: the chosen cards before it that took the room. */
   budget?: { limit: number | null; spent: number; taken_by: { id: string; chars: number }[] };
-  in_context?: { how: "recorded" | "present"; since_turn: number | null };
+  in_context?: { how: "recorded" | "present" | "quoted"; since_turn: number | null };
   /** Not noticed: the messages its window reads, and the nearest message that holds one of its terms. */
   window?: { messages: number; nearest: { term: string; back: number } | null };
   edited?: boolean;
@@ -164,7 +164,7 @@ function whyOf(entry: Selected, selection: readonly Selected[], input: ExplainIn
   if (entry.reachedFrom) why.reached_from = entry.reachedFrom;
   if (isEdited(entry)) why.edited = true;
   if (entry.verdict === "in_context") {
-    const how = entry.reason === "present" ? "present" : "recorded";
+    const how = entry.reason;
     why.in_context = { how, since_turn: how === "recorded" ? (input.ledger?.get(entry.id) ?? null) : null };
   }
   if (entry.verdict === "left_out" && entry.reason !== "empty") why.budget = roomOf(entry, selection, input);

@@ -7,6 +7,7 @@
 import { CLIENT_SESSIONS } from "../clients.ts";
 import type { Markers } from "../inject/index.ts";
 import { stripBlocks } from "../inject/index.ts";
+import { typedText } from "../recall/index.ts";
 import type { Conversation, Store } from "../state/index.ts";
 import { letOthersRun, YIELD_FROM_BYTES } from "./_body.ts";
 import type { ChatView } from "./_chat.ts";
@@ -31,10 +32,12 @@ export function clientConversation(view: ChatView, headers: Headers): string | u
 
 /**
  * The conversation a request belongs to. Without an id from the client, the fingerprint of the
- * README's "Conversations, dedupe and replay": sha256(system prompt + first user message)[:16]. Some
- * clients change their system prompt part way (Claude Code between `-p` and `-p --continue`): a
- * request that already has earlier turns but an unknown fingerprint continues the latest conversation
- * that opened the same way.
+ * README's "Conversations, dedupe and replay": sha256(system prompt + first user message)[:16], the
+ * user message read as the person typed it (what a client wraps around it, src/clients.ts, is left
+ * out: Qwen Code's `-c` drops the date reminder it put into the first message, and the conversation is
+ * still the same one). Some clients change their system prompt part way (Claude Code between `-p` and
+ * `-p --continue`): a request that already has earlier turns but an unknown fingerprint continues the
+ * latest conversation that opened the same way.
  */
 export async function findConversation(
   view: ChatView,
@@ -44,16 +47,18 @@ export async function findConversation(
 ): Promise<{ conversation: string; opening?: string; state?: Conversation }> {
   const given = clientConversation(view, headers);
   if (given) return { conversation: given };
-  const firstUser = view.messages.findIndex((m) => m.role === "user");
-  const first = firstUser === -1 ? "" : view.messages[firstUser]!.text;
-  const conversation = sha256(stripBlocks(view.system, markers) + stripBlocks(first, markers)).slice(0, 16);
+  // The first message the person typed (a message holding only a client's wrapper, such as Gemini
+  // CLI's `<session_context>` with the date and folder, is the client talking, not how the chat opened).
+  const firstUser = firstTyped(view, markers);
+  const first = firstUser === -1 ? "" : typedText(stripBlocks(view.messages[firstUser]!.text, markers));
+  const conversation = sha256(stripBlocks(view.system, markers) + first).slice(0, 16);
   // Hashing a first message of megabytes twice would be one long phase (_body.ts).
   await letOthersRun(first.length >= YIELD_FROM_BYTES);
   const opening = sha256(
     view.messages
       .slice(0, firstUser + 1)
       .filter((m) => m.role === "user" || m.role === "assistant")
-      .map((m) => `${m.role}\n${stripBlocks(m.text, markers)}`)
+      .map((m) => `${m.role}\n${opened(m.role, stripBlocks(m.text, markers))}`)
       .join("\n"),
   ).slice(0, 32);
   const continues = view.messages.slice(firstUser + 1).some((m) => m.role === "assistant");
@@ -65,6 +70,19 @@ export async function findConversation(
     if (earlier !== null) return { conversation: earlier, opening };
   }
   return { conversation, opening, state };
+}
+
+/** The index of the first user message with words the person typed (else the first user message). */
+function firstTyped(view: ChatView, markers: Markers): number {
+  const typed = view.messages.findIndex(
+    (m) => m.role === "user" && typedText(stripBlocks(m.text, markers)) !== "",
+  );
+  return typed !== -1 ? typed : view.messages.findIndex((m) => m.role === "user");
+}
+
+/** A message of the opening as it counts: a user message's words as the person typed them. */
+function opened(role: string, text: string): string {
+  return role === "user" ? typedText(text) : text;
 }
 
 function sha256(text: string): string {

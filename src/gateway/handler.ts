@@ -102,6 +102,7 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
       sayOnce(`notice:${adapter.name}:${outcome.reason}`, () => {
         return `lorecards gateway: POST ${url.pathname} passed through without cards: ${outcome.reason}`;
       });
+    for (const name of outcome?.quoted ?? []) sayOnce(`quoted:${name}`, () => quotedLine(name));
     const tap = usageTap(adapter, outcome, req.signal, options.deps);
     if (!outcome?.changed) {
       return forward({ url: target, req, body: raw, bodyReplaced: false, injected: [], fetch: doFetch, tap });
@@ -146,6 +147,13 @@ function passedThrough(pathname: string): string {
     ? " (a doubled /v1: give this client the base URL without /v1)"
     : "";
   return `lorecards gateway: POST ${kindOf(pathname)} passed through without cards: the gateway writes them only into ${spoken}${doubled}`;
+}
+
+function quotedLine(name: string): string {
+  return (
+    `lorecards gateway: "${name}" is already in the request (is the same book active in the client too, ` +
+    "such as SillyTavern's World Info?): the gateway does not send it a second time"
+  );
 }
 
 function plain(url: string, req: Request, doFetch: typeof fetch): ForwardInput {

@@ -17,6 +17,7 @@ import { bestEffort } from "../errors.ts";
 import type { Markers } from "../inject/index.ts";
 import { chosenCards, hitEntry, type RecallResult, recallRecordOf } from "../recall/index.ts";
 import type { Conversation, ReplayRecord, Store } from "../state/index.ts";
+import { GUIDE_FILE } from "../vault/index.ts";
 import { letOthersRun } from "./_body.ts";
 import { stewardBreakpoints } from "./_cache-steward.ts";
 import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
@@ -93,14 +94,27 @@ export async function runPipeline(
     opening: found.opening,
   };
   const kept = await record(done, state, store, settings, deps);
+  const quoted = quotedIn(result);
   // 7. apply; the switch at `none`: nothing of ours at all, not even what earlier turns added.
   if (loreOf(result, headers, settings, deps) === "none")
-    return { changed: false, reason: "lore: none", conversation, ...(kept && { turn: plan.turn }) };
+    return {
+      changed: false,
+      reason: "lore: none",
+      conversation,
+      ...(kept && { turn: plan.turn }),
+      ...quoted,
+    };
   const edits: Edit[] = [...plan.replayed, ...records].sort(inPromptOrder).map(editOf);
   // Usage is kept for the turns of a conversation that is kept: one that never got a card costs the
   // same with or without the gateway, and would take a slot and a write per request for nothing.
   if (edits.length === 0)
-    return { changed: false, reason: "nothing to inject", conversation, ...(kept && { turn: plan.turn }) };
+    return {
+      changed: false,
+      reason: "nothing to inject",
+      conversation,
+      ...(kept && { turn: plan.turn }),
+      ...quoted,
+    };
   const current = made.length > 0 ? made : (plan.repeat ?? []);
   await letOthersRun(large); // serialising a large body is a phase of its own
   const next = withCacheHints(adapter, adapter.apply(body as JsonObject, edits), {
@@ -112,10 +126,19 @@ export async function runPipeline(
   return {
     changed: true,
     body: JSON.stringify(next),
-    injected: current.flatMap((b) => b.cards.map((c) => keyOfId(c.id))),
+    injected: namesOf(current),
     conversation,
     turn: plan.turn,
+    ...quoted,
   };
+}
+
+/** The cards recall set aside because the request already held their text, for a line on stderr. */
+function quotedIn(result: RecallResult | null): { quoted?: string[] } {
+  const names = (result?.selection ?? []).flatMap((e) =>
+    e.verdict === "in_context" && e.reason === "quoted" ? [e.card.title] : [],
+  );
+  return names.length > 0 ? { quoted: names } : {};
 }
 
 /**
@@ -257,6 +280,18 @@ function withBreakpoints(body: JsonObject, plan: ReplayPlan, made: readonly Slot
   const stable = plan.stable?.text ?? made.find((b) => b.tier === "stable")?.text;
   const wanted = [stable, plan.lastReplayed?.text].filter((t): t is string => t !== undefined);
   return wanted.length === 0 ? body : stewardBreakpoints(body, wanted, { onlyIfClientCaches: true });
+}
+
+/**
+ * What `X-Lorecards-Injected` names: the cards of the turn's blocks, and `guide.md` for a stable block
+ * that opens with the guide, so a body changed by the guide alone still says it was changed.
+ */
+function namesOf(
+  blocks: readonly { tier?: string; text: string; cards: readonly { id: string }[] }[],
+): string[] {
+  const names = blocks.flatMap((b) => b.cards.map((c) => keyOfId(c.id)));
+  const guided = blocks.some((b) => b.tier === "stable" && b.cards.length === 0);
+  return guided ? [GUIDE_FILE, ...names] : names;
 }
 
 function hasEntries(memory: object): boolean {

@@ -49,13 +49,15 @@ export async function recallTurn(
   const { view, plan, markers, conversation, tiers } = q;
   const reach = await deps.reach(settings.window);
   const opensStable = tiers && !stableSent(plan);
+  const present = blocksInRequest(view, markers);
   return deps.recall(turnsOf(view, plan.target, markers, reach), {
     ...settings.recall,
     budget: settings.budget,
     scanDepth: settings.window,
     framing: settings.framing,
     inContext: plan.inContext,
-    present: blocksInRequest(view, markers),
+    present,
+    quotedIn: requestTexts(view, markers),
     candidates: false,
     seed: `${conversation}:${plan.turn}`,
     conversationId: conversation,
@@ -66,7 +68,7 @@ export async function recallTurn(
     ...(tiers && { tiers: true, sent: plan.sent, stableSent: !opensStable }),
     // The boot block: the guide (and the style brief, when asked for) opens the stable block, made on
     // the conversation's first turn.
-    ...(opensStable && { guide: await deps.guide?.(currentText(view, plan.target)) }),
+    ...(opensStable && { guide: unsent(await deps.guide?.(currentText(view, plan.target)), present) }),
     ...(settings.inject === "index" && { index: { session: conversation, query: newQueryId() } }),
   });
 }
@@ -140,6 +142,24 @@ function historyOf(
 /** The newest user message's own words, as the style brief's context. */
 function currentText(view: ChatView, target: number): string {
   return typedText(view.messages[target]?.text ?? "");
+}
+
+/**
+ * The guide, unless a block of ours the client sent already carries it (the hook's boot block, in a
+ * Claude Code session that also goes through the gateway): the model reads it once.
+ */
+function unsent(guide: string | undefined, present: readonly string[]): string | undefined {
+  const text = guide?.trim();
+  return text && present.some((block) => block.includes(text)) ? undefined : guide;
+}
+
+/**
+ * The request's own texts, our blocks taken out, where a card's text may already be (the same book
+ * active in the client's World Info: recall sets such a card aside as `quoted`).
+ */
+function requestTexts(view: ChatView, markers: Markers): string[] {
+  const texts = [view.system, ...view.messages.map((m) => m.text)];
+  return texts.map((t) => (t.includes(markers.open) ? stripBlocks(t, markers) : t));
 }
 
 /** Blocks of ours the client sent (the hook's, in a Claude Code session that also uses the gateway). */

@@ -68,6 +68,8 @@ export interface PipelineDeps {
 export interface Counted {
   conversation?: string;
   turn?: number;
+  /** Cards whose text the request already held (the same book in the client's World Info): not sent. */
+  quoted?: string[];
 }
 
 export type Outcome =
@@ -76,4 +78,4 @@ export type Outcome =
       reason: string /** The reason is worth saying once on stderr. */;
       notice?: boolean;
     } & Counted)
-  | { changed: true; body: string; injected: string[]; conversation: string; turn: number };
+  | ({ changed: true; body: string; injected: string[]; conversation: string; turn: number } & Counted);

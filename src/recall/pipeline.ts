@@ -5,7 +5,8 @@
  *    9. select   set aside the cards in context (stages/select.ts)
  *   10. order    closest to the person's words first (stages/order.ts)
  *   11. render   each card's text and placement (stages/render.ts)
- *   12. resend   a card in context whose text changed since it was sent comes back (stages/select.ts)
+ *   12. resend   a card in context whose text changed since it was sent comes back (stages/select.ts),
+ *                and a card whose text the request already holds is set aside (`quoted`, the same)
  *   13. place    each card's tier (stages/place.ts)
  *   14. budget   the character (and token) budget, then the surface's cap (stages/budget.ts)
  *   15. blocks   the chosen cards as blocks, or the index (stages/render.ts, stages/index-block.ts)
@@ -23,7 +24,7 @@ import { order } from "./stages/order.ts";
 import { place } from "./stages/place.ts";
 import { cardById } from "./stages/policy.ts";
 import { DEFAULT_FRAMING, renderBlocks, renderCards } from "./stages/render.ts";
-import { resend, select } from "./stages/select.ts";
+import { quoted, resend, select } from "./stages/select.ts";
 import { nextMemory } from "./stages/timed.ts";
 import { tokenBudget } from "./tokens.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
@@ -79,9 +80,9 @@ export async function recall(
   const decided = await decide(compiled, turns, { scanDepth, segmenter }, options);
   const ordered = order(select(decided.selection, options));
   const conversation = options.conversationId ?? turns[0]?.text ?? "";
-  const rendered = resend(
-    renderCards(ordered, compiled, { names: options.names, conversation }),
-    options.sent,
+  const rendered = quoted(
+    resend(renderCards(ordered, compiled, { names: options.names, conversation }), options.sent),
+    options.quotedIn,
   );
   const placed = place(rendered, { stableSent: options.stableSent });
   // An index is never weighed in tokens: the tokenizer is not even loaded.

@@ -135,7 +135,7 @@ export type Vetoed = Seen & { verdict: "vetoed" } & Veto;
 /** Already in front of the model; rendered once render has run (always, in a result). */
 export interface InContext extends Seen, Partial<Rendered> {
   verdict: "in_context";
-  reason: "recorded" | "present";
+  reason: "recorded" | "present" | "quoted";
 }
 
 export interface Chosen extends Seen, Rendered {

@@ -34,6 +34,12 @@ export interface RecallOptions {
    * context too.
    */
   present?: readonly string[];
+  /**
+   * The request's own texts (its system prompt and messages, our blocks taken out). A card whose public
+   * text is already in one of them (the same book active in SillyTavern's World Info as well) is in
+   * context too: it is set aside as `quoted`, never sent a second time.
+   */
+  quotedIn?: readonly string[];
   /** Compute candidate keywords (costs a little; the gateway does not need them). Default true. */
   candidates?: boolean;
   /** Our markers: each rendered block is then also given wrapped in them (`RenderedBlock.wrapped`). */

@@ -45,6 +45,27 @@ describe("lorecards explain", () => {
     expect(lines.at(-1)).toBe("1 card(s) would be injected, 32 characters of cards.");
   });
 
+  test("a card whose text an earlier turn already holds (World Info of the same book) is explained, not sent twice", () => {
+    const v = tempVault({
+      "people/Eve.md": cardText("keywords: [Eve]", "Eve keeps the lighthouse on the north cape.\n"),
+    });
+    try {
+      const turns = JSON.stringify([
+        { role: "user", text: "[World Info] Eve keeps the lighthouse on the north cape." },
+        { role: "assistant", text: "ok" },
+      ]);
+      const run = (...more: string[]) =>
+        lorecards("explain", "and Eve?", "--turns", turns, "--vault", v.root, ...more);
+      const json = run("--json");
+      expect(json.code).toBe(0);
+      const cards = JSON.parse(json.stdout).cards as { id: string; why: unknown }[];
+      expect(cards.find((c) => c.id === "people/Eve")?.why).toMatchObject({ in_context: { how: "quoted" } });
+      expect(run().stdout).toContain("its text is already in the request");
+    } finally {
+      v.remove();
+    }
+  });
+
   test("--card, repeated or comma-separated, explains cards that did not fire; --turns gives the window", () => {
     const turns = JSON.stringify([
       { role: "user", text: "Dee called" },

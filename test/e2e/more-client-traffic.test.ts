@@ -63,3 +63,41 @@ describe.each(Object.keys(EXPECTED))("%s", (session) => {
     }
   });
 });
+
+/**
+ * Qwen Code's `-c` resends its first message without the date reminder it carried the first time: the
+ * person's words are unchanged, so it is the same conversation (its fingerprint reads what the person
+ * typed) and the same message, whose block goes back in front of its first text.
+ */
+describe("qwen-code-continue", () => {
+  let replay: Replay | undefined;
+  const run = (): Replay => {
+    if (!replay) throw new Error("qwen-code-continue was not replayed");
+    return replay;
+  };
+  beforeAll(async () => {
+    replay = await replaySession(loadSession(path.join(DIR, "qwen-code-continue")), CLIENT_CARDS);
+  }, 120_000);
+  afterAll(async () => {
+    await replay?.close();
+  });
+
+  test("the client rewrote its first message: only the dropped reminder differs", () => {
+    const [one, two] = run().exchanges.map((x) => items(x.sent.body)[1]!.content as Item[]);
+    expect(two).toEqual(one!.filter((part) => two!.some((kept) => Bun.deepEquals(kept, part))));
+    expect(two!.length).toBe(one!.length - 1);
+  });
+
+  test("the second request continues the conversation: Zorblax is not sent again, Vellmoor comes with its prompt", () => {
+    const got = run().exchanges.map((x) => blocksIn(upstreamBody(x), run().markers).flatMap(cardsIn));
+    expect(got, run().stderr()).toEqual([["Zorblax"], ["Zorblax", "Vellmoor"]]);
+    expect(run().exchanges.map((x) => x.injected)).toEqual(["Zorblax", "Vellmoor"]);
+  });
+
+  test("turn 1's block is back in front of the first message's first text, byte for byte", () => {
+    const [one, two] = run().exchanges.map((x) => items(upstreamBody(x))[1]!.content as Item[]);
+    const block = blocksIn(one, run().markers)[0]!;
+    expect(String(one![0]!.text).startsWith(block)).toBe(true);
+    expect(two![0]).toEqual(one![0]!);
+  });
+});

@@ -5,6 +5,8 @@
  */
 
 import { describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
 import { wrapBlock } from "../../src/inject/index.ts";
 import type { Msg } from "../support/bodies.ts";
 import { gatewaySuite } from "../support/gateway.ts";
@@ -84,5 +86,54 @@ describe.each(PROTOCOLS)("$name adapter with real clients' habits", (p) => {
     const next = p.build({ system: "v2", messages: [u("the cafe"), a("ok"), u("that cafe")] });
     expect(injected(await h.send(p.path, next, session("s1")))).toBeNull();
     expect(injected(await h.send(p.path, next, session("s2")))).toBe("the corner cafe");
+  });
+  test.each([
+    [
+      "in the system prompt",
+      (wi: string) => ({ system: `You are Seraphina.\n${wi}`, messages: [u("how is alice?")] }),
+    ],
+    ["in an earlier message", (wi: string) => ({ messages: [u(wi), a("ok"), u("how is alice?")] })],
+  ])(
+    "a card whose text is already %s (the same book in World Info) is not sent twice, and said once",
+    async (_where, build) => {
+      const { h } = await setup();
+      // SillyTavern inserts a World Info entry's content as it is: here, the card's body.
+      const wi = "## who\nThe user's sister; lives in Lyon.";
+      expect(injected(await h.send(p.path, p.build(build(wi))))).toBeNull();
+      expect(injected(await h.send(p.path, p.build(build(wi))))).toBeNull();
+      const said = h.warnings.filter((l) => l.includes('"Alice" is already in the request'));
+      expect(said).toHaveLength(1);
+      // Another card of the same request still goes in.
+      const both = build(wi);
+      both.messages.at(-1)!.content = "how is alice? and the blue notebook?";
+      expect(injected(await h.send(p.path, p.build(both)))).toBe("the blue notebook");
+    },
+  );
+
+  test("a card whose text is only partly in the request still goes in", async () => {
+    const { h } = await setup();
+    const res = await h.send(
+      p.path,
+      p.build({ system: "The user's sister; lives in Paris.", messages: [u("how is alice?")] }),
+    );
+    expect(injected(res)).toBe("Alice");
+  });
+
+  test("with the hook's boot block in the request the guide goes in once, the hook's", async () => {
+    const { h, vault, markers } = await setup();
+    fs.writeFileSync(path.join(vault, "guide.md"), "Keep notes of what lasts; the guide speaks.\n");
+    const boot = wrapBlock("Keep notes of what lasts; the guide speaks.\n", markers);
+    const res = await h.send(p.path, p.build({ system: boot, messages: [u("how is alice?")] }));
+    expect(injected(res)).toBe("Alice");
+    const sent = suite.upstream().received.at(-1)!.body;
+    expect(sent.split("the guide speaks").length - 1).toBe(1);
+  });
+
+  test("a body changed only by the guide says so in X-Lorecards-Injected", async () => {
+    const { h, vault } = await setup();
+    fs.writeFileSync(path.join(vault, "guide.md"), "Keep notes of what lasts.\n");
+    const res = await h.send(p.path, p.build({ messages: [u("nothing to see")] }));
+    expect(suite.upstream().received.at(-1)!.body).toContain("Keep notes of what lasts.");
+    expect(injected(res)).toBe("guide.md");
   });
 });

@@ -10,10 +10,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { CLIENT_SESSIONS, CLIENT_WRAPPERS } from "../../src/clients.ts";
 import { typedText } from "../../src/recall/index.ts";
-import { REPO } from "../support/binary.ts";
 import { REAL_FIXTURES } from "../support/prerequisites.ts";
 
-const OURS = path.join(REPO, "test", "fixtures", "clients");
+const OURS = path.resolve(import.meta.dir, "..", "fixtures", "clients");
 const SHARED = path.join(REAL_FIXTURES, "clients");
 
 type Recorded = { headers: Record<string, string>; body: Record<string, unknown> };

@@ -31,6 +31,37 @@ function isPresent(entry: Fired, present: readonly string[] | undefined): boolea
 }
 
 /**
+ * After rendering: a card about to go in whose public text is already in the request (`quotedIn`),
+ * because the client put it there itself (SillyTavern with the same book in its World Info), is set
+ * aside as `quoted`. Every line of its text must be in one of the request's texts, and the text long
+ * enough that it cannot be there by chance; the longest line is looked for first, so a request without
+ * it costs one search per card.
+ */
+export function quoted(selection: Selection, quotedIn: readonly string[] | undefined): Selection {
+  if (!quotedIn || quotedIn.length === 0) return selection;
+  return selection.map((entry) => {
+    if (entry.verdict !== "fired" || entry.text === undefined) return entry;
+    const lines = bodyLines(entry.text);
+    if (lines.reduce((n, l) => n + l.length, 0) < QUOTED_MIN_CHARS) return entry;
+    const longest = lines.reduce((a, b) => (b.length > a.length ? b : a));
+    const there = quotedIn.some((t) => t.includes(longest) && lines.every((l) => t.includes(l)));
+    return there ? { ...entry, verdict: "in_context", reason: "quoted" } : entry;
+  });
+}
+
+/** Shorter public text than this may be in a request by chance ("A trader."): it never counts as quoted. */
+const QUOTED_MIN_CHARS = 24;
+
+/** A rendered card's own lines: without its heading and the "see also" lines render adds. */
+function bodyLines(text: string): string[] {
+  return text
+    .split("\n")
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("see also: "));
+}
+
+/**
  * After rendering: a card set aside as recorded in context whose text is no longer what the
  * conversation last sent (`sent`: id → its version, version.ts) comes back as fired, marked `edited`, so the new
  * version is sent once and then settles (the surface records the new hash). A card with no hash on
