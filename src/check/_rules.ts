@@ -12,14 +12,23 @@ import { cardPatterns, keyPattern } from "../match/index.ts";
 /** A finding about one card, before check/ adds the card's name and path. */
 export interface RuleProblem {
   severity: "error" | "warning";
-  code: "bad_pattern" | "unnamed_macro" | "unknown_macro";
+  code: "bad_pattern" | "unnamed_macro" | "unknown_macro" | "ignored_secondary";
   detail: string;
 }
 
-/** Keys meant as regular expressions that re2js cannot compile: they never match. */
+/**
+ * Keys meant as regular expressions that re2js cannot compile: they never match. And secondary words on
+ * a `regex: true` card, which the card spec has ignored (§8.2.2: secondary_keys with use_regex).
+ */
 export function patternProblems(card: CardMeta): RuleProblem[] {
   const out: RuleProblem[] = [];
   const rules = rulesOf(card);
+  const { all, any, not, notAll } = card.secondary;
+  if (rules.regex && all.length + any.length + not.length + notAll.length > 0) {
+    const detail =
+      "its secondary words are ignored, as the card spec says for a use_regex entry (regex: true); write them as @@additional_keys lines to keep them";
+    out.push({ severity: "warning", code: "ignored_secondary", detail });
+  }
   for (const key of cardPatterns(card)) {
     const got = keyPattern(key, rules);
     if (got !== null && "error" in got) {

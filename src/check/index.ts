@@ -35,6 +35,7 @@ export interface Finding {
     | "bad_pattern"
     | "unnamed_macro"
     | "unknown_macro"
+    | "ignored_secondary"
     | "bad_setting"
     | "symlink";
   /** `kind/key` of the card, or its path when it could not be parsed. */

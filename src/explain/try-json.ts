@@ -30,7 +30,8 @@ export function recallJson(result: RecallResult) {
       placement: placementJson(placementOf(f)),
     })),
     injected: injectedKeys(result),
-    truncated: left.length,
+    // Cut by a budget or the surface's cap; a card with nothing public to say was not cut (`empty`).
+    truncated: left.filter((f) => f.reason !== "empty").length,
     injected_chars: injectedChars(result),
     left_out: left.map((f) => ({
       key: f.card.key,

@@ -69,6 +69,8 @@ export async function wordIn(
   return occursIn(msg, "folded", fold(trimmed), rule, options.segmenter);
 }
 
+const NO_SECONDARY = { all: [], any: [], not: [], notAll: [] } as const;
+
 /** The first of the card's word rules that stops it in its own window, or null when none does. */
 async function wordStop(
   card: MatchCard,
@@ -77,7 +79,8 @@ async function wordStop(
   hitMessages: ReadonlySet<number>,
   options: MatchOptions,
 ): Promise<WordStop | null> {
-  const { all, any, not, notAll } = card.secondary;
+  // The card spec (§8.2.2) ignores secondary keys on a `use_regex` entry (`regex: true` here).
+  const { all, any, not, notAll } = rules.regex ? NO_SECONDARY : card.secondary;
   const inWindow = async (word: string) => {
     for (const m of window) if (await wordIn(word, rules, m, options)) return true;
     return false;

@@ -32,11 +32,15 @@ export const SECTION_TITLES: Record<BriefSectionId, string> = {
   avoid: "Things to avoid",
 };
 
-/** Lines a section holds at most: a brief stays short. */
+/**
+ * Lines a section holds at most: a brief stays short. Address and expression patterns have the hard
+ * limits of style-memory-mcp's v2 brief (seed 003): two addresses per direction (one direction here:
+ * how the person addresses the model) and five expression patterns.
+ */
 export const SECTION_CAPS: Record<BriefSectionId, number> = {
   address: 2,
   voice: 4,
-  expressions: 8,
+  expressions: 5,
   punctuation: 6,
   collaboration: 6,
   avoid: 4,

@@ -78,9 +78,9 @@ describe("secondary words follow the card's own word rules", () => {
       true,
     ],
     [
-      "regex: true makes every secondary word a pattern",
-      magic({ all: ["fi.e"] }, { regex: true }),
-      "magic five",
+      "regex: true ignores the secondary words, as the card spec does for use_regex (§8.2.2)",
+      magic({ all: ["fi.e"], not: ["magic"] }, { regex: true }),
+      "magic",
       true,
     ],
     ["the not list still looks only at hit messages", magic({ not: ["Cooper"] }), "magic", true],

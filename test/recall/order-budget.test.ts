@@ -176,6 +176,17 @@ describe("through a recall", () => {
     expect(leftOutCards(r).map((f) => [f.card.key, f.reason])).toEqual([["Earlier", "budget_tokens"]]);
   });
 
+  test("a card with no public text is listed as left out (empty) but not counted as truncated", async () => {
+    vault = tempVault({
+      ...files,
+      "people/Quiet.md": cardText("keywords: [Nora]", "## correspondence\nprivate only\n"),
+    });
+    const engine = await openEngine(vault.root, { segmenter: false });
+    const json = recallJson(await engine.recall(turns, { budget: 10_000 }));
+    expect(json.left_out.map((l) => [l.key, l.reason])).toEqual([["Quiet", "empty"]]);
+    expect(json.truncated).toBe(0);
+  });
+
   test("a budget of 0 sends the declared half alone", async () => {
     vault = tempVault(files);
     const engine = await openEngine(vault.root, { segmenter: false });

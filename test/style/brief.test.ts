@@ -103,6 +103,14 @@ Things to avoid
     expect(briefItems(lead).map((i) => i.line)).toContain("Writes mostly in Chinese (light)");
   });
 
+  test("at most five expression patterns and two addresses, the hard limits of the v2 brief (seed 003)", () => {
+    const many = (kind: HabitKind) =>
+      Array.from({ length: 9 }, (_, i) => habit(kind, `${kind}${i}`, { count: 2 + i }));
+    const items = briefItems([...many("catchphrase"), ...many("address")]);
+    expect(items.filter((i) => i.section === "expressions")).toHaveLength(5);
+    expect(items.filter((i) => i.section === "address")).toHaveLength(2);
+  });
+
   test("a section holds at most its cap, strongest first", () => {
     const many = Array.from({ length: 20 }, (_, i) => habit("slang", `s${i}`, { count: 2 + i }));
     const lines = briefItems(many).filter((i) => i.section === "expressions");
