@@ -4,9 +4,11 @@
  * (`[yes, no, 2024]` → "yes", "no", "2024": we read the scalar's source, not its YAML type). Boolean
  * fields alone accept the YAML 1.1 spellings people type (yes/no/on/off). A list keeps its first 1,000
  * words, and a list cut short or a title or term over its length limit (limits.ts) leaves a warning.
- * The lorebook fields (context, order, groups, …) are read by _rule-fields.ts into `rules`.
+ * The lorebook fields (context, order, groups, …) are read by _rule-fields.ts into `rules`. A key that
+ * looks like a field but is none (`policy: always`) is kept and named in the warnings (_typos.ts).
  */
 import { readRules } from "./_rule-fields.ts";
+import { typoWarnings } from "./_typos.ts";
 import {
   isBlank,
   isNothing,
@@ -141,6 +143,7 @@ export function readFields(
   if (rules !== undefined) fields.rules = rules;
   const tags = list("tags", MAX_TERM_CHARS);
   if (tags.length > 0) fields.tags = tags;
+  warnings.push(...typoWarnings(data));
   return { fields, warnings };
 }
 

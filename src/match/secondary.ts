@@ -7,7 +7,7 @@
  * keys exactly as it reads primary ones).
  */
 import { rulesOf } from "../card/rules.ts";
-import type { CardRules } from "../card/types.ts";
+import type { CardRules, Secondary } from "../card/types.ts";
 import { fold } from "./fold.ts";
 import type { MatchCard } from "./matcher.ts";
 import { firstMatch, keyPattern } from "./pattern.ts";
@@ -69,7 +69,7 @@ export async function wordIn(
   return occursIn(msg, "folded", fold(trimmed), rule, options.segmenter);
 }
 
-const NO_SECONDARY = { all: [], any: [], not: [], notAll: [] } as const;
+const NO_SECONDARY: Secondary = { all: [], any: [], not: [], notAll: [] };
 
 /** The first of the card's word rules that stops it in its own window, or null when none does. */
 async function wordStop(

@@ -17,8 +17,9 @@ import type { BrokenCard, CardMeta, Secondary } from "../card/types.ts";
  * 4: cards gained their lorebook rules (context, regex, groups, decorators, …) and secondary.not_all,
  * which a format 3 row never held, so every card is parsed again rather than read as all defaults.
  * 5: cards gained their tags.
+ * 6: a card's warnings name the frontmatter keys that look like a field but are none (card/_typos.ts).
  */
-export const FORMAT = 5;
+export const FORMAT = 6;
 
 export type Row = unknown[];
 
