@@ -92,13 +92,14 @@ export function sweepLeftovers(dir: string, now: number): void {
 
 export function createDailyBackups(options: DailyOptions): DailyBackups {
   const o = { ...DEFAULTS, ...options };
-  const dir = o.dir ?? defaultBackupDir(o.root);
   const say = o.say ?? warnOnStderr;
   let running: Promise<BackupResult | null> | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
 
   async function once(): Promise<BackupResult | null> {
     try {
+      // Looked up each time: a `.lorecards` made a link since is refused (stateIn), said in the warning.
+      const dir = o.dir ?? defaultBackupDir(o.root);
       sweepLeftovers(dir, Date.now()); // file ages are real time, whatever clock schedules the backups
       // No vault yet (a default one is made on first use): nothing to back up, nothing to warn about.
       if (!fs.existsSync(o.root) || !backupDue(dir, o.now(), o.checkEveryMs)) return null;

@@ -12,7 +12,7 @@ import {
   fsyncDir,
   type LockOptions,
   randomHex,
-  STATE_DIR,
+  stateIn,
   type Vault,
   withSettledLock,
 } from "../vault/index.ts";
@@ -50,7 +50,7 @@ export interface BackupResult {
 
 /** Where backups go unless told otherwise. */
 export function defaultBackupDir(root: string): string {
-  return path.join(root, STATE_DIR, "backups");
+  return stateIn(root, "backups");
 }
 
 /** Back up `vault`, taking the vault lock while its files are read. */

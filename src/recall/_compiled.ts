@@ -7,7 +7,6 @@
  * Private to recall/ (its stages read `Compiled`).
  */
 import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { CardMeta, KindsConfig } from "../card/types.ts";
 import {
   buildLayer,
@@ -25,7 +24,7 @@ import {
   type CardLookup,
   indexLookup,
   refTarget,
-  STATE_DIR,
+  stateIn,
   type Vault,
   type VaultIndex,
 } from "../vault/index.ts";
@@ -89,7 +88,7 @@ export interface Loaded {
 
 /** Where the compiled matcher of the current vault state is kept for the next cold start. */
 function snapshotPath(vault: Vault): string {
-  return join(vault.root, STATE_DIR, "matcher.bin");
+  return stateIn(vault.root, "matcher.bin");
 }
 
 /**
@@ -98,7 +97,12 @@ function snapshotPath(vault: Vault): string {
  * valid. Where mapping is not available, the file is read.
  */
 function savedSnapshot(vault: Vault): Snapshot | undefined {
-  const file = snapshotPath(vault);
+  let file: string;
+  try {
+    file = snapshotPath(vault);
+  } catch {
+    return undefined; // a state folder that is a link (stateIn): no snapshot is read through it
+  }
   // A server compiles on every save: the snapshot it mapped last time serves while the file is the same.
   const st = statSync(file, { throwIfNoEntry: false, bigint: true });
   const signature = st && `${st.ino}:${st.mtimeNs}:${st.size}`;

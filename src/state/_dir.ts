@@ -7,7 +7,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
-import { STATE_DIR } from "../vault/index.ts";
+import { STATE_DIR, stateIn } from "../vault/index.ts";
 import { checkVaultRoot } from "../vault/root.ts";
 
 /** Makes `<vaultRoot>/<name>` when missing (the vault itself must exist) and returns its path. */
@@ -21,5 +21,7 @@ export function ensureStateDir(vaultRoot: string, name = STATE_DIR): string {
       throw new LoreError("io_error", `cannot create ${dir}`, { cause: err });
     }
   }
+  // Never a link out of the vault (README "Symbolic links"): state and the secret stay inside.
+  if (name === STATE_DIR) stateIn(vaultRoot);
   return dir;
 }

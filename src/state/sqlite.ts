@@ -22,7 +22,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { isCorrupt } from "../sqlite-file.ts";
-import { STATE_DIR } from "../vault/index.ts";
+import { stateIn } from "../vault/index.ts";
 import { checkVaultRoot } from "../vault/root.ts";
 import { ensureStateDir } from "./_dir.ts";
 import { storeOver } from "./_domain.ts";
@@ -40,15 +40,15 @@ export interface SqliteStoreOptions {
 }
 
 export function statePath(vaultRoot: string): string {
-  return path.join(vaultRoot, STATE_DIR, "state.db");
+  return stateIn(vaultRoot, "state.db");
 }
 
 export function hitsPath(vaultRoot: string): string {
-  return path.join(vaultRoot, STATE_DIR, "hits.jsonl");
+  return stateIn(vaultRoot, "hits.jsonl");
 }
 
 export function secretPath(vaultRoot: string): string {
-  return path.join(vaultRoot, STATE_DIR, "marker-secret");
+  return stateIn(vaultRoot, "marker-secret");
 }
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions): Store {

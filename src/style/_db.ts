@@ -13,7 +13,7 @@ import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
 import { firstSchema, isCorrupt, moveAside, openSqlite } from "../sqlite-file.ts";
 import { lazyStatements } from "../sqlite-statements.ts";
-import { STATE_DIR } from "../vault/index.ts";
+import { stateIn } from "../vault/index.ts";
 import type { HabitRecord } from "./rules.ts";
 import type { ContextTag, HabitKind, HabitSource, HabitState } from "./types.ts";
 
@@ -166,7 +166,7 @@ interface Open {
 }
 
 export function stylePath(vaultRoot: string): string {
-  return path.join(vaultRoot, STATE_DIR, "style.db");
+  return stateIn(vaultRoot, "style.db");
 }
 
 export class StyleDb {

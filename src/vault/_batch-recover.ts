@@ -9,8 +9,8 @@ import path from "node:path";
 import { PLAN, type PlanFile, PREFIX } from "./_batch.ts";
 import { type Placed, recordBatch, recordOf, textOrNull } from "./_batch-history.ts";
 import { fsyncDir, statExact } from "./_fs.ts";
-import { linkBelow } from "./_links.ts";
-import { STATE_DIR, type Vault } from "./paths.ts";
+import { linkBelow, stateIn } from "./_links.ts";
+import type { Vault } from "./paths.ts";
 
 /** Whether a killed import may have left a folder behind (cheap: one directory listing). */
 export function hasLeftovers(vault: Vault): boolean {
@@ -18,9 +18,10 @@ export function hasLeftovers(vault: Vault): boolean {
 }
 
 function leftovers(vault: Vault): string[] {
-  const stateDir = path.join(vault.root, STATE_DIR);
+  let stateDir: string;
   let names: string[];
   try {
+    stateDir = stateIn(vault.root); // a linked state folder is not ours to clean
     names = fs.readdirSync(stateDir);
   } catch {
     return [];

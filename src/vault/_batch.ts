@@ -27,10 +27,10 @@ import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
 import { type BatchRecord, IMPORT_RECORD, recordBatch, textOrNull } from "./_batch-history.ts";
 import { atomicWrite, fsyncDir, randomHex, statExact } from "./_fs.ts";
-import { refuseLinks } from "./_links.ts";
+import { refuseLinks, stateIn } from "./_links.ts";
 import { Writers } from "./_stage-writers.ts";
 import type { Action } from "./history.ts";
-import { STATE_DIR, type Vault } from "./paths.ts";
+import type { Vault } from "./paths.ts";
 
 /** One file to put in place. */
 export interface Placement {
@@ -111,7 +111,7 @@ export async function placeAll(
   record: BatchRecord = IMPORT_RECORD,
   removals: readonly Removal[] = [],
 ): Promise<number | null> {
-  const stateDir = path.join(vault.root, STATE_DIR);
+  const stateDir = stateIn(vault.root);
   const stage = path.join(stateDir, `${PREFIX}${process.pid}-${randomHex(4)}`);
   const dirs = [...new Set(files.map((f) => path.dirname(f.target)))];
   for (const d of dirs) refuseLinks(vault, d);

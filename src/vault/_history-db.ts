@@ -16,11 +16,10 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { existsSync } from "node:fs";
-import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
 import { openSqlite, type SqliteSchema } from "../sqlite-file.ts";
 import { lazyStatements } from "../sqlite-statements.ts";
-import { STATE_DIR } from "./paths.ts";
+import { stateIn } from "./_links.ts";
 
 const VERSIONS_V1 = `
 CREATE TABLE versions (
@@ -127,7 +126,7 @@ export interface HistoryQueries {
 }
 
 export function historyPath(root: string): string {
-  return path.join(root, STATE_DIR, "history.db");
+  return stateIn(root, "history.db");
 }
 
 /** Opens the file (creating it when `create`), migrated; null when it does not exist and may not be made. */

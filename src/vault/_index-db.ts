@@ -18,11 +18,11 @@
  */
 import { Database, type Statement } from "bun:sqlite";
 import fs from "node:fs";
-import path from "node:path";
 import { lazyStatements } from "../sqlite-statements.ts";
 import { randomHex } from "./_fs.ts";
 import { FORMAT } from "./_index-row.ts";
-import { STATE_DIR, type Vault } from "./paths.ts";
+import { stateIn } from "./_links.ts";
+import type { Vault } from "./paths.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -81,7 +81,7 @@ export interface IndexDb {
 }
 
 export function indexPath(vault: Vault): string {
-  return path.join(vault.root, STATE_DIR, "index.db");
+  return stateIn(vault.root, "index.db");
 }
 
 function prepare(db: Database): IndexQueries {
@@ -149,8 +149,8 @@ function connect(file: string): Database {
 }
 
 /** A private in-memory copy of the file (or an empty index): reading never changes the vault. */
-function memoryCopy(file: string): Database {
-  if (fs.existsSync(file)) {
+function memoryCopy(file: string | undefined): Database {
+  if (file !== undefined && fs.existsSync(file)) {
     try {
       const disk = new Database(file, { readonly: true, strict: true });
       try {
@@ -180,12 +180,18 @@ function discard(file: string): void {
  * `write: false` gives an in-memory copy that is never saved.
  */
 export function openIndexDb(vault: Vault, kinds: string, write: boolean): IndexDb {
-  const file = indexPath(vault);
+  let file: string | undefined;
+  try {
+    file = indexPath(vault);
+  } catch {
+    // a state folder that is a link (stateIn): the index is kept in memory only, read from nowhere
+  }
   let db: Database | undefined;
-  if (write) {
+  if (write && file !== undefined) {
     try {
-      // Not recursive: a vault moved away while open must not come back as an empty folder.
-      const state = path.join(vault.root, STATE_DIR);
+      // Not recursive: a vault moved away while open must not come back as an empty folder. A state
+      // folder that is a link is refused (stateIn): the index is then kept in memory.
+      const state = stateIn(vault.root);
       if (!fs.existsSync(state)) fs.mkdirSync(state);
       db = openChecked(file);
     } catch {

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { isLinkRefusal, openPlain } from "../plain-file.ts";
-import { ARCHIVE_DIR, relPath, type Vault } from "./paths.ts";
+import { ARCHIVE_DIR, relPath, STATE_DIR, type Vault } from "./paths.ts";
 
 export interface VaultLink {
   /** The link, relative to the vault root, `/`-separated. */
@@ -33,6 +33,32 @@ export function linkBelow(vault: Vault, abs: string): string | null {
     if (isLink(at)) return at;
   }
   return null;
+}
+
+/**
+ * `<root>/.lorecards/<parts…>`: lorecards' own state (the databases, the marker secret, the hit log,
+ * the lock, backups). Refused (`forbidden`) when `.lorecards`, or any part below it, is a symbolic
+ * link: state, the secret and backups are never read or written outside the vault, and SQLite would
+ * follow a linked database file. Called where a path into the state folder is made, so every surface
+ * meets the same rule.
+ */
+export function stateIn(root: string, ...parts: string[]): string {
+  let at = path.join(root, STATE_DIR);
+  const check = (p: string, rel: string) => {
+    if (isLink(p))
+      throw new LoreError(
+        "forbidden",
+        `${rel} is a symbolic link (to ${target(p)}); lorecards never follows links inside the vault`,
+      );
+  };
+  check(at, STATE_DIR);
+  let rel = STATE_DIR;
+  for (const part of parts) {
+    at = path.join(at, part);
+    rel = `${rel}/${part}`;
+    check(at, rel);
+  }
+  return at;
 }
 
 function target(link: string): string {

@@ -14,7 +14,7 @@ export type { BatchRecord } from "./_batch-history.ts";
 export { hasLeftovers, recoverImports } from "./_batch-recover.ts";
 export { atomicWrite, fsyncDir, randomHex } from "./_fs.ts";
 export type { IndexRows } from "./_index-rows.ts";
-export { findLinks, linkBelow, readNoFollow, type VaultLink } from "./_links.ts";
+export { findLinks, linkBelow, readNoFollow, stateIn, type VaultLink } from "./_links.ts";
 export { settleImports, withSettledLock } from "./_settle.ts";
 export { sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";

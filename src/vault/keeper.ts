@@ -17,6 +17,7 @@
 import fs, { type FSWatcher } from "node:fs";
 import path from "node:path";
 import { randomHex } from "./_fs.ts";
+import { stateIn } from "./_links.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 
 /** Up to this many card files a cold load stats every file; above, it asks the keeper. */
@@ -30,7 +31,7 @@ const KEEPER_FILE = "keeper.json";
 const SYNC_DIR = "sync";
 
 function stateFile(vault: Vault, ...parts: string[]): string {
-  return path.join(vault.root, STATE_DIR, ...parts);
+  return stateIn(vault.root, ...parts);
 }
 
 function alive(pid: number): boolean {

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
-import { STATE_DIR } from "./paths.ts";
+import { stateIn } from "./_links.ts";
 
 export interface LockOptions {
   /** Give up after this long (LoreError "locked"). Default 5000 ms. */
@@ -22,7 +22,7 @@ const DEFAULTS = { timeoutMs: 5000, staleMs: 10_000 };
 const BREAKER_STALE_MS = 2000;
 
 export function lockPath(root: string): string {
-  return path.join(root, STATE_DIR, "lock");
+  return stateIn(root, "lock");
 }
 
 /** Whether a process with this pid runs on this machine (EPERM: it does, as another user). */

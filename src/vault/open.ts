@@ -8,7 +8,7 @@ import { loadKindsConfig, serializeCard } from "../card/index.ts";
 import { describeError, LoreError } from "../errors.ts";
 import { EXAMPLES, exampleBody } from "./_examples.ts";
 import { atomicCreate } from "./_fs.ts";
-import { linkBelow } from "./_links.ts";
+import { linkBelow, stateIn } from "./_links.ts";
 import { GUIDE_FILE, STARTER_GUIDE } from "./guide.ts";
 import { kindDir, relPath, STATE_DIR, type Vault } from "./paths.ts";
 
@@ -53,7 +53,7 @@ export function initVault(
   try {
     ensureDir(abs, created, ".");
     const vault: Vault = { root: abs, kinds: loadKindsConfig(abs) };
-    ensureDir(path.join(abs, STATE_DIR), [], STATE_DIR);
+    ensureDir(stateIn(abs), [], STATE_DIR);
     for (const kind of vault.kinds.kinds) {
       const dir = kindDir(vault, kind);
       // A kind folder that is a symbolic link is never written through (check reports it).
