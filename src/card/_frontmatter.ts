@@ -1,24 +1,30 @@
 /**
- * The one door to gray-matter and `yaml` (docs: TOOLCHAIN "gray-matter + yaml"). Every caller that
- * needs frontmatter goes through `readFrontmatter`, or `readPlainFrontmatter`, its fast twin: for
- * frontmatter in a few simple shapes it reads the same data with `Bun.YAML` (_plain-yaml.ts, the only
- * other YAML parser cards use) and declines everything else. Nothing else in the program imports
- * either package for cards. Why each guard exists:
- * - options are always passed, so gray-matter never uses its global cache of shared mutable objects;
- * - `---js` / `---coffee` would be evaluated as code by gray-matter's defaults: refused before and inside;
+ * The one frontmatter path (docs: TOOLCHAIN "gray-matter + yaml"). Every card's text is split in one
+ * place, `locateFrontmatter`, by gray-matter's own rule (an opening `---` not followed by `-`, closed
+ * at the next `\n---`), and its YAML read by `Bun.YAML` when it is in a few simple shapes
+ * (`readPlainFrontmatter`, _plain-yaml.ts) or else by `yaml` (`readFrontmatter`): the same data either
+ * way. Nothing else in the program reads a card's frontmatter. Why each guard exists:
+ * - `---js` / `---coffee` would be evaluated as code by gray-matter's defaults: only YAML is read;
  * - an unclosed `---` would swallow the whole file as frontmatter: we keep the text as body instead;
  * - CRLF and a BOM are normalised first (a stray `\r` otherwise sticks to the last value);
  * - `yaml`'s `maxAliasCount` refuses alias bombs; YAML core schema keeps `yes`/`no` as strings.
+ * Why the split is ours and gray-matter does not make it (measured with Bun 1.4.4, bench numbers in
+ * docs/ARCHITECTURE.md "One frontmatter path"): editing a card in place needs byte offsets in the raw
+ * text (BOM and CRLF kept), which gray-matter does not give; rendering a card that fired splits off its
+ * body on the hook's hot path, where loading gray-matter costs 5–19 ms (its js-yaml included) or 1–2
+ * ms (without); and its split doubles the cost of reading a card, 10 µs to 20 µs (index builds).
  */
 import type { Document } from "yaml";
 import { describeError, LoreError } from "../errors.ts";
-import { grayMatter, yamlLib } from "./_lazy.ts";
+import { yamlLib } from "./_lazy.ts";
 import { plainMapping } from "./_plain-yaml.ts";
 
 const CLOSE = "\n---";
 
 /** Where the frontmatter sits in a text (raw or normalised); offsets index into that same text. */
 export interface FrontmatterSpan {
+  /** Offset of the opening line's own `\n`. */
+  openEnd: number;
   /** Offset of the YAML text (after the opening line). */
   yamlStart: number;
   /** Offset of the `\n` that starts the closing `---` line. */
@@ -62,7 +68,7 @@ export function locateFrontmatter(text: string): FrontmatterSpan | null {
   let bodyStart = close + CLOSE.length;
   if (text.charAt(bodyStart) === "\r") bodyStart += 1;
   if (text.charAt(bodyStart) === "\n") bodyStart += 1;
-  return { yamlStart: Math.min(lineEnd + 1, close), yamlEnd: close, bodyStart, language };
+  return { openEnd: lineEnd, yamlStart: Math.min(lineEnd + 1, close), yamlEnd: close, bodyStart, language };
 }
 
 /** Parse YAML text as one mapping, safely. Throws LoreError parse_error. */
@@ -102,7 +108,7 @@ function withoutFrontmatter(normal: string): FrontmatterRead {
 }
 
 /**
- * What `readFrontmatter` gives, read without gray-matter and `yaml` (~10× faster), or null when the
+ * What `readFrontmatter` gives, read with `Bun.YAML` instead of `yaml` (~10× faster), or null when the
  * frontmatter is not in the simple shapes _plain-yaml.ts accepts. Never throws: what would fail
  * declines. `root` is the plain data, whose numbers and booleans have lost their written text.
  */
@@ -123,31 +129,20 @@ export function readFrontmatter(text: string): FrontmatterRead {
   if (span === null) return withoutFrontmatter(normal);
   const lang = span.language.toLowerCase();
   if (lang !== "" && lang !== "yaml" && lang !== "yml") refuse(span.language)();
-  let doc: Document | null = null;
-  const engines = {
-    yaml: {
-      parse: (src: string) => {
-        doc = parseYamlDocument(src);
-        return documentToData(doc);
-      },
-      stringify: () => {
-        throw new LoreError("internal", "serialize cards with serializeCard");
-      },
-    },
-    js: { parse: refuse("js") },
-    javascript: { parse: refuse("javascript") },
-    coffee: { parse: refuse("coffee") },
-    coffeescript: { parse: refuse("coffeescript") },
-    json: { parse: refuse("json") },
-  };
-  let file: { data: Record<string, unknown>; content: string };
-  try {
-    const matter = grayMatter();
-    file = matter(normal, { engines } as unknown as Parameters<typeof matter>[1]);
-  } catch (err) {
-    if (err instanceof LoreError) throw err;
-    throw new LoreError("parse_error", `frontmatter unreadable: ${describeError(err)}`, { cause: err });
+  // From the opening line's newline, as gray-matter hands its engine the block: an error's line
+  // number is then the file's own.
+  const block = normal.slice(span.openEnd, span.yamlEnd);
+  // A block of comments and blank lines only is no data at all (gray-matter's rule).
+  if (block.replace(/^\s*#[^\n]+/gm, "").trim() === "") {
+    return { data: {}, root: null, body: normal.slice(span.bodyStart), hasFrontmatter: true, warnings: [] };
   }
-  const root = (doc as Document | null)?.contents ?? null;
-  return { data: { ...file.data }, root, body: file.content, hasFrontmatter: true, warnings: [] };
+  const doc = parseYamlDocument(block);
+  const data = documentToData(doc);
+  return {
+    data,
+    root: doc.contents ?? null,
+    body: normal.slice(span.bodyStart),
+    hasFrontmatter: true,
+    warnings: [],
+  };
 }

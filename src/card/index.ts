@@ -1,6 +1,6 @@
 /**
  * card/ owns the card model: safe parsing and serializing of one Markdown file with YAML frontmatter
- * (gray-matter + yaml behind one wrapper), forgiving field rules, `## sections` and private sections,
+ * (one frontmatter path, _frontmatter.ts; `yaml` or Bun's YAML behind it), forgiving field rules, `## sections` and private sections,
  * the kind table and `kinds.yaml`, which file names are legal keys, a card's lorebook rules (rules.ts,
  * read from its frontmatter and its V3 decorators: decorators.ts), and a card's JSON shapes (json.ts).
  * It is pure except for reading `kinds.yaml`; it never walks, writes or locks a vault (that is vault/).

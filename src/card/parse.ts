@@ -2,7 +2,7 @@
  * Text → Card. Pure: the caller supplies the key, kind, path and file stats. Private sections are
  * flagged here and cut out by `publicText`, the only text the engine may match on or inject.
  * A card is read by the fast path when it can be (plain values from Bun's YAML parser, for frontmatter
- * in the simple shapes: _plain-yaml.ts), else by the full path (gray-matter + `yaml` nodes); both give
+ * in the simple shapes: _plain-yaml.ts), else by the full path (`yaml` nodes); both split the text one way (_frontmatter.ts) and give
  * the same Card (test/card/plain-path.test.ts holds them to it), the fast one several times sooner.
  */
 import { describeError, LoreError } from "../errors.ts";
