@@ -71,25 +71,6 @@ export function rotate(dir: string, keep: number): string[] {
   return old.map((b) => b.file);
 }
 
-/** What a backup killed part way leaves in `dir` (its temp file, its databases' copies), once old. */
-export function sweepLeftovers(dir: string, now: number): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!/^\.(scratch-\d+-[0-9a-f]{8}|\d+\.[0-9a-f]{8}\.tmp)$/.test(name)) continue;
-    const file = path.join(dir, name);
-    try {
-      if (now - fs.lstatSync(file).mtimeMs > HOUR) fs.rmSync(file, { recursive: true, force: true });
-    } catch {
-      // gone meanwhile
-    }
-  }
-}
-
 export function createDailyBackups(options: DailyOptions): DailyBackups {
   const o = { ...DEFAULTS, ...options };
   const say = o.say ?? warnOnStderr;
@@ -100,7 +81,6 @@ export function createDailyBackups(options: DailyOptions): DailyBackups {
     try {
       // Looked up each time: a `.lorecards` made a link since is refused (stateIn), said in the warning.
       const dir = o.dir ?? defaultBackupDir(o.root);
-      sweepLeftovers(dir, Date.now()); // file ages are real time, whatever clock schedules the backups
       // No vault yet (a default one is made on first use): nothing to back up, nothing to warn about.
       if (!fs.existsSync(o.root) || !backupDue(dir, o.now(), o.checkEveryMs)) return null;
       const made = await writeBackup(vaultForBackup(o.root), { dir, kind: "daily", now: o.now });

@@ -1,9 +1,10 @@
 /**
  * Restoring a backup: into an empty (or missing) folder, or with `force` over a vault, whose current
  * files are backed up first (`before-restore-…`, never rotated away). The archive is checked whole
- * before anything is written (`_unpack.ts`), its files are staged and then swapped in under the vault
- * lock (`_swap.ts`); a damaged or foreign archive, a non-empty target without `force`, or a failure on
- * the way leaves the target as it was.
+ * before anything is written (`_unpack.ts`), its files are staged (`_stage.ts`) and then swapped in
+ * under the vault lock (vault/swap.ts); a damaged or foreign archive, a non-empty target without
+ * `force`, or a failure on the way leaves the target as it was, and a restore killed during its swap
+ * is finished by the next command that touches the vault.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,12 +14,15 @@ import {
   linkBelow,
   randomHex,
   STATE_DIR,
+  stagedIn,
+  swapFolder,
+  swapIn,
   type Vault,
   withSettledLock,
 } from "../vault/index.ts";
 import { replacedPaths, vaultForBackup } from "./_contents.ts";
 import type { Manifest } from "./_manifest.ts";
-import { stageFiles, swapIn } from "./_swap.ts";
+import { stageFiles } from "./_stage.ts";
 import { readBackup } from "./_unpack.ts";
 import { type BackupResult, writeBackupLocked } from "./write.ts";
 
@@ -102,12 +106,13 @@ export async function restoreBackup(file: string, opts: RestoreOptions): Promise
   if (before === "missing") fs.mkdirSync(target, { recursive: true });
   const vault = vaultForBackup(target);
   const incoming = manifest.files.map((f) => f.path);
-  const work = path.join(target, STATE_DIR, `restore-${process.pid}-${randomHex(4)}`);
+  let work = "";
   let replaced: BackupResult | undefined;
   try {
     refuseLinks(vault, incoming);
     fs.mkdirSync(path.join(target, STATE_DIR), { recursive: true });
-    stageFiles(path.join(work, "new"), manifest.files, files);
+    work = swapFolder(target, randomHex(4));
+    stageFiles(stagedIn(work), manifest.files, files);
     await withSettledLock(
       vault,
       async () => {
@@ -120,12 +125,12 @@ export async function restoreBackup(file: string, opts: RestoreOptions): Promise
             withRecalls: true,
             now: opts.now,
           });
-        swapIn(target, path.join(work, "new"), path.join(work, "old"), old, incoming);
+        swapIn(target, work, old, incoming);
       },
       opts.lock,
     );
   } catch (err) {
-    fs.rmSync(work, { recursive: true, force: true });
+    if (work !== "") fs.rmSync(work, { recursive: true, force: true });
     if (before !== "full") undoFolders(target, before === "missing");
     if (err instanceof LoreError) throw err;
     throw new LoreError("io_error", `cannot restore into ${target}: ${describeError(err)}`, {

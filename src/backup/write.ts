@@ -12,6 +12,7 @@ import {
   fsyncDir,
   type LockOptions,
   randomHex,
+  removeStaleTemps,
   stateIn,
   type Vault,
   withSettledLock,
@@ -84,6 +85,7 @@ function prepareDir(dir: string): string {
 
 /** A private folder inside `dir` for the databases' copies, removed afterwards. */
 async function withScratch<T>(dir: string, fn: (scratch: string) => T | Promise<T>): Promise<T> {
+  removeStaleTemps(dir); // what a killed backup left here (vault/_temps.ts)
   const scratch = path.join(dir, `.scratch-${process.pid}-${randomHex(4)}`);
   fs.mkdirSync(scratch, { mode: 0o700 });
   try {

@@ -1,13 +1,15 @@
 /**
  * Temp files the atomic write leaves behind when its process is killed between creating the temp and
  * renaming it (`kill -9`, a power cut): `.<name>.<pid>.<hex>.tmp` (and the marker secret's
- * `marker-secret.<pid>.<hex>.tmp`). The next write into a folder, and `check`, remove the stale ones. A
+ * `marker-secret.<pid>.<hex>.tmp`, a backup's archive `.<pid>.<hex>.tmp` and the folder of its
+ * databases' copies `.scratch-<pid>-<hex>`). The next write into a folder, and `check`, remove the stale ones. A
  * temp is stale when its writer's pid is not alive here, or when it is older than any write takes; a
  * live writer's temp exists for milliseconds and is never touched. The short grace period covers a
  * writer on another machine that shares the folder (a synced vault), whose pid means nothing here.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { linkBelow } from "./_links.ts";
 import { pidAlive } from "./lock.ts";
 import { kindDir, STATE_DIR, type Vault } from "./paths.ts";
 
@@ -21,8 +23,10 @@ export interface StaleOptions {
 
 const DEFAULTS: StaleOptions = { graceMs: 10_000, maxAgeMs: 10 * 60_000, now: Date.now };
 
-/** `.Alice.md.4242.0a1b2c3d.tmp` → 4242. */
-const TEMP = /^.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+/** `.Alice.md.4242.0a1b2c3d.tmp` (and a backup's `.4242.0a1b2c3d.tmp`) → 4242. */
+const TEMP = /^.*\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+/** A backup's private folder for its databases' copies (backup/write.ts): `.scratch-4242-0a1b2c3d`. */
+const SCRATCH = /^\.scratch-(\d+)-[0-9a-f]{8}$/;
 
 /** Removes the stale temp files directly in `dir`; returns how many. Never throws. */
 export function removeStaleTemps(dir: string, options: Partial<StaleOptions> = {}): number {
@@ -35,15 +39,17 @@ export function removeStaleTemps(dir: string, options: Partial<StaleOptions> = {
   }
   let removed = 0;
   for (const name of names) {
-    const m = TEMP.exec(name);
+    const temp = TEMP.exec(name);
+    const scratch = temp === null ? SCRATCH.exec(name) : null;
+    const m = temp ?? scratch;
     if (m === null) continue;
     const file = path.join(dir, name);
     try {
       const st = fs.lstatSync(file);
       const age = o.now() - st.mtimeMs;
-      if (!st.isFile() || age < o.graceMs) continue;
+      if (!(temp ? st.isFile() : st.isDirectory()) || age < o.graceMs) continue;
       if (age < o.maxAgeMs && pidAlive(Number(m[1]))) continue;
-      fs.rmSync(file, { force: true });
+      fs.rmSync(file, { recursive: true, force: true });
       removed++;
     } catch {
       // gone meanwhile, or not ours to remove: leave it
@@ -52,16 +58,20 @@ export function removeStaleTemps(dir: string, options: Partial<StaleOptions> = {
   return removed;
 }
 
-/** The sweep `check` runs: every kind folder (the vault root included) and `.lorecards/`. */
+/**
+ * The sweep `check` runs: every kind folder (the vault root included), `.lorecards/` and its
+ * `backups/` (what a killed backup leaves there: its archive's temp file, its databases' copies).
+ */
 export function sweepVaultTemps(vault: Vault, options: Partial<StaleOptions> = {}): number {
   const dirs = new Set([
     ...vault.kinds.kinds.map((k) => kindDir(vault, k)),
     path.join(vault.root, STATE_DIR),
+    path.join(vault.root, STATE_DIR, "backups"),
   ]);
   let removed = 0;
   for (const dir of dirs) {
-    if (dir === vault.root || !fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink())
-      removed += removeStaleTemps(dir, options);
+    // Never through a link: what it points to is not the vault's to clean.
+    if (dir === vault.root || linkBelow(vault, dir) === null) removed += removeStaleTemps(dir, options);
   }
   return removed;
 }

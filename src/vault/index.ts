@@ -16,7 +16,7 @@ export { atomicWrite, fsyncDir, randomHex } from "./_fs.ts";
 export type { IndexRows } from "./_index-rows.ts";
 export { findLinks, linkBelow, readNoFollow, stateIn, type VaultLink } from "./_links.ts";
 export { settleImports, withSettledLock } from "./_settle.ts";
-export { sweepVaultTemps } from "./_temps.ts";
+export { removeStaleTemps, sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { type AsOfPoint, type AsOfVault, parseAsOf, vaultAsOf } from "./as-of.ts";
 export { type BulkChange, type BulkResult, type BulkTarget, bulkChange } from "./bulk.ts";
@@ -81,5 +81,6 @@ export {
   SettingsFile,
   type VaultSettings,
 } from "./settings.ts";
+export { recoverSwaps, stagedIn, swapFolder, swapIn } from "./swap.ts";
 export { type Undone, undoStep } from "./undo.ts";
 export { describeVersion, type Hunk, type VersionInfo, versionDiff } from "./version-view.ts";

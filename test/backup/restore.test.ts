@@ -39,3 +39,31 @@ describe("restoreBackup", () => {
     expect(fs.readdirSync(path.join(target.root, ".lorecards", "backups"))).toHaveLength(1);
   });
 });
+
+describe("the modes a restore gives", () => {
+  test("are lorecards' own, never a manifest's: cards 0644, the marker secret 0600", async () => {
+    source = backupVault();
+    fs.mkdirSync(path.join(source.root, ".lorecards"), { recursive: true });
+    fs.writeFileSync(path.join(source.root, ".lorecards", "marker-secret"), "0123456789abcdef\n", {
+      mode: 0o600,
+    });
+    out = fs.mkdtempSync(path.join(os.tmpdir(), "lc-backups-"));
+    const { file } = await writeBackup(vaultForBackup(source.root), { dir: out });
+    // A forged manifest: every file 07777 (4095), the secret 0666.
+    const entries: Record<string, Uint8Array> = {};
+    for (const [name, f] of await new Bun.Archive(fs.readFileSync(file)).files())
+      entries[name] = await f.bytes();
+    const manifest = JSON.parse(new TextDecoder().decode(entries["manifest.json"]));
+    for (const f of manifest.files) f.mode = f.path.endsWith("marker-secret") ? 0o666 : 4095;
+    entries["manifest.json"] = new TextEncoder().encode(JSON.stringify(manifest));
+    const forged = path.join(out, "forged.tar.gz");
+    fs.writeFileSync(forged, await new Bun.Archive(entries, { compress: "gzip" }).bytes());
+    target = tempVault();
+    fs.rmSync(target.root, { recursive: true });
+    await restoreBackup(forged, { target: target.root });
+    const mode = (rel: string) => fs.statSync(path.join(target.root, rel)).mode & 0o7777;
+    expect(mode("people/Alice.md")).toBe(0o644 & ~process.umask());
+    expect(mode("settings.yaml")).toBe(0o644 & ~process.umask());
+    expect(mode(".lorecards/marker-secret")).toBe(0o600);
+  });
+});

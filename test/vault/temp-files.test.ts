@@ -3,6 +3,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { writeBackup } from "../../src/backup/index.ts";
 import { removeStaleTemps } from "../../src/vault/_temps.ts";
 import { createCard, sweepVaultTemps, updateCard } from "../../src/vault/index.ts";
 import { tempVault } from "./_helpers.ts";
@@ -90,5 +91,30 @@ describe("when they are removed", () => {
     for (const d of dirs) leave(path.join(vault.root, d), tmp(DEAD), MIN);
     expect(sweepVaultTemps(vault)).toBe(dirs.length);
     for (const d of dirs) expect(fs.existsSync(path.join(vault.root, d, tmp(DEAD)))).toBe(false);
+  });
+
+  describe("what a killed backup leaves in .lorecards/backups", () => {
+    /** A killed backup's folder for its databases' copies, with a copy in it, `ageMs` old. */
+    function scratch(dir: string, pid: number, ageMs: number): string {
+      const name = `.scratch-${pid}-0a1b2c3d`;
+      fs.mkdirSync(path.join(dir, name), { recursive: true });
+      fs.writeFileSync(path.join(dir, name, "state.db.0a1b2c3d"), "a copy");
+      const at = new Date(Date.now() - ageMs);
+      fs.utimesSync(path.join(dir, name), at, at);
+      return name;
+    }
+
+    test("is removed by the next backup and by check's sweep; a live backup's is kept", async () => {
+      vault = tempVault();
+      const backups = path.join(vault.root, ".lorecards", "backups");
+      scratch(backups, DEAD, MIN);
+      const alive = scratch(backups, live.pid, MIN);
+      leave(backups, `.${DEAD}.0a1b2c3d.tmp`, MIN);
+      await writeBackup(vault);
+      expect(fs.readdirSync(backups).filter((n) => n.startsWith("."))).toEqual([alive]);
+      scratch(backups, DEAD, MIN);
+      expect(sweepVaultTemps(vault)).toBe(1);
+      expect(fs.readdirSync(backups).filter((n) => n.startsWith("."))).toEqual([alive]);
+    });
   });
 });

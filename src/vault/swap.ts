@@ -1,0 +1,204 @@
+/**
+ * Files swapped into the vault as one step that a crash cannot leave half done (a restore of a
+ * backup). The files come staged under `.lorecards/restore-<pid>-<hex>/new/`. Before the first move,
+ * a journal naming what is replaced and what comes in is written and synced (`swap.json`); then what
+ * is replaced is moved aside (`old/`) and the staged files are moved in, each move a rename within the
+ * vault's file system. A failure part way moves everything back and removes the journal. A process
+ * killed part way cannot: the next process that takes the vault lock, or reads the vault while the
+ * lock is free (_settle.ts), finds the journal and finishes the swap, so the vault is the new one, as a
+ * killed import is finished (_batch-recover.ts). A work folder without a journal is a restore killed
+ * before its swap began: the vault is the old one, and the folder (a full copy of a backup's files)
+ * is removed once its process is gone.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { LoreError } from "../errors.ts";
+import { fsyncDir } from "./_fs.ts";
+import { linkBelow, stateIn } from "./_links.ts";
+import { pidAlive } from "./lock.ts";
+import type { Vault } from "./paths.ts";
+
+export const SWAP_PREFIX = "restore-";
+const JOURNAL = "swap.json";
+const NEW = "new";
+const OLD = "old";
+
+interface Journal {
+  /** Vault paths (`/`-separated) moved aside. */
+  replaced: string[];
+  /** Vault paths moved in from the staging folder. */
+  incoming: string[];
+}
+
+const abs = (root: string, rel: string) => path.join(root, ...rel.split("/"));
+
+/** A new work folder for a swap into `root` (not made yet); stage the files under `stagedIn(work)`. */
+export function swapFolder(root: string, hex: string): string {
+  return stateIn(root, `${SWAP_PREFIX}${process.pid}-${hex}`);
+}
+
+export function stagedIn(work: string): string {
+  return path.join(work, NEW);
+}
+
+type Move = [from: string, to: string];
+
+function moveTo(from: string, to: string, done: Move[]): void {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.renameSync(from, to);
+  done.push([from, to]);
+}
+
+function writeJournal(work: string, journal: Journal): void {
+  const file = path.join(work, JOURNAL);
+  const fd = fs.openSync(file, "wx", 0o600);
+  try {
+    fs.writeFileSync(fd, JSON.stringify(journal));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fsyncDir(work);
+}
+
+/**
+ * Move each of `replaced` (vault paths) from `root` into the work folder's `old/`, then each of
+ * `incoming` from its `new/` into `root`; anything already at an incoming path is moved aside first,
+ * never overwritten. All or nothing, as the module comment says; the caller holds the vault lock.
+ */
+export function swapIn(
+  root: string,
+  work: string,
+  replaced: readonly string[],
+  incoming: readonly string[],
+): void {
+  writeJournal(work, { replaced: [...replaced], incoming: [...incoming] });
+  const done: Move[] = [];
+  try {
+    const aside = path.join(work, OLD);
+    for (const p of replaced) moveTo(abs(root, p), abs(aside, p), done);
+    for (const p of incoming) {
+      const target = abs(root, p);
+      if (fs.lstatSync(target, { throwIfNoEntry: false })) moveTo(target, abs(aside, p), done);
+      moveTo(abs(stagedIn(work), p), target, done);
+    }
+  } catch (err) {
+    for (const [from, to] of done.reverse()) {
+      try {
+        fs.renameSync(to, from);
+      } catch {
+        // left where it is; the backup made before a forced restore still holds it
+      }
+    }
+    fs.rmSync(path.join(work, JOURNAL), { force: true });
+    throw new LoreError(
+      "io_error",
+      `cannot put the backup in place: ${(err as Error).message}; nothing was changed`,
+      {
+        cause: err,
+      },
+    );
+  }
+  syncDirs(done);
+}
+
+function syncDirs(done: readonly Move[]): void {
+  for (const dir of new Set(done.flatMap(([from, to]) => [path.dirname(from), path.dirname(to)]))) {
+    try {
+      fsyncDir(dir);
+    } catch {
+      // a folder moved away since (an emptied one): nothing to sync
+    }
+  }
+}
+
+/** The work folders of swaps in `vault` (cheap: one directory listing); none when the state folder is a link. */
+function workFolders(vault: Vault): { dir: string; pid: number }[] {
+  let names: string[];
+  let state: string;
+  try {
+    state = stateIn(vault.root);
+    names = fs.readdirSync(state);
+  } catch {
+    return [];
+  }
+  const out: { dir: string; pid: number }[] = [];
+  for (const name of names) {
+    const m = /^restore-(\d+)-[0-9a-f]+$/.exec(name);
+    if (m) out.push({ dir: path.join(state, name), pid: Number(m[1]) });
+  }
+  return out;
+}
+
+/** Whether a killed swap may have left something behind (a live one's folder counts too). */
+export function hasSwapLeftovers(vault: Vault): boolean {
+  return workFolders(vault).length > 0;
+}
+
+/** A staging folder older than this is a killed restore's even if its pid is alive (reused since). */
+const STAGING_MAX_MS = 60 * 60_000;
+
+/**
+ * Settles what killed swaps left; the caller holds the vault lock, so no swap is under way (a swap
+ * runs under the lock). With a journal, the swap is finished (run again after a swap that completed,
+ * it moves nothing); without one, it never began: its folder is removed once its process is gone (a
+ * live restore stages its files before it takes the lock). Returns how many were finished.
+ */
+export function recoverSwaps(vault: Vault, now = Date.now()): number {
+  let finished = 0;
+  for (const { dir, pid } of workFolders(vault)) {
+    const journal = readJournal(dir);
+    if (journal === null) {
+      const age = now - (fs.lstatSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+      if (pidAlive(pid) && age < STAGING_MAX_MS) continue;
+    } else {
+      rollForward(vault, dir, journal);
+      finished++;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return finished;
+}
+
+function readJournal(dir: string): Journal | null {
+  try {
+    const j = JSON.parse(fs.readFileSync(path.join(dir, JOURNAL), "utf8")) as Journal;
+    return Array.isArray(j.replaced) && Array.isArray(j.incoming) ? j : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The moves a killed swap had not made, in its order: each replaced file still in place goes aside,
+ * each staged file still staged comes in (what stands at its path going aside first). Every move that
+ * was made left its source empty, so each is made once, whatever the point of the kill.
+ */
+function rollForward(vault: Vault, dir: string, journal: Journal): void {
+  const root = path.resolve(vault.root);
+  const inside = (rel: unknown) => {
+    const p = path.resolve(root, ...String(rel).split("/"));
+    return p.startsWith(root + path.sep) && linkBelow(vault, path.dirname(p)) === null ? p : null;
+  };
+  const exists = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false }) !== undefined;
+  const done: Move[] = [];
+  const aside = path.join(dir, OLD);
+  for (const rel of journal.replaced) {
+    const target = inside(rel);
+    if (target === null || !exists(target) || exists(abs(aside, String(rel)))) continue;
+    moveTo(target, abs(aside, String(rel)), done);
+  }
+  for (const rel of journal.incoming) {
+    const target = inside(rel);
+    const staged = abs(stagedIn(dir), String(rel));
+    if (target === null || !exists(staged)) continue;
+    // What stands there goes aside, as the swap would have moved it (the backup made before a forced
+    // restore holds what was replaced).
+    if (exists(target)) {
+      const away = abs(aside, String(rel));
+      moveTo(target, exists(away) ? `${away}.${process.pid}-${Date.now()}` : away, done);
+    }
+    moveTo(staged, target, done);
+  }
+  syncDirs(done);
+}
