@@ -25,8 +25,8 @@ export interface ReplayPlan {
   edits: Edit[];
   /**
    * The records made for this very turn, all still in place: a regenerate, a retry, or the next
-   * request of a tool loop. Null when this turn has no records yet (or one of them no longer applies,
-   * and the turn is recalled again).
+   * request of a tool loop (always a repeat, records or not). Null when this turn has no records yet
+   * (or one of them no longer applies, and the turn is recalled again).
    */
   repeat: ReplayRecord[] | null;
   /**
@@ -63,9 +63,14 @@ export function planReplay(
   // on the newest message, or every block of the turn is still in place. A record of this turn on a
   // message that is not here came from another request of the turn (a client's title request, which
   // wraps the prompt its own way); one whose message was edited means the turn is recalled again whole.
+  // A tool's answer after the newest typed message is a tool loop's next request: an earlier request
+  // of this turn carried that message already, so the turn only replays. A card first named inside
+  // the loop (in the model's words beside its tool call) would otherwise go into a message the
+  // provider has cached without it; it comes with the next message the person types instead.
   const isRepeat =
-    foundOfThisTurn.length > 0 &&
-    (foundOfThisTurn.some((r) => r.anchor === target) || foundOfThisTurn.length === ofThisTurn.length);
+    toolLoop(view, target) ||
+    (foundOfThisTurn.length > 0 &&
+      (foundOfThisTurn.some((r) => r.anchor === target) || foundOfThisTurn.length === ofThisTurn.length));
   const live = found.filter((r) => isRepeat || r.turn !== turn).sort(inPromptOrder);
   const inContext = new Set<string>();
   const byTurn = [...live].sort((a, b) => a.turn - b.turn);
@@ -104,6 +109,20 @@ export function turnOf(view: ChatView): { target: number; turn: number } {
     }
   });
   return { target, turn };
+}
+
+/** Whether a tool's answer follows the target (a tool loop under way: see `planReplay`). */
+function toolLoop(view: ChatView, target: number): boolean {
+  for (let i = target + 1; i < view.messages.length; i++) if (isToolAnswer(view.messages[i]!.role)) return true;
+  return false;
+}
+
+/**
+ * The roles the adapters give a tool's answer: `tool` (Chat Completions, Ollama, Anthropic's
+ * `tool_result` messages, Gemini's function responses) and the Responses API's `…_call_output` items.
+ */
+function isToolAnswer(role: string): boolean {
+  return role === "tool" || role.endsWith("_call_output");
 }
 
 /**

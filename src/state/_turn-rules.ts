@@ -1,8 +1,10 @@
 /**
  * The turn-record rules of the Store contract, written once (as `_rules.ts` is for commits):
- * - a record replaces the one of its turn (the message was edited and sent again, or the conversation
- *   started a new clock), and starts with no usage; what the old one cost stays in its day: it was
- *   billed;
+ * - a record replaces the one of its turn (the message was edited and sent again, a client's side
+ *   request such as Claude Code's title request went first, or the conversation started a new clock),
+ *   and keeps the usage already billed for the turn that day (with its request count and blame), so a
+ *   conversation's turns add up to what its day counts; a record of an earlier day is left to that
+ *   day, and the new one starts with no usage;
  * - every response's usage adds to its turn's record (a retry, a regenerate and each request of a
  *   tool loop are billed, each of them), and usage alone makes a bare record;
  * - blame is worked out from the first usage of a record (the request that carried its blocks) and
@@ -33,7 +35,11 @@ export interface TurnPlan {
 
 export function planTurn(stored: StoredTurns, record: TurnRecord, limits: Limits): TurnPlan {
   const { usage: _none, requests: _n, blame: _b, ...fresh } = record;
-  return plan({ ...stored, old: null }, fresh, limits);
+  const old = stored.old;
+  // A record of an earlier day leaves that day as it was: its cost stays there, the new one starts bare.
+  if (!old?.usage || dayOf(old.at) !== dayOf(record.at)) return plan({ ...stored, old: null }, fresh, limits);
+  const billed = { usage: old.usage, requests: old.requests ?? 1, ...(old.blame && { blame: old.blame }) };
+  return plan(stored, { ...fresh, ...billed }, limits);
 }
 
 export function planUsage(

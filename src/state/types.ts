@@ -330,8 +330,10 @@ export interface Store {
   recentHits(limit: number): Promise<HitEntry[]>;
   /**
    * Keeps what a surface did on one turn. A second record for the same conversation and turn (the
-   * message was edited and sent again, or the conversation began a new clock) replaces the first and
-   * starts with no usage; what the first cost stays in its day. The conversation counts as
+   * message was edited and sent again, a client's side request such as Claude Code's title request went
+   * first, or the conversation began a new clock) replaces the first and keeps the usage the turn was
+   * billed that day (with `requests` and blame), so the conversation's turns add up to what the day
+   * counts; a first record of an earlier day stays in that day, and the new one starts with no usage. The conversation counts as
    * seen at `record.at` and as stored for the conversation cap (a new one is stored with turn 0: its
    * turn clock is `commitTurn`'s); it keeps its `turnsPerConversation` records of the highest turns, and a
    * record below those is not kept (nor counted). Per-day totals outlive the conversation (`days`).

@@ -20,10 +20,20 @@ import {
   movedBlocks,
   otherChanges,
 } from "../support/client-checks.ts";
-import { type CliRun, describeRun, runClaude, runCodex } from "../support/client-cli.ts";
+import {
+  CLAUDE,
+  CLAUDE_NEWEST,
+  type CliRun,
+  describeRun,
+  runClaude,
+  runCodex,
+} from "../support/client-cli.ts";
 import type { Exchange } from "../support/client-replay.ts";
 import { type ClientSession, isChat, startClientSession } from "../support/client-session.ts";
 import { CLIENT_CARDS } from "../support/client-upstream.ts";
+import { prerequisite } from "../support/prerequisites.ts";
+import { vaultStore } from "../support/state.ts";
+import { until } from "../support/wait.ts";
 
 interface Scenario {
   name: string;
@@ -40,6 +50,8 @@ interface Scenario {
   injected: (string | null)[];
   /** Headers that name the client's session: the same on every request of it. */
   sessionHeaders: string[];
+  /** The client's program, when it is not always installed (skipped without it, failed under CI). */
+  needs?: string;
 }
 
 const SCENARIOS: Scenario[] = [
@@ -97,6 +109,46 @@ const SCENARIOS: Scenario[] = [
     injected: ["Zorblax", "Zorblax", "Vellmoor"],
     sessionHeaders: ["x-claude-code-session-id"],
   },
+  ...(
+    [
+      // #1 is the title request (the prompt in Claude Code's `<session>` wrapping, its own message 0),
+      // #2 the prompt itself, #3 the tool loop's next request (a repeat), #4 the --continue.
+      ["2.1.197 (pinned)", CLAUDE, ["Zorblax", "Zorblax", "Zorblax", "Vellmoor"]],
+      // The newest release sends no title request in print mode.
+      ["2.1.332 (the newest)", CLAUDE_NEWEST, ["Zorblax", "Zorblax", "Vellmoor"]],
+    ] as const
+  ).map(
+    ([release, bin, injected]): Scenario => ({
+      name: `Claude Code ${release} with its side requests on, one Read tool loop, then --continue`,
+      drive: async (s, home, cwd) => {
+        fs.writeFileSync(path.join(cwd, "notes.txt"), "Zorblax left a note: meet at the east pier.\n");
+        const at = { home, cwd, baseUrl: s.url, sideRequests: true, bin };
+        return [
+          await runClaude(
+            [
+              "-p",
+              "Zorblax left a note. Please read notes.txt and tell me what it says.",
+              "--allowedTools",
+              "Read",
+            ],
+            at,
+          ),
+          await runClaude(
+            ["-p", "--continue", "Thanks. Is Vellmoor mentioned anywhere?", "--allowedTools", "Read"],
+            at,
+          ),
+        ];
+      },
+      replies: ["I read notes.txt; it says what you expected (turn 1).", "Noted, turn 2."],
+      arrivals: [
+        [1, 0, "Zorblax"],
+        [injected.length, 5, "Vellmoor"],
+      ],
+      injected: [...injected],
+      sessionHeaders: ["x-claude-code-session-id"],
+      needs: bin,
+    }),
+  ),
   {
     name: "Codex, codex exec then exec resume --last twice",
     drive: async (s, home, cwd) => {
@@ -126,7 +178,15 @@ const SCENARIOS: Scenario[] = [
 const SESSION_MS = 420_000;
 const FAST_MS = 10_000;
 
-describe.each(SCENARIOS)("$name", (scenario) => {
+const installed = (sc: Scenario) =>
+  sc.needs === undefined ||
+  prerequisite(
+    fs.existsSync(sc.needs),
+    `real-clients.test.ts (${sc.name})`,
+    `${sc.needs} is not installed (npm ci)`,
+  );
+
+describe.each(SCENARIOS.filter(installed))("$name", (scenario) => {
   let session: ClientSession | undefined;
   let runs: CliRun[] = [];
   let xs: Exchange[] = [];
@@ -255,6 +315,34 @@ describe.each(SCENARIOS)("$name", (scenario) => {
       expect(upstream.map((r) => `${r.method} ${r.path} ${r.body}`)).toEqual(
         sent.map((r) => `${r.method} ${r.path} ${r.body}`),
       );
+    },
+    FAST_MS,
+  );
+
+  test(
+    "stats: the conversation's turns add up to what its day counts, every answer of every turn billed",
+    async () => {
+      const store = await vaultStore(s().vault);
+      try {
+        const turnsNow = async () => {
+          const conversations = await store.conversations(10);
+          return (await Promise.all(conversations.map((c) => store.turns(c.id, 100)))).flat();
+        };
+        const billed = (turns: Awaited<ReturnType<typeof turnsNow>>) =>
+          turns.reduce((n, t) => n + (t.requests ?? (t.usage ? 1 : 0)), 0);
+        // Usage is read as each answer streams past, and stored just after it ends.
+        await until(async () => billed(await turnsNow()) >= xs.length, "every answer's usage stored");
+        const turns = await turnsNow();
+        const [day] = await store.days("2000-01-01");
+        const sum = (k: "uncached" | "output") => turns.reduce((n, t) => n + (t.usage?.[k] ?? 0), 0);
+        expect(billed(turns)).toBe(xs.length);
+        expect({ uncached: sum("uncached"), output: sum("output") }).toEqual({
+          uncached: day?.uncached ?? -1,
+          output: day?.output ?? -1,
+        });
+      } finally {
+        await store.close();
+      }
     },
     FAST_MS,
   );

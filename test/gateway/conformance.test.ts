@@ -5,11 +5,14 @@
  */
 
 import { describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
 import { wrapBlock } from "../../src/inject/index.ts";
 import { type Msg, PIXEL } from "../support/bodies.ts";
 import { gatewaySuite } from "../support/gateway.ts";
 import { PROTOCOLS } from "../support/protocols.ts";
 import { recentHitsOf, vaultStore } from "../support/state.ts";
+import { cardText } from "../support/vault.ts";
 
 const suite = gatewaySuite();
 const setup = suite.setup;
@@ -133,6 +136,26 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
       messages.push(a("Noted."));
     }
     expect(got).toEqual(expected);
+  });
+
+  test("a card that first fires inside a tool loop never goes into a message an earlier request carried: it comes with the next typed one", async () => {
+    const { h, vault } = await setup();
+    const turn = { messages: [u("what do we know about Zed?")] };
+    await h.send(p.path, p.build(turn));
+    const first = JSON.parse(last().body)[p.list] as unknown[];
+    // Inside the loop the model writes a card for Zed (through MCP, say): the next request names it.
+    writeCard(vault, "people", "Zed", ["zed"], "## who\nThe lighthouse keeper.\n");
+    const looped = p.toolTurn(turn, "the notes");
+    const r2 = await h.send(p.path, looped);
+    expect(r2.headers.get("x-lorecards-injected")).toBeNull();
+    const second = JSON.parse(last().body)[p.list] as unknown[];
+    expect(second.slice(0, first.length)).toEqual(first);
+    const next = structuredClone(looped) as Record<string, unknown[]>;
+    next[p.list]!.push(...(p.build({ messages: [a("Done."), u("thanks")] })[p.list] as unknown[]));
+    const r3 = await h.send(p.path, next);
+    expect(r3.headers.get("x-lorecards-injected")).toBe("Zed");
+    const third = JSON.parse(last().body)[p.list] as unknown[];
+    expect(third.slice(0, second.length)).toEqual(second);
   });
 
   test("a tool round trip is not a new turn: the cards stay where they went and the tool result is untouched", async () => {
@@ -278,3 +301,8 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
     expect(String(p.userMessages(last().body)[0]!.content).startsWith(markers.open)).toBe(true);
   });
 });
+
+/** A card file written into the vault while the gateway runs, as an agent's `write_card` would. */
+function writeCard(vault: string, dir: string, key: string, keywords: string[], body: string): void {
+  fs.writeFileSync(path.join(vault, dir, `${key}.md`), cardText({ dir, key, keywords, body }));
+}

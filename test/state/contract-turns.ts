@@ -94,18 +94,24 @@ export function turnRecordContract(name: string, fresh: Fresh): void {
       ]);
     });
 
-    test("a new record for a turn replaces it with no usage; what the old one cost stays in its day", async () => {
-      const { store } = await fresh();
+    test("a new record for a turn replaces it and keeps what the turn was billed: the conversation adds up to its day", async () => {
+      const { store, again: reopen } = await fresh();
       await store.recordTurn(turnRecord("c1", 1, noon(1)));
       await store.recordUsage("c1", 1, usage(1000), noon(1, 1));
       const again = turnRecord("c1", 1, noon(1, 2), { blocks: [] });
       await store.recordTurn(again);
-      expect(await store.turns("c1", 5)).toEqual([again]);
+      expect(await store.turns("c1", 5)).toEqual([{ ...again, usage: usage(1000), requests: 1 }]);
       await store.recordUsage("c1", 1, usage(800, 200), noon(1, 3));
-      expect(await store.turns("c1", 5)).toEqual([{ ...again, usage: usage(800, 200), requests: 1 }]);
-      expect(await store.days("2025-03-01")).toEqual([
-        expect.objectContaining({ day: "2025-03-01", turns: 2, measured: 2, uncached: 1800, cacheRead: 200 }),
-      ]);
+      const billed = { ...again, usage: { ...usage(1800, 200), output: 20 }, requests: 2 };
+      expect(await (await reopen()).turns("c1", 5)).toEqual([billed]);
+      const [day] = await store.days("2025-03-01");
+      expect(day).toEqual(
+        expect.objectContaining({ day: "2025-03-01", turns: 1, measured: 1, uncached: 1800, cacheRead: 200 }),
+      );
+      // What `stats` shows for the conversation is what the day counts.
+      const turns = await store.turns("c1", 5);
+      expect(turns.reduce((n, t) => n + (t.usage?.uncached ?? 0), 0)).toBe(day!.uncached);
+      expect(turns.reduce((n, t) => n + (t.usage?.output ?? 0), 0)).toBe(day!.output);
     });
 
     test("usage for a turn with no record makes a bare one, which counts in its day with no saving", async () => {

@@ -23,7 +23,9 @@ export interface CliRun {
 /** How long one CLI run may take before it is killed: a client waiting on a dead upstream retries. */
 export const RUN_TIMEOUT_MS = 120_000;
 
-export const CLAUDE = path.join(REPO, "node_modules", ".bin", "claude");
+export const CLAUDE = path.join(REPO, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
+/** The newest Claude Code release installed beside the pinned one (package.json `claude-code-newest`). */
+export const CLAUDE_NEWEST = path.join(REPO, "node_modules", "claude-code-newest", "bin", "claude.exe");
 export const CODEX = path.join(REPO, "node_modules", ".bin", "codex");
 
 async function run(cmd: string[], cwd: string, env: Record<string, string>): Promise<CliRun> {
@@ -57,6 +59,10 @@ export interface ClaudeEnv {
   cwd: string;
   /** The origin Claude Code talks to; it appends `/v1/messages` itself. */
   baseUrl: string;
+  /** Keep Claude Code's side requests (its title request) on, as a person's install has them. */
+  sideRequests?: boolean;
+  /** Another Claude Code binary than the pinned one (the newest release, `CLAUDE_NEWEST`). */
+  bin?: string;
 }
 
 /** `claude <args>` in print mode; the README's environment. */
@@ -64,12 +70,12 @@ export function runClaude(args: string[], at: ClaudeEnv): Promise<CliRun> {
   // Claude Code keeps scratch files in `$TMPDIR/claude-<uid>`: inside HOME they go when HOME goes.
   const tmp = path.join(at.home, "tmp");
   fs.mkdirSync(tmp, { recursive: true });
-  return run([CLAUDE, ...args], at.cwd, {
+  return run([at.bin ?? CLAUDE, ...args], at.cwd, {
     HOME: at.home,
     TMPDIR: tmp,
     ANTHROPIC_BASE_URL: at.baseUrl,
     ANTHROPIC_API_KEY: "dummy",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ...(!at.sideRequests && { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" }),
     DISABLE_TELEMETRY: "1",
     DISABLE_AUTOUPDATER: "1",
     DISABLE_ERROR_REPORTING: "1",
