@@ -6,7 +6,7 @@
  */
 import { LoreError } from "../errors.ts";
 import { openDoor } from "../explain/index.ts";
-import { parseTurns } from "../recall/index.ts";
+import { earlierIn, parseTurns } from "../recall/index.ts";
 import type { Conversation, TurnRecord } from "../state/index.ts";
 import { toWire } from "../wire.ts";
 import { readJsonObject } from "./_body.ts";
@@ -30,8 +30,34 @@ export async function explainText(ctx: Context, req: Request) {
     budget: optionalCount(input.budget, "budget"),
     scanDepth: optionalCount(input.scan_depth, "scan_depth"),
     ask: await askedNames(ctx, input.with),
+    tierHints: await tierHintsOf(ctx, input.tier),
+    earlier: earlierOf(input.earlier),
     ...recallFields(input),
   });
+}
+
+/** `earlier`: `["Name@12", "Other@2026-06-01"]`. */
+function earlierOf(value: unknown) {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string"))
+    throw new LoreError("invalid_input", 'earlier must be a list of "Name@version" or "Name@date"');
+  return value.flatMap((v) => earlierIn(v, "invalid_input"));
+}
+
+/** `tier`: `{"Name": "stable" | "volatile"}`, each name finding a card. */
+async function tierHintsOf(ctx: Context, value: unknown) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new LoreError("invalid_input", 'tier must map card names to "stable" or "volatile"');
+  const hints = Object.entries(value as Record<string, unknown>).map(([name, tier]) => {
+    if (tier !== "stable" && tier !== "volatile")
+      throw new LoreError("invalid_input", `tier of "${name}" must be "stable" or "volatile"`);
+    return { name: name.trim(), tier: tier as "stable" | "volatile" };
+  });
+  const unknown = await ctx.engine.unknownNames(hints.map((h) => h.name));
+  if (unknown.length > 0)
+    throw new LoreError("not_found", `tier: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  return hints;
 }
 
 /** `card` (one name) and `cards` (a list), together. */

@@ -10,7 +10,7 @@ import { readBool, readCount, readList, readNumber, type Value, valueAt, type Wa
 import { readDecorators } from "./decorators.ts";
 import { MAX_TERM_CHARS } from "./limits.ts";
 import { isDefaultRules, POSITIONS, type RuleChanges, rulesWith } from "./rules.ts";
-import type { CardPlacement, CardRules, Policy, PromptRole } from "./types.ts";
+import type { CardPlacement, CardRules, Policy, PromptRole, TierHint } from "./types.ts";
 
 /** A rule a field sets: one of CardRules, or one part of its placement. */
 export type RuleKey = Exclude<keyof CardRules, "placement"> | `placement.${keyof CardPlacement}`;
@@ -35,6 +35,7 @@ export type LorebookField =
   | "cooldown"
   | "delay"
   | "ignore_budget"
+  | "tier"
   | "position"
   | "depth"
   | "role";
@@ -50,6 +51,7 @@ interface RuleField {
 
 const POLICIES: readonly Policy[] = ["automatic", "always", "manual", "never"];
 const ROLES: readonly PromptRole[] = ["system", "user", "assistant"];
+const TIER_HINTS: readonly TierHint[] = ["stable", "volatile"];
 
 /** A name from `names`, any case; the first `numbered` also by SillyTavern's number for them (their index). */
 function oneOf<T extends string>(names: readonly T[], numbered: number) {
@@ -104,6 +106,7 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { field: "cooldown", rule: "cooldown", read: count, want: COUNT },
   { field: "delay", rule: "delay", read: count, want: COUNT },
   { field: "ignore_budget", rule: "ignoreBudget", read: bool, want: YES_NO },
+  { field: "tier", rule: "tierHint", read: oneOf(TIER_HINTS, 0), want: TIER_HINTS.join(" / ") },
   {
     field: "position",
     rule: "placement.position",

@@ -44,6 +44,7 @@ export const DEFAULT_RULES: Readonly<CardRules> = Object.freeze({
   cooldown: 0,
   delay: 0,
   ignoreBudget: false,
+  tierHint: null,
   placement: Object.freeze({ position: null, depth: null, role: null }),
   additionalKeys: [],
   excludeKeys: [],

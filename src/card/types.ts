@@ -60,6 +60,9 @@ export interface CardPlacement {
  * frontmatter and its V3 decorators (explicit frontmatter wins over a decorator). Absent from a
  * CardMeta when every value is the default, so plain cards stay small in the index.
  */
+/** The blocks a card may ask to start in (recall/stages/place.ts). */
+export type TierHint = "stable" | "volatile";
+
 export interface CardRules {
   policy: Policy;
   /** Keys compared with their case (default false). */
@@ -95,6 +98,11 @@ export interface CardRules {
   delay: number;
   /** Not counted against the budget (SillyTavern `ignoreBudget`). */
   ignoreBudget: boolean;
+  /**
+   * `tier:` which block the card asks to start in when a surface sends stable and volatile blocks
+   * (the writing app's `use(node, "stable")`); null: its policy decides. A real change wins over it.
+   */
+  tierHint: TierHint | null;
   placement: CardPlacement;
   /** `@@additional_keys` lines: each is a group of which at least one word must be in the window. */
   additionalKeys: string[][];

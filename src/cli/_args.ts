@@ -4,6 +4,8 @@
  * a number by hand. Flags whose presence matters (mcp's `--host` and `--port` apply only with `--http`)
  * quote the default in their description instead of setting it.
  */
+
+import type { TierHint } from "../card/types.ts";
 import {
   DEFAULTS,
   INJECT_MODES,
@@ -16,7 +18,7 @@ import {
   type Reach,
 } from "../defaults.ts";
 import { describeError, LoreError } from "../errors.ts";
-import { type Engine, namesIn } from "../recall/index.ts";
+import { type Engine, namesIn, tierHintsIn } from "../recall/index.ts";
 import type { RecallOptions } from "../recall/types.ts";
 import { wholeNumber } from "./_shared.ts";
 
@@ -222,6 +224,42 @@ export const withArg = {
     valueHint: "NAMES",
   },
 } as const;
+
+/** `--earlier`: cards as they were at a history version or time, beside them as they are (`explain`). */
+export const earlierArg = {
+  earlier: {
+    type: "string",
+    description: "cards as they were, beside them as they are: Name@VERSION or Name@DATE, comma-separated",
+    valueHint: "CARDS",
+  },
+} as const;
+
+/** `--tier`: which block cards ask to start in (`try`, `explain`), over their own `tier:` fields. */
+export const tierArg = {
+  tier: {
+    type: "string",
+    description:
+      "which block cards start in, Name=stable or Name=volatile, comma-separated (over the cards' tier:)",
+    valueHint: "HINTS",
+  },
+} as const;
+
+/** The hints `--tier` gives, each finding a card; a part that is no hint is a usage error, an unknown name `not_found`. */
+export async function tierHints(
+  engine: Engine,
+  value: string | undefined,
+): Promise<{ name: string; tier: TierHint }[]> {
+  const { hints, bad } = tierHintsIn(value);
+  if (bad.length > 0)
+    throw new LoreError(
+      "usage",
+      `--tier takes Name=stable or Name=volatile, comma-separated; not "${bad[0]}"`,
+    );
+  const unknown = await engine.unknownNames(hints.map((h) => h.name));
+  if (unknown.length > 0)
+    throw new LoreError("not_found", `--tier: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  return hints;
+}
 
 /** The names `--with` gives, each finding a card, or `not_found` naming those that do not. */
 export async function askedNames(engine: Engine, value: string | undefined): Promise<string[]> {

@@ -6,15 +6,18 @@
 import { existsSync } from "node:fs";
 import { LoreError } from "../errors.ts";
 import { type DoorAnswer, type ExplainedCard, openDoor } from "../explain/index.ts";
-import { namesIn, openEngine, parseTurns } from "../recall/index.ts";
+import { earlierIn, namesIn, openEngine, parseTurns } from "../recall/index.ts";
 import { type Conversation, openStore, statePath, stateUrl } from "../state/index.ts";
 import {
   askedNames,
   budgetArg,
+  earlierArg,
   recallArgs,
   recallFlags,
   scanDepthArg,
   seedArg,
+  tierArg,
+  tierHints,
   turnsArg,
   turnsJson,
   withArg,
@@ -49,6 +52,8 @@ export const explainCommand = defineCommand({
     ...recallArgs,
     ...seedArg,
     ...withArg,
+    ...tierArg,
+    ...earlierArg,
     ...storeArg,
     ...vaultArg,
     ...jsonArg,
@@ -69,6 +74,8 @@ export const explainCommand = defineCommand({
         scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
         seed: args.seed,
         ask: await askedNames(engine, args.with),
+        tierHints: await tierHints(engine, args.tier),
+        earlier: earlierIn(args.earlier, "usage"),
         ...recallFlags(args),
       });
       if (args.json) printJson(answer);

@@ -17,7 +17,7 @@ export function lineOf(card: Card, titles: ReadonlyMap<string, string>): string 
   const parts = [
     cameIn(card, name),
     `policy ${card.policy}`,
-    `${placeOf(card.placement)}, ${card.tier}`,
+    `${placeOf(card.placement)}, ${card.tier}${hinted(card.why.tier_hint)}`,
     decision(card, name),
   ];
   return `${card.title} [${card.kind}] ${stateOf(card)}: ${parts.filter((p) => p !== "").join("; ")}`;
@@ -57,6 +57,10 @@ function matched(card: Card): string {
 }
 
 function cameIn(card: Card, name: (id: string) => string): string {
+  if (card.earlier) {
+    const when = card.earlier.at.slice(0, 16).replace("T", " ");
+    return `as of ${when} UTC (version ${card.earlier.version}), asked for beside the card as it is now`;
+  }
   switch (card.via) {
     case "named":
       return `named: ${matched(card)}`;
@@ -73,6 +77,13 @@ function cameIn(card: Card, name: (id: string) => string): string {
     default:
       return "";
   }
+}
+
+/** A tier hint, as the tier's words go on: kept, or what won over it. */
+function hinted(hint: Why["tier_hint"]): string {
+  if (!hint) return "";
+  if (hint.kept) return ` (its tier hint asks ${hint.asked})`;
+  return ` (its tier hint asks ${hint.asked}; an edit, a stable block already sent or a place of its own wins)`;
 }
 
 function placeOf(p: CardPlacement): string {
@@ -129,7 +140,8 @@ function decision(card: Card, name: (id: string) => string): string {
 }
 
 function chosenText(card: Card): string {
-  const parts = [card.chars === null ? "in budget" : `in budget, ${card.chars} chars`];
+  const room = card.earlier ? "not counted against the budget" : "in budget";
+  const parts = [card.chars === null ? room : `${room}, ${card.chars} chars`];
   if (card.why.edited) parts.push("edited since it was last sent: sent again");
   if (card.why.roll) parts.push(rollText(card.why.roll));
   return parts.join("; ");

@@ -12,7 +12,7 @@
  * `POST /api/explain`, snake_case like `try --json`; the words of each line are in _lines.ts.
  */
 import { rulesOf } from "../card/rules.ts";
-import type { CardMeta, CardPlacement, Policy } from "../card/types.ts";
+import type { CardMeta, CardPlacement, Policy, TierHint } from "../card/types.ts";
 import type { LoreSwitch } from "../defaults.ts";
 import { cardTerms, fold, windowSize } from "../match/index.ts";
 import {
@@ -66,6 +66,8 @@ export interface Why {
   /** Not noticed: the messages its window reads, and the nearest message that holds one of its terms. */
   window?: { messages: number; nearest: { term: string; back: number } | null };
   edited?: boolean;
+  /** The block the card asked to start in (its `tier:` or the request's), and whether it went there. */
+  tier_hint?: { asked: TierHint; kept: boolean };
 }
 
 export interface ExplainedCard {
@@ -80,6 +82,8 @@ export interface ExplainedCard {
   policy: Policy;
   /** Named with `--card` (`card` / `cards` in the API). */
   asked: boolean;
+  /** An earlier state placed beside the card (`--earlier`): its history version and time (ISO 8601). */
+  earlier: { version: number; at: string } | null;
   /** Each matched term and the window positions it was found at (0 = the current message). */
   hits: { term: string; messages: number[] }[];
   placement: CardPlacement;
@@ -133,18 +137,28 @@ function explained(
   asked: boolean,
 ): Unlined {
   const placement = placementOf(entry);
+  const hint = entry.hint ?? rulesOf(entry.card).tierHint ?? undefined;
+  const tier =
+    entry.verdict === "chosen" ? entry.tier : tierFor(entry.policy, placement, isEdited(entry), false, hint);
+  const why = whyOf(entry, selection, input);
+  if (hint && !entry.earlier) why.tier_hint = { asked: hint, kept: tier === hint };
   return {
     ...named(entry.card),
+    // An earlier state has an id of its own (`kind/key@version`).
+    id: entry.id,
     verdict: entry.verdict,
     reason: entry.reason ?? null,
     via: entry.via,
     policy: entry.policy,
     asked,
+    earlier: entry.earlier
+      ? { version: entry.earlier.version, at: new Date(entry.earlier.at).toISOString() }
+      : null,
     hits: hitsOf(entry, input.turns),
     placement,
-    tier: entry.verdict === "chosen" ? entry.tier : tierFor(entry.policy, placement, isEdited(entry)),
+    tier,
     chars: charsOf(entry) ?? null,
-    why: whyOf(entry, selection, input),
+    why,
   };
 }
 
@@ -201,6 +215,7 @@ function notNoticed(card: CardMeta, input: ExplainInput): Unlined {
     via: null,
     policy: rules.policy,
     asked: true,
+    earlier: null,
     hits: [],
     placement: rules.placement,
     tier: tierFor(rules.policy, rules.placement, false),

@@ -28,7 +28,7 @@ import { CONVERSATION_HEADER } from "./conversation.ts";
 import { type InjectSettings, type Outcome, type PipelineDeps, runPipeline } from "./pipeline.ts";
 import { ADAPTERS, type ApiName, adapterFor } from "./protocols.ts";
 import { type ForwardInput, forward, upstreamUrl } from "./proxy.ts";
-import { LORE_HEADER } from "./recall-turn.ts";
+import { EARLIER_HEADER, LORE_HEADER, TIER_HEADER } from "./recall-turn.ts";
 
 export const TOKEN_HEADER = "x-lorecards-token";
 
@@ -184,7 +184,7 @@ function guardRules(options: HandlerOptions): GuardRules {
 function withOurHeadersAllowed(res: Response): Response {
   const allowed = res.headers.get("access-control-allow-headers");
   if (allowed === null || allowed.trim() === "*") return res;
-  const ours = [TOKEN_HEADER, CONVERSATION_HEADER, LORE_HEADER].filter(
+  const ours = [TOKEN_HEADER, CONVERSATION_HEADER, LORE_HEADER, TIER_HEADER, EARLIER_HEADER].filter(
     (h) => !allowed.toLowerCase().includes(h),
   );
   if (ours.length > 0) res.headers.set("access-control-allow-headers", [allowed, ...ours].join(", "));

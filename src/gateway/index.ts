@@ -27,7 +27,7 @@ export { openaiAdapter } from "./openai.ts";
 export { type InjectSettings, type Outcome, type PipelineDeps, runPipeline } from "./pipeline.ts";
 export { ADAPTERS, type ApiName, adapterFor, adapterNamed } from "./protocols.ts";
 export { encodeKey, INJECTED_HEADER } from "./proxy.ts";
-export { LORE_HEADER, WITH_HEADER } from "./recall-turn.ts";
+export { EARLIER_HEADER, LORE_HEADER, TIER_HEADER, WITH_HEADER } from "./recall-turn.ts";
 export { planReplay, type ReplayPlan } from "./replay.ts";
 export { responsesAdapter } from "./responses.ts";
 

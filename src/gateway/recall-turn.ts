@@ -10,10 +10,13 @@ import type { Markers } from "../inject/index.ts";
 import { findBlocks, stripBlocks } from "../inject/index.ts";
 import {
   type ConversationHistory,
+  type EarlierAsk,
+  earlierIn,
   namesIn,
   newQueryId,
   type RecallResult,
   type Turn,
+  tierHintsIn,
   typedText,
 } from "../recall/index.ts";
 import type { Conversation } from "../state/index.ts";
@@ -28,6 +31,10 @@ export const WITH_HEADER = "x-lorecards-with";
  * `declared` (always-on cards and cards asked for only) or `none` (the request goes as it came).
  */
 export const LORE_HEADER = "x-lorecards-lore";
+/** Which block cards ask to start in, `Name=stable, Other=volatile` (over the cards' own `tier:`). */
+export const TIER_HEADER = "x-lorecards-tier";
+/** Cards as they were at an earlier version, beside them as they are: `Name@12, Other@2026-06-01`. */
+export const EARLIER_HEADER = "x-lorecards-earlier";
 
 export interface TurnQuestion {
   view: ChatView;
@@ -63,6 +70,9 @@ export async function recallTurn(
     conversationId: conversation,
     ask: namesIn(q.headers.get(WITH_HEADER)),
     ...(lore && { lore }),
+    ...(tiers && { tierHints: tierHintsAsked(q.headers, deps) }),
+    earlier: earlierAsked(q.headers, deps),
+    warn: deps.warn,
     history: historyOf(view, plan.target, q.state.timed),
     markers,
     ...(tiers && { tiers: true, sent: plan.sent, stableSent: !opensStable }),
@@ -71,6 +81,26 @@ export async function recallTurn(
     ...(opensStable && { guide: unsent(await deps.guide?.(currentText(view, plan.target)), present) }),
     ...(settings.inject === "index" && { index: { session: conversation, query: newQueryId() } }),
   });
+}
+
+/** The header's earlier cards; a line that does not read is said and passed over whole. */
+function earlierAsked(headers: Headers, deps: Pick<PipelineDeps, "warn">): EarlierAsk[] {
+  try {
+    return earlierIn(headers.get(EARLIER_HEADER), "invalid_input");
+  } catch (err) {
+    deps.warn(`lorecards gateway: ${EARLIER_HEADER}: ${(err as Error).message}; passed over`);
+    return [];
+  }
+}
+
+/** The header's tier hints; a part that is no hint is said and passed over. */
+function tierHintsAsked(headers: Headers, deps: Pick<PipelineDeps, "warn">) {
+  const { hints, bad } = tierHintsIn(headers.get(TIER_HEADER));
+  if (bad.length > 0)
+    deps.warn(
+      `lorecards gateway: ${TIER_HEADER} "${bad[0]!.slice(0, 60)}" is not Name=stable or Name=volatile; passed over`,
+    );
+  return hints;
 }
 
 /**

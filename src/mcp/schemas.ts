@@ -158,6 +158,16 @@ export function readCardShape(config: KindsConfig) {
     query: indexId
       .optional()
       .describe("When the card was listed in a memory index block: the query it names."),
+    as_of: z
+      .string()
+      .trim()
+      .min(1)
+      .max(40)
+      .optional()
+      .describe(
+        "An earlier version of the card, a history version number or a date (2026-06-01): the card as " +
+          "it was then comes back under `earlier`, beside the card as it is now.",
+      ),
   };
 }
 
@@ -235,6 +245,12 @@ export const readResultShape = {
       "With session and query: what became of the opening. recorded (counted), repeated (counted " +
         "before), unknown_query (no index under those ids), not_listed (that index did not list this " +
         "card), not_recorded (state could not be written; the card is read all the same).",
+    ),
+  earlier: z
+    .object({ version: z.number(), at: z.string(), text: z.string() })
+    .optional()
+    .describe(
+      "With as_of: the card file as it was then (its history version and time), beside it as it is now.",
     ),
 };
 

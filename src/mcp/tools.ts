@@ -6,7 +6,7 @@
  */
 import { brokenSummary, byKindThenTitle, cardDocument, cardSummary, kindByName } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
-import { findCard, loadIndex, type Vault } from "../vault/index.ts";
+import { cardTextAt, findCard, loadIndex, parseAsOf, type Vault } from "../vault/index.ts";
 import type { WriteWarning } from "../vet/index.ts";
 import { createFromFields, updateSectionOf, type Written } from "../writes/index.ts";
 import {
@@ -95,7 +95,13 @@ async function recent(vault: Vault, args: WriteCardArgs): Promise<Written> {
 /** Everything in the card: every frontmatter key and every section, private ones marked. */
 export function readCardData(vault: Vault, args: ReadCardArgs) {
   const card = findCard(vault, args.name, args.kind);
-  return cardDocument(card, { file: false, agent: kindByName(vault.kinds, card.kind) });
+  const now = cardDocument(card, { file: false, agent: kindByName(vault.kinds, card.kind) });
+  if (args.as_of === undefined) return now;
+  // The card as it was, beside it as it is (the writing app's use(node, snapshot=id)).
+  const then = cardTextAt(vault, card.kind, card.key, parseAsOf(args.as_of, "invalid_input"));
+  if (then === null)
+    throw new LoreError("not_found", `${card.kind}/${card.key} has no version at or before ${args.as_of}`);
+  return { ...now, earlier: { version: then.version, at: new Date(then.at).toISOString(), text: then.text } };
 }
 
 /**

@@ -13,12 +13,14 @@ import type { Segmenter } from "../match/index.ts";
 import { jiebaSegmenter } from "../match/index.ts";
 import { openVault, SETTINGS_FILE, SettingsFile, type Vault, type VaultSettings } from "../vault/index.ts";
 import type { Loaded } from "./_compiled.ts";
+import { earlierCards } from "./earlier.ts";
 import { recall, unknownNames } from "./pipeline.ts";
 import { withSettings } from "./settings.ts";
 import { type SourceOptions, VaultSource } from "./source.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
 
 export type { Compiled } from "./_compiled.ts";
+export { type EarlierAsk, earlierHeading, earlierIn } from "./earlier.ts";
 export { simulate } from "./history.ts";
 export { hitEntry } from "./hit-entry.ts";
 export {
@@ -29,6 +31,7 @@ export {
   type PipelineOptions,
   readOf,
   recall,
+  tierHintsIn,
 } from "./pipeline.ts";
 export { type RefreshReport, refreshVault } from "./refresh.ts";
 export * from "./selection.ts";
@@ -107,7 +110,12 @@ export class Engine {
   /** One recall; the vault's settings.yaml fills in what `opts` leaves unset. */
   async recall(turns: readonly Turn[], opts: RecallOptions = {}): Promise<RecallResult> {
     const options = withSettings(opts, this.settingsFile.current());
-    return recall(await this.source.current(), turns, { ...options, segmenter: this.segmenter });
+    const compiled = await this.source.current();
+    // An earlier state is read from the vault's history, which only the engine holds.
+    const earlier = opts.earlier?.length
+      ? earlierCards(this.vault, compiled, opts.earlier, opts.warn)
+      : undefined;
+    return recall(compiled, turns, { ...options, segmenter: this.segmenter, earlierCards: earlier });
   }
 }
 

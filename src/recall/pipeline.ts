@@ -14,10 +14,12 @@
  * selection with its outcome for every card; nothing here caches, watches or writes (the VaultSource
  * does the first two, and writes only when told to). A dry run is just a call.
  */
+import type { TierHint } from "../card/types.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { type Candidates, findCandidates, type Segmenter } from "../match/index.ts";
 import { type Compiled, resolveRef } from "./_compiled.ts";
 import { decide } from "./decide.ts";
+import { type EarlierCard, earlierEntries } from "./earlier.ts";
 import { budget } from "./stages/budget.ts";
 import { idOf } from "./stages/notice.ts";
 import { order } from "./stages/order.ts";
@@ -35,6 +37,8 @@ export const DEFAULT_SCAN_DEPTH = DEFAULTS.scanDepth;
 export interface PipelineOptions extends RecallOptions {
   /** Word segmentation for Chinese/Japanese, loaded on first need; absent = none. */
   segmenter?: () => Promise<Segmenter>;
+  /** `earlier`'s cards as they were, read from history by the engine (earlier.ts). */
+  earlierCards?: readonly EarlierCard[];
 }
 
 const NO_CANDIDATES: Candidates = { names: [], places: [], aliases: [] };
@@ -78,13 +82,16 @@ export async function recall(
   const asked = askedIds(compiled, options);
   if (asked) options = { ...options, explicit: asked };
   const decided = await decide(compiled, turns, { scanDepth, segmenter }, options);
-  const ordered = order(select(decided.selection, options));
   const conversation = options.conversationId ?? turns[0]?.text ?? "";
+  const macros = { names: options.names, conversation };
+  // Earlier states lead: the door lists them first in their tier, as the writing app does.
+  const earlier = earlierEntries(options.earlierCards ?? [], compiled, macros);
+  const ordered = order(select([...earlier, ...decided.selection], options));
   const rendered = quoted(
     resend(renderCards(ordered, compiled, { names: options.names, conversation }), options.sent),
     options.quotedIn,
   );
-  const placed = place(rendered, { stableSent: options.stableSent });
+  const placed = place(rendered, { stableSent: options.stableSent, hints: hintIds(compiled, options) });
   // An index is never weighed in tokens: the tokenizer is not even loaded.
   const tokens = index ? undefined : await tokenBudget(options.budgetTokens);
   const budgetChars = options.budget ?? DEFAULT_BUDGET;
@@ -99,7 +106,9 @@ export async function recall(
   });
   const guide = options.stableSent ? undefined : options.guide;
   const blocks = renderBlocks(selection, { framing, markers, tiers, guide, index });
-  const timed = nextMemory(selection, decided.clock, (id) => cardById(compiled, id));
+  // An earlier state has no clock of its own: only the cards as they are now start timed effects.
+  const asNow = selection.filter((e) => e.earlier === undefined);
+  const timed = nextMemory(asNow, decided.clock, (id) => cardById(compiled, id));
 
   const current = turns[turns.length - 1]?.text ?? "";
   const candidates =
@@ -114,6 +123,17 @@ function nothing(compiled: Compiled, options: RecallOptions): RecallResult {
   const broken = compiled.loaded.index.broken.map((b) => ({ path: b.path, error: b.error }));
   const timed = options.history?.memory ?? {};
   return { selection: [], blocks: [], candidates: NO_CANDIDATES, broken, timed, lore: "none" };
+}
+
+/** The request's tier hints by card id (`tierHints`, by name); undefined when none were given. */
+function hintIds(compiled: Compiled, options: RecallOptions): Map<string, TierHint> | undefined {
+  if (!options.tierHints || options.tierHints.length === 0) return undefined;
+  const out = new Map<string, TierHint>();
+  for (const { name, tier } of options.tierHints) {
+    const card = resolveRef(name, compiled.loaded, compiled.kinds);
+    if (card) out.set(idOf(card), tier);
+  }
+  return out;
 }
 
 /** The ids of the cards asked for by id or by name (`ask`); undefined when none were. */
@@ -133,6 +153,29 @@ export function namesIn(line: string | null | undefined): string[] {
     .split(",")
     .map((n) => n.trim())
     .filter((n) => n !== "");
+}
+
+/**
+ * Tier hints written in one line, `Name=stable, Other=volatile` (`try --tier`, the gateway's
+ * `X-Lorecards-Tier`); `bad` holds each part that is not `name=stable` or `name=volatile`.
+ */
+export function tierHintsIn(line: string | null | undefined): {
+  hints: { name: string; tier: TierHint }[];
+  bad: string[];
+} {
+  const hints: { name: string; tier: TierHint }[] = [];
+  const bad: string[] = [];
+  for (const part of namesIn(line)) {
+    const at = part.lastIndexOf("=");
+    const name = part.slice(0, Math.max(0, at)).trim();
+    const tier = part
+      .slice(at + 1)
+      .trim()
+      .toLowerCase();
+    if (at > 0 && name !== "" && (tier === "stable" || tier === "volatile")) hints.push({ name, tier });
+    else bad.push(part);
+  }
+  return { hints, bad };
 }
 
 /** The names of `ask` that find no card, for a surface that refuses them (`try`, `/api/try`). */

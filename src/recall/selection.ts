@@ -14,7 +14,7 @@
  */
 
 import { rulesOf } from "../card/rules.ts";
-import type { CardMeta, CardPlacement, Policy } from "../card/types.ts";
+import type { CardMeta, CardPlacement, Policy, TierHint } from "../card/types.ts";
 import type { WordStop } from "../match/index.ts";
 import { cardVersion } from "./version.ts";
 
@@ -66,6 +66,10 @@ export interface Seen {
   roll?: Roll;
   /** Reached: the id of the card whose text named it (decide.ts). */
   reachedFrom?: string;
+  /** The block it asked to start in, by its `tier:` or the request's (stages/place.ts), kept or not. */
+  hint?: TierHint;
+  /** An earlier state of the card, asked for beside it (earlier.ts): its history version and time. */
+  earlier?: { version: number; at: number };
 }
 
 /** A card's text as render made it: byte-stable for one version of the card. */

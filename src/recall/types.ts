@@ -3,9 +3,11 @@
  * front of the model now, and as what exact text? These are the shapes of that question and of its
  * answer; the selection the answer holds, one outcome per card, is selection.ts.
  */
+import type { TierHint } from "../card/types.ts";
 import type { LoreSwitch } from "../defaults.ts";
 import type { Markers } from "../inject/index.ts";
 import type { Candidates } from "../match/index.ts";
+import type { EarlierAsk } from "./earlier.ts";
 import type { RenderedBlock, Selection } from "./selection.ts";
 
 export type Role = "user" | "assistant" | "system";
@@ -84,6 +86,23 @@ export interface RecallOptions {
    * is passed over (`unknownNames` lets a surface refuse it first).
    */
   ask?: readonly string[];
+  /**
+   * Which block a card asks to start in, by name (a key, title or alias, as `ask` finds them: the
+   * gateway's `X-Lorecards-Tier`, `try --tier`): it wins over the card's own `tier:` field
+   * (stages/place.ts). A name that finds no card is passed over.
+   */
+  tierHints?: readonly { name: string; tier: TierHint }[];
+  /**
+   * Cards as they were at an earlier history version or time, each placed beside the card as it is
+   * now (earlier.ts; the gateway's `X-Lorecards-Earlier`, `explain --earlier`): declared, never
+   * counted against the budget, riding the stable tier. A name or version not there is `not_found`.
+   */
+  earlier?: readonly EarlierAsk[];
+  /**
+   * Where a surface that fails open hears of an `earlier` card or version that is not there (the
+   * gateway): it is then passed over instead of refused with `not_found`.
+   */
+  warn?: (line: string) => void;
   /**
    * The conversation so far, for timed effects and history decorators (sticky, cooldown, delay,
    * `@@activate_only_after`, …). Absent: no memory (a first turn). The result's `timed` is the memory

@@ -13,7 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { cardAt } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
-import { readVersion, statesAt, versionAt } from "./history.ts";
+import { readHistory, readVersion, statesAt, versionAt } from "./history.ts";
 import { ARCHIVE_DIR, cardPath, STATE_DIR, type Vault } from "./paths.ts";
 
 /** A version number, or a time in ms since the epoch. */
@@ -57,6 +57,23 @@ export function parseAsOf(value: string, code: "usage" | "invalid_input" = "usag
     );
   }
   return { at: ms };
+}
+
+/**
+ * One card's file text at a point: the text after its newest kept version at or before it, with that
+ * version's number and time; null when it had no kept version by then, or was archived then.
+ */
+export function cardTextAt(
+  vault: Vault,
+  kind: string,
+  key: string,
+  point: AsOfPoint,
+): { version: number; at: number; text: string } | null {
+  const upTo = "version" in point ? point.version : versionAt(vault, point.at);
+  if ("version" in point && point.version > versionAt(vault)) return null;
+  // Newest first: the first at or before the point holds the text of then.
+  const row = readHistory(vault, kind, key).find((r) => r.id <= upTo);
+  return row && row.after !== null ? { version: row.id, at: row.at, text: row.after } : null;
 }
 
 /** Everything in the vault but the state folder, the archive and links, copied to `to`. */

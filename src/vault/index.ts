@@ -18,7 +18,7 @@ export { findLinks, linkBelow, readNoFollow, stateIn, type VaultLink } from "./_
 export { settleImports, withSettledLock } from "./_settle.ts";
 export { removeStaleTemps, sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
-export { type AsOfPoint, type AsOfVault, parseAsOf, vaultAsOf } from "./as-of.ts";
+export { type AsOfPoint, type AsOfVault, cardTextAt, parseAsOf, vaultAsOf } from "./as-of.ts";
 export { type BulkChange, type BulkResult, type BulkTarget, bulkChange } from "./bulk.ts";
 export {
   createCard,
@@ -54,6 +54,7 @@ export {
   type StepAction,
   type StepRow,
   type VersionRow,
+  versionAt,
   WRITERS,
   type Writer,
 } from "./history.ts";

@@ -56,7 +56,13 @@ describe("read_card records adoptions", () => {
   test("the tool takes session and query as optional arguments", async () => {
     const { client } = await setUp();
     const read = (await client.listTools()).tools.find((t) => t.name === "read_card")!;
-    expect(Object.keys(read.inputSchema.properties ?? {})).toEqual(["name", "kind", "session", "query"]);
+    expect(Object.keys(read.inputSchema.properties ?? {})).toEqual([
+      "name",
+      "kind",
+      "session",
+      "query",
+      "as_of",
+    ]);
     expect(read.inputSchema.required).toEqual(["name"]);
     expect(read.description).toContain("memory index block");
   });

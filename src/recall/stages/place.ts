@@ -8,27 +8,47 @@
  *             edited since it was sent (it goes with the newest message, once), or new once the
  *             conversation's stable block is in place (`stableSent`: those bytes never change)
  *   stable    an `always` card, unchanged: the block that never moves
+ * A card may ask which block it starts in (the writing app's `use(node, "stable")`): its own `tier:`
+ * field, or the request's hint for it (`hints`, which wins). `stable` puts any unchanged card in the
+ * stable block while that block is still being made; `volatile` keeps an `always` card out of it. A
+ * hint never overrides a real change: an edited card goes with the newest message whatever it says,
+ * and a stable block already in place is never reopened. A card with a place of its own keeps it.
  * `outlet` names a place only a prompt template can fill; a surface has none, so it is not a place.
  */
-import type { CardPlacement, Policy } from "../../card/types.ts";
+import { rulesOf } from "../../card/rules.ts";
+import type { CardPlacement, Policy, TierHint } from "../../card/types.ts";
 import type { Selected, Selection, Tier } from "../selection.ts";
 
-export function place(selection: Selection, options: { stableSent?: boolean } = {}): Selected[] {
+export interface PlaceOptions {
+  stableSent?: boolean;
+  /** The request's hints, by card id; they win over the cards' own `tier:`. */
+  hints?: ReadonlyMap<string, TierHint>;
+}
+
+export function place(selection: Selection, options: PlaceOptions = {}): Selected[] {
   const stableSent = options.stableSent === true;
   return selection.map((entry) => {
     if (entry.verdict !== "fired" || entry.placement === undefined) return entry;
-    return { ...entry, tier: tierFor(entry.policy, entry.placement, entry.edited === true, stableSent) };
+    const hint = options.hints?.get(entry.id) ?? entry.hint ?? rulesOf(entry.card).tierHint ?? undefined;
+    const tier = tierFor(entry.policy, entry.placement, entry.edited === true, stableSent, hint);
+    return { ...entry, tier, ...(hint && { hint }) };
   });
 }
 
 /**
- * The tier of a card with this policy and placement. `stableSent`: the stable block is in place
+ * The tier of a card with this policy, placement and hint. `stableSent`: the stable block is in place
  * already, and its bytes never change. The context door asks it of cards that did not go in, too.
  */
-export function tierFor(policy: Policy, placement: CardPlacement, edited: boolean, stableSent = false): Tier {
+export function tierFor(
+  policy: Policy,
+  placement: CardPlacement,
+  edited: boolean,
+  stableSent = false,
+  hint?: TierHint,
+): Tier {
   if (hasOwnPlace(placement)) return "placed";
-  if (policy === "always" && !edited && !stableSent) return "stable";
-  return "volatile";
+  if (edited || stableSent || hint === "volatile") return "volatile";
+  return policy === "always" || hint === "stable" ? "stable" : "volatile";
 }
 
 /** A placement a surface can honour: a position other than `outlet`, or a depth. */

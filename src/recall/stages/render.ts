@@ -77,7 +77,8 @@ export function renderCards(
 ): Selected[] {
   const firedIds = new Set(selection.filter((e) => e.verdict !== "vetoed").map((e) => e.id));
   return selection.map((entry) => {
-    if (entry.verdict === "vetoed") return entry;
+    // An earlier state comes rendered from its own text (earlier.ts).
+    if (entry.verdict === "vetoed" || entry.earlier) return entry;
     const body = expandMacros(compiled.publicText(entry.card), options.names, options.conversation);
     const text = renderCard({
       title: entry.card.title,
@@ -173,7 +174,8 @@ function cardBlocks(chosen: readonly Chosen[], options: BlockOptions): RenderedB
   return [...groups.values()]
     .sort((a, b) => rank[a.tier] - rank[b.tier])
     .map(({ tier, at, cards }) => {
-      const ordered = insertionOrder(cards);
+      const earlier = cards.filter((c) => c.earlier);
+      const ordered = [...earlier, ...insertionOrder(cards.filter((c) => !c.earlier))];
       const opening = tier === "stable" ? guide : "";
       return {
         tier,

@@ -6,6 +6,8 @@
  * hook's in a session that also uses the gateway). A card set aside still counts as fired for its
  * timed effects (timed.ts).
  */
+
+import { earlierHeading } from "../earlier.ts";
 import type { Fired, Selected, Selection } from "../selection.ts";
 import type { RecallOptions } from "../types.ts";
 import { cardVersion } from "../version.ts";
@@ -26,7 +28,10 @@ export function select(
 /** The card's heading line, whole, inside one of the blocks already in the request. */
 function isPresent(entry: Fired, present: readonly string[] | undefined): boolean {
   if (!present || present.length === 0) return false;
-  const line = `\n${cardHeading(entry.card.title, entry.card.kind)}\n`;
+  const heading = entry.earlier
+    ? earlierHeading(entry.card, entry.earlier.at)
+    : cardHeading(entry.card.title, entry.card.kind);
+  const line = `\n${heading}\n`;
   return present.some((block) => `\n${block}\n`.includes(line));
 }
 
