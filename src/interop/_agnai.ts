@@ -7,8 +7,9 @@
  */
 
 import { convertedRows, exceptRenamed, isRecord, type Raw } from "./_model.ts";
+import { defineWorldBook } from "./_world-book.ts";
 
-export function isAgnaiBook(json: unknown): json is Raw & { entries: unknown[] } {
+function isAgnaiBook(json: unknown): json is Raw & { entries: unknown[] } {
   return isRecord(json) && json.kind === "memory" && Array.isArray(json.entries);
 }
 
@@ -24,6 +25,9 @@ function convert(row: Raw): Raw {
   return out;
 }
 
-export function agnaiEntries(json: { entries: unknown[] }): [string, unknown][] {
-  return convertedRows(json.entries, convert);
-}
+export const agnaiBook = defineWorldBook({
+  format: "agnai",
+  label: "Agnai",
+  detect: isAgnaiBook,
+  rows: (json) => ({ list: convertedRows(json.entries as unknown[], convert), skipped: [] }),
+});

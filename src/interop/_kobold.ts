@@ -6,15 +6,23 @@
  */
 
 import { isRecord, type Raw } from "./_model.ts";
+import { defineWorldBook } from "./_world-book.ts";
 
-export function isKoboldBook(json: unknown): json is Raw {
+function isKoboldBook(json: unknown): json is Raw {
   if (!isRecord(json)) return false;
   if (Array.isArray(json.worldinfo)) return true;
   return isRecord(json.folders) && (isRecord(json.entries) || Array.isArray(json.entries));
 }
 
-export function koboldEntries(json: Raw): [string, unknown][] {
+function koboldEntries(json: Raw): [string, unknown][] {
   const list = Array.isArray(json.worldinfo) ? json.worldinfo : json.entries;
   if (Array.isArray(list)) return list.map((row, i) => [String(i), row]);
   return isRecord(list) ? Object.entries(list) : [];
 }
+
+export const koboldBook = defineWorldBook({
+  format: "kobold",
+  label: "KoboldAI",
+  detect: isKoboldBook,
+  rows: (json) => ({ list: koboldEntries(json), skipped: [] }),
+});

@@ -8,8 +8,9 @@
  */
 
 import { convertedRows, exceptRenamed, isRecord, type Raw } from "./_model.ts";
+import { defineWorldBook } from "./_world-book.ts";
 
-export function isNovelBook(json: unknown): json is Raw & { entries: unknown[] } {
+function isNovelBook(json: unknown): json is Raw & { entries: unknown[] } {
   return isRecord(json) && json.lorebookVersion !== undefined && Array.isArray(json.entries);
 }
 
@@ -27,6 +28,9 @@ function convert(row: Raw): Raw {
   return out;
 }
 
-export function novelEntries(json: { entries: unknown[] }): [string, unknown][] {
-  return convertedRows(json.entries, convert);
-}
+export const novelBook = defineWorldBook({
+  format: "novelai",
+  label: "NovelAI",
+  detect: isNovelBook,
+  rows: (json) => ({ list: convertedRows(json.entries as unknown[], convert), skipped: [] }),
+});

@@ -9,27 +9,15 @@
 
 import { describeError, LoreError } from "../errors.ts";
 import { MAX_JSON_DEPTH, valueDeeperThan } from "../json-depth.ts";
-import { agnaiEntries, isAgnaiBook } from "./_agnai.ts";
 import { type CardVersion, detectVersion } from "./_card.ts";
 import { type BookSettings, readLorebook } from "./_charbook.ts";
 import { embeddedZip, isZip, readCharx, type ZipLimits } from "./_charx.ts";
-import { isKoboldBook, koboldEntries } from "./_kobold.ts";
 import { type BookEntry, badFile, isRecord, type Raw } from "./_model.ts";
-import { isNovelBook, novelEntries } from "./_novel.ts";
 import { cardTextFromPng, isPng } from "./_png.ts";
-import { isRisuBook, risuEntries } from "./_risu.ts";
 import { isWorldInfo, readEntries, readWorldInfo, type SkippedEntry } from "./_st.ts";
+import { WORLD_BOOKS, type WorldBookName } from "./_world-books.ts";
 
-export type SourceFormat =
-  | "st"
-  | "risu"
-  | "novelai"
-  | "agnai"
-  | "kobold"
-  | "lorebook_v3"
-  | "card-json"
-  | "card-png"
-  | "charx";
+export type SourceFormat = "st" | WorldBookName | "lorebook_v3" | "card-json" | "card-png" | "charx";
 
 export interface ParsedBook {
   format: SourceFormat;
@@ -92,17 +80,15 @@ function worldBook(
   return { format, namespace: "st", name: settings.name, ...read, warnings: [], settings };
 }
 
-/** The formats SillyTavern's World Info import takes: its own, and the four it converts. */
+/** The formats SillyTavern's World Info import takes: the ones it converts (_world-books.ts), and its own. */
 function fromWorldBook(json: unknown, file: string): ParsedBook | null {
   const name = isRecord(json) ? json.name : undefined;
-  if (isRisuBook(json)) {
-    const { list, skipped } = risuEntries(json);
+  const format = WORLD_BOOKS.find((f) => f.detect(json));
+  if (format) {
+    const { list, skipped } = format.rows(json as Raw);
     const read = readEntries(list);
-    return worldBook("risu", { entries: read.entries, skipped: [...skipped, ...read.skipped] }, name);
+    return worldBook(format.format, { entries: read.entries, skipped: [...skipped, ...read.skipped] }, name);
   }
-  if (isNovelBook(json)) return worldBook("novelai", readEntries(novelEntries(json)), name);
-  if (isAgnaiBook(json)) return worldBook("agnai", readEntries(agnaiEntries(json)), name);
-  if (isKoboldBook(json)) return worldBook("kobold", readEntries(koboldEntries(json)), name);
   if (isWorldInfo(json)) return worldBook("st", readWorldInfo(json, file), name);
   return null;
 }
@@ -129,7 +115,7 @@ function parseJsonValue(json: unknown, container: SourceFormat, file: string): P
   }
   throw badFile(
     file,
-    "not a SillyTavern World Info book (nor a RisuAI, NovelAI, Agnai or KoboldAI one), a Character Card V1/V2/V3 or a lorebook_v3 export",
+    `not a SillyTavern World Info book (nor ${worldBookLabels()} one), a Character Card V1/V2/V3 or a lorebook_v3 export`,
   );
 }
 
@@ -164,4 +150,10 @@ function fromLorebook(
   const v3 = version === undefined || version === "V3";
   const { name, entries, skipped, settings } = readLorebook(book, { v3 });
   return { format, version, namespace: "card", name, entries, skipped, warnings, settings };
+}
+
+/** "a RisuAI, NovelAI, Agnai or KoboldAI": the converted formats, as a message names them. */
+function worldBookLabels(): string {
+  const labels = WORLD_BOOKS.map((f) => f.label);
+  return `a ${labels.slice(0, -1).join(", ")} or ${labels.at(-1)}`;
 }

@@ -10,8 +10,9 @@
 
 import { exceptRenamed, isRecord, type Raw } from "./_model.ts";
 import type { SkippedEntry } from "./_st.ts";
+import { defineWorldBook } from "./_world-book.ts";
 
-export function isRisuBook(json: unknown): json is Raw & { data: unknown[] } {
+function isRisuBook(json: unknown): json is Raw & { data: unknown[] } {
   return isRecord(json) && json.type === "risu" && Array.isArray(json.data);
 }
 
@@ -29,7 +30,7 @@ function convert(row: Raw): Raw {
   return out;
 }
 
-export function risuEntries(json: { data: unknown[] }): {
+function risuEntries(json: { data: unknown[] }): {
   list: [string, unknown][];
   skipped: SkippedEntry[];
 } {
@@ -48,3 +49,10 @@ export function risuEntries(json: { data: unknown[] }): {
   });
   return { list, skipped };
 }
+
+export const risuBook = defineWorldBook({
+  format: "risu",
+  label: "RisuAI",
+  detect: isRisuBook,
+  rows: (json) => risuEntries(json as { data: unknown[] }),
+});

@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
+import { WORLD_BOOKS } from "../../src/interop/_world-books.ts";
 import { entriesToDrafts, type ParsedBook, parseBook } from "../../src/interop/index.ts";
 import { CARD, png, zip } from "../fixtures/interop/make.ts";
 import { HAVE_REAL, real, throughFile } from "./_support.ts";
@@ -14,6 +15,17 @@ const HERE = path.join(import.meta.dir, "fixtures");
 function fixture(name: string): Uint8Array {
   return new Uint8Array(fs.readFileSync(path.join(HERE, name)));
 }
+
+/**
+ * One descriptor per format SillyTavern's World Info import converts (src/interop/_world-books.ts):
+ * the fixture of a real book of it. A new format adds its row there and its descriptor here.
+ */
+const WORLD_BOOK_FILES = [
+  { format: "risu", label: "RisuAI", file: "risu-lorebook.json" },
+  { format: "novelai", label: "NovelAI", file: "novel.lorebook" },
+  { format: "agnai", label: "Agnai", file: "agnai-memory.json" },
+  { format: "kobold", label: "KoboldAI", file: "kobold-worldinfo.json" },
+] as const;
 
 async function read(name: string): Promise<ParsedBook> {
   return parseBook(fixture(name), { filename: name });
@@ -97,17 +109,23 @@ describe("books SillyTavern's World Info import converts", () => {
     expect(book).toMatchObject({ format: "kobold", entries: [{ title: "harbor", body: "H" }] });
   });
 
-  test.each([
-    ["RisuAI", "risu-lorebook.json"],
-    ["NovelAI", "novel.lorebook"],
-    ["Agnai", "agnai-memory.json"],
-    ["KoboldAI", "kobold-worldinfo.json"],
-  ])("a %s book's cards keep their foreign fields under st:", async (_name, file) => {
-    const book = await read(file);
-    expect(book.namespace).toBe("st");
-    const drafts = entriesToDrafts(book.entries, { kind: "entry", namespace: "st" });
-    for (const d of drafts) expect(d.frontmatter.st).toBeDefined();
+  test("every converted format has a descriptor here, and a descriptor names a format there is", () => {
+    expect(WORLD_BOOK_FILES.map((d) => d.format).sort()).toEqual(WORLD_BOOKS.map((f) => f.format).sort());
   });
+
+  test.each(WORLD_BOOK_FILES)("a $label book is read as $format", async ({ format, file }) => {
+    expect((await read(file)).format).toBe(format);
+  });
+
+  test.each(WORLD_BOOK_FILES)(
+    "a $label book's cards keep their foreign fields under st:",
+    async ({ file }) => {
+      const book = await read(file);
+      expect(book.namespace).toBe("st");
+      const drafts = entriesToDrafts(book.entries, { kind: "entry", namespace: "st" });
+      for (const d of drafts) expect(d.frontmatter.st).toBeDefined();
+    },
+  );
 });
 
 describe("a character card as RisuAI writes it", () => {
