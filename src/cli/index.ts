@@ -127,6 +127,19 @@ async function usage(cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<st
   return stdoutStream().isTTY ? text : text.replace(ANSI, "");
 }
 
+/** Every command's name, in the order `lorecards --help` lists them. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
+/** What `lorecards [command] --help` prints when piped (plain text): the help a person reads. */
+export async function helpText(name?: string): Promise<string> {
+  const { renderUsage } = await import("citty");
+  const root = rootCommand();
+  const load = name === undefined ? undefined : COMMANDS[name];
+  if (name !== undefined && !load) throw new LoreError("usage", `unknown command "${name}"`);
+  const text = load ? await renderUsage(await load(), root) : await renderUsage(root);
+  return text.replace(ANSI, "");
+}
+
 /** Run the CLI; resolves to the process exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const json = argv.includes("--json");
