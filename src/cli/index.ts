@@ -133,7 +133,8 @@ export const COMMAND_NAMES = Object.keys(COMMANDS);
 /** What `lorecards [command] --help` prints when piped (plain text): the help a person reads. */
 export async function helpText(name?: string): Promise<string> {
   const { renderUsage } = await import("citty");
-  const root = rootCommand();
+  // biome-ignore lint/suspicious/noExplicitAny: citty's usage renderer takes any command's args.
+  const root: CommandDef<any> = rootCommand();
   const load = name === undefined ? undefined : COMMANDS[name];
   if (name !== undefined && !load) throw new LoreError("usage", `unknown command "${name}"`);
   const text = load ? await renderUsage(await load(), root) : await renderUsage(root);

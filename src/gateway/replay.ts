@@ -113,7 +113,8 @@ export function turnOf(view: ChatView): { target: number; turn: number } {
 
 /** Whether a tool's answer follows the target (a tool loop under way: see `planReplay`). */
 function toolLoop(view: ChatView, target: number): boolean {
-  for (let i = target + 1; i < view.messages.length; i++) if (isToolAnswer(view.messages[i]!.role)) return true;
+  for (let i = target + 1; i < view.messages.length; i++)
+    if (isToolAnswer(view.messages[i]!.role)) return true;
   return false;
 }
 
