@@ -9,6 +9,7 @@ import { isSettled, settleRevision, storedRevision } from "./_revisions.ts";
 import { shown } from "./_store.ts";
 import { briefItems } from "./brief.ts";
 import type { Rules } from "./rules.ts";
+import { type StyleScore, styleScore } from "./score.ts";
 import type { BriefItem, Habit } from "./types.ts";
 
 export interface Current {
@@ -25,6 +26,18 @@ export function currentBrief(db: StyleDb, rules: Rules, now: number): Current {
     ? stored.revision
     : db.write((q) => settleRevision(q, items, now));
   return { habits, items, revision };
+}
+
+/** The health score now (score.ts), with the inactive TTL in force and the revision the caller holds. */
+export function scoreNow(
+  db: StyleDb,
+  rules: Rules,
+  now: number,
+  options: { inactiveTtlDays: number; since?: number },
+): StyleScore {
+  const { habits, revision } = currentBrief(db, rules, now);
+  const served = db.read(servedRevision, 0);
+  return styleScore({ habits, now, revision, served, ...options });
 }
 
 /** The revision last handed out in full or as a delta (0: none yet). */

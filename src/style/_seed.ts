@@ -7,6 +7,7 @@ import { type Queries, toRecord } from "./_db.ts";
 import { conversationHash, habitId } from "./_ids.ts";
 import { isPaused, putHabit, shown } from "./_store.ts";
 import { guessLocale } from "./dictionary.ts";
+import { hintSignal } from "./hints.ts";
 import { INIT_MAX_DAYS, INIT_MAX_SESSIONS, type InitSubmission } from "./init.ts";
 import { preferenceKey } from "./profile.ts";
 import { aggregated, type Rules, type Seen, sighted } from "./rules.ts";
@@ -47,6 +48,20 @@ function seenOf(kind: "voice" | "preference", signal: string, source: Seen["sour
   const id = habitId(kind, kind === "preference" ? preferenceKey(signal) : signal);
   const locale = kind === "voice" ? "any" : guessLocale(signal);
   return { id, signal, kind, locale, useWhen: [], avoidWhen: [], source };
+}
+
+/** The expressions' signals (the dictionary's, when it knows the phrase), or why one is refused. */
+export function initSignals(
+  sub: InitSubmission,
+  lookup: (signal: string) => Signal | undefined,
+): Signal[] | string {
+  const out: Signal[] = [];
+  for (const e of sub.action === "submit" ? sub.expressions : []) {
+    const s = hintSignal(e, lookup);
+    if (typeof s === "string") return `expressions: ${s}`;
+    out.push(s);
+  }
+  return out;
 }
 
 /** Records `sub` in one transaction, unless learning is paused or the choice was made already. */

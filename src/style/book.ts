@@ -16,7 +16,7 @@ import { StyleSettingsFile } from "./_settings-file.ts";
 import { aging, findHabit, isPaused, listOrder, putHabit, shown, sweep } from "./_store.ts";
 import { guessLocale } from "./dictionary.ts";
 import { styleFold } from "./fold.ts";
-import { type Hint, hintSignal } from "./hints.ts";
+import { distillProblem, type Hint, hintSignal } from "./hints.ts";
 import { fate, type HabitRecord, pinned, type Rules, type Seen, sighted } from "./rules.ts";
 import type { StyleScore } from "./score.ts";
 import type { Resolved } from "./settings.ts";
@@ -35,10 +35,6 @@ import type {
 } from "./types.ts";
 
 export type { StyleBook };
-
-/** What one distill call may carry (types.ts `distill`). */
-export const DISTILL_EXPRESSIONS = 3;
-export const DISTILL_PREFERENCES = 8;
 
 export class Book implements StyleBook {
   private readonly db: StyleDb;
@@ -181,15 +177,9 @@ export class Book implements StyleBook {
 
   async score(options: { since?: number } = {}): Promise<StyleScore> {
     this.age();
-    const [{ currentBrief, servedRevision }, { styleScore }] = await Promise.all([
-      import("./_briefing.ts"),
-      import("./score.ts"),
-    ]);
-    const now = this.now();
-    const { habits, revision } = currentBrief(this.db, this.rules(), now);
-    const served = this.db.read(servedRevision, 0);
+    const { scoreNow } = await import("./_briefing.ts");
     const { inactiveTtlDays } = this.settingsFile.resolved().settings;
-    return styleScore({ habits, now, inactiveTtlDays, revision, served, since: options.since });
+    return scoreNow(this.db, this.rules(), this.now(), { inactiveTtlDays, since: options.since });
   }
 
   async initialization(): Promise<InitState> {
@@ -198,32 +188,26 @@ export class Book implements StyleBook {
   }
 
   async initialize(submission: unknown): Promise<InitResult> {
-    const [{ readInit }, { applyInit }] = await Promise.all([import("./init.ts"), import("./_seed.ts")]);
+    const [{ readInit }, { applyInit, initSignals }] = await Promise.all([
+      import("./init.ts"),
+      import("./_seed.ts"),
+    ]);
     const sub = readInit(submission);
     if (typeof sub === "string") return { status: "refused", reason: sub };
-    const signals: Signal[] = [];
-    for (const e of sub.action === "submit" ? sub.expressions : []) {
-      const s = hintSignal(e, (signal) => this.readers.lookup(signal));
-      if (typeof s === "string") return { status: "refused", reason: `expressions: ${s}` };
-      signals.push(s);
-    }
+    const signals = initSignals(sub, (signal) => this.readers.lookup(signal));
+    if (typeof signals === "string") return { status: "refused", reason: signals };
     const now = this.now();
     const rules = this.rules();
     return this.db.write((q) => applyInit(q, sub, signals, now, rules));
   }
 
   async distill(conversation: string, input: DistillInput): Promise<DistillResult> {
-    const expressions = input.expressions ?? [];
-    const preferences = input.preferences ?? [];
-    if (expressions.length > DISTILL_EXPRESSIONS)
-      throw new LoreError("invalid_input", `at most ${DISTILL_EXPRESSIONS} expression candidates per call`);
-    if (preferences.length > DISTILL_PREFERENCES)
-      throw new LoreError("invalid_input", `at most ${DISTILL_PREFERENCES} preferences per call`);
-    if (expressions.length + preferences.length === 0)
-      throw new LoreError("invalid_input", "nothing to distill: give expressions, preferences or both");
+    const problem = distillProblem(input);
+    if (problem) throw new LoreError("invalid_input", problem);
     const out: DistillResult = { expressions: [], preferences: [] };
-    for (const e of expressions) out.expressions.push(await this.hint(conversation, e));
-    for (const p of preferences) out.preferences.push(await this.preference(conversation, p, true));
+    for (const e of input.expressions ?? []) out.expressions.push(await this.hint(conversation, e));
+    for (const p of input.preferences ?? [])
+      out.preferences.push(await this.preference(conversation, p, true));
     return out;
   }
 

@@ -10,6 +10,24 @@ import { guessLocale, KIND_AVOID, TERM_MAX } from "./dictionary.ts";
 import type { Signal } from "./sightings.ts";
 import { type HabitKind, HINT_KINDS } from "./types.ts";
 
+/** What one distill call may carry (types.ts `distill`): a few candidates, a reviewed handful. */
+export const DISTILL_EXPRESSIONS = 3;
+export const DISTILL_PREFERENCES = 8;
+
+/** Why a distill call is refused whole, or undefined when its counts are within the bounds. */
+export function distillProblem(input: {
+  expressions?: readonly unknown[];
+  preferences?: readonly unknown[];
+}) {
+  const expressions = input.expressions?.length ?? 0;
+  const preferences = input.preferences?.length ?? 0;
+  if (expressions > DISTILL_EXPRESSIONS)
+    return `at most ${DISTILL_EXPRESSIONS} expression candidates per call`;
+  if (preferences > DISTILL_PREFERENCES) return `at most ${DISTILL_PREFERENCES} preferences per call`;
+  if (expressions + preferences === 0) return "nothing to distill: give expressions, preferences or both";
+  return undefined;
+}
+
 export interface Hint {
   signal: string;
   kind?: HabitKind;
