@@ -313,12 +313,13 @@ export async function tryText(ctx: Context, req: Request, url: URL) {
   const turns = turnsOf(input);
   const ask = await askedNames(ctx, input.with);
   // Given turns are replayed one user message at a time, as `try --turns` does (timed effects).
-  const result = await simulate((t, o) => ctx.engine.recall(t, o), turns, {
-    budget: optionalCount(input.budget, "budget"),
-    scanDepth: optionalCount(input.scan_depth, "scan_depth"),
-    ...recallFields(input),
-    ask,
-  });
+  const scanDepth = optionalCount(input.scan_depth, "scan_depth");
+  const result = await simulate(
+    (t, o) => ctx.engine.recall(t, o),
+    turns,
+    { budget: optionalCount(input.budget, "budget"), scanDepth, ...recallFields(input), ask },
+    await ctx.engine.reach(scanDepth),
+  );
   // `--no-log` wins over `?log=1` (README "What gets written to disk").
   const logged = truthy(url.searchParams.get("log")) && !ctx.noLog && chosenCards(result).length > 0;
   if (logged) {

@@ -74,14 +74,13 @@ export const tryCommand = defineCommand({
     const budget = wholeNumber(args.budget, "--budget");
     const index: IndexIds | undefined =
       args.inject === "index" ? { session: "try", query: newQueryId() } : undefined;
-    const result = await simulate((t, o) => engine.recall(t, o), turns, {
-      ask,
-      budget,
-      scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
-      seed: args.seed,
-      index,
-      ...recallFlags(args),
-    });
+    const scanDepth = wholeNumber(args["scan-depth"], "--scan-depth");
+    const result = await simulate(
+      (t, o) => engine.recall(t, o),
+      turns,
+      { ask, budget, scanDepth, seed: args.seed, index, ...recallFlags(args) },
+      await engine.reach(scanDepth),
+    );
     if (args.log && chosenCards(result).length > 0) {
       const store = await openStore(namedStore(args) ?? stateUrl(engine.vault.root));
       const now = new Date();

@@ -62,7 +62,7 @@ export async function openDoor(
           sent: sentOf(conversation),
           history: historyAt(next, conversation.timed),
         })
-      : await simulate((t, o) => engine.recall(t, o), turns, opts);
+      : await simulate((t, o) => engine.recall(t, o), turns, opts, await engine.reach(opts.scanDepth));
   const explanation = explain(result, { turns, asked: named.cards, ...recallOptions, ledger });
   return { ...explanation, conversation: conversation ? { id: conversation.id, turn: next! } : null };
 }

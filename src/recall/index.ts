@@ -14,7 +14,7 @@ import { jiebaSegmenter } from "../match/index.ts";
 import { openVault, SETTINGS_FILE, SettingsFile, type Vault, type VaultSettings } from "../vault/index.ts";
 import type { Loaded } from "./_compiled.ts";
 import { earlierCards } from "./earlier.ts";
-import { recall, unknownNames } from "./pipeline.ts";
+import { DEFAULT_SCAN_DEPTH, recall, unknownNames } from "./pipeline.ts";
 import { withSettings } from "./settings.ts";
 import { type SourceOptions, VaultSource } from "./source.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
@@ -105,6 +105,15 @@ export class Engine {
   /** The vault's settings.yaml as it reads now (the editor shows the budget it sets). */
   settings(): VaultSettings {
     return this.settingsFile.current();
+  }
+
+  /**
+   * How many turns, newest first, a recall with this scan depth reads: the current message and two per
+   * level of depth before it (a user and an assistant message), the depth being the scan depth or the
+   * largest `scan_depth` a card asks for (match/). Turns before these change nothing a recall finds.
+   */
+  async reach(scanDepth: number = DEFAULT_SCAN_DEPTH): Promise<number> {
+    return 1 + 2 * Math.max(scanDepth, (await this.source.current()).loaded.matcher.maxDepth);
   }
 
   /** One recall; the vault's settings.yaml fills in what `opts` leaves unset. */

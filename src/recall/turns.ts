@@ -13,10 +13,21 @@ export interface TurnsInput {
   code: ErrorCode;
 }
 
+/**
+ * The most earlier turns a replay takes: each user message among them is a recall of its own (history.ts),
+ * about a millisecond each, and a request must answer in seconds.
+ */
+export const MAX_TURNS = 2000;
+
 /** `earlier` (undefined = none) checked, plus `current` as the newest user turn. */
 export function parseTurns(earlier: unknown, current: string, input: TurnsInput): Turn[] {
   const list = earlier ?? [];
   if (!Array.isArray(list)) throw new LoreError(input.code, `${input.name} must be a list of {role, text}`);
+  if (list.length > MAX_TURNS)
+    throw new LoreError(
+      input.code,
+      `${input.name} holds ${list.length} turns; at most ${MAX_TURNS} are replayed (each user message is a recall)`,
+    );
   const turns = list.map((t: unknown, i): Turn => {
     const { role, text } = (t ?? {}) as { role?: unknown; text?: unknown };
     if ((role !== "user" && role !== "assistant") || typeof text !== "string") {
