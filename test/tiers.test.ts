@@ -76,6 +76,8 @@ describe("the test tiers", () => {
   });
 
   test("npm test and every tier pass the hang timeout to bun test", () => {
+    // The clients first: the type check reads their types.
+    expect(pkg.scripts.test).toMatch(/^npm run test:clients && /);
     expect(pkg.scripts.test).toContain(`bun test --timeout=${HANG_MS}`);
     for (const tier of ["unit", "e2e", "fuzz"] as const) {
       expect(pkg.scripts[`test:${tier}`]).toBe(`bun test/tiers.ts ${tier}`);

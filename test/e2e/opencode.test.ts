@@ -15,13 +15,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Subprocess } from "bun";
-import { ensureBinary, REPO } from "../support/binary.ts";
+import { ensureBinary } from "../support/binary.ts";
+import { clientBin } from "../support/clients.ts";
 import { type FakeUpstream, type Received, startFakeUpstream } from "../support/fake-upstream.ts";
 import { prerequisite } from "../support/prerequisites.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
-const OPENCODE = process.env.OPENCODE_BIN ?? path.join(REPO, "node_modules", ".bin", "opencode");
-// opencode-ai is a pinned devDependency: in CI a missing or broken install is a failure, not a skip.
+const OPENCODE = process.env.OPENCODE_BIN ?? clientBin("opencode");
+// opencode-ai is a pinned test client (test/package.json): in CI a missing or broken install is a
+// failure, not a skip.
 const HAVE_OPENCODE = prerequisite(
   fs.existsSync(OPENCODE) && runs(OPENCODE),
   "test/e2e/opencode.test.ts",

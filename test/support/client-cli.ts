@@ -1,5 +1,5 @@
 /**
- * Running the real Claude Code and Codex CLIs (pinned devDependencies, `node_modules/.bin`) against a
+ * Running the real Claude Code and Codex CLIs (pinned test clients, test/package.json) against a
  * base URL on 127.0.0.1, as shared/fixtures/real/clients/README.md drove them: a fresh `HOME` (and
  * `CODEX_HOME`) per client, a dummy key, Claude Code's opt-outs of everything but the chat. The
  * parent's environment is not inherited (CI may hold real keys and settings): only `PATH` goes along,
@@ -8,7 +8,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { REPO } from "./binary.ts";
+import { clientBin, clientFile } from "./clients.ts";
 
 export interface CliRun {
   args: string[];
@@ -23,10 +23,10 @@ export interface CliRun {
 /** How long one CLI run may take before it is killed: a client waiting on a dead upstream retries. */
 export const RUN_TIMEOUT_MS = 120_000;
 
-export const CLAUDE = path.join(REPO, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
-/** The newest Claude Code release installed beside the pinned one (package.json `claude-code-newest`). */
-export const CLAUDE_NEWEST = path.join(REPO, "node_modules", "claude-code-newest", "bin", "claude.exe");
-export const CODEX = path.join(REPO, "node_modules", ".bin", "codex");
+export const CLAUDE = clientFile("@anthropic-ai/claude-code", "bin/claude.exe");
+/** The newest Claude Code release installed beside the pinned one (test/package.json `claude-code-newest`). */
+export const CLAUDE_NEWEST = clientFile("claude-code-newest", "bin/claude.exe");
+export const CODEX = clientBin("codex");
 
 async function run(cmd: string[], cwd: string, env: Record<string, string>): Promise<CliRun> {
   const started = performance.now();

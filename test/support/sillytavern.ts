@@ -15,6 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { REPO } from "./binary.ts";
+import { packageDir } from "./clients.ts";
 import { CHROMIUM } from "./editor-browser.ts";
 import { prerequisite } from "./prerequisites.ts";
 import { until } from "./wait.ts";
@@ -163,7 +164,10 @@ function freePort(): number {
 function placeOracle(app: string): string {
   const link = path.join(app, "node_modules", "playwright-core");
   if (!fs.existsSync(link))
-    fs.symlinkSync(fs.realpathSync(path.join(REPO, "node_modules", "playwright-core")), link);
+    fs.symlinkSync(
+      fs.realpathSync(packageDir("playwright-core") ?? "playwright-core is not installed"),
+      link,
+    );
   const oracle = path.join(app, "lorecards-oracle.mjs");
   fs.copyFileSync(path.join(JUDGE, "oracle.mjs"), oracle);
   return oracle;
