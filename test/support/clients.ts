@@ -38,15 +38,17 @@ export function missingClients(): string[] {
     devDependencies: Record<string, string>;
   };
   return Object.entries(pkg.devDependencies)
-    .filter(([name, version]) => {
+    .filter(([name, spec]) => {
       const dir = packageDir(name);
       if (dir === undefined) return true;
-      return (
-        (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string })
-          .version !== version
-      );
+      // An alias (`npm:@anthropic-ai/claude-code@2.1.332`) pins the version after its last `@`.
+      const pinned = spec.startsWith("npm:") ? spec.slice(spec.lastIndexOf("@") + 1) : spec;
+      const installed = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as {
+        version: string;
+      };
+      return installed.version !== pinned;
     })
-    .map(([name, version]) => `${name}@${version}`);
+    .map(([name, spec]) => `${name}@${spec}`);
 }
 
 /** Installs test/package.json from its lockfile when a pinned client is missing; the exit code of npm. */
@@ -54,7 +56,9 @@ export function installClients(log: (line: string) => void = console.error): num
   const missing = missingClients();
   if (missing.length === 0) return 0;
   log(`test/support/clients.ts: installing the test clients (${missing.join(", ")}) into test/node_modules`);
-  const npm = Bun.spawnSync(["npm", "ci", "--no-audit", "--no-fund"], {
+  // `npm install`, which keeps to the lockfile, not `npm ci`: one client's optional dependency names
+  // platform packages its author never published, which `npm ci` counts as missing from the lock.
+  const npm = Bun.spawnSync(["npm", "install", "--no-audit", "--no-fund"], {
     cwd: TEST_PACKAGE,
     stdio: ["ignore", "inherit", "inherit"],
   });
