@@ -12,10 +12,12 @@ import { LoreError } from "../errors.ts";
 import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
+import { cappedLines, MAX_MESSAGE_BYTES } from "./_stdio-frames.ts";
 import { type Adoptions, vaultAdoptions } from "./adoption.ts";
 import { mcpHandler } from "./http.ts";
 import { createMcpServer } from "./server.ts";
 
+export { MAX_MESSAGE_BYTES } from "./_stdio-frames.ts";
 export { type Adoptions, storeAdoptions, vaultAdoptions } from "./adoption.ts";
 export { MCP_PATH, type McpHttpOptions, mcpHandler } from "./http.ts";
 export { MAX_SECTION_CHARS } from "./schemas.ts";
@@ -32,7 +34,11 @@ export async function serveStdio(
   adoptions: Adoptions = vaultAdoptions(vault),
 ): Promise<void> {
   const server = createMcpServer(vault, { version, adoptions, style });
-  const transport = new StdioServerTransport();
+  // Lines over the cap are answered with an error and left out, never the end of the server.
+  const lines = cappedLines(process.stdin, (answer) => process.stdout.write(answer));
+  const transport = new StdioServerTransport(lines, process.stdout, {
+    maxBufferSize: MAX_MESSAGE_BYTES + 1024,
+  });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once("end", () => resolve());

@@ -3,11 +3,13 @@
 // tools. Each call succeeds, or is an `isError` result naming a LoreError code (or the SDK's schema
 // refusal), never `internal`; a refused write leaves the vault as it was.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PassThrough } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import type { ErrorCode } from "../../src/errors.ts";
+import { cappedLines } from "../../src/mcp/_stdio-frames.ts";
 import { createMcpServer } from "../../src/mcp/index.ts";
 import { openVault } from "../../src/vault/index.ts";
 import { anyString, hugeString, jsonValue, SPECIALS, shapedObject, shortString } from "./_arbitraries.ts";
@@ -251,4 +253,45 @@ describe("bugs the fuzzing found, fixed", () => {
       await conn.close();
     }
   });
+});
+
+describe("the stdio frames", () => {
+  // A small cap stands for the 10 MiB one: what matters is lines just under, at and over it.
+  const CAP = 64;
+  const line = fc.oneof(
+    fc.string({ maxLength: CAP }),
+    fc.string({ minLength: CAP - 2, maxLength: CAP + 2 }),
+    fc.string({ minLength: CAP + 1, maxLength: CAP * 5 }),
+  );
+  const budget = { runs: 300, ms: 3000 };
+
+  test(
+    "pass every line within the cap on, in order, and answer each longer one with one error",
+    async () => {
+      const property = fc.asyncProperty(
+        fc.array(
+          line.map((l) => l.replaceAll("\n", " ")),
+          { maxLength: 12 },
+        ),
+        fc.integer({ min: 1, max: 40 }),
+        async (lines, chunk) => {
+          const input = new PassThrough();
+          const answers: string[] = [];
+          const out = cappedLines(input, (a) => answers.push(a), CAP);
+          const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(""));
+          for (let at = 0; at < bytes.length; at += chunk) input.write(bytes.subarray(at, at + chunk));
+          input.end();
+          const chunks: Buffer[] = [];
+          for await (const c of out) chunks.push(c as Buffer);
+          const passed = Buffer.concat(chunks).toString("utf8").split("\n").slice(0, -1);
+          const within = lines.filter((l) => Buffer.byteLength(l) <= CAP);
+          expect(passed).toEqual(within);
+          expect(answers).toHaveLength(lines.length - within.length);
+          for (const a of answers) expect(JSON.parse(a).error.code).toBe(-32600);
+        },
+      );
+      await fuzz("mcp: stdio frames", property, budget);
+    },
+    timeoutFor(budget),
+  );
 });
