@@ -7,6 +7,7 @@
  * The lorebook fields (context, order, groups, …) are read by _rule-fields.ts into `rules`. A key that
  * looks like a field but is none (`policy: always`) is kept and named in the warnings (_typos.ts).
  */
+import { KNOWN_FIELDS } from "./_field-names.ts";
 import { readRules } from "./_rule-fields.ts";
 import { typoWarnings } from "./_typos.ts";
 import {
@@ -42,25 +43,7 @@ export type CardFields = Pick<
   | "tags"
 >;
 
-/**
- * The card's own fields: the ones the editor's form has a control for. A write that leaves one out
- * resets it (serialize.ts), and the form shows every other key as `extra`. The lorebook fields
- * (_rule-fields.ts LOREBOOK_FIELDS) are read too, but are not in this list: no form shows them, so
- * they travel with the other keys and survive every save as written.
- */
-export const KNOWN_FIELDS = [
-  "kind",
-  "title",
-  "keywords",
-  "aliases",
-  "secondary",
-  "scan_depth",
-  "refs",
-  "priority",
-  "enabled",
-  "inject",
-  "tags",
-] as const;
+export { KNOWN_FIELDS };
 
 /** secondary's parts as written in the frontmatter → their names in Secondary. */
 const SECONDARY_PARTS = { all: "all", any: "any", not: "not", not_all: "notAll" } as const;

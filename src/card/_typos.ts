@@ -5,23 +5,11 @@
  * the field and value meant. Keys that look like none (`emails:`, `created:`) are the person's own and
  * are not mentioned.
  */
+import { KNOWN_FIELDS } from "./_field-names.ts";
 import { LOREBOOK_FIELDS } from "./_rule-fields.ts";
 
 /** Every top-level key a card reads, or that lorecards writes and keeps (`st:`, `card:` from imports). */
-const FIELDS = [
-  "kind",
-  "title",
-  "keywords",
-  "aliases",
-  "secondary",
-  "scan_depth",
-  "refs",
-  "priority",
-  "enabled",
-  "inject",
-  "tags",
-  ...LOREBOOK_FIELDS,
-];
+const FIELDS = [...KNOWN_FIELDS, ...LOREBOOK_FIELDS];
 const KEPT = new Set([...FIELDS, "st", "card"]);
 
 /** The seed's and SillyTavern's / the card spec's words for our fields: key → what to write instead. */

@@ -260,3 +260,24 @@ function leadingSystem(list: readonly Json[]): number {
   while (n < list.length && isObject(list[n]) && SYSTEM_ROLES.has(String((list[n] as JsonObject).role))) n++;
   return n;
 }
+
+/**
+ * The view of a body whose conversation is its `messages` list of `{role, content}` (Chat Completions,
+ * Ollama's chat): the system text is the messages whose role `isSystem` names.
+ */
+export function readMessageList(body: unknown, isSystem: (role: string) => boolean): ChatView | null {
+  if (!isObject(body) || !Array.isArray(body.messages)) return null;
+  const read = readMessages(body.messages, (m) => m.role);
+  if (read === null) return null;
+  const system = read.messages.filter((m) => isSystem(m.role)).map((m) => m.text);
+  return makeView(system.join("\n"), read.raw, read.messages);
+}
+
+/** The edits applied to such a body's `messages`, a block going in front of its message's first text. */
+export function applyToMessageList(body: JsonObject, edits: readonly Edit[]): JsonObject {
+  const messages = applyToList(body.messages as Json[], edits, (m, block) => ({
+    ...m,
+    content: prefixContent(m.content, block),
+  }));
+  return { ...body, messages };
+}

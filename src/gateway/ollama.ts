@@ -12,35 +12,15 @@
  */
 
 import type { Usage } from "../state/index.ts";
-import {
-  applyToList,
-  defineAdapter,
-  isObject,
-  type Json,
-  makeView,
-  prefixContent,
-  readMessages,
-} from "./_chat.ts";
+import { applyToMessageList, defineAdapter, readMessageList } from "./_chat.ts";
 import { tokens } from "./_usage.ts";
 
 export const ollamaAdapter = defineAdapter({
   name: "ollama",
   paths: ["/api/chat"],
   systemPlace: "after",
-  read(body) {
-    if (!isObject(body) || !Array.isArray(body.messages)) return null;
-    const read = readMessages(body.messages, (m) => m.role);
-    if (read === null) return null;
-    const system = read.messages.filter((m) => m.role === "system").map((m) => m.text);
-    return makeView(system.join("\n"), read.raw, read.messages);
-  },
-  apply(body, edits) {
-    const messages = applyToList(body.messages as Json[], edits, (m, block) => ({
-      ...m,
-      content: prefixContent(m.content, block),
-    }));
-    return { ...body, messages };
-  },
+  read: (body) => readMessageList(body, (role) => role === "system"),
+  apply: applyToMessageList,
   usage: { paths: [""], read: usageOf },
 });
 

@@ -8,16 +8,7 @@
  * https://platform.openai.com/docs/api-reference/chat/create
  */
 
-import {
-  applyToList,
-  defineAdapter,
-  isObject,
-  type Json,
-  makeView,
-  prefixContent,
-  readMessages,
-  SYSTEM_ROLES,
-} from "./_chat.ts";
+import { applyToMessageList, defineAdapter, readMessageList, SYSTEM_ROLES } from "./_chat.ts";
 import { cachedPartOfInput } from "./_usage.ts";
 
 export const openaiAdapter = defineAdapter({
@@ -25,20 +16,8 @@ export const openaiAdapter = defineAdapter({
   paths: ["/v1/chat/completions", "/chat/completions"],
   systemPlace: "after",
   promptCacheKey: true,
-  read(body) {
-    if (!isObject(body) || !Array.isArray(body.messages)) return null;
-    const read = readMessages(body.messages, (m) => m.role);
-    if (read === null) return null;
-    const system = read.messages.filter((m) => SYSTEM_ROLES.has(m.role)).map((m) => m.text);
-    return makeView(system.join("\n"), read.raw, read.messages);
-  },
-  apply(body, edits) {
-    const messages = applyToList(body.messages as Json[], edits, (m, block) => ({
-      ...m,
-      content: prefixContent(m.content, block),
-    }));
-    return { ...body, messages };
-  },
+  read: (body) => readMessageList(body, (role) => SYSTEM_ROLES.has(role)),
+  apply: applyToMessageList,
   usage: {
     paths: ["usage"],
     read: (u) => cachedPartOfInput(u.prompt_tokens, u.prompt_tokens_details, u.completion_tokens),

@@ -34,7 +34,7 @@ import {
   type ReplayPlan,
   recordFor,
 } from "./replay.ts";
-import { turnRecordOf } from "./turn-record.ts";
+import { type TurnInput, turnRecordOf } from "./turn-record.ts";
 import type { InjectSettings, Outcome, PipelineDeps } from "./types.ts";
 
 export type { InjectSettings, Outcome, PipelineDeps };
@@ -183,15 +183,8 @@ function hear(
   deps.observe?.({ ...message, text: view.messages[plan.target]!.text });
 }
 
-interface TurnDone {
-  adapter: Adapter<ApiName>;
-  body: unknown;
-  view: ChatView;
-  plan: ReplayPlan;
-  conversation: string;
-  made: readonly SlottedBlock[];
-  result: RecallResult | null;
-  now: number;
+/** What phase 6 records: the turn as the turn record sees it, and its replay records. */
+interface TurnDone extends Omit<TurnInput, "added"> {
   opening?: string;
   /** The replay records of the blocks made now (same order). */
   records: readonly ReplayRecord[];

@@ -6,8 +6,8 @@
  * card's `priority`, the tie-breaker; everything else rides along under `st:`.
  */
 
-import { convertedRows, exceptRenamed, isRecord, type Raw } from "./_model.ts";
-import { defineWorldBook } from "./_world-book.ts";
+import { exceptRenamed, isRecord, type Raw } from "./_model.ts";
+import { defineWorldBook, entryRows } from "./_world-book.ts";
 
 function isAgnaiBook(json: unknown): json is Raw & { entries: unknown[] } {
   return isRecord(json) && json.kind === "memory" && Array.isArray(json.entries);
@@ -29,5 +29,5 @@ export const agnaiBook = defineWorldBook({
   format: "agnai",
   label: "Agnai",
   detect: isAgnaiBook,
-  rows: (json) => ({ list: convertedRows(json.entries as unknown[], convert), skipped: [] }),
+  rows: entryRows(convert),
 });

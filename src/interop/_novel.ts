@@ -7,8 +7,8 @@
  * both. Everything else (`contextConfig`, `searchRange`, `category`, …) rides along under `st:`.
  */
 
-import { convertedRows, exceptRenamed, isRecord, type Raw } from "./_model.ts";
-import { defineWorldBook } from "./_world-book.ts";
+import { exceptRenamed, isRecord, type Raw } from "./_model.ts";
+import { defineWorldBook, entryRows } from "./_world-book.ts";
 
 function isNovelBook(json: unknown): json is Raw & { entries: unknown[] } {
   return isRecord(json) && json.lorebookVersion !== undefined && Array.isArray(json.entries);
@@ -32,5 +32,5 @@ export const novelBook = defineWorldBook({
   format: "novelai",
   label: "NovelAI",
   detect: isNovelBook,
-  rows: (json) => ({ list: convertedRows(json.entries as unknown[], convert), skipped: [] }),
+  rows: entryRows(convert),
 });

@@ -1,5 +1,5 @@
 /** What one converted lorebook format is (its file is one of _risu.ts, _novel.ts, …; the list: _world-books.ts). */
-import type { Raw } from "./_model.ts";
+import { convertedRows, type Raw } from "./_model.ts";
 import type { SkippedEntry } from "./_st.ts";
 
 export interface WorldBookFormat<Format extends string = string> {
@@ -17,4 +17,9 @@ export function defineWorldBook<const Format extends string>(
   format: WorldBookFormat<Format>,
 ): WorldBookFormat<Format> {
   return format;
+}
+
+/** The rows of a book whose entries are its `entries` list, each turned into a World Info row by `convert`. */
+export function entryRows(convert: (row: Raw) => Raw): WorldBookFormat["rows"] {
+  return (json) => ({ list: convertedRows(json.entries as unknown[], convert), skipped: [] });
 }

@@ -1,0 +1,211 @@
+// A state file an older binary left is migrated in place when a store opens it, and keeps what it held.
+// Each older schema is a fixture file (fixtures/state-v<N>.sql: its tables and a few rows, as that
+// version wrote them); the table below says what each must still read, and what it can do now.
+import { Database } from "bun:sqlite";
+import { afterEach, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { SCHEMA_VERSION } from "../../src/state/_sqlite-file.ts";
+import { openStore, type Store, type StoreOptions, statePath, stateUrl } from "../../src/state/index.ts";
+import { removeDir, tempDir } from "../support/vault.ts";
+import { noon, record, turnRecord, usage } from "./contract.ts";
+
+const quiet = () => {};
+const dirs: string[] = [];
+const stores: Store[] = [];
+
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) removeDir(d);
+});
+
+async function opened(root: string, options: StoreOptions = { warn: quiet }): Promise<Store> {
+  const store = await openStore(stateUrl(root), options);
+  stores.push(store);
+  return store;
+}
+
+/** A vault whose state.db is as schema `version` left it, `more` run on it after the fixture. */
+function vaultAt(version: number, more?: (db: Database) => void): { root: string; file: string } {
+  const root = tempDir();
+  dirs.push(root);
+  const file = statePath(root);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file, { create: true });
+  db.exec(fs.readFileSync(path.join(import.meta.dir, "fixtures", `state-v${version}.sql`), "utf8"));
+  more?.(db);
+  db.close();
+  return { root, file };
+}
+
+function userVersion(file: string): number | undefined {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version;
+  } finally {
+    db.close();
+  }
+}
+
+const TABLES = ["conversations", "injections", "replays", "turns", "days"];
+
+function rowCounts(file: string): (number | undefined)[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return TABLES.map((t) => db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${t}`).get()?.n);
+  } finally {
+    db.close();
+  }
+}
+
+interface Migration {
+  version: number;
+  what: string;
+  /** Run on the old file after its fixture (rows that depend on the test's own values). */
+  more?: (db: Database) => void;
+  check(store: Store, file: string, root: string): Promise<void>;
+}
+
+const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    what: "it keeps its conversations",
+    async check(store) {
+      expect(await store.loadConversation("old")).toMatchObject({ turn: 3, lastSeen: 5 });
+      await store.commitTurn("old", { turn: 4, now: 6, opening: "o" });
+      expect(await store.findByOpening("o")).toBe("old");
+    },
+  },
+  {
+    version: 2,
+    what: "its conversations stay, and now keep a timed memory",
+    async check(store) {
+      expect(await store.loadConversation("old")).toMatchObject({
+        turn: 3,
+        lastSeen: 5,
+        injections: [{ id: "people/Alice", turn: 3, version: "1:1" }],
+        timed: {},
+      });
+      expect(await store.findByOpening("o")).toBe("old");
+      await store.commitTurn("old", {
+        turn: 4,
+        now: 6,
+        timed: { "people/Alice": { last: 7, stickyUntil: 9 } },
+      });
+      expect((await store.loadConversation("old")).timed).toEqual({
+        "people/Alice": { last: 7, stickyUntil: 9 },
+      });
+    },
+  },
+  {
+    version: 3,
+    what: "every conversation keeps its ledger, replay records and timed memory",
+    async check(store, file, root) {
+      expect(await store.loadConversation("later")).toEqual({
+        id: "later",
+        turn: 4,
+        lastSeen: 9,
+        injections: [{ id: "people/Bob", turn: 3, version: "1:1" }],
+        replays: [record(1, 3, ["people/Bob"])],
+        timed: { "people/Bob": { last: 3 } },
+      });
+      expect((await store.loadConversation("earlier")).injections).toEqual([
+        { id: "people/Alice", turn: 2, version: "2:2" },
+      ]);
+      expect(await store.findByOpening("o")).toBe("later");
+      // The cap still drops the least recently seen first, with what it holds.
+      const capped = await opened(root, { warn: quiet, limits: { conversations: 2 } });
+      await capped.commitTurn("new", { turn: 1, now: 10 });
+      expect((await capped.loadConversation("earlier")).turn).toBe(0);
+      expect((await capped.loadConversation("later")).injections).toHaveLength(1);
+      const db = new Database(file, { readonly: true });
+      expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM injections").get()?.n).toBe(1);
+      db.close();
+    },
+  },
+  {
+    version: 4,
+    what: "rows stay, replay records read without role or tier, and turns are recorded",
+    async check(store) {
+      expect(await store.loadConversation("old")).toEqual({
+        id: "old",
+        turn: 4,
+        lastSeen: 9,
+        injections: [{ id: "people/Bob", turn: 3, version: "1:1" }],
+        replays: [record(1, 3, ["people/Bob"])],
+        timed: { "people/Bob": { last: 3 } },
+      });
+      expect(await store.findByOpening("o")).toBe("old");
+      await store.recordTurn(turnRecord("old", 5, noon(1)));
+      await store.recordUsage("old", 5, usage(100), noon(1));
+      expect(await store.turns("old", 5)).toEqual([
+        { ...turnRecord("old", 5, noon(1)), usage: usage(100), requests: 1 },
+      ]);
+      expect(await store.days("2025-03-01")).toEqual([expect.objectContaining({ turns: 1, uncached: 100 })]);
+    },
+  },
+  {
+    version: 5,
+    what: "every row of every table stays, and index recalls are kept",
+    more(db) {
+      const { conversation: _id, ...stored } = turnRecord("old", 4, noon(1));
+      db.query("INSERT INTO turns VALUES (1, 4, ?, 'gateway', ?)").run(noon(1), JSON.stringify(stored));
+    },
+    async check(store, file) {
+      expect(await store.loadConversation("old")).toEqual({
+        id: "old",
+        turn: 4,
+        lastSeen: 9,
+        injections: [{ id: "people/Bob", turn: 3, version: "1:1" }],
+        replays: [{ ...record(1, 3, ["people/Bob"]), tier: "volatile" }],
+        timed: { "people/Bob": { last: 3 } },
+      });
+      expect(await store.turns("old", 5)).toEqual([turnRecord("old", 4, noon(1))]);
+      await store.recordRecall({
+        session: "old",
+        query: "q1",
+        at: noon(2),
+        surface: "gateway",
+        cards: ["people/Bob"],
+      });
+      expect(
+        await store.recordAdoption({ session: "old", query: "q1", card: "people/Bob", at: noon(2, 1) }),
+      ).toBe("recorded");
+      expect((await store.cardUsage(noon(1))).cards).toEqual([
+        { card: "people/Bob", recalled: 1, opened: 1, lastRecalled: noon(2), lastOpened: noon(2, 1) },
+      ]);
+      await store.close();
+      expect(rowCounts(file)).toEqual([1, 1, 1, 1, 1]);
+    },
+  },
+];
+
+test.each(MIGRATIONS)("a version $version state file is migrated in place: $what", async (m) => {
+  const { root, file } = vaultAt(m.version, m.more);
+  if (m.version === 5) expect(rowCounts(file)).toEqual([1, 1, 1, 1, 1]);
+  await m.check(await opened(root), file, root);
+  expect(userVersion(file)).toBe(SCHEMA_VERSION);
+});
+
+test("the schema the table ends at is the one a store writes now", () => {
+  expect(SCHEMA_VERSION).toBe(7);
+});
+
+test("a version 6 state file is migrated in place: its conversations stay, and can now be named", async () => {
+  const root = tempDir();
+  dirs.push(root);
+  const file = statePath(root);
+  const store = await opened(root);
+  await store.recordTurn(turnRecord("c1", 1, noon(1)));
+  await store.close();
+  const v6 = new Database(file);
+  v6.exec("ALTER TABLE conversations DROP COLUMN name; PRAGMA user_version = 6;");
+  v6.close();
+  const again = await opened(root);
+  expect(await again.conversations(5)).toEqual([
+    { id: "c1", surface: "gateway", turns: 1, lastSeen: noon(1), name: null },
+  ]);
+  expect(await again.nameConversation("c1", "first")).toBe(true);
+  expect((await again.conversations(5))[0]!.name).toBe("first");
+  await again.close();
+});
