@@ -101,3 +101,42 @@ describe("qwen-code-continue", () => {
     expect(two![0]).toEqual(one![0]!);
   });
 });
+
+/**
+ * Codex 0.171.0 with an AGENTS.md and a guide in the vault: its first user message holds only AGENTS.md
+ * and `<environment_context>` (the client talking, not a turn), so the guide opens the stable block in
+ * the person's first prompt, and stays there on `exec resume`; AGENTS.md ("Always mention Vellmoor")
+ * fires nothing.
+ */
+describe("codex-agents-md with a guide", () => {
+  const GUIDE = "Keep notes of what lasts; the guide speaks.\n";
+  let replay: Replay | undefined;
+  const run = (): Replay => {
+    if (!replay) throw new Error("codex-agents-md was not replayed");
+    return replay;
+  };
+  beforeAll(async () => {
+    replay = await replaySession(loadSession(path.join(DIR, "codex-agents-md")), CLIENT_CARDS, {
+      "guide.md": GUIDE,
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await replay?.close();
+  });
+
+  test("the guide arrives in the person's first prompt, not in the AGENTS.md message, once per request", () => {
+    for (const x of run().exchanges) {
+      const input = items(upstreamBody(x));
+      const holding = input.flatMap((m, i) => (JSON.stringify(m).includes("the guide speaks") ? [i] : []));
+      expect(holding).toEqual([3]);
+      expect(JSON.stringify(input[3]).split("the guide speaks").length - 1).toBe(1);
+      expect(JSON.stringify(input[2])).toContain("# AGENTS.md instructions for");
+      expect(JSON.stringify(input[2])).not.toContain(run().markers.open);
+    }
+    expect(run().exchanges[0]!.injected).toBe("guide.md,Zorblax");
+  });
+
+  test("AGENTS.md fires nothing: Vellmoor is never sent", () => {
+    for (const x of run().exchanges) expect(x.upstream?.body ?? "").not.toContain("### Vellmoor");
+  });
+});
