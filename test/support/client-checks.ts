@@ -9,7 +9,7 @@
 import type { Markers } from "../../src/inject/index.ts";
 import { blocksIn, countCacheHints, withoutBlocks } from "./canonical.ts";
 import type { Body, Exchange } from "./client-replay.ts";
-import { type CanonicalBody, protocolOf } from "./protocols.ts";
+import { type CanonicalBody, canonicalOf } from "./protocols.ts";
 
 /** Where a block sits: the system prompt or the index of a message (Responses input item). */
 export type Location = "system" | number;
@@ -24,12 +24,12 @@ const short = (v: unknown) => {
 };
 
 export function originalOf(x: Exchange): CanonicalBody {
-  return protocolOf(x.sent.path).canonical(x.sent.body);
+  return canonicalOf(x.sent.path, x.sent.body);
 }
 
 /** What the upstream received, canonically (an empty body when nothing or no JSON arrived). */
 export function upstreamOf(x: Exchange): CanonicalBody {
-  return protocolOf(x.sent.path).canonical(upstreamBody(x) ?? {});
+  return canonicalOf(x.sent.path, upstreamBody(x) ?? {});
 }
 
 export function upstreamBody(x: Exchange): Body | null {
@@ -138,7 +138,7 @@ export function duplicateCards(xs: readonly Exchange[], markers: Markers): strin
 }
 
 // Only these top-level fields are ours to touch: the ones that hold the conversation.
-const CONVERSATION_FIELDS = ["messages", "input", "system", "instructions"];
+const CONVERSATION_FIELDS = ["messages", "input", "system", "instructions", "contents", "systemInstruction"];
 
 /** Apart from our blocks, the upstream got exactly what the client sent. */
 export function otherChanges(xs: readonly Exchange[], markers: Markers): string[] {

@@ -28,7 +28,7 @@ export const CLAUDE = clientFile("@anthropic-ai/claude-code", "bin/claude.exe");
 export const CLAUDE_NEWEST = clientFile("claude-code-newest", "bin/claude.exe");
 export const CODEX = clientBin("codex");
 
-async function run(cmd: string[], cwd: string, env: Record<string, string>): Promise<CliRun> {
+export async function run(cmd: string[], cwd: string, env: Record<string, string>): Promise<CliRun> {
   const started = performance.now();
   const proc = Bun.spawn(cmd, {
     cwd,
@@ -132,4 +132,56 @@ export function runCodex(args: string[], at: CodexEnv): Promise<CliRun> {
 export function describeRun(r: CliRun): string {
   const end = r.signal ? `killed (${r.signal}) after ${r.ms} ms` : `exit ${r.code} after ${r.ms} ms`;
   return `${r.args.join(" ")}: ${end}\nstdout: ${r.stdout.trim()}\nstderr: ${r.stderr.trim().slice(-2000)}`;
+}
+
+/** A client's program in `node_modules/.bin`. */
+export const binOf = (name: string) => path.join(REPO, "node_modules", ".bin", name);
+
+/** Qwen Code (`qwen`), print mode, on an OpenAI-compatible base URL (`/v1` included). */
+export function runQwen(args: string[], at: CodexEnv): Promise<CliRun> {
+  return run([binOf("qwen"), ...args], at.cwd, {
+    HOME: at.home,
+    OPENAI_BASE_URL: at.baseUrl,
+    OPENAI_API_KEY: "dummy",
+    OPENAI_MODEL: "gpt-fake",
+  });
+}
+
+/** Continue's CLI (`cn`), headless, with one OpenAI-compatible model in a config of its own. */
+export function runContinue(args: string[], at: CodexEnv): Promise<CliRun> {
+  const config = path.join(at.home, "continue.yaml");
+  const yaml = [
+    "name: lorecards-e2e",
+    "version: 1.0.0",
+    "schema: v1",
+    "models:",
+    "  - name: fake",
+    "    provider: openai",
+    "    model: gpt-fake",
+    `    apiBase: ${at.baseUrl}`,
+    "    apiKey: dummy",
+    "    roles: [chat]",
+    "",
+  ].join("\n");
+  fs.writeFileSync(config, yaml);
+  return run([binOf("cn"), "-p", "--config", config, ...args], at.cwd, { HOME: at.home });
+}
+
+/**
+ * Gemini CLI (`gemini`) on a Gemini API origin (`GOOGLE_GEMINI_BASE_URL`, no path), with an API key as
+ * its auth in its settings file and the working folder trusted, so print mode asks nothing.
+ */
+export function runGemini(args: string[], at: ClaudeEnv): Promise<CliRun> {
+  const dir = path.join(at.home, ".gemini");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, "settings.json"),
+    JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }),
+  );
+  return run([binOf("gemini"), ...args], at.cwd, {
+    HOME: at.home,
+    GEMINI_API_KEY: "dummy",
+    GOOGLE_GEMINI_BASE_URL: at.baseUrl,
+    GEMINI_CLI_TRUST_WORKSPACE: "true",
+  });
 }

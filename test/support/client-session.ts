@@ -33,9 +33,17 @@ export interface ClientSession {
   close(): Promise<void>;
 }
 
-/** A chat call: Anthropic Messages, OpenAI Chat Completions or Responses (not `…/count_tokens`). */
+/**
+ * A chat call: Anthropic Messages, OpenAI Chat Completions or Responses (not `…/count_tokens`), the
+ * Gemini API, Ollama's `/api/chat`.
+ */
 export function isChat(method: string, path: string): boolean {
-  return method === "POST" && /\/(messages|chat\/completions|responses)(\?|$)/.test(path);
+  return (
+    method === "POST" &&
+    /(\/(messages|chat\/completions|responses|api\/chat)|:(generateContent|streamGenerateContent))(\?|$)/.test(
+      path,
+    )
+  );
 }
 
 export async function startClientSession(cards: readonly CardFile[]): Promise<ClientSession> {

@@ -8,7 +8,7 @@ import { adapterNamed } from "../../src/gateway/index.ts";
 import { anthropic } from "./protocols/anthropic.ts";
 import { openai } from "./protocols/openai.ts";
 import { responses } from "./protocols/responses.ts";
-import type { Protocol } from "./protocols/types.ts";
+import type { CanonicalBody, Protocol } from "./protocols/types.ts";
 
 export type { CanonicalBody, Protocol } from "./protocols/types.ts";
 
@@ -26,6 +26,28 @@ export function protocolNamed(name: Protocol["name"]): Protocol {
 export function protocolOf(path: string): Protocol {
   const pathname = path.split("?")[0]!;
   return PROTOCOLS.find((p) => adapterNamed(p.name).paths.includes(pathname)) ?? openai;
+}
+
+const GEMINI_PATH = /\/models\/[^/:]+:(generateContent|streamGenerateContent)(\?|$)/;
+
+/**
+ * A request as the model reads it, by its path: the Gemini API's `contents` (role and parts, text
+ * parts as `text` parts) and `systemInstruction`, or the protocol `protocolOf` finds (Ollama's
+ * `/api/chat` reads as Chat Completions does).
+ */
+export function canonicalOf(path: string, body: Record<string, unknown>): CanonicalBody {
+  if (!GEMINI_PATH.test(path)) return protocolOf(path).canonical(body);
+  const parts = (content: unknown) =>
+    Array.isArray(content)
+      ? content.map((p) => (typeof p?.text === "string" && p.thought !== true ? { ...p, type: "text" } : p))
+      : content;
+  const system = body.systemInstruction as { parts?: unknown } | string | undefined;
+  const contents = Array.isArray(body.contents) ? (body.contents as Record<string, unknown>[]) : [];
+  return {
+    system: typeof system === "string" ? [{ type: "text", text: system }] : (parts(system?.parts) ?? null),
+    tools: body.tools ?? null,
+    items: contents.map(({ parts: p, ...rest }) => ({ ...rest, content: parts(p) })),
+  };
 }
 
 /**
