@@ -134,8 +134,8 @@ export function describeRun(r: CliRun): string {
   return `${r.args.join(" ")}: ${end}\nstdout: ${r.stdout.trim()}\nstderr: ${r.stderr.trim().slice(-2000)}`;
 }
 
-/** A client's program in `node_modules/.bin`. */
-export const binOf = (name: string) => path.join(REPO, "node_modules", ".bin", name);
+/** A client's program, where the test install links it (clients.ts). */
+export const binOf = (name: string) => clientBin(name);
 
 /** Qwen Code (`qwen`), print mode, on an OpenAI-compatible base URL (`/v1` included). */
 export function runQwen(args: string[], at: CodexEnv): Promise<CliRun> {
