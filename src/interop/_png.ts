@@ -99,7 +99,29 @@ export function textChunk(keyword: string, text: string): PngChunk {
   return { type: "tEXt", data: bytes };
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
+/** Whether a UTF-16 unit is of the base64 alphabet (RFC 4648 section 4): A–Z, a–z, 0–9, `+`, `/`. */
+function inAlphabet(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
+}
+
+/**
+ * What is wrong with `packed` as base64, or null. One pass over it: a regular expression with a
+ * repeated group gave up on a chunk of some megabytes (a 13 MB card was "not valid base64").
+ */
+function base64Problem(packed: string): string | null {
+  const pad = packed.endsWith("==") ? 2 : packed.endsWith("=") ? 1 : 0;
+  const body = packed.length - pad;
+  for (let i = 0; i < body; i++) {
+    if (!inAlphabet(packed.charCodeAt(i))) {
+      const c = packed.codePointAt(i)!;
+      return `it holds ${JSON.stringify(String.fromCodePoint(c))} (U+${c.toString(16).toUpperCase().padStart(4, "0")}) at character ${i + 1}`;
+    }
+  }
+  if (body % 4 === 1)
+    return `its length (${body} characters, not counting padding) leaves one character over`;
+  if (pad > 0 && packed.length % 4 !== 0) return "its padding does not fit its length";
+  return null;
+}
 
 /**
  * Base64 (RFC 4648 section 4) decoded as UTF-8. Line breaks and spaces are skipped and the final
@@ -107,7 +129,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3
  */
 export function decodeBase64Text(text: string, what: string, file: string): string {
   const packed = text.replace(/[\t\n\r ]+/g, "");
-  if (!BASE64.test(packed)) throw badFile(file, `${what} is not valid base64`);
+  const problem = base64Problem(packed);
+  if (problem !== null) throw badFile(file, `${what} is not valid base64: ${problem}`);
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(packed, "base64"));
   } catch (err) {

@@ -93,6 +93,31 @@ describe("PNG cards", () => {
     expect(book.entries.map((e) => e.title)).toEqual(["harbor", "lantern"]);
   });
 
+  test("a 13 MB chara chunk is read (a pattern with a repeated group once gave up on it)", async () => {
+    const big = { ...CARD, data: { ...CARD.data, description: "a long description. ".repeat(500_000) } };
+    const text = b64(big);
+    expect(text.length).toBeGreaterThan(13_000_000);
+    const book = await parseBook(png([textChunk("chara", text)]), { filename: "big.png" });
+    expect(book.entries.map((e) => e.title)).toEqual(["harbor", "lantern"]);
+  });
+
+  test.each([
+    ["a character outside the alphabet", "eyJh*", 'it holds "*" (U+002A) at character 5'],
+    ["padding in the middle", "eyJh=eyJh", 'it holds "=" (U+003D) at character 5'],
+    [
+      "one character over",
+      "eyJhY",
+      "its length (5 characters, not counting padding) leaves one character over",
+    ],
+    ["padding that does not fit", "eyJhYm=", "its padding does not fit its length"],
+  ])("base64 with %s is refused, saying so", async (_name, text, why) => {
+    const err = await parseBook(png([textChunk("chara", text)]), { filename: "odd.png" }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toBe(`odd.png: PNG tEXt chunk "chara" is not valid base64: ${why}`);
+  });
+
   test("a PNG without a card chunk is refused by name", async () => {
     await expect(parseBook(png([textChunk("Comment", "hello")]), { filename: "plain.png" })).rejects.toThrow(
       /plain\.png: .*no tEXt chunk "ccv3" or "chara"/,
