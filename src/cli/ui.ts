@@ -36,6 +36,11 @@ export const uiCommand = defineCommand({
       type: "string",
       description: "require Authorization: Bearer <token> on the API; mandatory off localhost",
     },
+    "show-token": {
+      type: "boolean",
+      description:
+        "print the editor's link with its ?token= (never printed otherwise: logs keep what a service prints)",
+    },
     ...allowHostArg("extra host names the page may be reached by (comma-separated), e.g. a reverse proxy's"),
     ...logArg("let /api/try?log=1 record tries in hits.jsonl", "never write hits.jsonl (overrides ?log=1)"),
     ...backupsArg,
@@ -116,7 +121,7 @@ export const uiCommand = defineCommand({
         ...(urls ? { gateway: urls.openai, gateway_anthropic: urls.anthropic } : {}),
       });
     } else {
-      announce(host, realPort, token, engine.vault.root);
+      announce(host, realPort, token, engine.vault.root, args["show-token"] === true);
       if (gateway) {
         const urls = baseUrls(gateway.url);
         process.stderr.write(`  gateway → ${args["gateway-upstream"]}\n`);
@@ -198,10 +203,24 @@ function lanAddresses(): string[] {
     .map((a) => a.address);
 }
 
-function announce(host: string, port: number, token: string | undefined, root: string): void {
-  const query = token ? `/?token=${encodeURIComponent(token)}` : "/";
+/**
+ * Where to open the editor, on stderr. The token is in the link only with --show-token: under systemd,
+ * stderr is the journal, which any member of `adm` or `systemd-journal` may read.
+ */
+function announce(
+  host: string,
+  port: number,
+  token: string | undefined,
+  root: string,
+  showToken: boolean,
+): void {
+  const query = token && showToken ? `/?token=${encodeURIComponent(token)}` : "/";
   const shown = isWildcard(host) ? lanAddresses() : [host.includes(":") ? `[${host}]` : host];
   process.stderr.write(`lorecards ui: editing ${root}\n`);
   for (const h of shown.length > 0 ? shown : ["127.0.0.1"])
     process.stderr.write(`  open http://${h}:${port}${query}\n`);
+  if (token && !showToken)
+    process.stderr.write(
+      "  add ?token=<your token> to the link once on each device (--show-token prints it)\n",
+    );
 }
