@@ -3,25 +3,14 @@
 // cards worth a look with how often they were listed and opened, opens a card in the editor when its
 // name is clicked, and breaks none of the page's Content-Security-Policy. Skipped, with a message,
 // when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
+import { describe, expect, test } from "bun:test";
 import { openStore, stateUrl } from "../../src/state/index.ts";
-import {
-  type EditorInChromium,
-  editorInChromium,
-  haveChromium,
-  openPanel,
-} from "../support/editor-browser.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
+import { editorOverVault, haveChromium, openPanel } from "../support/editor-browser.ts";
 
 const hasChromium = haveChromium("test/e2e/ui-card-health.test.ts");
 
-let root = "";
-let editor: EditorInChromium;
-let page: Page;
-
 /** Alice listed 12 times and opened once (noisy); the Friday deploy listed and opened (healthy). */
-async function seed(): Promise<void> {
+async function seed(root: string): Promise<void> {
   const store = await openStore(stateUrl(root), { warn: () => {} });
   const now = Date.now();
   for (let i = 0; i < 12; i++) {
@@ -36,19 +25,10 @@ async function seed(): Promise<void> {
 }
 
 describe.skipIf(!hasChromium)("the Recall and adoption panel in Chromium", () => {
-  beforeAll(async () => {
-    root = makeVault();
-    await seed();
-    editor = await editorInChromium(root);
-    page = editor.page;
-  });
-  afterAll(async () => {
-    await editor?.close();
-    if (root) removeDir(root);
-  });
+  const it = editorOverVault(seed);
 
   test("opening it gives the counts per class and the cards worth a look; a name opens the card", async () => {
-    const body = await openPanel(page, "card-health");
+    const body = await openPanel(it.page, "card-health");
     await body.locator(".summary").waitFor();
     expect(await body.locator(".summary").textContent()).toBe(
       "Last 30 days, 12 index recall(s): 3 dead, 1 noisy, 0 underperforming, 1 healthy.",
@@ -61,8 +41,8 @@ describe.skipIf(!hasChromium)("the Recall and adoption panel in Chromium", () =>
       "noisypeople/Alicelisted 12, opened 1 (8%)",
     ]);
     await body.locator("li.noisy button").click();
-    await page.locator("#editor input[name=title]").waitFor();
-    expect(await page.locator("#editor input[name=title]").inputValue()).toBe("Alice");
-    expect(editor.violations).toEqual([]);
+    await it.page.locator("#editor input[name=title]").waitFor();
+    expect(await it.page.locator("#editor input[name=title]").inputValue()).toBe("Alice");
+    expect(it.editor.violations).toEqual([]);
   });
 });

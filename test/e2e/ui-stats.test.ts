@@ -2,25 +2,14 @@
 // state holds a few measured turns; the panel draws a bar pair per day of the last week, says
 // what was saved, names the blamed card, and breaks none of the page's Content-Security-Policy.
 // Skipped, with a message, when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
+import { describe, expect, test } from "bun:test";
 import { openStore, stateUrl } from "../../src/state/index.ts";
 import { turnRecord, usage } from "../state/contract.ts";
-import {
-  type EditorInChromium,
-  editorInChromium,
-  haveChromium,
-  openPanel,
-} from "../support/editor-browser.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
+import { editorOverVault, haveChromium, openPanel } from "../support/editor-browser.ts";
 
 const hasChromium = haveChromium("test/e2e/ui-stats.test.ts");
 
-let root = "";
-let editor: EditorInChromium;
-let page: Page;
-
-async function seed(): Promise<void> {
+async function seed(root: string): Promise<void> {
   const store = await openStore(stateUrl(root), { warn: () => {} });
   const now = Date.now();
   const early = {
@@ -40,19 +29,10 @@ async function seed(): Promise<void> {
 }
 
 describe.skipIf(!hasChromium)("the What it costs panel in Chromium", () => {
-  beforeAll(async () => {
-    root = makeVault();
-    await seed();
-    editor = await editorInChromium(root);
-    page = editor.page;
-  });
-  afterAll(async () => {
-    await editor?.close();
-    if (root) removeDir(root);
-  });
+  const it = editorOverVault(seed);
 
   test("opening it draws two bars a day for a week (as stats does), the totals, the saving and the blamed card", async () => {
-    const body = await openPanel(page, "stats");
+    const body = await openPanel(it.page, "stats");
     await body.locator(".stats-chart").waitFor();
     expect(await body.locator(".stats-chart rect").count()).toBe(14);
     expect(await body.locator(".stats-chart rect.cost").count()).toBe(7);
@@ -65,6 +45,6 @@ describe.skipIf(!hasChromium)("the What it costs panel in Chromium", () => {
     expect(await body.locator(".stats-chart text").first().textContent()).toMatch(/^\d/);
     expect(await body.locator(".blame").textContent()).toContain("people/Alice (1)");
     expect(await body.locator(".stats-list li").count()).toBe(1);
-    expect(editor.violations).toEqual([]);
+    expect(it.editor.violations).toEqual([]);
   });
 });

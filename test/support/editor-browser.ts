@@ -4,9 +4,11 @@
  * `lorecards ui` started on a free port, a page that records what the Content-Security-Policy blocked,
  * a panel opened, and polling for text (playwright-core has no auto-waiting assertions).
  */
+import { afterAll, beforeAll } from "bun:test";
 import fs from "node:fs";
 import type { Browser, BrowserContextOptions, Locator, Page } from "playwright-core";
 import { ensureBinary } from "./binary.ts";
+import { makeVault, removeDir } from "./vault.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -118,6 +120,30 @@ export async function editorInChromium(
       await server.stop();
     },
   };
+}
+
+/**
+ * The set-up of a test file of one editor panel: for the enclosing `describe`, a fresh example vault
+ * that `seed` fills, the editor over it in Chromium, both gone after. Its fields are there once the
+ * tests run.
+ */
+export function editorOverVault(seed: (root: string) => Promise<void> = async () => {}): {
+  root: string;
+  editor: EditorInChromium;
+  page: Page;
+} {
+  const it = {} as { root: string; editor: EditorInChromium; page: Page };
+  beforeAll(async () => {
+    it.root = makeVault();
+    await seed(it.root);
+    it.editor = await editorInChromium(it.root);
+    it.page = it.editor.page;
+  });
+  afterAll(async () => {
+    await it.editor?.close();
+    if (it.root) removeDir(it.root);
+  });
+  return it;
 }
 
 /** Opens the editor's `<details id=…>` panel and returns its body. */
