@@ -1,17 +1,26 @@
 /**
- * Reading a backup back, trusting nothing: the archive is unpacked in memory (gzip with a cap on the
- * unpacked size, so a small bomb cannot fill the memory), the manifest is read, and every file must be
- * in the archive with the size and SHA-256 the manifest gives, under a path a backup can hold, with
- * nothing else beside them. Any doubt refuses the whole archive before anything is written.
- * `Bun.Archive` reads the tar; its `extract()` is not used, since it writes names like `../x` as given.
+ * Reading a backup back, trusting nothing, in memory bounded by what its manifest vouches for: the
+ * archive is inflated as a stream and its tar read entry by entry (`_tar.ts`). The manifest comes first
+ * (a backup is written so) and says what may follow; each entry is judged by its header before a byte
+ * of it is inflated: it must be a plain file the manifest lists, of the size the manifest gives, under
+ * a path a backup can hold. Anything else (an unlisted file, a symbolic link, a FIFO, a device, an
+ * entry larger than it says) refuses the whole archive there, so a gzip bomb costs what its first
+ * header costs, not the 2 GiB it once did. Each kept file is hashed as it arrives and checked against
+ * the manifest's SHA-256. Any doubt refuses the archive before anything is written.
  */
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { describeError, LoreError } from "../errors.ts";
-import { FILES_PREFIX, MANIFEST_NAME, type Manifest, parseManifest, refusal, sha256 } from "./_manifest.ts";
+import { FILES_PREFIX, MANIFEST_NAME, type Manifest, parseManifest, refusal } from "./_manifest.ts";
+import { readTar, TarError, type TarSink } from "./_tar.ts";
 
-/** The most a backup may unpack to. Backups are written in memory, so no larger one can be made. */
-export const MAX_UNPACKED = 2 * 1024 ** 3;
+/**
+ * The most a backup may unpack to, in bytes: it is held in memory while it is checked, and a home
+ * server has little. Backups are written in memory too, so no larger one is made.
+ */
+export const MAX_UNPACKED = 1024 ** 3;
+/** The most the manifest itself may take. */
+const MAX_MANIFEST = 64 * 1024 ** 2;
 
 export interface UnpackedBackup {
   manifest: Manifest;
@@ -19,57 +28,91 @@ export interface UnpackedBackup {
   files: Map<string, Uint8Array>;
 }
 
-function readArchiveFile(file: string): Uint8Array {
+/** The archive as a stream of inflated bytes, once it is seen to be there and to be gzip. */
+function inflated(file: string): AsyncIterable<Uint8Array> {
+  let fd: number;
   try {
-    return fs.readFileSync(file);
+    fd = fs.openSync(file, "r");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new LoreError("not_found", `no backup at ${file}`);
-    if (code === "EISDIR") throw new LoreError("invalid_input", `${file} is a folder, not a backup file`);
     throw new LoreError("io_error", `cannot read ${file}: ${describeError(err)}`, { cause: err });
   }
+  const magic = Buffer.alloc(2);
+  try {
+    if (fs.fstatSync(fd).isDirectory())
+      throw new LoreError("invalid_input", `${file} is a folder, not a backup file`);
+    fs.readSync(fd, magic, 0, 2, 0);
+  } catch (err) {
+    fs.closeSync(fd);
+    if (err instanceof LoreError) throw err;
+    throw new LoreError("io_error", `cannot read ${file}: ${describeError(err)}`, { cause: err });
+  }
+  if (magic[0] !== 0x1f || magic[1] !== 0x8b) {
+    fs.closeSync(fd);
+    throw refusal(file, "it is not a .tar.gz file");
+  }
+  return fs.createReadStream(file, { fd, start: 0 }).pipe(zlib.createGunzip());
 }
 
-function gunzip(bytes: Uint8Array, file: string, max: number): Uint8Array {
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw refusal(file, "it is not a .tar.gz file");
-  try {
-    return zlib.gunzipSync(bytes, { maxOutputLength: max });
-  } catch (err) {
-    const tooBig = (err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE";
-    throw refusal(
-      file,
-      tooBig ? `it unpacks to more than ${max} bytes` : "its compressed data is broken",
-      err,
-    );
-  }
-}
-
-async function tarEntries(tar: Uint8Array, file: string): Promise<Map<string, File>> {
-  try {
-    return await new Bun.Archive(tar).files();
-  } catch (err) {
-    throw refusal(file, `the tar inside cannot be read (${describeError(err)})`, err);
-  }
+/** Collects one entry's bytes, hashing them as they come. */
+function collector(onEnd: (bytes: Uint8Array, sha256: string) => void): TarSink {
+  const parts: Uint8Array[] = [];
+  const hash = new Bun.CryptoHasher("sha256");
+  return {
+    data(bytes) {
+      parts.push(bytes);
+      hash.update(bytes);
+    },
+    end() {
+      onEnd(Buffer.concat(parts), hash.digest("hex"));
+    },
+  };
 }
 
 /** Read and check the backup in `file`; throws `parse_error` for a damaged or foreign archive. */
 export async function readBackup(file: string, max = MAX_UNPACKED): Promise<UnpackedBackup> {
-  const entries = await tarEntries(gunzip(readArchiveFile(file), file, max), file);
-  const manifestEntry = entries.get(MANIFEST_NAME);
-  if (manifestEntry === undefined) throw refusal(file, `it has no ${MANIFEST_NAME}`);
-  const manifest = parseManifest(await manifestEntry.text(), file);
-  const listed = new Set(manifest.files.map((f) => `${FILES_PREFIX}${f.path}`));
-  for (const name of entries.keys()) {
-    if (name !== MANIFEST_NAME && !listed.has(name)) throw refusal(file, `${name} is not in its manifest`);
-  }
+  const stream = inflated(file);
+  let manifest: Manifest | undefined;
   const files = new Map<string, Uint8Array>();
-  for (const f of manifest.files) {
-    const entry = entries.get(`${FILES_PREFIX}${f.path}`);
-    if (entry === undefined) throw refusal(file, `${f.path} is missing`);
-    const bytes = await entry.bytes();
-    if (bytes.length !== f.size) throw refusal(file, `${f.path} has ${bytes.length} bytes, not ${f.size}`);
-    if (sha256(bytes) !== f.sha256) throw refusal(file, `${f.path} does not match its SHA-256`);
-    files.set(f.path, bytes);
+  try {
+    await readTar(stream, (entry) => {
+      if (entry.kind !== "file" && !(entry.kind === "directory" && manifest)) {
+        throw refusal(file, `${entry.name} is ${entry.kind}, which no backup holds`);
+      }
+      if (manifest === undefined) {
+        if (entry.name !== MANIFEST_NAME) throw refusal(file, `it does not open with ${MANIFEST_NAME}`);
+        if (entry.size > MAX_MANIFEST) throw refusal(file, `its ${MANIFEST_NAME} has ${entry.size} bytes`);
+        return collector((bytes) => {
+          manifest = parseManifest(new TextDecoder().decode(bytes), file);
+          const total = manifest.files.reduce((sum, f) => sum + f.size, 0);
+          if (total > max) throw refusal(file, `it unpacks to ${total} bytes, more than ${max}`);
+        });
+      }
+      const listed = manifest;
+      if (entry.kind === "directory") {
+        const folder = entry.name.replace(/\/$/, "");
+        if (listed.files.some((f) => `${FILES_PREFIX}${f.path}`.startsWith(`${folder}/`))) return null;
+        throw refusal(file, `the folder ${entry.name} is not in its manifest`);
+      }
+      const path = entry.name.startsWith(FILES_PREFIX) ? entry.name.slice(FILES_PREFIX.length) : null;
+      const f = path === null ? undefined : listed.files.find((x) => x.path === path);
+      if (f === undefined) throw refusal(file, `${entry.name} is not in its manifest`);
+      if (files.has(f.path)) throw refusal(file, `${entry.name} is in it twice`);
+      if (entry.size !== f.size) throw refusal(file, `${f.path} has ${entry.size} bytes, not ${f.size}`);
+      return collector((bytes, sha256) => {
+        if (sha256 !== f.sha256) throw refusal(file, `${f.path} does not match its SHA-256`);
+        files.set(f.path, bytes);
+      });
+    });
+  } catch (err) {
+    if (err instanceof LoreError) throw err;
+    if (err instanceof TarError) throw refusal(file, err.message, err);
+    throw refusal(file, "its compressed data is broken", err);
+  } finally {
+    (stream as unknown as { destroy?: () => void }).destroy?.();
   }
+  if (manifest === undefined) throw refusal(file, `it has no ${MANIFEST_NAME}`);
+  for (const f of manifest.files) if (!files.has(f.path)) throw refusal(file, `${f.path} is missing`);
   return { manifest, files };
 }

@@ -59,3 +59,27 @@ export function dumpDatabase(file: string): Record<string, unknown> {
     db.close();
   }
 }
+
+/** A ustar header block for `name`: `type` "0" a file, "2" a symbolic link, "6" a FIFO. */
+export function tarHeader(name: string, size: number, type = "0", link = ""): Uint8Array {
+  const h = Buffer.alloc(512);
+  h.write(name, 0, 100, "utf8");
+  h.write("0000644\0", 100, "latin1");
+  h.write("0000000\0", 108, "latin1");
+  h.write("0000000\0", 116, "latin1");
+  h.write(`${size.toString(8).padStart(11, "0")}\0`, 124, "latin1");
+  h.write("00000000000\0", 136, "latin1");
+  h.write("        ", 148, "latin1");
+  h.write(type, 156, "latin1");
+  h.write(link, 157, 100, "utf8");
+  h.write("ustar\u000000", 257, "latin1");
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "latin1");
+  return h;
+}
+
+/** `bytes` padded to whole 512-byte blocks, as a tar entry's content is. */
+export function tarBody(bytes: Uint8Array): Uint8Array {
+  return Buffer.concat([bytes, Buffer.alloc((512 - (bytes.length % 512)) % 512)]);
+}
