@@ -61,6 +61,7 @@ try {
   run("bench/import.ts", quick ? ["2000", "--runs", "1"] : []);
   run("bench/caching.ts", []);
   run("bench/style.ts", quick ? ["--messages", "500"] : []);
+  run("bench/editor.ts", quick ? ["--runs", "3"] : []);
 
   const rows = readFileSync(summary, "utf8")
     .split("\n")

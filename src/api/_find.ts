@@ -16,8 +16,9 @@ import type { Context } from "./_routes.ts";
 /** The longest query, and the most results with a snippet: a search is typed, not pasted. */
 const MAX_QUERY = 200;
 const SNIPPETS = 200;
-/** Characters of text shown around a match. */
-const AROUND = 70;
+/** Characters of text shown before a match and after it: a list row shows the start of a line. */
+const BEFORE = 12;
+const AFTER = 140;
 /** Hits of the log read for how often each card fired. */
 const FIRED_HITS = 100_000;
 const FIRED_DAYS = 30;
@@ -42,8 +43,8 @@ export function snippetOf(text: string, words: readonly string[]): string | null
     if (at >= 0) break;
   }
   if (at < 0) return null;
-  const start = Math.max(0, at - AROUND);
-  const end = Math.min(text.length, at + AROUND * 2);
+  const start = Math.max(0, at - BEFORE);
+  const end = Math.min(text.length, at + AFTER);
   const cut = text.slice(start, end).replace(/\s+/g, " ").trim();
   return `${start > 0 ? "…" : ""}${cut}${end < text.length ? "…" : ""}`;
 }

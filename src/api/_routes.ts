@@ -83,23 +83,27 @@ function truthy(value: string | null): boolean {
   return value !== null && ["1", "true", "yes"].includes(value.toLowerCase());
 }
 
-export function listCards(ctx: Context, url: URL) {
+export function listCards(ctx: Context, req: Request, url: URL) {
   const kindParam = url.searchParams.get("kind");
   const kind = kindParam ? kindByName(ctx.vault.kinds, kindParam).name : undefined;
   if (truthy(url.searchParams.get("archived"))) return { cards: archivedItems(ctx, kind), broken: [] };
   // The list's first call starts reading every card's text, for the search that usually follows.
   ctx.shelf.warm();
-  // Made once per version of the vault: a page opened again, or each save's reload, costs no decoding.
-  const json = ctx.shelf.memo(`list:${kind ?? ""}`, ({ cards, broken, warnings }) => {
+  // Made once per version of the vault: a page opened again, or each save's reload, costs no decoding;
+  // and gzipped once too (ten thousand cards are a few MB of JSON, a few hundred KB gzipped: a phone's).
+  const { json, gzipped } = ctx.shelf.memo(`list:${kind ?? ""}`, ({ cards, broken, warnings }) => {
     const ofKind = (c: { kind: string }) => kind === undefined || c.kind === kind;
     const warned = new Map(warnings.map((w) => [w.path, w.warnings.length]));
     // Files that could not be parsed are listed too, so the editor can say which ones and why.
-    return JSON.stringify({
+    const text = JSON.stringify({
       cards: cards.filter(ofKind).map((c) => listItem(c, warned.get(c.path) ?? 0)),
       broken: broken.filter(ofKind).map((b) => brokenSummary(b, { names: true })),
     } satisfies CardList);
+    return { json: text, gzipped: Bun.gzipSync(text) };
   });
-  return new Response(json, { headers: { "content-type": "application/json;charset=utf-8" } });
+  const headers = { "content-type": "application/json;charset=utf-8", vary: "accept-encoding" };
+  if (!/\bgzip\b/.test(req.headers.get("accept-encoding") ?? "")) return new Response(json, { headers });
+  return new Response(gzipped, { headers: { ...headers, "content-encoding": "gzip" } });
 }
 
 /** The answer of `GET /api/cards` for live cards. */
@@ -108,6 +112,8 @@ export interface CardList {
   broken: ReturnType<typeof brokenSummary>[];
 }
 
+const PREVIEW_CHARS = 120;
+
 /**
  * A card as the editor's list shows, sorts and filters it: the summary with its preview, and its size
  * (characters of public text), when it comes in, its order and priority, and how many of its values
@@ -115,8 +121,11 @@ export interface CardList {
  */
 function listItem(c: CardMeta, warnings: number) {
   const rules = rulesOf(c);
+  const { path: _path, ...summary } = cardSummary(c, { preview: true });
   return {
-    ...cardSummary(c, { preview: true }),
+    ...summary,
+    // A row shows the start of the first line: the rest of it would only weigh on the answer.
+    preview: summary.preview?.slice(0, PREVIEW_CHARS),
     chars: c.publicChars,
     policy: rules.policy,
     order: rules.order,

@@ -63,7 +63,7 @@ type Handler = (ctx: routes.Context, req: Request, url: URL, kind: string, key: 
 /** Method + path pattern → endpoint. `:kind` and `:key` are one percent-decoded path segment each. */
 const TABLE: [string, string, Handler][] = [
   ["GET", "kinds", (c) => routes.kinds(c)],
-  ["GET", "cards", (c, _r, u) => routes.listCards(c, u)],
+  ["GET", "cards", (c, r, u) => routes.listCards(c, r, u)],
   ["POST", "cards", (c, r) => routes.postCard(c, r)],
   ["GET", "cards/:kind/:key", (c, _r, _u, kind, key) => routes.getCard(c, kind, key)],
   ["PUT", "cards/:kind/:key", (c, r, _u, kind, key) => routes.putCard(c, r, kind, key)],

@@ -32,6 +32,8 @@ export interface BrowseHooks {
   fail(err: unknown): void;
 }
 
+type CardsAnswer = { cards: (ListItem | ArchivedItem)[]; broken?: BrokenItem[] };
+
 /** How long typing may pause before the server searches the cards' text too. */
 const SEARCH_PAUSE_MS = 150;
 
@@ -41,6 +43,7 @@ export class Browse {
   archived = false;
   private facts?: Facts;
   private sort: Sort = "title";
+  private sorted?: { rows: Row[]; sort: Sort; order: Row[] };
   private filters: Filters = { ...NO_FILTERS };
   private query = "";
   private found?: { q: string; cards: Set<string>; snippets: Record<string, string> };
@@ -65,6 +68,7 @@ export class Browse {
     });
     this.bulk = bulkBar($("#bulk"), {
       selected: () => this.rows.filter((r) => this.selected.has(r.id)),
+      count: () => this.selected.size,
       shown: () => this.shown,
       kinds: () => hooks.kinds().kinds,
       selectAll: () => this.selectAll(),
@@ -74,13 +78,14 @@ export class Browse {
     this.controls();
   }
 
-  /** Loads the list (live cards, or the archive), then the facts and the text search in the background. */
-  async load(): Promise<void> {
-    const q = this.archived ? "?archived=1" : "";
-    const list = await api<{ cards: (ListItem | ArchivedItem)[]; broken?: BrokenItem[] }>(
-      "GET",
-      `/api/cards${q}`,
-    );
+  /** Asks for the list (live cards, or the archive): `load` takes the answer, so the page can ask early. */
+  fetch(): Promise<CardsAnswer> {
+    return api<CardsAnswer>("GET", `/api/cards${this.archived ? "?archived=1" : ""}`);
+  }
+
+  /** Loads the list, then the facts and the text search in the background. */
+  async load(asked: Promise<CardsAnswer> = this.fetch()): Promise<void> {
+    const list = await asked;
     this.rows = list.cards.map((c) => rowOf(c as ListItem, this.facts?.cards[`${c.kind}/${c.key}`]));
     this.broken = list.broken ?? [];
     const live = new Set(this.rows.map((r) => r.id));
@@ -107,7 +112,8 @@ export class Browse {
     } catch (err) {
       return this.hooks.fail(err);
     }
-    this.rows = this.rows.map((r) => ({ ...r, facts: this.facts?.cards[r.id] }));
+    for (const r of this.rows) r.facts = this.facts?.cards[r.id];
+    this.rows = [...this.rows];
     this.fillChoices();
     this.render();
   }
@@ -117,16 +123,17 @@ export class Browse {
       words: wordsOf(this.query),
       found: this.found?.q === this.query ? this.found.cards : undefined,
     };
-    const shown = sortRows(
-      this.rows.filter((r) => passes(r, this.filters, q)),
-      this.sort,
-    );
+    // Sorted once per list and order, not per keystroke: filtering keeps the order.
+    if (this.sorted?.rows !== this.rows || this.sorted.sort !== this.sort)
+      this.sorted = { rows: this.rows, sort: this.sort, order: sortRows(this.rows, this.sort) };
+    const shown = this.sorted.order.filter((r) => passes(r, this.filters, q));
     this.shown = shown.length;
+    const byKind = Map.groupBy(shown, (r) => r.kind);
     const groups: ListGroup[] = this.hooks
       .kinds()
       .kinds.map((kind) => ({
         kind,
-        rows: shown.filter((r) => r.kind === kind.name),
+        rows: byKind.get(kind.name) ?? [],
         collapsed: this.folded.has(kind.name),
       }))
       .filter((g) => g.rows.length > 0);

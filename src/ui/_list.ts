@@ -41,6 +41,13 @@ const ROW_H = 58;
 /** Rows made beyond each edge of the screen, so a fast scroll shows no gap. */
 const OVERSCAN = 8;
 
+/** A card's place: its kind's block, its index there, and its index among all visible cards. */
+interface Spot {
+  group: Placed;
+  index: number;
+  flat: number;
+}
+
 interface Placed {
   group: ListGroup;
   top: number;
@@ -58,9 +65,8 @@ export class CardList {
     snippets: {},
   };
   private placed: Placed[] = [];
-  /** The visible cards in order (folded kinds left out): what the arrow keys walk. */
-  private order: Row[] = [];
-  private at = new Map<string, { group: Placed; index: number; flat: number }>();
+  /** Where each visible card is (folded kinds left out), made when first needed after a change. */
+  private located?: { at: Map<string, Spot>; order: Row[] };
   /** The one Tab stop. */
   private stop: string | undefined;
   private readonly space = el("div", { class: "list-space" });
@@ -82,7 +88,8 @@ export class CardList {
       handlers,
       move: (row, step) => {
         const page = Math.max(1, Math.floor(this.host.clientHeight / ROW_H) - 1);
-        const to = this.order[stepped(step, this.at.get(row.id)!.flat, this.order.length, page)];
+        const { at, order } = this.spots();
+        const to = order[stepped(step, at.get(row.id)!.flat, order.length, page)];
         if (to) this.reveal(to.id, true);
       },
     };
@@ -101,8 +108,7 @@ export class CardList {
   set(model: ListModel): void {
     this.model = model;
     this.placed = [];
-    this.order = [];
-    this.at.clear();
+    this.located = undefined;
     let y = 0;
     for (const group of model.groups) {
       const rowsTop = y + HEAD_H;
@@ -112,18 +118,12 @@ export class CardList {
         rowsTop,
         bottom: rowsTop + (group.collapsed ? 0 : group.rows.length * ROW_H),
       };
-      if (!group.collapsed) {
-        group.rows.forEach((row, index) => {
-          this.at.set(row.id, { group: p, index, flat: this.order.length + index });
-        });
-        this.order.push(...group.rows);
-      }
       this.placed.push(p);
       y = p.bottom;
     }
     this.space.style.height = `${y}px`;
-    if (this.stop === undefined || !this.at.has(this.stop))
-      this.stop = model.current && this.at.has(model.current) ? model.current : this.order[0]?.id;
+    if (this.stop === undefined || !this.find(this.stop))
+      this.stop = model.current && this.find(model.current) ? model.current : this.firstShown();
     // Rows change with the model: drop the made ones (the focused one is made again and refocused).
     const focused = this.focusedId();
     for (const node of this.options.values()) node.remove();
@@ -140,7 +140,7 @@ export class CardList {
 
   /** Scroll a card into view (the nearest edge), and focus it when asked. */
   reveal(id: string, focus = false): void {
-    const place = this.at.get(id);
+    const place = this.find(id);
     if (!place) return;
     const top = place.group.rowsTop + place.index * ROW_H;
     if (top < this.host.scrollTop) this.host.scrollTop = top - 4;
@@ -149,6 +149,40 @@ export class CardList {
     if (focus) this.stop = id;
     this.render();
     if (focus) this.options.get(id)?.focus({ preventScroll: true });
+  }
+
+  /** Where each visible card is: a map made once per model, for the keys and clicks that need it. */
+  private spots(): { at: Map<string, Spot>; order: Row[] } {
+    if (this.located) return this.located;
+    const at = new Map<string, Spot>();
+    const order: Row[] = [];
+    for (const p of this.placed) {
+      if (p.group.collapsed) continue;
+      p.group.rows.forEach((row, index) => {
+        at.set(row.id, { group: p, index, flat: order.length + index });
+      });
+      order.push(...p.group.rows);
+    }
+    this.located = { at, order };
+    return this.located;
+  }
+
+  /**
+   * Where one card is, without making the map: a keystroke in the search box sets a new model and needs
+   * only the Tab stop's card (a scan of the ids costs less than a map of them).
+   */
+  private find(id: string): Spot | undefined {
+    if (this.located) return this.located.at.get(id);
+    for (const p of this.placed) {
+      if (p.group.collapsed) continue;
+      const index = p.group.rows.findIndex((r) => r.id === id);
+      if (index >= 0) return { group: p, index, flat: -1 };
+    }
+    return undefined;
+  }
+
+  private firstShown(): string | undefined {
+    return this.placed.find((p) => !p.group.collapsed)?.group.rows[0]?.id;
   }
 
   /** Ids of every card shown (folded kinds included), in order. */
@@ -173,7 +207,7 @@ export class CardList {
   private render(): void {
     const from = this.host.scrollTop - OVERSCAN * ROW_H;
     const to = this.host.scrollTop + Math.max(this.host.clientHeight, 400) + OVERSCAN * ROW_H;
-    const keep = this.stop ? this.at.get(this.stop) : undefined;
+    const keep = this.stop ? this.find(this.stop) : undefined;
     const wanted: HTMLElement[] = [];
     const rowsWanted = new Set<string>();
     for (const p of this.placed) {
@@ -282,7 +316,7 @@ export class CardList {
   }
 
   private rowOf(node: HTMLElement): Row | undefined {
-    const place = this.at.get(node.dataset.id ?? "");
+    const place = this.spots().at.get(node.dataset.id ?? "");
     return place ? place.group.group.rows[place.index] : undefined;
   }
 }

@@ -273,6 +273,8 @@ async function start(): Promise<void> {
   });
   window.addEventListener("popstate", () => void follow());
   try {
+    // The list and the kinds are asked for at once: the list is the larger answer.
+    const cards = browse.fetch();
     state.kinds = await api<Kinds>("GET", "/api/kinds");
     browse.fillChoices();
     buildBooks($("#books .panel-body"), {
@@ -280,7 +282,7 @@ async function start(): Promise<void> {
       imported: () => void browse.load().catch(fail),
       open,
     });
-    await browse.load();
+    await browse.load(cards);
     await follow();
   } catch (err) {
     fail(err);

@@ -71,13 +71,20 @@ describe("reading", () => {
     const alice = cards.find((c: { key: string }) => c.key === "Alice");
     expect(Object.keys(alice).sort()).toEqual(
       [
-        ...["aliases", "enabled", "inject", "key", "keywords", "kind", "mtime", "path", "preview", "title"],
+        ...["aliases", "enabled", "inject", "key", "keywords", "kind", "mtime", "preview", "title"],
         ...["chars", "order", "policy", "priority", "warnings"],
       ].sort(),
     );
     expect(alice).toMatchObject({ chars: 41, policy: "automatic", order: null, priority: 0, warnings: 0 });
     expect(alice.mtime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
     expect(alice.preview).toBe("The user's sister; lives in Lyon.");
+  });
+
+  test("GET /api/cards is gzipped for a client that takes gzip, and the same list either way", async () => {
+    const plain = await (await call("GET", "/api/cards")).text();
+    const res = await handle(apiRequest("GET", "/api/cards", undefined, { "accept-encoding": "gzip, br" }));
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await res.arrayBuffer())))).toBe(plain);
   });
 
   test("GET /api/cards names the card files that could not be parsed, with the reason", async () => {

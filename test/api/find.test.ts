@@ -59,9 +59,10 @@ describe("GET /api/search", () => {
     expect((await get(`/api/search?q=${encodeURIComponent(q)}`)).cards).toEqual(cards);
   });
 
-  test("a card found in its text comes with a snippet of it around the word", async () => {
+  test("a card found in its text comes with a snippet of it from just before the word", async () => {
     const { snippets } = (await get("/api/search?q=cello")) as { snippets: Record<string, string> };
-    expect(snippets["people/Bob"]).toBe("Alice's neighbour in Lyon; plays the cello.");
+    // A list row shows the start of a line: the word is near it.
+    expect(snippets["people/Bob"]).toBe("…; plays the cello.");
   });
 
   test("a card saved since the last search is searched as it is now", async () => {
