@@ -159,6 +159,23 @@ describe("boot recall: the working folder and its repository", () => {
     expect(roomy).toContain("### the payments team [thing]");
   });
 
+  test("the lore switch: declared keeps the guide and the always-on cards only, none sends no boot block", async () => {
+    const run = async (lore: "declared" | "none", session: string) => {
+      const { stdout } = await runHook(startIn("/home/me/payments team", session), {
+        vaultRoot: vault,
+        log: false,
+        askGit: noGit,
+        recall: { lore },
+      });
+      return stdout === "" ? undefined : (JSON.parse(stdout).hookSpecificOutput.additionalContext as string);
+    };
+    const declared = (await run("declared", "lore-d"))!;
+    expect(declared).toContain("Write down what lasts.");
+    expect(declared).toContain("### the Premise [thing]");
+    expect(declared).not.toContain("payments team");
+    expect(await run("none", "lore-n")).toBeUndefined();
+  });
+
   test("settings.yaml boot_recall: false turns it off", async () => {
     fs.writeFileSync(path.join(vault, "settings.yaml"), "boot_recall: false\n");
     const text = (await boot(startIn("/home/me/payments team", "w7")))!;
