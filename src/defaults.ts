@@ -6,7 +6,7 @@
 export const DEFAULTS = {
   /** Characters of cards per injection; the top card always gets in. */
   budget: 800,
-  /** Turns of history scanned for keywords (the gateway's `--window`, the hook's `--scan-depth`). */
+  /** Turns of history scanned for keywords (`--scan-depth` on every command; the gateway's old `--window`). */
   scanDepth: 3,
   /** Turns (prompts, for the hook) before the same card may go in again; 0 = every time. */
   reinjectAfter: 6,

@@ -5,10 +5,10 @@ import fs from "node:fs";
 import path from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { HANG_MS } from "./support/hang.ts";
-import { bunTestArgs, TIERS, tierOf, WORLDLY } from "./support/tiers.ts";
+import { bunTestArgs, TIERS, testFiles, tierOf, WORLDLY } from "./support/tiers.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
-const testFiles = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: ROOT })].sort();
+const files = testFiles(ROOT);
 
 /** The helpers that start the binary, a browser, a real client or a server. */
 const WORLDLY_HELPERS = [
@@ -53,7 +53,7 @@ describe("the test tiers", () => {
   });
 
   test("no file of the unit tier reaches a helper that starts the binary, a browser, a client or a server", () => {
-    const offenders = testFiles
+    const offenders = files
       .filter((f) => tierOf(f) === "unit")
       .flatMap((f) =>
         [...importsOf(f)]
@@ -67,7 +67,7 @@ describe("the test tiers", () => {
     const ignored = TIERS.unit.flags
       .filter((f) => f.startsWith("--path-ignore-patterns="))
       .map((f) => f.slice("--path-ignore-patterns=".length).replace(/\*\*$/, ""));
-    for (const file of testFiles) {
+    for (const file of files) {
       const inUnit = !ignored.some((p) => file.startsWith(p));
       expect([file, inUnit]).toEqual([file, tierOf(file) === "unit"]);
       if (tierOf(file) !== "unit")

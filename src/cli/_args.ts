@@ -40,9 +40,8 @@ const depth = {
   valueHint: "N",
 } as const;
 
+/** One name on every command that scans history (the gateway's old `--window` is an alias: index.ts). */
 export const scanDepthArg = { "scan-depth": depth } as const;
-/** The gateway calls its scan depth a window. */
-export const windowArg = { window: depth } as const;
 
 /** The hook counts prompts; the gateway counts turns. */
 export function reinjectArg(unit: "prompts" | "turns") {

@@ -1,21 +1,14 @@
 /**
  * What the CLI's card writers (`new`, `update`) share: text from a file or from stdin (`--input FILE`,
- * or `--input -`, as `style` takes its submissions; an unreadable file is bad input, exit 5, naming
- * it), the check that a section's text starts no section of its own, and the write checks' warnings
+ * or `--input -`, as `style` takes its submissions, read as _files.ts reads any file named), the check that a section's text starts no section of its own, and the write checks' warnings
  * as lines.
  */
-import { readFileSync } from "node:fs";
 import { LoreError } from "../errors.ts";
 import type { WriteWarning } from "../vet/index.ts";
+import { readInput } from "./_files.ts";
 
 export async function inputText(file: string): Promise<string> {
-  if (file === "-") return Bun.stdin.text();
-  try {
-    return readFileSync(file, "utf8");
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message;
-    throw new LoreError("invalid_input", `cannot read ${file}: ${why}`, { cause: err });
-  }
+  return file === "-" ? Bun.stdin.text() : new TextDecoder().decode(readInput(file));
 }
 
 /** A section's text may hold anything but a line that starts a section of its own. */

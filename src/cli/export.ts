@@ -1,10 +1,12 @@
 // `lorecards export OUT [--format F] [--card FILE] [--json]`: the vault as a lorebook or a card.
+import fs from "node:fs";
+import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook } from "../interop/index.ts";
 import { atomicWrite, openVault } from "../vault/index.ts";
+import { readInput } from "./_files.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
-import { readInput } from "./import.ts";
 
 /** Without --format, the output's extension decides; anything else is a SillyTavern book. */
 export function formatFor(out: string, flag?: ExportFormat): ExportFormat {
@@ -34,6 +36,7 @@ export const exportCommand = defineCommand({
     if (args.card !== undefined && (format === "st" || format === "lorebook_v3")) {
       throw new LoreError("usage", `--card only applies to card-json, card-png and charx, not ${format}`);
     }
+    refuseMissingFolder(args.out);
     const base = args.card === undefined ? undefined : { bytes: readInput(args.card), filename: args.card };
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     const file = await exportBook(vault, format, { base });
@@ -48,3 +51,15 @@ export const exportCommand = defineCommand({
     return 0;
   },
 });
+
+/** The folder OUT goes in must be there: said with its name, before any work (not the temp file's). */
+function refuseMissingFolder(out: string): void {
+  const folder = path.dirname(path.resolve(out));
+  const stat = fs.statSync(folder, { throwIfNoEntry: false });
+  if (stat === undefined)
+    throw new LoreError(
+      "not_found",
+      `the folder ${folder} does not exist; make it first (mkdir -p ${folder})`,
+    );
+  if (!stat.isDirectory()) throw new LoreError("invalid_input", `${folder} is not a folder`);
+}

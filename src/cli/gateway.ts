@@ -13,8 +13,8 @@ import {
   logArg,
   recallArgs,
   recallFlags,
+  scanDepthArg,
   styleBriefArg,
-  windowArg,
 } from "./_args.ts";
 import { backupsArg, startDailyBackups } from "./_backups.ts";
 import { selfRefresher } from "./_refresher.ts";
@@ -43,7 +43,7 @@ export const gatewayCommand = defineCommand({
     },
     ...listenArgs("the proxy", DEFAULTS.gatewayPort),
     ...injectArg,
-    ...windowArg,
+    ...scanDepthArg,
     ...gatewayReinjectArg,
     ...budgetArg,
     ...recallArgs,
@@ -72,7 +72,7 @@ export const gatewayCommand = defineCommand({
       host: args.host,
       port: portNumber(args.port),
       inject: args.inject,
-      window: wholeNumber(args.window, "--window"),
+      window: wholeNumber(args["scan-depth"], "--scan-depth"),
       reinjectAfter: wholeNumber(args["reinject-after"], "--reinject-after"),
       budget: wholeNumber(args.budget, "--budget"),
       framing: args.framing === undefined ? undefined : unescapeFlag(args.framing),

@@ -1,32 +1,11 @@
 // `lorecards import FILE [--kind K] [--force] [--json]`: a lorebook (SillyTavern World Info, RisuAI,
 // NovelAI, Agnai, KoboldAI) or a character card in.
-import fs from "node:fs";
 import { describeError, LoreError } from "../errors.ts";
 import { type ImportResult, importBook } from "../interop/index.ts";
-import { openVault } from "../vault/index.ts";
+import { openVault, recoverImports, type Vault } from "../vault/index.ts";
+import { readInput } from "./_files.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
-
-/** Larger inputs are refused before reading: no lorebook is this big, a mistaken path might be. */
-const MAX_INPUT_BYTES = 512 * 1024 * 1024;
-
-export function readInput(file: string): Uint8Array {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch (err) {
-    throw new LoreError("not_found", `${file}: no such file`, { cause: err });
-  }
-  if (stat.isDirectory()) throw new LoreError("usage", `${file}: is a directory, not a file`);
-  const size = stat.size;
-  if (size > MAX_INPUT_BYTES)
-    throw new LoreError("too_large", `${file}: ${size} bytes is more than any lorebook`);
-  try {
-    return new Uint8Array(fs.readFileSync(file));
-  } catch (err) {
-    throw new LoreError("io_error", `${file}: cannot read (${describeError(err)})`, { cause: err });
-  }
-}
 
 /** A one-line bar (on stderr), redrawn in place only when the percentage moves. */
 export function progressBar(stream: { write(text: string): unknown }): {
@@ -65,6 +44,20 @@ export function checkLines(checks: ImportResult["checks"]): string[] {
   return lines;
 }
 
+/**
+ * What an interrupted import (Ctrl-C, a stop) leaves, settled now, before the process ends: an import
+ * stopped while it staged its cards is rolled back, one whose every card was staged is finished
+ * (vault/, the same rule a later command applies to an import that was killed outright). The import
+ * holds the vault lock, so nothing else writes meanwhile.
+ */
+function interrupted(vault: Vault, done: boolean): string {
+  if (done) return "interrupted after the import had finished: every card it wrote is in";
+  const finished = recoverImports(vault);
+  return finished > 0
+    ? "interrupted once every card was staged: the import was finished, every card is in"
+    : "interrupted: nothing was imported, the vault was rolled back and is as it was";
+}
+
 export const importCommand = defineCommand({
   meta: {
     name: "import",
@@ -82,6 +75,14 @@ export const importCommand = defineCommand({
     const bytes = readInput(args.file);
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     const bar = process.stderr.isTTY && !args.json ? progressBar(process.stderr) : undefined;
+    let done = false;
+    const stop = (signal: NodeJS.Signals) => {
+      bar?.end();
+      process.stderr.write(`lorecards: ${args.file}: ${interrupted(vault, done)}\n`);
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
     let result: ImportResult;
     try {
       result = await importBook(vault, bytes, {
@@ -90,8 +91,11 @@ export const importCommand = defineCommand({
         filename: args.file,
         onProgress: bar?.update,
       });
+      done = true;
     } finally {
       bar?.end();
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
     }
     for (const w of result.warnings) process.stderr.write(`lorecards: ${args.file}: ${w}\n`);
     if (args.json) {

@@ -8,9 +8,11 @@
 import type { ArgsDef, CommandDef } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { describeError, EXIT_CODES, isLoreError, LoreError } from "../errors.ts";
+import { examplesOf } from "./_examples.ts";
 import { quietOnEpipe, stdoutStream } from "./_out.ts";
 import { simpleArgs } from "./_parse.ts";
 import { defineCommand, jsonArg, vaultArg } from "./_shared.ts";
+import { didYouMean } from "./_suggest.ts";
 
 type Loader = () => Promise<CommandDef<ArgsDef>>;
 
@@ -54,6 +56,22 @@ async function lazy(mod: Promise<Record<string, unknown>>): Promise<CommandDef<A
 
 const GLOBAL_FLAGS = new Set(["--vault", "--json"]);
 
+/**
+ * Old flag names still understood, per command: the gateway called its scan depth `--window` before
+ * every command called it `--scan-depth`. Help shows only the new name.
+ */
+const OLD_FLAGS: Record<string, Record<string, string>> = { gateway: { "--window": "--scan-depth" } };
+
+/** `rest` with each old flag name of `command` written as its new one (`--window=3` too). */
+export function renameOldFlags(command: string, rest: readonly string[]): string[] {
+  const renames = OLD_FLAGS[command] ?? {};
+  return rest.map((token) => {
+    const [name = "", ...value] = token.split("=");
+    const renamed = renames[name];
+    return renamed === undefined ? token : [renamed, ...value].join("=");
+  });
+}
+
 /** Commands that run once per prompt and exit: they keep the start-up JIT policy. */
 const SHORT_LIVED = new Set(["hook", "try"]);
 
@@ -80,7 +98,10 @@ export function normalizeArgv(argv: readonly string[]): string[] {
     const flag = rest.shift()!;
     const name = flag.split("=")[0]!;
     if (!GLOBAL_FLAGS.has(name) && !["--help", "-h", "--version", "-v"].includes(name)) {
-      throw new LoreError("usage", `unknown flag ${flag}`);
+      throw new LoreError(
+        "usage",
+        `unknown flag ${flag}${didYouMean(name.replace(/^--?/, ""), ["vault", "json", "help", "version"], (f) => `--${f}`)}`,
+      );
     }
     before.push(flag);
     if (name === "--vault" && !flag.includes("=")) {
@@ -109,7 +130,17 @@ export function checkFlags(args: ArgsDef, argv: readonly string[]): void {
     const name = token.split("=")[0]!;
     const negated = name.startsWith("--no-") ? `--${name.slice(5)}` : undefined;
     const type = known.get(name) ?? (negated && known.get(negated) === "boolean" ? "boolean" : undefined);
-    if (type === undefined) throw new LoreError("usage", `unknown flag ${name}`);
+    if (type === undefined) {
+      const flags = [...known.keys()].filter((f) => f.startsWith("--"));
+      throw new LoreError(
+        "usage",
+        `unknown flag ${name}${didYouMean(
+          name.replace(/^--/, ""),
+          flags.map((f) => f.slice(2)),
+          (f) => `--${f}`,
+        )}`,
+      );
+    }
     if (type !== "boolean" && !token.includes("=")) {
       const value = argv[i + 1];
       if (value === undefined) throw new LoreError("usage", `${name} needs a value`);
@@ -123,7 +154,8 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 // biome-ignore lint/suspicious/noExplicitAny: citty's usage renderer takes commands of any argument shape.
 async function usage(cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<string> {
   const { renderUsage } = await import("citty");
-  const text = await renderUsage(cmd, parent);
+  const meta = typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta;
+  const text = `${await renderUsage(cmd, parent)}${examplesOf(parent ? (meta?.name ?? "") : "")}`;
   return stdoutStream().isTTY ? text : text.replace(ANSI, "");
 }
 
@@ -138,7 +170,7 @@ export async function helpText(name?: string): Promise<string> {
   const load = name === undefined ? undefined : COMMANDS[name];
   if (name !== undefined && !load) throw new LoreError("usage", `unknown command "${name}"`);
   const text = load ? await renderUsage(await load(), root) : await renderUsage(root);
-  return text.replace(ANSI, "");
+  return `${text}${examplesOf(name ?? "")}`.replace(ANSI, "");
 }
 
 /** Run the CLI; resolves to the process exit code. */
@@ -157,13 +189,26 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       stdoutStream().write(`${await usage(root)}\n`);
       return name === undefined || args.includes("--help") || args.includes("-h") ? 0 : 2;
     }
+    // `lorecards help` and `lorecards help COMMAND`, as `--help` and `COMMAND --help`.
+    if (name === "help") {
+      const topic = args[1];
+      if (topic === undefined) {
+        stdoutStream().write(`${await usage(root)}\n`);
+        return 0;
+      }
+      return runCli([topic, "--help"]);
+    }
     const load = COMMANDS[name];
-    if (!load) throw new LoreError("usage", `unknown command "${name}" (try: lorecards --help)`);
+    if (!load)
+      throw new LoreError(
+        "usage",
+        `unknown command "${name}"${didYouMean(name, [...Object.keys(COMMANDS), "help"])} (lorecards help lists them)`,
+      );
     // The binary starts with the JIT's tier-up thresholds raised (build.ts): right for the hook and
     // `try`, which live for milliseconds, wrong for a server or a long import.
     if (!SHORT_LIVED.has(name)) Bun.unsafe.setJITPolicy(1);
     const cmd = await load();
-    const rest = args.slice(1);
+    const rest = renameOldFlags(name, args.slice(1));
     if (rest.includes("--help") || rest.includes("-h")) {
       stdoutStream().write(`${await usage(cmd, root)}\n`);
       return 0;

@@ -96,7 +96,7 @@ export function startGateway(options: GatewayOptions): Gateway {
     );
   }
   for (const [flag, v] of [
-    ["--window", o.window],
+    ["--scan-depth", o.window],
     ["--reinject-after", o.reinjectAfter ?? 0],
     ["--budget", o.budget],
   ] as const) {

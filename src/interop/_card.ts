@@ -16,11 +16,20 @@ export type CardVersion = "V1" | "V2" | "V3" | "Unknown";
 export function detectVersion(obj: Raw): CardVersion {
   if (obj.spec === "chara_card_v3") return "V3";
   if (obj.spec === "chara_card_v2") return "V2";
-  if ("name" in obj && !("data" in obj) && !("entries" in obj)) return "V1";
-  return "Unknown";
+  return isV1(obj) ? "V1" : "Unknown";
 }
 
 const V1_FIELDS = ["name", "description", "personality", "scenario", "first_mes", "mes_example"] as const;
+
+/**
+ * A V1 card (spec 13.1: no `spec` field) says what a V1 card says: a `name` and at least one more of
+ * its own text fields. Any JSON with a `name` is not one: a settings file or an unknown export is not
+ * a character card, and the answer says so.
+ */
+function isV1(obj: Raw): boolean {
+  if (typeof obj.name !== "string" || "data" in obj || "entries" in obj || "spec" in obj) return false;
+  return V1_FIELDS.some((f) => f !== "name" && typeof obj[f] === "string");
+}
 const V3_ONLY = [
   "assets",
   "nickname",

@@ -195,7 +195,7 @@ describe("a small request beside a pathological one is not held up", () => {
 });
 
 describe("only the scan window is read", () => {
-  test("a card with its own scan_depth still fires from further back than --window; one without does not", async () => {
+  test("a card with its own scan_depth still fires from further back than --scan-depth; one without does not", async () => {
     const deep = makeVault([
       ...CARDS.filter((c) => c.key !== "the blue notebook"),
       {

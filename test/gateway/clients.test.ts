@@ -63,7 +63,7 @@ describe.each(PROTOCOLS)("$name adapter with real clients' habits", (p) => {
     expect(injected(res)).toBe("Alice");
   });
 
-  test("--window counts turns of text: a tool loop does not push the person's words out", async () => {
+  test("--scan-depth counts turns of text: a tool loop does not push the person's words out", async () => {
     const { h } = await setup({ window: 1 });
     const body = p.toolTurn({ messages: [u("what does alice say?")] }, "a tool result") as Record<
       string,

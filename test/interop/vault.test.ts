@@ -237,10 +237,10 @@ describe("the import and export commands", () => {
     expect(run.err).toMatch(/bad-crc\.png: PNG chunk tEXt .* bad CRC/);
   });
 
-  test("a directory given as the file is a usage error naming it", () => {
+  test("a directory given as the file is bad input (exit 5) naming it, as any file that cannot be read", () => {
     const vault = newVault();
     const run = cli(["import", path.dirname(vault.root), "--vault", vault.root]);
-    expect(run.code).toBe(2);
+    expect(run.code).toBe(5);
     expect(run.err).toContain(`${path.dirname(vault.root)}: is a directory, not a file`);
   });
 

@@ -6,7 +6,7 @@
 // binary is there and current, so an end-to-end test never runs an old build by accident.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { tierOf } from "./tiers.ts";
+import { testFiles, tierOf } from "./tiers.ts";
 
 export const REPO = resolve(import.meta.dir, "../..");
 export const BINARY = join(REPO, "dist", process.platform === "win32" ? "lorecards.exe" : "lorecards");
@@ -87,9 +87,7 @@ export function runNeedsBinary(): boolean {
     filters.push(arg.replace(/^\.\//, ""));
   }
   if (filters.length === 0) return true;
-  const files = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: REPO })].filter(
-    (f) => tierOf(f) === "e2e",
-  );
+  const files = testFiles(REPO).filter((f) => tierOf(f) === "e2e");
   return filters.some((f) => files.some((file) => file.includes(f) || join(REPO, file).includes(f)));
 }
 

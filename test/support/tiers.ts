@@ -47,3 +47,10 @@ export function tierOf(file: string): keyof typeof TIERS {
   if (file.startsWith("test/e2e/") || WORLDLY.includes(file)) return "e2e";
   return "unit";
 }
+
+/** Every test file of the repository, as paths from its root (the test clients' own files left out). */
+export function testFiles(root: string): string[] {
+  return [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: root })]
+    .filter((f) => !f.includes("/node_modules/"))
+    .sort();
+}
