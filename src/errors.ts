@@ -84,6 +84,34 @@ export function isLoreError(err: unknown): err is LoreError {
   return err instanceof LoreError;
 }
 
+/**
+ * Failures of the disk or the file system that reach a surface unwrapped (a full disk while SQLite
+ * writes, a file system gone read-only): the system's errno names, and SQLite's result codes for the
+ * same things (https://www.sqlite.org/rescode.html). They are `io_error`, never `internal`: nothing in
+ * the program is wrong, and the person can act (free space, remount).
+ */
+const IO_CODES = new Set([
+  "ENOSPC",
+  "EDQUOT",
+  "EIO",
+  "EROFS",
+  "EMFILE",
+  "ENFILE",
+  "SQLITE_FULL",
+  "SQLITE_READONLY",
+]);
+
+function isIoFailure(err: unknown): boolean {
+  const code = String((err as { code?: unknown } | null)?.code ?? "");
+  return IO_CODES.has(code) || code.startsWith("SQLITE_IOERR") || code.startsWith("SQLITE_CANTOPEN");
+}
+
+/** The code a thrown value is answered with, by every surface: a LoreError's own, io_error for the disk. */
+export function errorCodeOf(err: unknown): ErrorCode {
+  if (isLoreError(err)) return err.code;
+  return isIoFailure(err) ? "io_error" : "internal";
+}
+
 /** A message for any thrown value, for stderr lines and envelopes: the one formatter. */
 export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message;

@@ -48,6 +48,7 @@ export {
   MAX_LIST_WORDS,
   MAX_TERM_CHARS,
   MAX_TITLE_CHARS,
+  textProblem,
 } from "./limits.ts";
 export { cardMeta, type ParseOptions, parseCard, publicText, publicTextOf } from "./parse.ts";
 export {

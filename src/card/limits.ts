@@ -53,6 +53,46 @@ export function lengthProblem(field: string, text: string, max: number): string 
   return n > max ? `${field} is ${formatCount(n)} characters long; the limit is ${formatCount(max)}` : null;
 }
 
+/**
+ * Characters no card text may hold, whoever writes it: NUL and the other control characters (tab
+ * always allowed, line breaks where the text has lines), the bidirectional controls that make text
+ * read other than it is stored (U+202A–U+202E, U+2066–U+2069: "Trojan Source", CVE-2021-42574), and
+ * half a surrogate pair, which is no character at all and cannot be written as UTF-8.
+ */
+const FORBIDDEN_ONE_LINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const FORBIDDEN_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** 'title holds U+202E (a bidirectional control) at character 3', or null when `text` is clean. */
+export function textProblem(field: string, text: string, lines = false): string | null {
+  const bad = (lines ? FORBIDDEN_LINES : FORBIDDEN_ONE_LINE).exec(text);
+  const at = bad?.index ?? (text.isWellFormed() ? -1 : loneSurrogateAt(text));
+  if (at === -1) return null;
+  const c = text.charCodeAt(at);
+  const what =
+    c >= 0xd800 && c <= 0xdfff
+      ? "half a surrogate pair"
+      : (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
+        ? "a bidirectional control"
+        : "a control character";
+  const code = `U+${c.toString(16).toUpperCase().padStart(4, "0")}`;
+  return `${field} holds ${code} (${what}) at character ${charLength(text.slice(0, at)) + 1}`;
+}
+
+function loneSurrogateAt(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isHigh(c) && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    if (c >= 0xd800 && c <= 0xdfff) return i;
+  }
+  return -1;
+}
+
 /** "keywords has 1,001 words; the limit is 1,000", or null when the list fits. */
 export function listProblem(field: string, words: readonly string[], max = MAX_LIST_WORDS): string | null {
   return words.length > max
@@ -73,7 +113,10 @@ export function cardLimitProblems(fields: {
   const add = (p: string | null) => {
     if (p !== null) problems.push(p);
   };
-  if (fields.title !== undefined) add(lengthProblem("title", fields.title, MAX_TITLE_CHARS));
+  if (fields.title !== undefined) {
+    add(lengthProblem("title", fields.title, MAX_TITLE_CHARS));
+    add(textProblem("title", fields.title));
+  }
   const lists: [string, readonly string[] | undefined, number][] = [
     ["keywords", fields.keywords, MAX_TERM_CHARS],
     ["aliases", fields.aliases, MAX_TERM_CHARS],
@@ -89,6 +132,8 @@ export function cardLimitProblems(fields: {
     add(listProblem(name, words));
     const long = words.findIndex((w) => lengthProblem(name, w, max) !== null);
     if (long !== -1) add(lengthProblem(`${name}[${long}]`, words[long]!, max));
+    const odd = words.findIndex((w) => textProblem(name, w) !== null);
+    if (odd !== -1) add(textProblem(`${name}[${odd}]`, words[odd]!));
   }
   return problems;
 }

@@ -7,7 +7,7 @@
  */
 import type { ArgsDef, CommandDef } from "citty";
 import pkg from "../../package.json" with { type: "json" };
-import { describeError, EXIT_CODES, isLoreError, LoreError } from "../errors.ts";
+import { describeError, EXIT_CODES, errorCodeOf, LoreError } from "../errors.ts";
 import { examplesOf } from "./_examples.ts";
 import { quietOnEpipe, stdoutStream } from "./_out.ts";
 import { simpleArgs } from "./_parse.ts";
@@ -266,7 +266,7 @@ function isCittyUsageError(err: unknown): err is Error {
 
 function reportError(err: unknown, json: boolean): number {
   const usageError = isCittyUsageError(err);
-  const code = isLoreError(err) ? err.code : usageError ? "usage" : "internal";
+  const code = usageError ? "usage" : errorCodeOf(err);
   // citty colours the values it names unless NO_COLOR is set; an error line is plain text.
   const detail = describeError(err).replace(ANSI, "");
   let message = detail;

@@ -4,7 +4,7 @@
  * never a status of its own.
  */
 
-import { describeError, type ErrorCode, HTTP_STATUS, isLoreError } from "../errors.ts";
+import { describeError, type ErrorCode, errorCodeOf, HTTP_STATUS } from "../errors.ts";
 
 export function errorEnvelope(error: ErrorCode, detail: string): { error: ErrorCode; detail: string } {
   return { error, detail };
@@ -23,9 +23,10 @@ export function errorResponse(code: ErrorCode, detail: string, extras: ErrorExtr
   return new Response(JSON.stringify(body), { status: HTTP_STATUS[code], headers: h });
 }
 
-/** A thrown value as a response: a LoreError keeps its code (and so its status), anything else is `internal`. */
+/**
+ * A thrown value as a response: a LoreError keeps its code (and so its status), a failure of the disk
+ * is `io_error`, anything else `internal` (errors.ts `errorCodeOf`).
+ */
 export function loreErrorResponse(err: unknown): Response {
-  return isLoreError(err)
-    ? errorResponse(err.code, err.message)
-    : errorResponse("internal", describeError(err));
+  return errorResponse(errorCodeOf(err), describeError(err));
 }

@@ -7,7 +7,7 @@
  * client checks that against the tool's output schema even on an error.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { describeError, type ErrorCode, isLoreError } from "../errors.ts";
+import { describeError, type ErrorCode, errorCodeOf } from "../errors.ts";
 
 /** The `_meta` key of a failed tool call's code and detail. */
 export const ERROR_META = "lorecards/error";
@@ -17,7 +17,7 @@ export function toolResult(data: Record<string, unknown>): CallToolResult {
 }
 
 export function toolError(err: unknown): CallToolResult {
-  const code: ErrorCode = isLoreError(err) ? err.code : "internal";
+  const code: ErrorCode = errorCodeOf(err);
   const detail = describeError(err);
   return {
     content: [{ type: "text", text: `${code}: ${detail}` }],

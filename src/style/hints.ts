@@ -5,6 +5,7 @@
  * `preference`, which profile.ts checks). Pure; the book records what passes.
  */
 
+import { textProblem } from "../card/index.ts";
 import { holdsSecret } from "../sanitize.ts";
 import { guessLocale, KIND_AVOID, TERM_MAX } from "./dictionary.ts";
 import type { Signal } from "./sightings.ts";
@@ -37,6 +38,13 @@ export interface Hint {
 /** The hint's signal, or why it is refused. `known` is the dictionary's signal for a phrase, if any. */
 export function hintSignal(hint: Hint, known: (signal: string) => Signal | undefined): Signal | string {
   const raw = typeof hint?.signal === "string" ? hint.signal : "";
+  // Bounded before anything reads it, and no control, bidi control or half surrogate pair in it.
+  if (raw.length > TERM_MAX * 4)
+    return `a signal is a phrase of at most ${TERM_MAX} characters, not a sentence`;
+  const odd =
+    textProblem("the signal", raw) ??
+    (typeof hint.example === "string" ? textProblem("the example", hint.example, true) : null);
+  if (odd !== null) return odd;
   const signal = raw.normalize("NFKC").replace(/\s+/g, " ").trim();
   if (signal === "") return "a hint needs the signal: what the person says";
   if ([...signal].length > TERM_MAX)

@@ -7,6 +7,7 @@
  * to be a preference. The word lists are found in one pass like the dictionary's.
  */
 
+import { textProblem } from "../card/index.ts";
 import { holdsSecret } from "../sanitize.ts";
 import { styleFold } from "./fold.ts";
 import { TermScanner } from "./scanner.ts";
@@ -67,6 +68,14 @@ export type PreferenceCheck = { ok: true; text: string } | { ok: false; reason: 
 /** The preference as it will be kept (whitespace collapsed, no trailing full stop), or why not. */
 export function checkPreference(raw: unknown): PreferenceCheck {
   if (typeof raw !== "string") return { ok: false, reason: "a preference is text" };
+  // Bounded before anything reads it, and no control, bidi control or half surrogate pair in it.
+  if (raw.length > PREFERENCE_MAX * 4)
+    return {
+      ok: false,
+      reason: `keep a preference under ${PREFERENCE_MAX} characters: a way of working, not a quote`,
+    };
+  const odd = textProblem("the preference", raw, true);
+  if (odd !== null) return { ok: false, reason: odd };
   const text = raw
     .normalize("NFKC")
     .replace(/\s+/g, " ")

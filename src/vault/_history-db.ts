@@ -176,6 +176,11 @@ export function queries(db: Database): HistoryQueries {
   });
 }
 
+/** history.db could not be opened, though it is not damaged (a full disk, a file system gone read-only). */
+export function unreadable(root: string, err: unknown): LoreError {
+  return new LoreError("io_error", `cannot open ${historyPath(root)}: ${describeError(err)}`, { cause: err });
+}
+
 export function damaged(root: string, err: unknown): LoreError {
   return new LoreError(
     "io_error",

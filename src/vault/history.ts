@@ -20,6 +20,7 @@ import {
   queries,
   type StateRow,
   type StepRow,
+  unreadable,
   type VersionRow,
 } from "./_history-db.ts";
 import type { Vault } from "./paths.ts";
@@ -152,14 +153,18 @@ function insert(root: string, rows: NewVersion[], step: Omit<StepRow, "id">): nu
   }
 }
 
-/** Runs `fn` on the history file; `empty` when there is none. A damaged file is an io_error. */
+/**
+ * Runs `fn` on the history file; `empty` when there is none. A damaged file, and one that cannot be
+ * opened (a full disk: WAL mode needs its -shm), are io_errors, each said as what it is: only a
+ * damaged one is moved aside by the next write.
+ */
 function reading<T>(vault: Vault, empty: T, fn: (q: ReturnType<typeof queries>) => T): T {
   let db: ReturnType<typeof openHistory>;
   try {
     db = openHistory(vault.root, false);
     if (db === null) return empty;
   } catch (err) {
-    throw damaged(vault.root, err);
+    throw isCorrupt(err) ? damaged(vault.root, err) : unreadable(vault.root, err);
   }
   try {
     return fn(queries(db));

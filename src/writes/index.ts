@@ -6,7 +6,14 @@
  * checks (vet/), then the vault's locked, atomic write with its history entry (vault/). It
  * never decides how a surface words its hints beyond the few words it is given.
  */
-import { assertCardLimits, keyFromTitle, keyProblem, kindByName, replaceSection } from "../card/index.ts";
+import {
+  assertCardLimits,
+  keyFromTitle,
+  keyProblem,
+  kindByName,
+  replaceSection,
+  textProblem,
+} from "../card/index.ts";
 import type { Card } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
 import {
@@ -62,6 +69,10 @@ export async function createFromFields(
   const kind = kindByName(vault.kinds, fields.kind);
   const title = fields.title.trim();
   if (title === "") throw new LoreError("invalid_input", "a card needs a title");
+  const keywords = fields.keywords ?? [];
+  const aliases = fields.aliases ?? [];
+  // What the title and words hold is judged first: a key made from a title can hide what it held.
+  assertCardLimits({ title, keywords, aliases });
   const key = fields.key ?? title;
   const problem = keyProblem(key);
   if (problem !== null) {
@@ -83,9 +94,13 @@ export async function createFromFields(
     if (headings.has(h)) throw new LoreError("invalid_input", `section "${s.heading}" is given twice`);
     headings.add(h);
   }
-  const keywords = fields.keywords ?? [];
-  const aliases = fields.aliases ?? [];
-  assertCardLimits({ title, keywords, aliases });
+  assertCleanText([
+    ...sections.flatMap((s, i): [string, string, boolean][] => [
+      [`sections[${i}].heading`, s.heading, false],
+      [`sections[${i}].text`, s.text, true],
+    ]),
+    ["body", fields.body ?? "", true],
+  ]);
   const frontmatter: Record<string, unknown> = { kind: kind.name, title, keywords };
   if (aliases.length > 0) frontmatter.aliases = aliases;
   if (fields.priority !== undefined && fields.priority !== 0) frontmatter.priority = fields.priority;
@@ -96,6 +111,12 @@ export async function createFromFields(
   const draft = { kind: kind.name, key, frontmatter, body };
   const warnings = vetCreate(vault, draft);
   return { card: await createCard(vault, draft, { writer: hints.writer }), warnings };
+}
+
+/** Refuses (invalid_input) a text holding a control character, a bidi control or half a surrogate pair. */
+function assertCleanText(texts: readonly [field: string, text: string, lines: boolean][]): void {
+  const problems = texts.flatMap(([field, text, lines]) => textProblem(field, text, lines) ?? []);
+  if (problems.length > 0) throw new LoreError("invalid_input", problems.join("; "), { data: { problems } });
 }
 
 /**
@@ -124,6 +145,10 @@ export async function updateSectionOf(
   text: string,
   opts: { writer: Writer; kind?: string },
 ): Promise<Written> {
+  assertCleanText([
+    ["heading", heading, false],
+    ["text", text, true],
+  ]);
   const card = findCard(vault, name, opts.kind);
   const warnings = vetUpdate(vault, card.kind, card.key, (old) => replaceSection(old, heading, text));
   const written = await updateSection(vault, card.kind, card.key, heading, text, { writer: opts.writer });

@@ -24,8 +24,8 @@ afterEach(() => {
   removeDir(root);
 });
 
-async function send(method: string, url: string, body: unknown) {
-  const res = await handle(apiRequest(method, url, body));
+async function send(method: string, url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await handle(apiRequest(method, url, body, headers));
   return {
     status: res.status,
     body: (await res.json()) as { error?: string; detail?: string; key?: string },
@@ -156,13 +156,42 @@ describe("titles that are no legal file name", () => {
   test.each([
     ["aux.txt", "aux_.txt"],
     ["CON", "CON_"],
-    ["invoice\u202etxt.exe", "invoicetxt.exe"],
-    ["\u2066Alice\u2069 B", "Alice B"],
   ])("POST with the title %p and no key makes the card %p", async (title, key) => {
     const res = await send("POST", "/api/cards", { kind: "people", title });
     expect(res.status).toBe(201);
     expect(res.body.key).toBe(key);
     expect(fs.existsSync(path.join(root, "people", `${key}.md`))).toBe(true);
+  });
+
+  // Text that reads other than it is stored, or is no text at all, is refused in any title or word.
+  test.each([
+    [
+      "a right-to-left override",
+      { title: "invoice\u202etxt.exe" },
+      "title holds U+202E (a bidirectional control) at character 8",
+    ],
+    [
+      "an isolate",
+      { title: "\u2066Alice\u2069 B" },
+      "title holds U+2066 (a bidirectional control) at character 1",
+    ],
+    ["a NUL", { title: "Al\u0000ice" }, "title holds U+0000 (a control character) at character 3"],
+    [
+      "half a surrogate pair",
+      { title: "Alice \ud800" },
+      "title holds U+D800 (half a surrogate pair) at character 7",
+    ],
+    [
+      "a NUL in a keyword",
+      { title: "Alice", keywords: ["ok", "a\u0000"] },
+      "keywords[1] holds U+0000 (a control character) at character 2",
+    ],
+  ])("POST with %s is refused, naming it", async (_name, fields, detail) => {
+    const before = people();
+    const res = await send("POST", "/api/cards", { kind: "people", ...fields });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "invalid_input", detail });
+    expect(people()).toEqual(before);
   });
 
   test.each([
@@ -177,4 +206,22 @@ describe("titles that are no legal file name", () => {
     expect(res.body.detail).toContain(suggestion);
     expect(people()).toEqual(before);
   });
+});
+
+describe("an import's kind", () => {
+  test.each(["../..", "..", "entry/../..", "people/../../x"])(
+    "%p is an unknown kind, and nothing is imported",
+    async (kind) => {
+      const before = fs.readdirSync(root).sort();
+      const book = JSON.stringify({
+        entries: { "0": { uid: 0, key: ["harbor"], comment: "harbor", content: "x" } },
+      });
+      const res = await send("POST", `/api/import?kind=${encodeURIComponent(kind)}&filename=b.json`, book, {
+        "content-type": "application/octet-stream",
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("unknown_kind");
+      expect(fs.readdirSync(root).sort()).toEqual(before);
+    },
+  );
 });

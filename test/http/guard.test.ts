@@ -41,6 +41,11 @@ describe("the Host rule", () => {
     ["gateway", GATEWAY, "[::1]:8765", 200],
     ["gateway", GATEWAY, "box.lan:8765", 200],
     ["gateway", GATEWAY, "evil.example:8765", 403],
+    // Host names are case-insensitive (RFC 9110 §4.2.3), in the header and in --allow-host.
+    ["gateway", GATEWAY, "BOX.LAN:8765", 200],
+    ["gateway", GATEWAY, "LOCALHOST", 200],
+    ["gateway with --allow-host Box.Lan", { ...GATEWAY, hosts: ["Box.Lan"] }, "box.lan", 200],
+    ["MCP", MCP, "LOCALHOST:8767", 200],
     ["MCP", MCP, "127.0.0.1:8767", 200],
     ["MCP", MCP, "evil.example", 403],
     ["MCP off loopback (no Host rule)", { ...MCP, loopback: false }, "evil.example", 200],

@@ -207,7 +207,7 @@ describe("calling the tools", () => {
     [
       "a title with a right-to-left override",
       { mode: "create", kind: "people", title: "invoice\u202etxt.exe" },
-      "control characters",
+      "title holds U+202E (a bidirectional control) at character 8",
     ],
     ["a 201-character title", { mode: "create", kind: "people", title: "t".repeat(201) }, "200"],
     [
