@@ -5,11 +5,14 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import fc from "fast-check";
 import type { Card } from "../../src/card/index.ts";
+import { checkVault } from "../../src/check/vault.ts";
 import {
   archiveCard,
   cardPath,
   createCard,
+  findCard,
   initVault,
+  loadIndex,
   openVault,
   readCard,
   restoreCard,
@@ -203,4 +206,62 @@ describe("bugs the fuzzing found, fixed", () => {
       box.remove();
     }
   });
+});
+
+describe("what stands where a card goes", () => {
+  // A FIFO, a folder, a hard link to a file outside, a symbolic link, each at a card's name: every
+  // reader answers or refuses with a code, at once (a FIFO once hung them for good), and shows
+  // nothing of the file outside.
+  const SECRET = "FUZZ-OUTSIDE-8813";
+  const odd = fc.record({
+    kind: fc.constantFrom("fifo", "folder", "hardlink", "symlink"),
+    dir: fc.constantFrom("people", "events", "places", "things", "slang"),
+    name: fc.oneof(fc.constantFrom("Alice", "Odd", "小林", "x"), shortString),
+  });
+  const budget = { runs: 120, ms: 4000 };
+
+  test(
+    "every reader answers or refuses with a code, and nothing of what lies outside is read",
+    async () => {
+      const box = sandbox((root) => initVault(root));
+      fs.writeFileSync(`${box.parent}/outside.md`, `---\nkeywords: [odd]\n---\n${SECRET}\n`);
+      try {
+        const property = fc.asyncProperty(fc.array(odd, { minLength: 1, maxLength: 4 }), async (entries) => {
+          const made: string[] = [];
+          for (const e of entries) {
+            const name = e.name.replace(/[/\\\0]/g, "_").slice(0, 40) || "_";
+            const file = `${box.root}/${e.dir}/${name}.md`;
+            if (fs.existsSync(file)) continue;
+            if (e.kind === "fifo") Bun.spawnSync(["mkfifo", file]);
+            else if (e.kind === "folder") fs.mkdirSync(file);
+            else if (e.kind === "hardlink") fs.linkSync(`${box.parent}/outside.md`, file);
+            else fs.symlinkSync(`${box.parent}/outside.md`, file);
+            made.push(file);
+          }
+          try {
+            const vault = openVault(box.root);
+            const index = await attempt(() => loadIndex(vault));
+            expectFast(index, "loadIndex");
+            if (!index.ok) expectCoded(index.error, ["forbidden", "io_error"]);
+            for (const file of made) {
+              const rel = file.slice(box.root.length + 1).replace(/\.md$/, "");
+              const read = await attempt(() => findCard(vault, rel));
+              expectFast(read, `findCard ${rel}`);
+              if (read.ok) expect(JSON.stringify(read.value)).not.toContain(SECRET);
+              else expectCoded(read.error, ["forbidden", "not_found", "invalid_key", "unknown_kind"]);
+            }
+            const checked = await attempt(() => checkVault(vault));
+            expectFast(checked, "check");
+            if (checked.ok) expect(JSON.stringify(checked.value)).not.toContain(SECRET);
+          } finally {
+            for (const file of made) fs.rmSync(file, { recursive: true, force: true });
+          }
+        });
+        await fuzz("vault: odd entries where cards go", property, budget);
+      } finally {
+        box.remove();
+      }
+    },
+    timeoutFor(budget),
+  );
 });
