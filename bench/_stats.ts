@@ -1,7 +1,9 @@
 /**
- * Numbers and printing shared by the benchmark scripts: percentiles, ratios, aligned tables and the
- * options they take. Timing a process is _floor.ts's; the goals it is held to are _goals.ts's.
+ * Numbers and printing shared by the benchmark scripts: percentiles, ratios, aligned tables, the
+ * options they take and the CPU a process used. Timing a process is _floor.ts's; the goals it is held to are _goals.ts's.
  */
+
+import { readFileSync } from "node:fs";
 
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -34,4 +36,23 @@ export function table(rows: (string | number)[][]): string {
 export function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
   return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1]! : fallback;
+}
+
+/**
+ * CPU time a process has used so far, all its threads, in seconds (Linux /proc; NaN elsewhere); with
+ * `children`, that of its children that have exited too.
+ */
+export function cpuSecondsOf(pid: number, children = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // After "pid (name) ": state is field 3, utime and stime fields 14 and 15, cutime and cstime 16
+    // and 17, in clock ticks (100 Hz).
+    const fields = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
+    return (fields[11]! + fields[12]! + (children ? fields[13]! + fields[14]! : 0)) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -28,7 +28,7 @@ import { createHandler, vaultDeps } from "../src/gateway/index.ts";
 import { startFakeUpstream } from "../test/support/fake-upstream.ts";
 import { type GenCard, generateCards, sampleWindow } from "./_gen.ts";
 import { type GoalRow, reportGoals } from "./_goals.ts";
-import { mb, ms, option, percentile, table } from "./_stats.ts";
+import { cpuSecondsOf, mb, ms, option, percentile, table } from "./_stats.ts";
 import { vaultsDir, workload } from "./_workload.ts";
 
 const SIZES = option("--sizes", "1000,100000").split(",").map(Number);
@@ -104,18 +104,6 @@ function startGateway(vault: string, upstream: string): Promise<Server> {
     [...cmd, "gateway", "--vault", vault, "--upstream", upstream, "--port", "0", "--no-log"],
     /OpenAI clients' base URL[^:]*: (\S+)\/v1/,
   );
-}
-
-/** CPU time a process has used so far, all its threads, in seconds (Linux /proc; NaN elsewhere). */
-function cpuSecondsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // After "pid (name) ": state is field 3, utime and stime fields 14 and 15, in clock ticks (100 Hz).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** Resident and peak memory of a process in MB (Linux /proc; NaN elsewhere). */

@@ -6,10 +6,11 @@
  * `postgres:` keep the same rules because there is only one copy of them, and one contract suite
  * (test/state/contract.ts) checks all three.
  *
- * Writes reach a file one writer at a time, grouped (group commit, `_write-queue.ts`: those made in one
- * turn of the event loop share one transaction), and a server one transaction per write, many at once
- * (`_write-lanes.ts`), as the driver says; either way each resolves once it is committed, and the
- * conversation cap is applied once per transaction, after its writes. A read of a conversation with a
+ * Writes are grouped (group commit, `_write-queue.ts`: those made in one turn of the event loop share
+ * one transaction): all of them, for a file, which has one writer at a time; those of one conversation,
+ * for a server, with many conversations' transactions at once (`_write-lanes.ts`), as the driver says.
+ * Either way each resolves once it is committed, and the conversation cap is applied once per
+ * transaction, after its writes. A read of a conversation with a
  * write of this handle still in flight waits for it, so a handle always reads its own writes. The hit
  * log's lines of one turn go to the driver in one append.
  */
@@ -50,17 +51,18 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
   };
 
   /** One transaction of writes; the conversation cap is applied once, after them, when one stored a new conversation. */
-  const transact = <T>(keys: readonly string[], body: (b: Batch) => Promise<T>): Promise<T> =>
-    driver.transaction(keys, async (tx) => {
-      const batch: Batch = { tx, created: false };
-      const result = await body(batch);
-      if (batch.created) await tx.evict(limits.conversations);
-      return result;
-    });
+  const transact =
+    (keys: readonly string[]) =>
+    (body: (b: Batch) => Promise<void>): Promise<void> =>
+      driver.transaction(keys, async (tx) => {
+        const batch: Batch = { tx, created: false };
+        await body(batch);
+        if (batch.created) await tx.evict(limits.conversations);
+      });
   const writes =
     driver.writes === "grouped"
-      ? new WriteQueue<Batch>((body) => transact([], body), options.lost)
-      : new WriteLanes<Batch>((key, run) => transact([key], run));
+      ? new WriteQueue<Batch>(transact([]), options.lost)
+      : new WriteLanes<Batch>((key) => transact([key]), options.lost);
   const hits = new WriteQueue<HitEntry[]>(async (body) => {
     const batch: HitEntry[] = [];
     await body(batch);

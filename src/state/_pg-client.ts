@@ -3,12 +3,13 @@
  * that never makes its caller wait longer than `timeout`: the gateway fails open when its state is
  * away, so a database that is down, paused or cut off must cost a request a bounded wait, never a hang.
  *
- * - Every operation has a deadline (`?timeout=` seconds in the URL, default 2). Bun's client does not
- *   give up on a query the server never answers (a paused server), so when the deadline passes the
- *   whole pool is closed at once (which rejects what it still had in flight; the server rolls back an
- *   open transaction when it sees the socket close) and a new one is made on the next use.
- * - After a deadline, the database counts as unreachable: operations fail at once, while one of them
- *   at a time probes it, until one succeeds.
+ * - Every operation has a deadline (`?timeout=` seconds in the URL, default 2). When it passes, the
+ *   operation gives up (a transaction that outlives it rolls back instead of committing). If the server
+ *   answered nothing else meanwhile it counts as unreachable: Bun's client does not give up on a query
+ *   a paused server never answers, so the whole pool is closed at once (which rejects what it had in
+ *   flight; the server rolls back an open transaction when it sees the socket close) and a new one is
+ *   made on the next use; until the server answers again, operations fail at once while one of them at
+ *   a time probes it. A server that did answer others is only busy: nothing else changes.
  * - A connection lost under an operation (the server restarted, the connection was cut, a pooled
  *   connection that died while idle) is retried on another when nothing can have been committed:
  *   always for a read, for a transaction only when it failed before its COMMIT was sent.
@@ -72,6 +73,13 @@ const LOST_CODES = /^ERR_POSTGRES_(CONNECTION|IDLE|LIFETIME|QUERY_CANCELLED)/;
 /** SQLSTATE classes: 08 connection exception, 57P operator intervention (shutdown, restart); timeouts. */
 const LOST_STATES = /^(08|57P)|^57014$|^55P03$/;
 
+/** What an operation is told of its own deadline: a transaction that outlived it must not commit. */
+export interface Call {
+  abandoned: boolean;
+}
+
+class SlowError extends Error {}
+
 export class PgClient {
   private pool?: SQL;
   private schemaReady = false;
@@ -79,6 +87,8 @@ export class PgClient {
   private down?: LoreError;
   private probing = false;
   private readonly lostErrors = new WeakSet<object>();
+  /** When the server last answered an operation (performance.now()). */
+  private lastAnswer = Number.NEGATIVE_INFINITY;
 
   constructor(readonly settings: PgSettings) {}
 
@@ -91,7 +101,7 @@ export class PgClient {
    * Runs `op` on the pool within the deadline. `retryable(err)` says whether a lost connection may be
    * retried once (nothing was committed); reads pass `() => true`.
    */
-  async run<T>(op: (sql: SQL) => Promise<T>, retryable: () => boolean): Promise<T> {
+  async run<T>(op: (sql: SQL, call: Call) => Promise<T>, retryable: () => boolean): Promise<T> {
     if (this.down && this.probing) throw this.unreachable(this.down);
     const probe = this.down !== undefined;
     if (probe) this.probing = true;
@@ -139,17 +149,26 @@ export class PgClient {
         statement_timeout: this.settings.timeoutMs,
         lock_timeout: this.settings.timeoutMs,
         idle_in_transaction_session_timeout: this.settings.timeoutMs * 2,
+        // The statements are few and always the same: plan each once per connection, not per call.
+        plan_cache_mode: "force_generic_plan",
       },
     });
     return this.pool;
   }
 
-  private async withDeadline<T>(op: (sql: SQL) => Promise<T>): Promise<T> {
+  private async withDeadline<T>(op: (sql: SQL, call: Call) => Promise<T>): Promise<T> {
     const pool = this.open();
+    const call: Call = { abandoned: false };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        call.abandoned = true;
         const seconds = this.settings.timeoutMs / 1000;
+        // A server that answered others meanwhile is busy, not gone: this operation alone gives up.
+        if (performance.now() - this.lastAnswer < this.settings.timeoutMs) {
+          reject(new SlowError(`no answer within ${seconds} s (the server is busy)`));
+          return;
+        }
         reject(new Error(`no answer within ${seconds} s`));
         // What the pool still has in flight will never be answered: let it all go.
         if (this.pool === pool) this.pool = undefined;
@@ -157,7 +176,9 @@ export class PgClient {
       }, this.settings.timeoutMs);
     });
     try {
-      return await Promise.race([this.ready(pool).then(() => op(pool)), deadline]);
+      const result = await Promise.race([this.ready(pool).then(() => op(pool, call)), deadline]);
+      this.lastAnswer = performance.now();
+      return result;
     } catch (err) {
       throw this.wrap(err);
     } finally {
@@ -174,7 +195,9 @@ export class PgClient {
   private wrap(err: unknown): unknown {
     if (err instanceof LoreError) return err;
     const e = err as { code?: string; errno?: string; severity?: string };
-    const timedOut = err instanceof Error && err.message.startsWith("no answer within");
+    if (e.errno !== undefined) this.lastAnswer = performance.now(); // the server answered, with an error
+    const timedOut =
+      !(err instanceof SlowError) && err instanceof Error && err.message.startsWith("no answer within");
     const lost =
       timedOut ||
       LOST_CODES.test(e.code ?? "") ||

@@ -18,7 +18,7 @@ import type { SQL } from "bun";
 import { randomHex } from "../vault/index.ts";
 import { storeOver } from "./_domain.ts";
 import type { Driver, Tx } from "./_driver.ts";
-import { PgClient, parsePgUrl } from "./_pg-client.ts";
+import { type Call, PgClient, parsePgUrl } from "./_pg-client.ts";
 import { pgTx } from "./_pg-tx.ts";
 import type { HitEntry } from "./hits.ts";
 import { LIMITS, type Limits, type Store } from "./types.ts";
@@ -55,15 +55,29 @@ function pgDriver(client: PgClient): Driver {
     transaction<T>(keys: readonly string[], body: (tx: Tx) => Promise<T>) {
       // A transaction lost before its COMMIT was sent committed nothing: it may run again.
       let sent = false;
-      const locks = [...new Set(keys)].sort().map((key) => `${space}:${key}`);
-      const run = (sql: SQL) =>
-        sql.begin(async (tx) => {
-          // One advisory lock per key, taken in one order by every process (no deadlock between them).
-          for (const lock of locks) await tx`SELECT pg_advisory_xact_lock(hashtextextended(${lock}, 0))`;
-          const result = await body(pgTx(tx, space));
-          sent = true;
-          return result;
-        }) as Promise<T>;
+      // BEGIN and the locks in one round trip: one advisory lock per key, taken in one order by every
+      // process (no deadlock between them), its id a hash of the space and the key made here.
+      const locks = [...new Set(keys)].map((key) => BigInt.asIntN(64, Bun.hash.wyhash(`${space}:${key}`)));
+      const begin = ["BEGIN", ...locks.sort().map((id) => `SELECT pg_advisory_xact_lock(${id})`)].join("; ");
+      const run = async (sql: SQL, call: Call) => {
+        const conn = await sql.reserve();
+        try {
+          await conn.unsafe(begin);
+          try {
+            const result = await body(pgTx(conn, space));
+            // Given up on by the caller (the deadline passed): what it did must not take effect now.
+            if (call.abandoned) throw new Error("the transaction outlived its deadline");
+            sent = true;
+            await conn.unsafe("COMMIT");
+            return result;
+          } catch (err) {
+            if (!sent) await conn.unsafe("ROLLBACK").catch(() => undefined);
+            throw err;
+          }
+        } finally {
+          conn.release();
+        }
+      };
       return client.run(run, () => !sent);
     },
     read: (body) => client.run((sql) => body(pgTx(sql, space)), always),

@@ -30,6 +30,8 @@ export interface GatewayNode {
   name: string;
   port: number;
   url: string;
+  /** The process id while it runs. */
+  pid(): number | undefined;
   /** Everything it said on stderr, across its restarts. */
   stderr(): string;
   /** SIGKILL, as a crash: nothing of its own is flushed or closed. */
@@ -97,6 +99,7 @@ function gatewayNode(name: string, port: number, o: ClusterOptions): GatewayNode
     name,
     port,
     url: `http://127.0.0.1:${port}`,
+    pid: () => proc?.pid,
     stderr: () => err,
     kill9: () => end("SIGKILL"),
     start,
@@ -120,6 +123,7 @@ export function haproxyConfig(front: number, ports: readonly number[]): string {
 
 export interface Haproxy {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -145,6 +149,7 @@ export async function startHaproxy(front: number, ports: readonly number[]): Pro
   }
   return {
     url,
+    pid: proc.pid,
     async stop() {
       proc.kill();
       await proc.exited;
@@ -156,6 +161,7 @@ export async function startHaproxy(front: number, ports: readonly number[]): Pro
 export interface Cluster {
   /** HAProxy's address: what clients are given. */
   url: string;
+  haproxy: Haproxy;
   nodes: GatewayNode[];
   stop(): Promise<void>;
 }
@@ -168,6 +174,7 @@ export async function startCluster(o: ClusterOptions, n = 3): Promise<Cluster> {
   const haproxy = await startHaproxy(ports[0]!, ports.slice(1));
   return {
     url: haproxy.url,
+    haproxy,
     nodes,
     async stop() {
       await haproxy.stop();

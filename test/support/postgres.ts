@@ -25,6 +25,8 @@ export interface Postgres {
   store(space: string, params?: string): string;
   /** Runs SQL with psql as the superuser; resolves with its output. */
   psql(sql: string): Promise<string>;
+  /** The server's processes: the postmaster first, then its children. */
+  pids(): Promise<number[]>;
   pause(): Promise<number[]>;
   resume(pids: number[]): Promise<void>;
   restart(): Promise<void>;
@@ -100,6 +102,7 @@ export async function startPostgres(who: string): Promise<Postgres | null> {
     port,
     store: (space, params = "") => `${url}?space=${space}${params ? `&${params}` : ""}`,
     psql,
+    pids,
     async pause() {
       const all = await pids();
       for (const pid of all) process.kill(pid, "SIGSTOP");
