@@ -1,13 +1,15 @@
 /**
  * Many gateways on one shared state, under load: three compiled gateways on one vault and one Postgres
  * store behind HAProxy (docs/examples/haproxy.cfg), against one gateway on its SQLite state.db, with
- * the same load in the same run: `--conversations` conversations (1,000) over `--connections` (64) for
- * `--seconds` (300) each, against an upstream that answers at once and checks what it receives
- * (test/support/load.ts). Three rounds:
+ * the same load in the same run: `--conversations` conversations (1,000) at a time over `--connections`
+ * (64) for `--seconds` (300) each, each running `--turns` turns (40) before a new one takes its place,
+ * against an upstream that answers at once and checks what it receives (test/support/load.ts). Rounds:
  *
  *   1. the upstream alone (the clients' and the upstream's own cost: the floor of added latency);
- *   2. one gateway on SQLite (`?conversations=` above the load's count, so the cap drops none);
- *   3. three gateways on Postgres behind HAProxy (every process in its own space of a fresh cluster).
+ *   2. one gateway on SQLite (`?conversations=` twice the load's, so the cap drops none going on);
+ *   3. one gateway on Postgres (what the store costs, without the scale-out);
+ *   4. three gateways on Postgres behind HAProxy.
+ * Each gateway round has a state of its own (the vault's state.db; a space of its own in one cluster).
  *
  * Each gateway round must end with 0 errors and, against what the upstream saw, no acknowledged turn
  * lost, none twice, none out of order, every request append-only and no card named twice. The figures
@@ -15,7 +17,8 @@
  * cluster's as ratios to the single process's. Postgres and HAProxy are the Debian packages, started
  * here in temporary folders on free ports (test/support/postgres.ts, cluster.ts).
  *
- *   bun bench/cluster.ts [--seconds 300] [--conversations 1000] [--connections 64] [--cards 1000]
+ *   bun bench/cluster.ts [--seconds 300] [--conversations 1000] [--connections 64] [--turns 40]
+ *                        [--cards 1000]
  */
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -32,6 +35,7 @@ const SECONDS = Number(option("--seconds", "300"));
 const CONVERSATIONS = Number(option("--conversations", "1000"));
 const CONNECTIONS = Number(option("--connections", "64"));
 const CARDS = Number(option("--cards", "1000"));
+const TURNS = Number(option("--turns", "40"));
 const ROOT = path.resolve(import.meta.dir, "..");
 const BIN = path.join(ROOT, "dist", "lorecards");
 
@@ -53,6 +57,14 @@ const line = (n: number, t: number): string => {
 };
 const upstream = startCheckingUpstream();
 const home = path.join(work, "home");
+// Stopped part way (Ctrl-C): the cluster and the folders go too.
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => {
+    void Promise.allSettled([upstream.close(), pg.stop()]).then(() => {
+      rmSync(work, { recursive: true, force: true });
+      process.exit(130);
+    });
+  });
 
 /** CPU seconds used so far by each group of processes (Linux /proc), for the CPU a request costs each. */
 type Cpu = Record<string, number>;
@@ -78,6 +90,7 @@ async function round(
     conversations: CONVERSATIONS,
     connections: CONNECTIONS,
     seconds: SECONDS,
+    turns: TURNS,
     line,
   });
   const after = await cpuOf({ ...(await processes()), "clients + upstream": [process.pid] });

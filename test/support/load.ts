@@ -2,11 +2,12 @@
  * A load of chat conversations, and an upstream that checks what it receives: for bench/cluster.ts
  * (the full run) and the shortened run the end-to-end tests make (test/e2e/cluster-load.test.ts).
  *
- * `runLoad` drives `conversations` conversations over `connections` concurrent connections for
+ * `runLoad` keeps `conversations` conversations going over `connections` concurrent connections for
  * `seconds`: each connection takes a conversation no other one is using, sends its next turn (the whole
  * history, as a chat client does: the system prompt names the conversation, the user lines mention
- * cards now and then, one turn in four streams) and puts it back. Every answer is awaited; a status
- * other than 200 or a network error is an error.
+ * cards now and then, one turn in four streams) and puts it back. A conversation that reaches
+ * `turns` turns ends and a new one takes its place, so requests stay the same size however fast a
+ * round goes. Every answer is awaited; a status other than 200 or a network error is an error.
  *
  * `startCheckingUpstream` answers like the fake upstream and keeps, per conversation, what a chat
  * provider would see: the turns in the order they came (a turn is the number of user messages), and
@@ -97,6 +98,8 @@ export interface LoadOptions {
   conversations: number;
   connections: number;
   seconds: number;
+  /** Turns a conversation runs before a new one takes its place (default 40). */
+  turns?: number;
   /** The user's line for a conversation's turn (1-based). */
   line: (conversation: number, turn: number) => string;
 }
@@ -109,56 +112,68 @@ export interface LoadResult {
   errorSamples: string[];
   /** Milliseconds per answered request, read to its end. */
   latencies: number[];
-  /** Turns answered with 200, per conversation. */
-  acknowledged: number[];
+  /** Turns answered with 200, per conversation, by its name (`N.G`: the G-th conversation of slot N). */
+  acknowledged: Map<string, number>;
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
-  const histories = Array.from({ length: o.conversations }, (_, i) => [
-    { role: "system", content: `You are a warm companion. [load ${o.tag} ${i}]` },
-  ]);
-  const acknowledged = new Array<number>(o.conversations).fill(0);
-  const free = Array.from({ length: o.conversations }, (_, i) => i);
+  const maxTurns = o.turns ?? 40;
+  const slots = Array.from({ length: o.conversations }, (_, n) => ({
+    n,
+    generation: 0,
+    turn: 0,
+    history: [] as object[],
+  }));
+  const acknowledged = new Map<string, number>();
+  const free = [...slots];
   const latencies: number[] = [];
   const errorSamples: string[] = [];
   let errors = 0;
   const started = performance.now();
   const deadline = started + o.seconds * 1000;
 
-  const turn = async (n: number): Promise<void> => {
-    const history = histories[n]!;
-    const t = acknowledged[n]! + 1;
-    const messages = [...history, { role: "user", content: o.line(n, t) }];
+  const send = async (slot: (typeof slots)[number]): Promise<void> => {
+    if (slot.turn === maxTurns)
+      Object.assign(slot, { generation: slot.generation + 1, turn: 0, history: [] });
+    const name = `${slot.n}.${slot.generation}`;
+    const t = slot.turn + 1;
+    const system = { role: "system", content: `You are a warm companion. [load ${o.tag} ${name}]` };
+    const user = { role: "user", content: o.line(slot.n, t) };
     const stream = t % 4 === 0;
     const at = performance.now();
     try {
       const res = await fetch(`${o.target}/v1/chat/completions`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-lorecards-conversation": `${o.tag}-${n}` },
-        body: JSON.stringify({ model: "gpt-load", messages, ...(stream && { stream: true }) }),
+        headers: { "content-type": "application/json", "x-lorecards-conversation": `${o.tag}-${name}` },
+        body: JSON.stringify({
+          model: "gpt-load",
+          messages: [system, ...slot.history, user],
+          ...(stream && { stream: true }),
+        }),
         signal: AbortSignal.timeout(60_000),
       });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`status ${res.status}: ${text.slice(0, 200)}`);
       latencies.push(performance.now() - at);
-      acknowledged[n] = t;
-      history.push({ role: "user", content: o.line(n, t) }, { role: "assistant", content: "Noted." });
+      slot.turn = t;
+      acknowledged.set(name, t);
+      slot.history.push(user, { role: "assistant", content: "Noted." });
     } catch (err) {
       errors++;
-      if (errorSamples.length < 5) errorSamples.push(`${o.tag}-${n} turn ${t}: ${err}`);
+      if (errorSamples.length < 5) errorSamples.push(`${o.tag}-${name} turn ${t}: ${err}`);
     }
   };
 
   await Promise.all(
     Array.from({ length: o.connections }, async () => {
       while (performance.now() < deadline) {
-        const n = free.shift();
-        if (n === undefined) {
+        const slot = free.shift();
+        if (slot === undefined) {
           await Bun.sleep(1);
           continue;
         }
-        await turn(n);
-        free.push(n);
+        await send(slot);
+        free.push(slot);
       }
     }),
   );
@@ -180,8 +195,8 @@ export interface Verdict {
 /** What the upstream saw, against what the clients had acknowledged. */
 export function verify(result: LoadResult, tag: string, logs: Map<string, ConversationLog>): Verdict {
   const v: Verdict = { lost: 0, duplicated: 0, outOfOrder: 0, breaks: 0, twice: 0 };
-  for (const [n, acked] of result.acknowledged.entries()) {
-    const log = logs.get(`${tag} ${n}`) ?? { turns: [], last: [], breaks: 0, twice: 0 };
+  for (const [name, acked] of result.acknowledged) {
+    const log = logs.get(`${tag} ${name}`) ?? { turns: [], last: [], breaks: 0, twice: 0 };
     const seen = new Set(log.turns);
     for (let t = 1; t <= acked; t++) if (!seen.has(t)) v.lost++;
     v.duplicated += log.turns.length - seen.size;
