@@ -72,7 +72,8 @@ const cpuOf = async (groups: Record<string, number[]>): Promise<Cpu> =>
   Object.fromEntries(
     Object.entries(groups).map(([name, pids]) => [
       name,
-      pids.reduce((t, pid) => t + cpuSecondsOf(pid, true), 0),
+      // A process gone meanwhile (a database connection closed) counts in its parent's children.
+      pids.reduce((t, pid) => t + (cpuSecondsOf(pid, true) || 0), 0),
     ]),
   );
 
