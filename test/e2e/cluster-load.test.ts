@@ -76,7 +76,9 @@ describe.skipIf(!ready)("three gateways on Postgres under load (shortened)", () 
       });
       expect({ errors: result.errors, samples: result.errorSamples }).toEqual({ errors: 0, samples: [] });
       // A request passed on unchanged (its state too slow to come) is a failure here too: say why.
-      const unchanged = cluster.nodes.flatMap((n) => n.stderr().split("\n")).filter((l) => l.includes("unchanged"));
+      const unchanged = cluster.nodes
+        .flatMap((n) => n.stderr().split("\n"))
+        .filter((l) => l.includes("unchanged"));
       expect(unchanged).toEqual([]);
       expect(result.requests).toBeGreaterThan(CONVERSATIONS);
       expect(verify(result, "ci", upstream.logs)).toEqual({
