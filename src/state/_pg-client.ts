@@ -11,12 +11,13 @@
  *   made on the next use; until the server answers again, operations fail at once while one of them at
  *   a time probes it. A server that did answer others is only busy: nothing else changes.
  * - A connection lost under an operation (the server restarted, the connection was cut, a pooled
- *   connection that died while idle) is retried on another when nothing can have been committed:
- *   always for a read, for a transaction only when it failed before its COMMIT was sent.
+ *   connection that died while idle) is retried on another, within the same deadline, when nothing
+ *   can have been committed: always for a read, for a transaction only when it failed before its
+ *   COMMIT was sent. A timeout is never retried.
  * - The server bounds itself too: a statement or a lock wait longer than the deadline is cancelled, and
  *   a session idle in a transaction (a client that vanished holding a lock) is ended.
  *
- * The URL is Bun's (`postgres://user:password@host:port/database`, `postgresql://` too) plus two
+ * The URL is Bun's (`postgres://user:password@host:port/database`, `postgresql://` too) plus three
  * parameters of ours, taken off before Bun sees it: `space`, `timeout` and `conversations` (the cap).
  */
 
@@ -25,7 +26,7 @@ import { describeError, LoreError } from "../errors.ts";
 import { ensureSchema } from "./_pg-schema.ts";
 
 export interface PgSettings {
-  /** The URL Bun is given: ours without `space` and `timeout`. */
+  /** The URL Bun is given: without our parameters. */
   url: string;
   /** The same without its password, for messages. */
   where: string;
@@ -36,7 +37,7 @@ export interface PgSettings {
 }
 
 const DEFAULT_TIMEOUT_S = 2;
-/** Connections per process: one transaction at a time (group commit) and the reads of the requests in flight. */
+/** Connections per process: the transactions of the conversations in flight, and their reads. */
 const POOL_SIZE = 10;
 
 export function parsePgUrl(url: string): PgSettings {
@@ -68,10 +69,12 @@ function redact(url: string): string {
   return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1@");
 }
 
-/** Errors that say the connection or the server is gone, or too slow to wait for. */
-const LOST_CODES = /^ERR_POSTGRES_(CONNECTION|IDLE|LIFETIME|QUERY_CANCELLED)/;
-/** SQLSTATE classes: 08 connection exception, 57P operator intervention (shutdown, restart); timeouts. */
-const LOST_STATES = /^(08|57P)|^57014$|^55P03$/;
+/** Errors that say the connection is gone: Bun's own, and SQLSTATE 08 (connection), 57P (shutdown). */
+const CUT_CODES = /^ERR_POSTGRES_(CONNECTION|IDLE|LIFETIME)/;
+const CUT_STATES = /^(08|57P)/;
+/** Errors that say the server took too long: a cancelled query, a statement or a lock wait timed out. */
+const SLOW_CODES = /^ERR_POSTGRES_QUERY_CANCELLED/;
+const SLOW_STATES = /^(57014|55P03)$/;
 
 /** What an operation is told of its own deadline: a transaction that outlived it must not commit. */
 export interface Call {
@@ -86,7 +89,10 @@ export class PgClient {
   /** Set while the database counts as unreachable (a deadline passed); cleared by a success. */
   private down?: LoreError;
   private probing = false;
+  /** Errors that say the database could not be reached or did not answer in time (`isLost`). */
   private readonly lostErrors = new WeakSet<object>();
+  /** Of those, the connections lost: an operation that committed nothing may run again. */
+  private readonly cutErrors = new WeakSet<object>();
   /** When the server last answered an operation (performance.now()). */
   private lastAnswer = Number.NEGATIVE_INFINITY;
 
@@ -98,23 +104,25 @@ export class PgClient {
   }
 
   /**
-   * Runs `op` on the pool within the deadline. `retryable(err)` says whether a lost connection may be
-   * retried once (nothing was committed); reads pass `() => true`.
+   * Runs `op` on the pool within the deadline. `retryable()` says whether an operation whose connection
+   * was lost may run again (nothing was committed); reads pass `() => true`.
    */
   async run<T>(op: (sql: SQL, call: Call) => Promise<T>, retryable: () => boolean): Promise<T> {
     if (this.down && this.probing) throw this.unreachable(this.down);
     const probe = this.down !== undefined;
     if (probe) this.probing = true;
+    const until = performance.now() + this.settings.timeoutMs;
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          const result = await this.withDeadline(op);
+          const result = await this.withDeadline(op, until - performance.now());
           this.down = undefined;
           return result;
         } catch (err) {
           // Cut connections are found one at a time (the pool hands out each until it is used): as
           // many tries as the pool has connections, each after the events already in are handled.
-          if (!this.isLost(err) || this.down || attempt >= POOL_SIZE || !retryable()) throw err;
+          const again = this.cutErrors.has(err as object) && attempt < POOL_SIZE && retryable();
+          if (!again || this.down || performance.now() >= until) throw err;
           await new Promise((resolve) => setImmediate(resolve));
         }
       }
@@ -156,24 +164,27 @@ export class PgClient {
     return this.pool;
   }
 
-  private async withDeadline<T>(op: (sql: SQL, call: Call) => Promise<T>): Promise<T> {
+  private async withDeadline<T>(op: (sql: SQL, call: Call) => Promise<T>, ms: number): Promise<T> {
     const pool = this.open();
     const call: Call = { abandoned: false };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        call.abandoned = true;
-        const seconds = this.settings.timeoutMs / 1000;
-        // A server that answered others meanwhile is busy, not gone: this operation alone gives up.
-        if (performance.now() - this.lastAnswer < this.settings.timeoutMs) {
-          reject(new SlowError(`no answer within ${seconds} s (the server is busy)`));
-          return;
-        }
-        reject(new Error(`no answer within ${seconds} s`));
-        // What the pool still has in flight will never be answered: let it all go.
-        if (this.pool === pool) this.pool = undefined;
-        void pool.close({ timeout: 0 }).catch(() => undefined);
-      }, this.settings.timeoutMs);
+      timer = setTimeout(
+        () => {
+          call.abandoned = true;
+          const seconds = this.settings.timeoutMs / 1000;
+          // A server that answered others meanwhile is busy, not gone: this operation alone gives up.
+          if (performance.now() - this.lastAnswer < this.settings.timeoutMs) {
+            reject(new SlowError(`no answer within ${seconds} s (the server is busy)`));
+            return;
+          }
+          reject(new Error(`no answer within ${seconds} s`));
+          // What the pool still has in flight will never be answered: let it all go.
+          if (this.pool === pool) this.pool = undefined;
+          void pool.close({ timeout: 0 }).catch(() => undefined);
+        },
+        Math.max(0, ms),
+      );
     });
     try {
       const result = await Promise.race([this.ready(pool).then(() => op(pool, call)), deadline]);
@@ -198,16 +209,17 @@ export class PgClient {
     if (e.errno !== undefined) this.lastAnswer = performance.now(); // the server answered, with an error
     const timedOut =
       !(err instanceof SlowError) && err instanceof Error && err.message.startsWith("no answer within");
-    const lost =
-      timedOut ||
-      LOST_CODES.test(e.code ?? "") ||
-      LOST_STATES.test(e.errno ?? "") ||
+    const cut =
+      CUT_CODES.test(e.code ?? "") ||
+      CUT_STATES.test(e.errno ?? "") ||
       e.severity === "FATAL" ||
       e.severity === "PANIC";
+    const slow = err instanceof SlowError || SLOW_CODES.test(e.code ?? "") || SLOW_STATES.test(e.errno ?? "");
     const wrapped = new LoreError("io_error", `state ${this.settings.where}: ${describeError(err)}`, {
       cause: err,
     });
-    if (lost) this.lostErrors.add(wrapped);
+    if (cut || slow || timedOut) this.lostErrors.add(wrapped);
+    if (cut) this.cutErrors.add(wrapped);
     if (timedOut) this.down = wrapped;
     return wrapped;
   }
