@@ -114,7 +114,11 @@ async function newPage(file: string, commands: DocCommand[]): Promise<Page> {
 
 async function closePage(page: Page): Promise<void> {
   for (const s of page.servers) {
-    s.proc.kill("SIGTERM");
+    try {
+      process.kill(-s.proc.pid, "SIGTERM"); // the whole session
+    } catch {
+      s.proc.kill("SIGTERM");
+    }
     await s.proc.exited;
   }
   fs.rmSync(page.home, { recursive: true, force: true });
@@ -139,12 +143,18 @@ function adapted(page: Page, line: string): string {
 
 /** `lorecards gateway|ui|mcp --http …`: started on a free port, left running for the commands after it. */
 async function startServer(page: Page, line: string): Promise<void> {
-  const kind = /^lorecards (gateway|ui|mcp)\b/.exec(line)![1]!;
+  // `npm start` is `lorecards ui` from the checkout, through npm: its flags go after `--`.
+  const npm = line === "npm start";
+  const kind = npm ? "ui" : /^lorecards (gateway|ui|mcp)\b/.exec(line)![1]!;
   const given = /--port (\d+)/.exec(line);
   const from = given ? Number(given[1]) : PORTS[kind]!;
-  const script = `exec ${adapted(page, line).replace(/--port \d+/, "")} --port 0 --json`;
-  const proc = Bun.spawn(["sh", "-c", script], {
-    cwd: page.home,
+  const script = npm
+    ? "exec npm start -- --port 0 --json"
+    : `exec ${adapted(page, line).replace(/--port \d+/, "")} --port 0 --json`;
+  // A session of its own, so that stopping it stops what it started too (npm's child).
+  const setsid = Bun.which("setsid");
+  const proc = Bun.spawn([...(setsid ? [setsid] : []), "sh", "-c", script], {
+    cwd: npm ? REPO : page.home,
     env: page.env,
     stdin: "ignore",
     stdout: "pipe",
@@ -154,12 +164,18 @@ async function startServer(page: Page, line: string): Promise<void> {
   const stderr = streamText(proc.stderr);
   page.servers.push({ proc, stderr });
   await Promise.race([
-    stdout.waitFor("\n"),
+    stdout.waitFor("}\n"),
     proc.exited.then((code) => {
       throw new Error(`${line} exited ${code}: ${stderr.text()}`);
     }),
   ]);
-  const ready = JSON.parse(stdout.text().split("\n")[0]!) as { url: string };
+  // npm prints its own lines first; the server's is the JSON one.
+  const ready = JSON.parse(
+    stdout
+      .text()
+      .split("\n")
+      .find((l) => l.startsWith("{"))!,
+  ) as { url: string };
   page.ports.set(from, Number(new URL(ready.url).port));
 }
 
@@ -176,9 +192,9 @@ describe.each(pages.filter((p) => p.commands.length > 0))("the commands of $file
     try {
       for (const c of commands) {
         if (where(c) !== undefined) continue;
-        const line = c.line.replace(/^npm start$/, "npm start --");
-        if (/^(lorecards (gateway|ui|mcp --http)\b|npm start)/.test(c.line)) {
-          await startServer(page, line.startsWith("npm start") ? `lorecards ui` : line);
+        const line = c.line;
+        if (/^(lorecards (gateway|ui|mcp --http)\b|npm start$)/.test(line)) {
+          await startServer(page, line);
           continue;
         }
         if (/^export \w+=/.test(line)) {
