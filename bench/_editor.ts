@@ -12,7 +12,7 @@
  *   letter (and then erased) once the page has settled; an empty vault's keystroke is one frame, so the
  *   ratio says how many frames a keystroke costs. Both: medians.
  */
-import type { Browser, BrowserContextOptions } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page } from "../test/support/playwright.ts";
 
 /** The goals, as ratios to an empty vault's figure in the same run. */
 export const EDITOR_GOALS = {
@@ -50,7 +50,7 @@ const PAINT_PROBE = `(() => {
 })();`;
 
 /** Types `word` letter by letter into the search box and erases it again; each step's time to a frame. */
-async function keystrokes(page: import("playwright-core").Page, word: string): Promise<number[]> {
+async function keystrokes(page: Page, word: string): Promise<number[]> {
   return page.evaluate(async (w) => {
     const input = document.querySelector<HTMLInputElement>("#filter")!;
     const frame = () => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 0)));

@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadPlaywright } from "../test/support/playwright.ts";
 import { EDITOR_GOALS, type EditorFigures, measureEditors, SIZES } from "./_editor.ts";
 import { type GoalRow, reportGoals } from "./_goals.ts";
 import { writeVault } from "./gen-vault.ts";
@@ -55,7 +56,7 @@ if (import.meta.main) {
   writeVault(generated, cards);
   vaults.push([`${cards.toLocaleString("en")} cards`, generated]);
 
-  const { chromium } = await import("playwright-core");
+  const { chromium } = await loadPlaywright();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
   const figures = new Map<string, EditorFigures>();
   const servers: { url: string; stop: () => void }[] = [];
