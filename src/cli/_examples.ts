@@ -41,6 +41,7 @@ const EXAMPLES: Record<string, string[]> = {
     "lorecards gateway --upstream https://api.openai.com",
     "lorecards gateway --upstream https://api.anthropic.com --scan-depth 5 --budget 1200",
     'lorecards gateway --upstream https://api.openai.com --host 0.0.0.0 --token "$(openssl rand -hex 16)"',
+    "lorecards gateway --upstream https://api.openai.com --tenants /srv/lorecards/tenants.yaml",
   ],
   hook: ["lorecards hook --vault ~/cards   (in Claude Code's settings.json, as the UserPromptSubmit hook)"],
   mcp: ["claude mcp add lorecards -- lorecards mcp --vault ~/cards", "lorecards mcp --http --port 8767"],
@@ -57,6 +58,11 @@ const EXAMPLES: Record<string, string[]> = {
   revert: ["lorecards revert Alice --version 7"],
   backup: ["lorecards backup", "lorecards backup --to /mnt/usb/lorecards"],
   "restore-backup": ["lorecards restore-backup backup.tar.gz --to ~/cards-restored"],
+  tenant: [
+    "lorecards tenant add ann --tenants /srv/lorecards/tenants.yaml",
+    "lorecards tenant list --tenants /srv/lorecards/tenants.yaml --json",
+    "lorecards tenant token ann --tenants /srv/lorecards/tenants.yaml",
+  ],
 };
 
 /** The EXAMPLES section for a command's help ("" for the list of commands); empty when it has none. */

@@ -1,5 +1,6 @@
 // `lorecards gateway --upstream URL`: the injecting proxy. Flags map 1:1 onto GatewayOptions; the
 // command resolves only when the gateway shuts down (SIGINT/SIGTERM).
+import path from "node:path";
 import { DEFAULTS } from "../defaults.ts";
 import { baseUrls, startGateway } from "../gateway/index.ts";
 import {
@@ -58,6 +59,12 @@ export const gatewayCommand = defineCommand({
     ...styleBriefArg,
     ...backupsArg,
     ...storeArg,
+    tenants: {
+      type: "string",
+      description:
+        "serve every tenant of this tenants file, each over its own vault and state, found by its token (lorecards tenant add)",
+      valueHint: "FILE",
+    },
     ...vaultArg,
     json: {
       type: "boolean",
@@ -66,6 +73,7 @@ export const gatewayCommand = defineCommand({
     },
   },
   async run({ args }) {
+    const tenants = args.tenants === undefined ? undefined : path.resolve(args.tenants);
     const gateway = startGateway({
       vaultRoot: vaultPath(args),
       upstream: args.upstream,
@@ -83,8 +91,13 @@ export const gatewayCommand = defineCommand({
       style: styleOptions(),
       styleBrief: args["style-brief"] === true,
       recall: recallFlags(args),
-      engine: { create: isDefaultVault(args), refresher: selfRefresher(vaultPath(args)) },
+      // Tenants' vaults are each their own: none is made, and each is read in this process.
+      engine:
+        tenants === undefined
+          ? { create: isDefaultVault(args), refresher: selfRefresher(vaultPath(args)) }
+          : undefined,
       state: namedStore(args),
+      tenants,
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     let backups: ReturnType<typeof startDailyBackups>;
@@ -100,11 +113,12 @@ export const gatewayCommand = defineCommand({
         openai_base_url: urls.openai,
         anthropic_base_url: urls.anthropic,
         upstream: args.upstream,
-        vault: vaultPath(args),
+        ...(tenants === undefined ? { vault: vaultPath(args) } : { tenants }),
       };
       printJsonLine(ready);
     } else {
-      process.stderr.write(`lorecards gateway: ${gateway.url} → ${args.upstream}\n`);
+      const serving = tenants === undefined ? "" : ` (the tenants of ${tenants})`;
+      process.stderr.write(`lorecards gateway: ${gateway.url} → ${args.upstream}${serving}\n`);
       process.stderr.write(
         `  OpenAI clients' base URL (openai SDK, Codex, opencode, SillyTavern): ${urls.openai}\n`,
       );
@@ -112,7 +126,7 @@ export const gatewayCommand = defineCommand({
         `  Anthropic clients' base URL (Claude Code, Anthropic SDK):            ${urls.anthropic}\n`,
       );
     }
-    backups = startDailyBackups(vaultPath(args), args);
+    if (tenants === undefined) backups = startDailyBackups(vaultPath(args), args);
     await stopped;
   },
 });

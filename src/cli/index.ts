@@ -45,6 +45,7 @@ const COMMANDS: Record<string, Loader> = {
   restore: () => lazy(import("./restore.ts")),
   backup: () => lazy(import("./backup.ts")),
   "restore-backup": () => lazy(import("./restore-backup.ts")),
+  tenant: () => lazy(import("./tenant.ts")),
 };
 
 async function lazy(mod: Promise<Record<string, unknown>>): Promise<CommandDef<ArgsDef>> {

@@ -1,5 +1,6 @@
 // `lorecards mcp`: the MCP server for writing cards. stdio by default (stdout carries protocol only;
 // messages go to stderr); `--http` serves streamable HTTP at /mcp. The MCP SDK is loaded only here.
+import path from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
@@ -26,11 +27,22 @@ export const mcpCommand = defineCommand({
         "with --http: require this token (Authorization: Bearer or X-Lorecards-Token); mandatory off localhost",
     },
     ...storeArg,
+    tenants: {
+      type: "string",
+      description:
+        "with --http: serve every tenant of this tenants file, each over its own vault and state, found by its token",
+      valueHint: "FILE",
+    },
     ...vaultArg,
     json: { type: "boolean", description: "with --http: print one JSON line {url, vault} once listening" },
   },
   async run({ args }) {
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    if (args.tenants !== undefined && !args.http)
+      throw new LoreError("usage", "--tenants only applies with --http");
+    const tenants = args.tenants === undefined ? undefined : path.resolve(args.tenants);
+    // A server of tenants opens each tenant's vault, never the default one.
+    const vault =
+      tenants === undefined ? openVault(vaultPath(args), { create: isDefaultVault(args) }) : undefined;
     const mcp = await import("../mcp/index.ts");
     const named = namedStore(args);
     const adoptions = named === undefined ? undefined : mcp.storeAdoptions(named);
@@ -40,7 +52,7 @@ export const mcpCommand = defineCommand({
       }
       // The SDK writes the protocol to process.stdout: a client that leaves ends us quietly.
       stdoutStream();
-      await mcp.serveStdio(vault, pkg.version, styleOptions(), adoptions);
+      await mcp.serveStdio(vault!, pkg.version, styleOptions(), adoptions);
       return 0;
     }
     const listener = mcp.serveHttp({
@@ -51,11 +63,17 @@ export const mcpCommand = defineCommand({
       token: tokenFrom(args),
       style: styleOptions(),
       adoptions,
+      tenants,
+      store: named,
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     const stopped = untilShutdown(() => listener.stop(true));
-    if (args.json) printJsonLine({ url: `${listener.url}${mcp.MCP_PATH}`, vault: vault.root });
-    else process.stderr.write(`lorecards mcp: ${listener.url}${mcp.MCP_PATH} (vault ${vault.root})\n`);
+    const serving = vault ? { vault: vault.root } : { tenants };
+    if (args.json) printJsonLine({ url: `${listener.url}${mcp.MCP_PATH}`, ...serving });
+    else {
+      const what = vault ? `vault ${vault.root}` : `the tenants of ${tenants}`;
+      process.stderr.write(`lorecards mcp: ${listener.url}${mcp.MCP_PATH} (${what})\n`);
+    }
     await stopped;
     return 0;
   },

@@ -3,14 +3,17 @@
 // same process on its own port, so one service on a home server does both. Every response carries the
 // editor's security headers; a request without Host is answered 400 (http/ listen).
 import os from "node:os";
+import path from "node:path";
 import { createApi } from "../api/index.ts";
+import { tenantApi } from "../api/tenants.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { baseUrls, startGateway } from "../gateway/index.ts";
-import { isLoopbackHost, type Listener, listen, type ThrottleOptions } from "../http/index.ts";
+import { isLoopbackHost, type Listener, listen, type Peer, type ThrottleOptions } from "../http/index.ts";
 import { type Engine, openEngine } from "../recall/index.ts";
 import { openStore, type Store } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
+import type { TenantsServer } from "../tenants/index.ts";
 import { uiRoutes } from "../ui/index.ts";
 import { allowHostArg, listenArgs, logArg } from "./_args.ts";
 import { backupsArg, startDailyBackups } from "./_backups.ts";
@@ -55,6 +58,12 @@ export const uiCommand = defineCommand({
       default: String(DEFAULTS.gatewayPort),
     },
     ...storeArg,
+    tenants: {
+      type: "string",
+      description:
+        "serve every tenant of this tenants file (and its gateway, with --gateway-upstream), each over its own vault and state, found by its token",
+      valueHint: "FILE",
+    },
     ...vaultArg,
     json: { type: "boolean", description: "print one JSON line {url, vault, gateway?} once listening" },
   },
@@ -62,6 +71,8 @@ export const uiCommand = defineCommand({
     const host = args.host;
     const port = portNumber(args.port) ?? DEFAULTS.uiPort;
     const token = tokenFrom(args);
+    // Tenants bring their own tokens: the server's --token is for a server of one vault.
+    if (args.tenants !== undefined) return serveTenantsEditor(args, host, port);
     if (!isLoopbackHost(host) && !token) {
       throw new LoreError(
         "usage",
@@ -134,6 +145,66 @@ export const uiCommand = defineCommand({
   },
 });
 
+/**
+ * `ui --tenants FILE`: the page for everyone, the API of the tenant whose token the page sends, and
+ * with --gateway-upstream the gateway of tenants beside it (api/ and gateway/ tenants.ts).
+ */
+async function serveTenantsEditor(
+  args: {
+    tenants?: string;
+    store?: string;
+    log?: boolean;
+    json?: boolean;
+    "allow-host"?: string;
+    "gateway-upstream"?: string;
+    "gateway-port"?: string;
+  },
+  host: string,
+  port: number,
+): Promise<void> {
+  const tenants = path.resolve(String(args.tenants));
+  const store = namedStore(args);
+  const extra = hostList(args["allow-host"]);
+  const server = await serveEditor({
+    tenants,
+    store,
+    host,
+    port,
+    allowHosts: extra,
+    noLog: args.log === false,
+    style: styleOptions(),
+  });
+  const gateway = args["gateway-upstream"]
+    ? startGateway({
+        vaultRoot: "",
+        tenants,
+        state: store,
+        upstream: args["gateway-upstream"],
+        host,
+        port: portNumber(args["gateway-port"], "--gateway-port"),
+        allowHosts: extra,
+        log: args.log !== false,
+        style: styleOptions(),
+      })
+    : undefined;
+  const stopped = untilShutdown(() => Promise.all([server.stop(true), gateway?.close()]));
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
+  const urls = gateway && baseUrls(gateway.url);
+  if (args.json)
+    printJsonLine({
+      url,
+      tenants,
+      ...(urls ? { gateway: urls.openai, gateway_anthropic: urls.anthropic } : {}),
+    });
+  else {
+    process.stderr.write(
+      `lorecards ui: the tenants of ${tenants}\n  each opens ${url}/?token=<their token>\n`,
+    );
+    if (urls) process.stderr.write(`  gateway → ${args["gateway-upstream"]}: base URL ${urls.openai}\n`);
+  }
+  await stopped;
+}
+
 export interface EditorOptions {
   engine: Engine;
   host: string;
@@ -151,9 +222,10 @@ export interface EditorOptions {
 }
 
 /** The page and the API on one port: static routes first, the API for everything else. */
-export async function serveEditor(options: EditorOptions): Promise<Listener> {
+export async function serveEditor(options: EditorOptions | TenantEditorOptions): Promise<Listener> {
   const ui = await uiRoutes();
-  let api: ReturnType<typeof createApi> | undefined;
+  let api: ((req: Request, peer?: Peer) => Promise<Response>) | undefined;
+  let tenants: TenantsServer | undefined;
   const server = listen({
     hostname: options.host,
     port: options.port,
@@ -163,9 +235,30 @@ export async function serveEditor(options: EditorOptions): Promise<Listener> {
     fetch: (req, peer) => api!(req, peer),
   });
   // The API checks the Host's port, so it is made once the real port is known.
+  const hosts = [...servedHosts(options.host), ...(options.allowHosts ?? [])];
+  if ("tenants" in options) {
+    tenants = tenantApi({
+      tenants: options.tenants,
+      hosts,
+      port: server.port,
+      store: options.store,
+      noLog: options.noLog,
+      style: options.style,
+      warn: (line) => process.stderr.write(`${line}\n`),
+    });
+    api = tenants.fetch;
+    const open = tenants;
+    return {
+      ...server,
+      stop: async (force) => {
+        await server.stop(force);
+        await open.close();
+      },
+    };
+  }
   api = createApi({
     engine: options.engine,
-    hosts: [...servedHosts(options.host), ...(options.allowHosts ?? [])],
+    hosts,
     port: server.port,
     token: options.token,
     noLog: options.noLog,
@@ -174,6 +267,18 @@ export async function serveEditor(options: EditorOptions): Promise<Listener> {
     store: options.store,
   });
   return server;
+}
+
+/** The editor of every tenant of a tenants file (`ui --tenants`): no vault of its own. */
+export interface TenantEditorOptions {
+  tenants: string;
+  /** The server's `--store`: a Postgres database, in which each tenant gets a space of its own. */
+  store?: string;
+  host: string;
+  port: number;
+  allowHosts?: readonly string[];
+  noLog?: boolean;
+  style?: StyleOptions;
 }
 
 function isWildcard(host: string): boolean {

@@ -63,6 +63,8 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   let engine: Promise<Engine> | undefined = options.sharedEngine && Promise.resolve(options.sharedEngine);
   let store: Promise<Store> | undefined;
   let markers: { secret: string; markers: Markers } | undefined;
+  // Once closed (a tenant let go of when idle), an answer still streaming must not open anything anew.
+  let closed = false;
 
   if (options.engine?.create && !isVaultFolder(root)) {
     try {
@@ -87,6 +89,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   }
 
   const openedEngine = (): Promise<Engine> => {
+    if (closed) return Promise.reject(new Error("the gateway's vault was closed"));
     if (!engine) {
       const opening = openEngine(root, engineOptions);
       engine = opening;
@@ -98,6 +101,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   };
 
   const openedStore = (): Promise<Store> => {
+    if (closed) return Promise.reject(new Error("the gateway's state was closed"));
     if (!store) {
       const opening = openStore(options.state ?? stateUrl(root), { warn });
       store = opening;
@@ -166,6 +170,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     warn,
     ...(learner && { observe: learner.observe }),
     async close() {
+      closed = true;
       await learner?.release();
       if (!options.sharedEngine) void engine?.then((e) => e.close()).catch(() => undefined);
       await closeStore();

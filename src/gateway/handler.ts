@@ -167,17 +167,37 @@ function plain(url: string, req: Request, doFetch: typeof fetch): ForwardInput {
  */
 function guardRules(options: HandlerOptions): GuardRules {
   return {
-    ...(options.guard && {
-      hosts: options.guard.allowHosts,
+    ...gatewayGuard(options.guard),
+    token: options.token,
+    tokenHeaders: [TOKEN_HEADER],
+    throttle: options.token ? (options.throttle ?? createThrottle()) : undefined,
+  };
+}
+
+/** The gateway's Host and cross-site rules (a gateway on loopback has them), without a token. */
+export function gatewayGuard(guard: GuardOptions | undefined): GuardRules {
+  return {
+    ...(guard && {
+      hosts: guard.allowHosts,
       loopback: true,
       hostHint: "see --allow-host",
       crossSite: "json",
     }),
-    token: options.token,
-    tokenHeaders: [TOKEN_HEADER],
-    throttle: options.token ? (options.throttle ?? createThrottle()) : undefined,
     preflight: "pass",
   };
+}
+
+/**
+ * A CORS preflight, passed on to the upstream (it decides about CORS): it cannot carry a token, has no
+ * body and reaches no card, so a gateway of tenants answers it for no tenant in particular.
+ */
+export async function passPreflight(
+  upstream: URL,
+  req: Request,
+  doFetch: typeof fetch = fetch,
+): Promise<Response> {
+  const target = upstreamUrl(upstream, new URL(req.url));
+  return withOurHeadersAllowed(await forward(plain(target, req, doFetch)));
 }
 
 /** The upstream knows nothing of our headers: a browser may send them only if the preflight lists them. */

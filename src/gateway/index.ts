@@ -15,8 +15,9 @@ import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
 import type { Engine, EngineOptions, RecallOptions } from "../recall/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import { vaultDeps } from "./deps.ts";
-import { createHandler } from "./handler.ts";
+import { createHandler, type GuardOptions } from "./handler.ts";
 import type { InjectSettings } from "./pipeline.ts";
+import { tenantGateway } from "./tenants.ts";
 
 export type { Adapter, ChatView, Edit } from "./_chat.ts";
 export { anthropicAdapter } from "./anthropic.ts";
@@ -30,6 +31,7 @@ export { encodeKey, INJECTED_HEADER } from "./proxy.ts";
 export { EARLIER_HEADER, LORE_HEADER, TIER_HEADER, WITH_HEADER } from "./recall-turn.ts";
 export { planReplay, type ReplayPlan } from "./replay.ts";
 export { responsesAdapter } from "./responses.ts";
+export { type TenantGatewayOptions, tenantGateway } from "./tenants.ts";
 
 export interface GatewayOptions {
   vaultRoot: string;
@@ -61,6 +63,13 @@ export interface GatewayOptions {
   styleBrief?: boolean;
   /** Where conversation state lives (state/ `openStore`, `--store`); the vault's own state.db by default. */
   state?: string;
+  /**
+   * A tenants file (`--tenants`): serve every tenant it lists, each over its own vault and state
+   * (tenants.ts); `vaultRoot` is then not used.
+   */
+  tenants?: string;
+  /** With `tenants`: how long an idle tenant stays open, and how many stay open at most (tenants/). */
+  tenantPool?: { idleMs?: number; maxOpen?: number };
 }
 
 export const GATEWAY_DEFAULTS = {
@@ -89,7 +98,8 @@ export function baseUrls(url: string): { openai: string; anthropic: string } {
 export function startGateway(options: GatewayOptions): Gateway {
   const o = { ...GATEWAY_DEFAULTS, ...withoutUndefined(options) };
   const upstream = parseUpstream(o.upstream);
-  if (!isLoopbackHost(o.host) && !o.token) {
+  // A gateway of tenants always asks for a token: each tenant's own.
+  if (!isLoopbackHost(o.host) && !o.token && o.tenants === undefined) {
     throw new LoreError(
       "usage",
       `listening on ${o.host} needs --token: anyone on the network could use your API key`,
@@ -112,6 +122,11 @@ export function startGateway(options: GatewayOptions): Gateway {
     log: o.log,
     recall: o.recall,
   };
+  // Off loopback the token is what keeps strangers out; on loopback, browsers are the danger.
+  const guard = isLoopbackHost(o.host)
+    ? { allowHosts: (o.allowHosts ?? []).map((h) => h.toLowerCase()) }
+    : undefined;
+  if (o.tenants !== undefined) return listenTenants(o, upstream, settings, guard);
   const deps = vaultDeps({
     vaultRoot: o.vaultRoot,
     engine: o.engine,
@@ -122,10 +137,6 @@ export function startGateway(options: GatewayOptions): Gateway {
     styleBrief: o.styleBrief,
     state: o.state,
   });
-  // Off loopback the token is what keeps strangers out; on loopback, browsers are the danger.
-  const guard = isLoopbackHost(o.host)
-    ? { allowHosts: (o.allowHosts ?? []).map((h) => h.toLowerCase()) }
-    : undefined;
   const handler = createHandler({ upstream, token: o.token, settings, deps, fetch: o.fetch, guard });
   // No cap of our own on request bodies: Bun's default (128 MiB) would refuse uploads the upstream
   // takes (OpenAI's /v1/files accepts 512 MB), and a proxy must pass them through.
@@ -140,6 +151,38 @@ export function startGateway(options: GatewayOptions): Gateway {
     close: async () => {
       await listener.stop(true);
       await deps.close();
+    },
+  };
+}
+
+/** The gateway of every tenant in `o.tenants`, on one listener (tenants.ts). */
+function listenTenants(
+  o: GatewayOptions & { host: string; port: number },
+  upstream: URL,
+  settings: InjectSettings,
+  guard: GuardOptions | undefined,
+): Gateway {
+  const tenants = tenantGateway({
+    tenants: o.tenants!,
+    upstream,
+    settings,
+    store: o.state,
+    guard,
+    fetch: o.fetch,
+    ...o.tenantPool,
+    deps: { warn: o.warn, learn: o.learn, style: o.style, styleBrief: o.styleBrief },
+  });
+  const listener = listen({
+    hostname: o.host,
+    port: o.port,
+    fetch: tenants.fetch,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  });
+  return {
+    ...listener,
+    close: async () => {
+      await listener.stop(true);
+      await tenants.close();
     },
   };
 }

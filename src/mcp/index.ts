@@ -16,12 +16,14 @@ import { cappedLines, MAX_MESSAGE_BYTES } from "./_stdio-frames.ts";
 import { type Adoptions, vaultAdoptions } from "./adoption.ts";
 import { mcpHandler } from "./http.ts";
 import { createMcpServer } from "./server.ts";
+import { tenantMcp } from "./tenants.ts";
 
 export { MAX_MESSAGE_BYTES } from "./_stdio-frames.ts";
 export { type Adoptions, storeAdoptions, vaultAdoptions } from "./adoption.ts";
 export { MCP_PATH, type McpHttpOptions, mcpHandler } from "./http.ts";
 export { MAX_SECTION_CHARS } from "./schemas.ts";
 export { createMcpServer, type ServerOptions } from "./server.ts";
+export { type TenantMcpOptions, tenantMcp } from "./tenants.ts";
 export { listCardsData, readCardData, writeCard } from "./tools.ts";
 
 export const MCP_DEFAULTS = { host: DEFAULTS.host, port: DEFAULTS.mcpPort } as const;
@@ -50,7 +52,8 @@ export async function serveStdio(
 }
 
 export interface HttpServeOptions {
-  vault: Vault;
+  /** The vault served (not given with `tenants`). */
+  vault?: Vault;
   version: string;
   host?: string;
   port?: number;
@@ -59,18 +62,24 @@ export interface HttpServeOptions {
   style?: StyleOptions;
   /** Where `read_card` records adoptions; the vault's state.db by default. */
   adoptions?: Adoptions;
+  /** A tenants file: serve each tenant it lists over its own vault and state (tenants.ts). */
+  tenants?: string;
+  /** With `tenants`: the server's `--store`, in which each tenant gets a space of its own. */
+  store?: string;
 }
 
 /** Serve streamable HTTP at /mcp. Off loopback a token is mandatory (refuses to start without one). */
 export function serveHttp(options: HttpServeOptions): Listener {
   const host = options.host ?? MCP_DEFAULTS.host;
   const loopback = isLoopbackHost(host);
+  if (options.tenants !== undefined) return listenTenants(options, host, loopback);
   if (!loopback && !options.token) {
     throw new LoreError(
       "usage",
       `--host ${host} is reachable from the network: set --token (e.g. $(openssl rand -hex 16))`,
     );
   }
+  if (!options.vault) throw new LoreError("usage", "an MCP server needs a vault or a tenants file");
   const fetch = mcpHandler({
     vault: options.vault,
     version: options.version,
@@ -80,4 +89,24 @@ export function serveHttp(options: HttpServeOptions): Listener {
     adoptions: options.adoptions,
   });
   return listen({ hostname: host, port: options.port ?? MCP_DEFAULTS.port, fetch });
+}
+
+/** Every tenant of the file on one endpoint; each tenant's own token is what lets it in. */
+function listenTenants(options: HttpServeOptions, host: string, loopback: boolean): Listener {
+  const tenants = tenantMcp({
+    tenants: options.tenants!,
+    version: options.version,
+    loopback,
+    store: options.store,
+    style: options.style,
+    warn: (line) => process.stderr.write(`${line}\n`),
+  });
+  const listener = listen({ hostname: host, port: options.port ?? MCP_DEFAULTS.port, fetch: tenants.fetch });
+  return {
+    ...listener,
+    stop: async (force) => {
+      await listener.stop(force);
+      await tenants.close();
+    },
+  };
 }
