@@ -22,7 +22,10 @@ beforeAll(async () => {
   const file = path.join(dir, "tenants.yaml");
   for (const name of ["ann", "bob"]) {
     tokens[name] = (await addTenant(file, name)).token;
-    fs.writeFileSync(path.join(dir, name, "people", "Mother.md"), `---\nkeywords: [mother]\n---\n## who\n${name.toUpperCase()}-SECRET\n`);
+    fs.writeFileSync(
+      path.join(dir, name, "people", "Mother.md"),
+      `---\nkeywords: [mother]\n---\n## who\n${name.toUpperCase()}-SECRET\n`,
+    );
   }
   api = tenantApi({ tenants: file, hosts: ["127.0.0.1"], port: 8766, warn: () => {} });
   mcp = tenantMcp({ tenants: file, version: "0", loopback: true, warn: () => {} });
@@ -47,7 +50,13 @@ describe("the editor's API of tenants", () => {
   });
 
   test("a write with one token lands in that tenant's vault only", async () => {
-    const card = { kind: "people", key: "Neighbour", title: "Neighbour", keywords: ["neighbour"], body: "## who\nNext door." };
+    const card = {
+      kind: "people",
+      key: "Neighbour",
+      title: "Neighbour",
+      keywords: ["neighbour"],
+      body: "## who\nNext door.",
+    };
     const res = await api.fetch(apiRequest("POST", "/api/cards", card, bearer("ann")));
     expect(res.status).toBe(201);
     expect(fs.existsSync(path.join(dir, "ann", "people", "Neighbour.md"))).toBe(true);
