@@ -173,27 +173,39 @@ export async function links(ctx: Context, kindName: string, key: string) {
 }
 
 /**
+ * Always-on cards that send more than this, every turn, are worth a word: they are sent whole, whatever
+ * the budget, and a model pays for them on each turn (an imported book's constant entries often do).
+ */
+export const ALWAYS_ON_WARN_TOKENS = 4000;
+
+/**
  * `GET /api/budget`: what a turn holds before anyone names a card: the character budget, the token
  * budget when the vault sets one, and the always-on cards (`context: always`) with their size and
- * whether the budget lets each in, from a recall of an empty message: the pipeline's own answer.
+ * whether each is sent, from a recall of an empty message (the pipeline's own answer); `large` when
+ * they alone come to more than ALWAYS_ON_WARN_TOKENS (tokens estimated, _shelf.ts).
  */
 export async function budget(ctx: Context) {
   const result = recallJson(await ctx.engine.recall([{ role: "user", text: "" }]));
   const always = result.fired.filter((f) => f.via === "always");
-  const chars = always.reduce((n, f) => n + f.chars, 0);
+  const tokensOf = new Map(ctx.shelf.all().map((e) => [idOf(e.card), e.tokens]));
+  const cards = always.map((f) => ({
+    kind: f.kind,
+    key: f.key,
+    title: f.title,
+    chars: f.chars,
+    tokens: tokensOf.get(`${f.kind}/${f.key}`) ?? 0,
+    in_budget: f.in_budget,
+  }));
+  const tokens = cards.reduce((n, c) => n + c.tokens, 0);
   return {
     budget: DEFAULT_BUDGET,
     budget_tokens: ctx.engine.settings().budgetTokens ?? null,
     always: {
-      cards: always.map((f) => ({
-        kind: f.kind,
-        key: f.key,
-        title: f.title,
-        chars: f.chars,
-        in_budget: f.in_budget,
-      })),
-      chars,
+      cards,
+      chars: always.reduce((n, f) => n + f.chars, 0),
+      tokens,
       left_out: always.filter((f) => !f.in_budget).length,
+      large: tokens > ALWAYS_ON_WARN_TOKENS,
     },
   };
 }

@@ -63,7 +63,8 @@ export function changeOf(
 ): { change: BulkChange; note: string } {
   switch (action as BulkAction) {
     case "enable":
-      // `enabled` is true unless written false: enabling removes the key.
+      // `enabled` is true unless written false: enabling takes the key out (one Undo gives back the file
+      // as it was, `enabled: true` line and all).
       return { change: { fields: () => ({ enabled: undefined }) }, note: "enabled" };
     case "disable":
       return { change: { fields: () => ({ enabled: false }) }, note: "disabled" };

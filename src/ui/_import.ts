@@ -4,6 +4,7 @@
 // each entry skipped, naming the card with a link to it; and what the budget does to the book's
 // always-on entries (`GET /api/budget`), with the book's own settings offered as settings.yaml lines.
 import type { Budget, ImportResult, Kinds } from "../api/types.ts";
+import { alwaysOnWarning } from "./_budget.ts";
 import { api, download, importStream } from "./_client.ts";
 import { el, field } from "./_dom.ts";
 import { toast } from "./_toast.ts";
@@ -54,16 +55,8 @@ function section(title: string, items: HTMLElement[]): HTMLElement | null {
 async function budgetNote(result: ImportResult): Promise<HTMLElement | null> {
   const b = await api<Budget>("GET", "/api/budget");
   const lines: HTMLElement[] = [];
-  if (b.always.left_out > 0) {
-    lines.push(
-      el(
-        "p",
-        { class: "banner warn" },
-        `The always-on cards take ${plural(b.always.chars, "character")} a turn; the budget sends ${plural(b.budget, "character")}, ` +
-          `so ${plural(b.always.left_out, "always-on card")} of ${b.always.cards.length} will not be sent. ` +
-          "See “What goes in each turn”.",
-      ),
-    );
+  if (b.always.left_out > 0 || b.always.large) {
+    lines.push(el("p", { class: "banner warn" }, alwaysOnWarning(b), " See “What goes in each turn”."));
   }
   const book = result.book as { token_budget?: number; scan_depth?: number; name?: string };
   const yaml: string[] = [];

@@ -128,12 +128,24 @@ describe("GET /api/cards/{kind}/{key}/links", () => {
 });
 
 describe("GET /api/budget", () => {
+  test("always-on cards that send more than 4,000 tokens a turn are large", async () => {
+    const long = "A long rule. ".repeat(1300);
+    fs.writeFileSync(path.join(root, "slang", "Rule one.md"), `---\ncontext: always\n---\n${long}\n`);
+    const { always } = (await get("/api/budget")) as { always: { large: boolean; tokens: number } };
+    expect(always.tokens).toBeGreaterThan(4000);
+    expect(always.large).toBe(true);
+  });
+
   test("the budget, and the always-on cards with their size and whether they get in", async () => {
     const budget = await get("/api/budget");
     expect(budget).toMatchObject({
       budget: 800,
       budget_tokens: null,
-      always: { cards: [{ key: "Rule zero", chars: expect.any(Number), in_budget: true }], left_out: 0 },
+      always: {
+        cards: [{ key: "Rule zero", chars: expect.any(Number), tokens: 4, in_budget: true }],
+        left_out: 0,
+        large: false,
+      },
     });
   });
 });
