@@ -1,0 +1,313 @@
+// One card at a time in the editor, in headless Chromium against the compiled binary: every lorebook field
+// has a control and is saved as the field the CLI reads (a value it could not use is refused, naming the
+// field); refs are picked from the vault's cards and the card named shows who names it; feedback stays in
+// view and closes with Escape; conversations are known by client, model, time and cards, and named; each
+// card has an address, so a phone's Back returns to the list; a long name widens nothing. Each checked in
+// the vault's files or its state afterwards.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import YAML from "yaml";
+import { openStore, stateUrl } from "../../src/state/index.ts";
+import {
+  type Chromium,
+  haveChromium,
+  openChromium,
+  openPanel,
+  pollUntil,
+  seeText,
+  startUi,
+  type UiServer,
+} from "../support/editor-browser.ts";
+import { turnRecord } from "../support/turn-record.ts";
+import { makeVault, removeDir } from "../support/vault.ts";
+
+const hasChromium = haveChromium("test/e2e/editor-card.test.ts");
+setDefaultTimeout(60_000);
+
+let root: string;
+let server: UiServer;
+let chromium: Chromium;
+let browser: Browser;
+let page: Page;
+
+const read = (rel: string) => fs.readFileSync(path.join(root, rel), "utf8");
+const frontmatter = (rel: string) => YAML.parse(read(rel).split("---\n")[1]!) as Record<string, unknown>;
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+const LONG = "Lorem".repeat(34);
+
+async function open(title: string, on: Page = page): Promise<void> {
+  await on.locator(".row", { hasText: title }).first().click();
+  await seeText(on.locator(".editor-head h2"), title);
+}
+
+/** Whether an element's box is inside the window as scrolled now. */
+function inView(on: Page, selector: string): Promise<boolean> {
+  return on.evaluate((sel) => {
+    const r = document.querySelector(sel)!.getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
+  }, selector);
+}
+
+describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
+  beforeAll(async () => {
+    root = makeVault();
+    fs.writeFileSync(
+      path.join(root, "people", "Long.md"),
+      `---\ntitle: ${LONG}\nkeywords: [long]\n---\n## who\nA name.\n`,
+    );
+    const store = await openStore(stateUrl(root));
+    const marked =
+      "<!-- lorecards:0123456789ab -->\n### Alice [people]\nLyon.\n<!-- /lorecards:0123456789ab -->";
+    await store.recordTurn(
+      turnRecord(
+        "chat-9",
+        1,
+        [{ tier: "volatile", where: "newest user message", text: marked, cards: ["people/Alice"] }],
+        {
+          model: "gpt-5",
+        },
+      ),
+    );
+    await store.recordTurn(
+      turnRecord("chat-9", 2, [], {
+        model: "gpt-5",
+        leftOut: [{ id: "people/Alice", reason: "in_context" }],
+        replayedChars: 40,
+      }),
+    );
+    await store.close();
+    server = await startUi(root);
+    chromium = await openChromium({ viewport: { width: 1440, height: 900 } });
+    ({ browser, page } = chromium);
+    await page.goto(`${server.url}/`);
+    await page.locator('[role="option"]').first().waitFor();
+  });
+
+  afterAll(async () => {
+    await chromium?.close();
+    await server?.stop();
+    if (root) removeDir(root);
+  });
+
+  test("every lorebook field has a control, is saved as the field the CLI reads, and cleared is gone", async () => {
+    await open("Alice");
+    const form = page.locator("form.card-form");
+    await form.locator("summary", { hasText: "Lorebook settings" }).click();
+    const set = async (label: string, value: string) => {
+      const control = form.getByLabel(label, { exact: true });
+      if ((await control.evaluate((e) => e.tagName)) === "SELECT") await control.selectOption(value);
+      else await control.fill(value);
+    };
+    const tick = (label: string) => form.getByLabel(label, { exact: true }).check();
+    await set("Sent", "always");
+    await set("Chance (%)", "50");
+    await tick("Does not count against the budget");
+    await tick("Match letter case");
+    await set("Whole words", "true");
+    await tick("Keywords are regular expressions");
+    await set("Messages to look back", "4");
+    await set("Place", "at_depth");
+    await set("Messages back", "2");
+    await set("As a message from", "system");
+    await set("Order", "7");
+    await set("Groups", "north, south");
+    await tick("Wins its group");
+    await set("Weight in the draw", "30");
+    await set("Best match first", "true");
+    await set("Stays in for", "2");
+    await set("Rests for", "3");
+    await set("Not before message", "4");
+    await tick("Never brought in by another card's text");
+    await tick("Its text brings no other card in");
+    await tick("Comes in only through another card's text");
+    await form.getByRole("button", { name: "Save" }).click();
+    await seeText(page.locator("#toasts"), "Saved “Alice”");
+    expect(frontmatter("people/Alice.md")).toMatchObject({
+      context: "always",
+      probability: 50,
+      ignore_budget: true,
+      case_sensitive: true,
+      whole_words: true,
+      regex: true,
+      scan_messages: 4,
+      position: "at_depth",
+      depth: 2,
+      role: "system",
+      order: 7,
+      group: ["north", "south"],
+      group_override: true,
+      group_weight: 30,
+      group_scoring: true,
+      sticky: 2,
+      cooldown: 3,
+      delay: 4,
+      exclude_recursion: true,
+      prevent_recursion: true,
+      delay_until_recursion: true,
+    });
+    // The CLI reads them as set: `read --json` shows what they resolve to.
+    const check = Bun.spawnSync([
+      path.join(import.meta.dir, "..", "..", "dist", "lorecards"),
+      "read",
+      "Alice",
+      "--json",
+      "--vault",
+      root,
+    ]);
+    expect(JSON.parse(check.stdout.toString()).rules).toMatchObject({
+      context: "always",
+      position: "at_depth",
+      depth: 2,
+      group: ["north", "south"],
+    });
+
+    // Cleared, each field goes from the file.
+    await form.locator("summary", { hasText: "Lorebook settings" }).waitFor();
+    const f2 = page.locator("form.card-form");
+    if (!(await f2.locator("details.lorebook").evaluate((d) => (d as HTMLDetailsElement).open)))
+      await f2.locator("summary", { hasText: "Lorebook settings" }).click();
+    for (const select of await f2.locator("details.lorebook select").all()) await select.selectOption("");
+    for (const input of await f2.locator('details.lorebook input:not([type="checkbox"])').all())
+      await input.fill("");
+    for (const box of await f2.locator('details.lorebook input[type="checkbox"]').all()) await box.uncheck();
+    await f2.getByRole("button", { name: "Save" }).click();
+    await pollUntil(
+      async () => read("people/Alice.md"),
+      (t) => !/^(context|order|group|sticky):/m.test(t),
+      "the fields gone",
+    );
+    expect(Object.keys(frontmatter("people/Alice.md")).sort()).toEqual(["keywords", "kind", "title"]);
+  });
+
+  test("a value the CLI could not use is refused in the form, naming the field; the file stays as it was", async () => {
+    await open("Alice");
+    const before = read("people/Alice.md");
+    const form = page.locator("form.card-form");
+    await form.locator("summary", { hasText: "Lorebook settings" }).click();
+    await form.getByLabel("Weight in the draw", { exact: true }).fill("0");
+    await form.getByRole("button", { name: "Save" }).click();
+    await seeText(form.locator(".form-slot"), "group_weight 0 is not a number above 0");
+    // Out of the control's range, the browser itself stops the save.
+    await form.getByLabel("Weight in the draw", { exact: true }).fill("");
+    await form.getByLabel("Chance (%)", { exact: true }).fill("150");
+    await form.getByRole("button", { name: "Save" }).click();
+    expect(
+      await form
+        .getByLabel("Chance (%)", { exact: true })
+        .evaluate((e) => (e as HTMLInputElement).validity.valid),
+    ).toBe(false);
+    expect(read("people/Alice.md")).toBe(before);
+  });
+
+  test("refs are picked from the vault's cards, and the card named shows who names it", async () => {
+    await page.reload();
+    await page.locator('[role="option"]').first().waitFor();
+    await open("Alice");
+    const form = page.locator("form.card-form");
+    await form.locator("summary", { hasText: "More settings" }).click();
+    const combo = form.getByRole("combobox", { name: "See also (refs)" });
+    await combo.fill("corner");
+    await form.getByRole("option", { name: /the corner cafe/ }).waitFor();
+    await combo.press("ArrowDown");
+    await combo.press("Enter");
+    await seeText(form.locator(".ref-chips"), "the corner cafe");
+    await form.getByRole("button", { name: "Save" }).click();
+    await pollUntil(
+      async () => read("people/Alice.md"),
+      (t) => t.includes("refs: [the corner cafe]"),
+      "the ref saved",
+    );
+    await open("the corner cafe");
+    const links = page.locator("form.card-form details.links");
+    await links.locator("summary").click();
+    await seeText(links.locator(".links-part", { hasText: "Named by" }), "Alice");
+  });
+
+  test("feedback stays in view wherever the page is scrolled, and Escape or × closes it", async () => {
+    await open("Alice");
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.locator("form.card-form").getByRole("button", { name: "Save" }).click();
+    await seeText(page.locator("#toasts"), "Saved “Alice”");
+    expect(await inView(page, "#toasts .toast:last-child")).toBe(true);
+    await page.keyboard.press("Escape");
+    await pollUntil(
+      async () => String(await page.locator("#toasts .toast").count()),
+      (n) => n === "0",
+      "the toast closed",
+    );
+    await page.locator("form.card-form").getByRole("button", { name: "Save" }).click();
+    await page.locator("#toasts .toast").getByRole("button", { name: "Dismiss" }).click();
+    expect(await page.locator("#toasts .toast").count()).toBe(0);
+  });
+
+  test("conversations are known by client, model, time and the cards that went in, and the person names them", async () => {
+    const panel = await openPanel(page, "conversations");
+    const row = panel.locator(".conversation").first();
+    await seeText(row, "gateway · OpenAI chat API · gpt-5");
+    await seeText(row, "2 turns");
+    await seeText(row, "Cards: Alice");
+    await row.getByRole("button").click();
+    // What went in reads as the card's text, without our marker lines.
+    const first = await panel.locator('.turn[data-turn="1"] .sent-text').textContent();
+    expect(first).toBe("### Alice [people]\nLyon.");
+    await seeText(
+      panel.locator('.turn[data-turn="2"]'),
+      "Nothing new: the cards were already in the conversation",
+    );
+    await panel.getByLabel("Name of this conversation").fill("Planning the Lyon trip");
+    await panel.getByRole("button", { name: "Name it" }).click();
+    await seeText(page.locator("#toasts"), "Named “Planning the Lyon trip”");
+    const store = await openStore(stateUrl(root));
+    expect((await store.conversations(5))[0]).toMatchObject({ id: "chat-9", name: "Planning the Lyon trip" });
+    await store.close();
+    await page.reload();
+    await seeText(
+      (await openPanel(page, "conversations")).locator(".conversation button"),
+      "Planning the Lyon trip",
+    );
+  });
+
+  test("on a phone, each card has an address: Back returns to the list, and the address opens the card", async () => {
+    const phone = await browser.newContext(PHONE);
+    const p = await phone.newPage();
+    await p.goto(`${server.url}/`);
+    await p.locator(".row", { hasText: "Alice" }).first().tap();
+    await seeText(p.locator(".editor-head h2"), "Alice");
+    expect(p.url()).toBe(`${server.url}/#/people/Alice`);
+    await p.goBack();
+    await p.locator(".side").waitFor();
+    await p.locator("#editor").waitFor({ state: "hidden" });
+    expect(p.url()).toBe(`${server.url}/`);
+    await p.goto(`${server.url}/#/places/the%20corner%20cafe`);
+    await seeText(p.locator(".editor-head h2"), "the corner cafe");
+    // A failed import says so in view, not a screen's height above it.
+    await p.goBack();
+    const books = await openPanel(p, "books");
+    await books.getByLabel("Lorebook or character card (.json, .png, .charx)").setInputFiles({
+      name: "broken.json",
+      mimeType: "application/json",
+      buffer: Buffer.from("{ not json"),
+    });
+    await books.getByRole("button", { name: "Import", exact: true }).tap();
+    await seeText(p.locator("#toasts .toast.error"), "Import of broken.json failed");
+    expect(await inView(p, "#toasts .toast.error")).toBe(true);
+    await phone.close();
+  });
+
+  test("a title of 170 letters with no space widens nothing, on a desktop or a phone", async () => {
+    for (const options of [{ viewport: { width: 1440, height: 900 } }, PHONE]) {
+      const context = await browser.newContext(options);
+      const p = await context.newPage();
+      await p.goto(`${server.url}/#/people/Long`);
+      await seeText(p.locator(".editor-head h2"), LONG);
+      const [scroll, width] = await p.evaluate(() => [
+        document.documentElement.scrollWidth,
+        window.innerWidth,
+      ]);
+      expect(scroll).toBeLessThanOrEqual(width!);
+      await context.close();
+    }
+  });
+});
