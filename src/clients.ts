@@ -71,7 +71,8 @@ export const CLIENT_WRAPPERS: readonly ClientWrapper[] = [
 
 /**
  * Messages that are a client's own bookkeeping as a whole when they start with one of these (Claude
- * Code's slash commands and their output): the client talking, not the person.
+ * Code's slash commands and their output, Qwen Code's memory agent's task): the client talking, not
+ * the person.
  */
 export const CLIENT_BOOKKEEPING: readonly { client: string; seenIn: string; starts: string }[] = [
   { client: "Claude Code", seenIn: "2.1.197", starts: "<command-name>" },
@@ -79,6 +80,9 @@ export const CLIENT_BOOKKEEPING: readonly { client: string; seenIn: string; star
   { client: "Claude Code", seenIn: "2.1.197", starts: "<command-args>" },
   { client: "Claude Code", seenIn: "2.1.197", starts: "<local-command-stdout>" },
   { client: "Claude Code", seenIn: "2.1.197", starts: "<local-command-caveat>" },
+  // Its memory agent's task, after the chat so far (with its own system prompt): the person's memory
+  // files quoted in it would fire cards on every turn, and it is not a turn of theirs.
+  { client: "Qwen Code", seenIn: "0.24.4", starts: "Managed memory has TWO directories." },
 ];
 
 export interface ClientSession {

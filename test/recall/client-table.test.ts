@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { CLIENT_SESSIONS, CLIENT_WRAPPERS } from "../../src/clients.ts";
+import { CLIENT_BOOKKEEPING, CLIENT_SESSIONS, CLIENT_WRAPPERS } from "../../src/clients.ts";
 import { typedText } from "../../src/recall/index.ts";
 import { REAL_FIXTURES } from "../support/prerequisites.ts";
 
@@ -78,6 +78,32 @@ describe("client wrappers, each from the traffic of the release it was seen in",
       expect(texts.map(typedText)).toEqual(typed);
     },
   );
+});
+
+/**
+ * Per bookkeeping row with recorded traffic, and what the person typed in its messages (Claude Code's
+ * slash-command rows are read from its transcripts: test/hook/transcript.test.ts).
+ */
+const BOOKKEEPING_TRAFFIC: Record<string, { file: string; typed: string[] }> = {
+  "Qwen Code Managed memory has TWO directories.": {
+    file: path.join(OURS, "qwen-code-memory", "001.json"),
+    typed: ["Tell me about Zorblax please.", ""],
+  },
+};
+
+describe("client bookkeeping, from the traffic of the release it was seen in", () => {
+  test.each(
+    CLIENT_BOOKKEEPING.filter((b) => `${b.client} ${b.starts}` in BOOKKEEPING_TRAFFIC).map(
+      (b) => [`${b.client} ${b.starts}`, b] as const,
+    ),
+  )("%s: a user message the client sent, and none of the person's words", (name, b) => {
+    const { file, typed } = BOOKKEEPING_TRAFFIC[name]!;
+    const recorded = load(file);
+    const texts = userTexts(recorded.body);
+    expect(texts.some((t) => t.startsWith(b.starts))).toBe(true);
+    expect(recorded.headers["user-agent"] ?? "").toContain(b.seenIn);
+    expect(texts.map(typedText)).toEqual(typed);
+  });
 });
 
 /** Per session row: a recorded request of that client. */
