@@ -7,6 +7,7 @@
  */
 
 import fs from "node:fs";
+import path from "node:path";
 import type { Markers } from "../../src/inject/index.ts";
 import { ensureBinary } from "./binary.ts";
 import type { Body, Exchange } from "./client-replay.ts";
@@ -46,9 +47,14 @@ export function isChat(method: string, path: string): boolean {
   );
 }
 
-export async function startClientSession(cards: readonly CardFile[]): Promise<ClientSession> {
+export async function startClientSession(
+  cards: readonly CardFile[],
+  /** Other files of the vault, by path inside it (`guide.md`). */
+  files: Record<string, string> = {},
+): Promise<ClientSession> {
   const bin = process.env.LORECARDS_BIN ?? (await ensureBinary());
   const vault = makeVault(cards);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(vault, name), text);
   const dirs = [tempDir()];
   const upstream = startClientUpstream();
   let gateway: GatewayProcess;
