@@ -52,15 +52,15 @@ describe("Gemini API", () => {
     const { h } = await setup();
     const call = { functionCall: { name: "lookup", args: { q: "Alice" } } };
     const response = { functionResponse: { name: "lookup", response: { text: "Alice is here" } } };
-    const contents = [
-      { role: "user", parts: [{ text: "what about Alice?" }] },
-      { role: "model", parts: [call] },
-      { role: "user", parts: [response] },
-    ];
+    const asked = { role: "user", parts: [{ text: "what about Alice?" }] };
+    expect((await h.send(path, { contents: [asked] })).headers.get("x-lorecards-injected")).toBe("Alice");
+    const contents = [asked, { role: "model", parts: [call] }, { role: "user", parts: [response] }];
     const res = await h.send(path, { contents });
-    // The turn is the one of "what about Alice?": its card again, nothing in the function response.
+    // The loop's next request is the turn of "what about Alice?" again: its card replayed where it
+    // went, nothing in the function response.
     expect(res.headers.get("x-lorecards-injected")).toBe("Alice");
     const sent = body().contents as Contents;
+    expect(String(sent[0]!.parts[0]!.text)).toContain("### Alice [people]");
     expect(sent[1]).toEqual(contents[1]!);
     expect(sent[2]).toEqual(contents[2]!);
   });
