@@ -1,6 +1,6 @@
 /**
- * The real clients the end-to-end tests run (Claude Code, Codex, opencode, the openai and Anthropic
- * SDKs, and playwright-core for headless Chromium) live in a package of their own, test/package.json
+ * The real clients the end-to-end tests run (Claude Code, Codex, opencode, Qwen Code, Gemini CLI,
+ * Continue, the SDKs) live in a package of their own, test/package.json
  * with its own lockfile, so that `npm install` for someone who only wants the editor stays small.
  * `npm run test:clients` installs it (`npm test` and `npm run test:e2e` do it first, CI does it on
  * purpose); a pinned client already found the way Node resolves modules from test/ (test/node_modules,
