@@ -21,6 +21,7 @@ import type { Engine } from "../recall/index.ts";
 import { openStore, type Store, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import * as books from "./_books.ts";
+import * as cardList from "./_card-list.ts";
 import * as door from "./_door.ts";
 import * as find from "./_find.ts";
 import * as health from "./_health.ts";
@@ -63,7 +64,7 @@ type Handler = (ctx: routes.Context, req: Request, url: URL, kind: string, key: 
 /** Method + path pattern → endpoint. `:kind` and `:key` are one percent-decoded path segment each. */
 const TABLE: [string, string, Handler][] = [
   ["GET", "kinds", (c) => routes.kinds(c)],
-  ["GET", "cards", (c, r, u) => routes.listCards(c, r, u)],
+  ["GET", "cards", (c, r, u) => cardList.listCards(c, r, u)],
   ["POST", "cards", (c, r) => routes.postCard(c, r)],
   ["GET", "cards/:kind/:key", (c, _r, _u, kind, key) => routes.getCard(c, kind, key)],
   ["PUT", "cards/:kind/:key", (c, r, _u, kind, key) => routes.putCard(c, r, kind, key)],

@@ -6,6 +6,7 @@
 import type { WriteWarning } from "../vet/index.ts";
 import type { Wire } from "../wire.ts";
 import type * as books from "./_books.ts";
+import type * as cardList from "./_card-list.ts";
 import type * as door from "./_door.ts";
 import type * as find from "./_find.ts";
 import type * as health from "./_health.ts";
@@ -18,12 +19,14 @@ import type * as style from "./_style.ts";
 /** A handler's answer as JSON: never the Response a few of them return for a refusal. */
 type Answer<F extends (...args: never[]) => unknown> = Exclude<Awaited<ReturnType<F>>, Response>;
 
-export type { ArchivedItem, ListItem } from "./_routes.ts";
+export type { ArchivedItem, ListItem } from "./_card-list.ts";
 export type { BulkAction } from "./_steps.ts";
 
 export type Kinds = Answer<typeof routes.kinds>;
 export type KindInfo = Kinds["kinds"][number];
-export type BrokenItem = routes.CardList["broken"][number];
+export type BrokenItem = cardList.CardList["broken"][number];
+/** `GET /api/cards`: the live cards, or with `?archived=1` the archived ones. */
+export type CardsAnswer = cardList.CardList | Extract<Answer<typeof cardList.listCards>, { cards: unknown }>;
 /** A card as the form shows it (`GET`), and as a save answers it, with its write checks. */
 export type CardData = Answer<typeof routes.getCard> & { checks?: Wire<WriteWarning[]> };
 export type Reverted = Answer<typeof history.revert>;

@@ -3,7 +3,7 @@
 // searched, sorted and filtered in memory, so a keystroke costs no request; the server's search of the
 // cards' text (`GET /api/search`) and the facts the list sorts by (`GET /api/facts`) join in when they
 // answer, without holding up the first paint.
-import type { ArchivedItem, BrokenItem, Facts, Kinds, ListItem, SearchResult } from "../api/types.ts";
+import type { BrokenItem, CardsAnswer, Facts, Kinds, ListItem, SearchResult } from "../api/types.ts";
 import { bulkBar } from "./_bulk.ts";
 import { api } from "./_client.ts";
 import { $, el } from "./_dom.ts";
@@ -31,8 +31,6 @@ export interface BrowseHooks {
   current(): string | undefined;
   fail(err: unknown): void;
 }
-
-type CardsAnswer = { cards: (ListItem | ArchivedItem)[]; broken?: BrokenItem[] };
 
 /** How long typing may pause before the server searches the cards' text too. */
 const SEARCH_PAUSE_MS = 150;

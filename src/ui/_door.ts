@@ -7,18 +7,51 @@ import type { Conversations, ConversationTurns, Explanation } from "../api/types
 import { api } from "./_client.ts";
 import { el, formatTime } from "./_dom.ts";
 import { toast } from "./_toast.ts";
-import { clientWords, plural, REASON_WORDS, TIER_WORDS } from "./_words.ts";
+import {
+  clientWords,
+  POLICY_WORDS,
+  POSITION_WORDS,
+  plural,
+  REASON_WORDS,
+  TIER_WORDS,
+  VERDICT_WORDS,
+  VIA_WORDS,
+} from "./_words.ts";
 
 type Summary = Conversations["conversations"][number];
 type Turn = ConversationTurns["turns"][number];
 type Block = Turn["blocks"][number];
 
-/** The verdicts in words, as the line begins with them too. */
-const STATE: Record<string, string> = {
-  chosen: "in",
-  in_context: "already in",
-  left_out: "left out",
-};
+type Explained = Explanation["cards"][number];
+
+/**
+ * Why one card is or is not in, in plain words: how it came up (its words and where, always on, asked
+ * for, reached), where it would go, and why not when it is not sent. The server's own line, in the terms
+ * the docs use, is its tooltip.
+ */
+function whyWords(c: Explained): string {
+  const parts: string[] = [];
+  if (c.hits.length > 0) {
+    const where = (m: number) => (m === 0 ? "this message" : `${m} message${m === 1 ? "" : "s"} back`);
+    parts.push(`on ${c.hits.map((h) => `“${h.term}” (${where(h.messages[0] ?? 0)})`).join(", ")}`);
+  } else if (c.via === "reached" && c.why.reached_from) parts.push(`named in ${c.why.reached_from}'s text`);
+  else if (c.via) parts.push(VIA_WORDS[c.via] ?? c.via);
+  if (c.policy !== "automatic") parts.push(POLICY_WORDS[c.policy]?.short ?? c.policy);
+  const place = c.placement.position;
+  if (c.verdict === "chosen")
+    parts.push(
+      place ? (POSITION_WORDS[place] ?? place).toLowerCase() : (TIER_WORDS[c.tier]?.label ?? c.tier),
+    );
+  if (c.reason) {
+    const b = c.why.budget;
+    const took = b?.taken_by.length
+      ? `: ${b.taken_by.map((t) => t.id.split("/").slice(1).join("/")).join(", ")} took ${b.spent}${b.limit === null ? "" : ` of ${b.limit}`} characters`
+      : "";
+    parts.push(`${REASON_WORDS[c.reason] ?? c.reason}${c.reason === "budget" ? took : ""}`);
+  }
+  if (c.chars !== null) parts.push(`${c.chars.toLocaleString()} characters`);
+  return parts.join("; ");
+}
 
 /** Why each card of a try is or is not in: one line per card, under the try box. */
 export async function explainTry(box: HTMLElement, text: string): Promise<void> {
@@ -31,9 +64,9 @@ export async function explainTry(box: HTMLElement, text: string): Promise<void> 
   const rows = answer.cards.map((c) =>
     el(
       "li",
-      { class: `why-line ${c.verdict}`, "data-key": c.key },
-      el("span", { class: "tag" }, STATE[c.verdict] ?? "not fired"),
-      el("span", {}, c.line),
+      { class: `why-line ${c.verdict}`, "data-key": c.key, title: c.line },
+      el("span", { class: "tag" }, VERDICT_WORDS[c.verdict] ?? c.verdict),
+      el("span", {}, el("b", {}, c.title), ` ${whyWords(c)}`),
     ),
   );
   box.replaceChildren(

@@ -58,9 +58,8 @@ async function budgetNote(result: ImportResult): Promise<HTMLElement | null> {
   if (b.always.left_out > 0 || b.always.large) {
     lines.push(el("p", { class: "banner warn" }, alwaysOnWarning(b), " See “What goes in each turn”."));
   }
-  const book = result.book as { token_budget?: number; scan_depth?: number; name?: string };
   const yaml: string[] = [];
-  if (book.token_budget) yaml.push(`budget_tokens: ${book.token_budget}`);
+  if (result.book.token_budget) yaml.push(`budget_tokens: ${result.book.token_budget}`);
   if (result.character) yaml.push(`char: ${result.character}`);
   if (yaml.length > 0) {
     lines.push(

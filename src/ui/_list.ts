@@ -7,6 +7,7 @@
 // tell a screen reader where a row is in its kind when the rows around it are not in the page.
 import type { KindInfo } from "../api/types.ts";
 import { arrange, el } from "./_dom.ts";
+import { Layout, type Placed, ROW_H } from "./_layout.ts";
 import type { Row } from "./_query.ts";
 import { type ListKeys, listClick, listKey, OPTION, rowNode, stepped } from "./_row.ts";
 import { kindNoun } from "./_words.ts";
@@ -35,25 +36,8 @@ export interface ListHandlers {
   fold(kind: string, collapsed: boolean): void;
 }
 
-/** Heights in CSS pixels; style.css gives `.group-head` and `.row` the same. */
-const HEAD_H = 36;
-const ROW_H = 58;
 /** Rows made beyond each edge of the screen, so a fast scroll shows no gap. */
 const OVERSCAN = 8;
-
-/** A card's place: its kind's block, its index there, and its index among all visible cards. */
-interface Spot {
-  group: Placed;
-  index: number;
-  flat: number;
-}
-
-interface Placed {
-  group: ListGroup;
-  top: number;
-  rowsTop: number;
-  bottom: number;
-}
 
 export class CardList {
   private model: ListModel = {
@@ -64,9 +48,7 @@ export class CardList {
     words: [],
     snippets: {},
   };
-  private placed: Placed[] = [];
-  /** Where each visible card is (folded kinds left out), made when first needed after a change. */
-  private located?: { at: Map<string, Spot>; order: Row[] };
+  private layout = new Layout([]);
   /** The one Tab stop. */
   private stop: string | undefined;
   private readonly space = el("div", { class: "list-space" });
@@ -88,7 +70,7 @@ export class CardList {
       handlers,
       move: (row, step) => {
         const page = Math.max(1, Math.floor(this.host.clientHeight / ROW_H) - 1);
-        const { at, order } = this.spots();
+        const { at, order } = this.layout.spots();
         const to = order[stepped(step, at.get(row.id)!.flat, order.length, page)];
         if (to) this.reveal(to.id, true);
       },
@@ -107,23 +89,11 @@ export class CardList {
   /** Show a new model: what passes the search and filters, in order, with the selection. */
   set(model: ListModel): void {
     this.model = model;
-    this.placed = [];
-    this.located = undefined;
-    let y = 0;
-    for (const group of model.groups) {
-      const rowsTop = y + HEAD_H;
-      const p: Placed = {
-        group,
-        top: y,
-        rowsTop,
-        bottom: rowsTop + (group.collapsed ? 0 : group.rows.length * ROW_H),
-      };
-      this.placed.push(p);
-      y = p.bottom;
-    }
-    this.space.style.height = `${y}px`;
-    if (this.stop === undefined || !this.find(this.stop))
-      this.stop = model.current && this.find(model.current) ? model.current : this.firstShown();
+    this.layout = new Layout(model.groups);
+    this.space.style.height = `${this.layout.height}px`;
+    const { layout } = this;
+    if (this.stop === undefined || !layout.find(this.stop))
+      this.stop = model.current && layout.find(model.current) ? model.current : layout.firstShown();
     // Rows change with the model: drop the made ones (the focused one is made again and refocused).
     const focused = this.focusedId();
     for (const node of this.options.values()) node.remove();
@@ -140,7 +110,7 @@ export class CardList {
 
   /** Scroll a card into view (the nearest edge), and focus it when asked. */
   reveal(id: string, focus = false): void {
-    const place = this.find(id);
+    const place = this.layout.find(id);
     if (!place) return;
     const top = place.group.rowsTop + place.index * ROW_H;
     if (top < this.host.scrollTop) this.host.scrollTop = top - 4;
@@ -149,40 +119,6 @@ export class CardList {
     if (focus) this.stop = id;
     this.render();
     if (focus) this.options.get(id)?.focus({ preventScroll: true });
-  }
-
-  /** Where each visible card is: a map made once per model, for the keys and clicks that need it. */
-  private spots(): { at: Map<string, Spot>; order: Row[] } {
-    if (this.located) return this.located;
-    const at = new Map<string, Spot>();
-    const order: Row[] = [];
-    for (const p of this.placed) {
-      if (p.group.collapsed) continue;
-      p.group.rows.forEach((row, index) => {
-        at.set(row.id, { group: p, index, flat: order.length + index });
-      });
-      order.push(...p.group.rows);
-    }
-    this.located = { at, order };
-    return this.located;
-  }
-
-  /**
-   * Where one card is, without making the map: a keystroke in the search box sets a new model and needs
-   * only the Tab stop's card (a scan of the ids costs less than a map of them).
-   */
-  private find(id: string): Spot | undefined {
-    if (this.located) return this.located.at.get(id);
-    for (const p of this.placed) {
-      if (p.group.collapsed) continue;
-      const index = p.group.rows.findIndex((r) => r.id === id);
-      if (index >= 0) return { group: p, index, flat: -1 };
-    }
-    return undefined;
-  }
-
-  private firstShown(): string | undefined {
-    return this.placed.find((p) => !p.group.collapsed)?.group.rows[0]?.id;
   }
 
   /** Ids of every card shown (folded kinds included), in order. */
@@ -207,10 +143,10 @@ export class CardList {
   private render(): void {
     const from = this.host.scrollTop - OVERSCAN * ROW_H;
     const to = this.host.scrollTop + Math.max(this.host.clientHeight, 400) + OVERSCAN * ROW_H;
-    const keep = this.stop ? this.find(this.stop) : undefined;
+    const keep = this.stop ? this.layout.find(this.stop) : undefined;
     const wanted: HTMLElement[] = [];
     const rowsWanted = new Set<string>();
-    for (const p of this.placed) {
+    for (const p of this.layout.placed) {
       const kind = p.group.kind.name;
       const holdsStop = keep?.group === p;
       if ((p.bottom < from || p.top > to) && !holdsStop) continue;
@@ -316,7 +252,7 @@ export class CardList {
   }
 
   private rowOf(node: HTMLElement): Row | undefined {
-    const place = this.spots().at.get(node.dataset.id ?? "");
+    const place = this.layout.spots().at.get(node.dataset.id ?? "");
     return place ? place.group.group.rows[place.index] : undefined;
   }
 }

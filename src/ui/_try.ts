@@ -42,6 +42,8 @@ export class TryBox {
       const result = await api<TryResult>("POST", "/api/try", { text, budget: this.budget });
       this.last = { text, result };
       this.rerender();
+      // The answer is under the box, at the top of the page: bring it into view from wherever one was.
+      $("#try-result").scrollIntoView({ block: "nearest" });
       await explainTry($("#try-why"), text);
     } catch (err) {
       this.hooks.fail(err);

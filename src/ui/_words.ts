@@ -56,12 +56,39 @@ export const POSITION_WORDS: Record<string, string> = {
   scenario: "With the scenario (card spec)",
 };
 
-/** Why a card that fired was left out, as recall names it. */
+/** Why a card that fired was not sent, as recall names it. */
 export const REASON_WORDS: Record<string, string> = {
   budget: "no room left in the budget",
   budget_tokens: "no room left in the token budget",
   surface_cap: "no room left in what the tool may add",
+  empty: "its text is empty",
   in_context: "already in the conversation",
+  recorded: "already in the conversation",
+  present: "already in the conversation",
+  quoted: "already quoted in the conversation",
+  not_automatic: "only sent when asked for",
+  never: "set never to be sent",
+  recursion_only: "only comes in through another card's text",
+  reach_named: "reached through a card's text, and reach is off",
+  lore_declared: "only always-on and asked-for cards are sent now",
+  secondary: "its other words (secondary) say no",
+  delay: "too early in the conversation (delay)",
+  cooldown: "resting after it came in (cooldown)",
+  timing: "its timing rules say not now",
+  group: "another card of its group was chosen",
+  probability: "its chance said no this time",
+  no_term: "none of its words is in the conversation",
+  disabled: "it is disabled",
+};
+
+/** Whether a card is sent, in a word or two (the tag before its line). */
+export const VERDICT_WORDS: Record<string, string> = {
+  chosen: "sent",
+  in_context: "already in",
+  left_out: "not sent",
+  vetoed: "not sent",
+  fired: "came up",
+  not_noticed: "not noticed",
 };
 
 /** How a card that fired on no word of the sentence came in (`via`). */

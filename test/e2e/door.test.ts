@@ -84,8 +84,15 @@ describe.skipIf(!hasChromium)("the context door in Chromium", () => {
     await page.getByLabel("Try a sentence").fill("Alice and Cy at the corner cafe");
     await page.keyboard.press("Enter");
     const why = page.locator("#try-why");
-    await seeText(why.locator('.why-line[data-key="Alice"]'), "“alice” in the current message");
-    await seeText(why.locator('.why-line[data-key="Cy"]'), "manual: it fires only when asked for by name");
+    // In plain words; the line the CLI prints, in the docs' terms, is the row's tooltip.
+    await seeText(why.locator('.why-line[data-key="Alice"]'), "on “alice” (this message)");
+    await seeText(why.locator('.why-line[data-key="Cy"]'), "only sent when asked for");
+    expect(await why.locator('.why-line[data-key="Alice"]').getAttribute("title")).toContain(
+      "“alice” in the current message",
+    );
+    expect(await why.locator('.why-line[data-key="Cy"]').getAttribute("title")).toContain(
+      "manual: it fires only when asked for by name",
+    );
   });
 
   test("a recorded conversation opens to its turns in order, with the exact text of every block", async () => {

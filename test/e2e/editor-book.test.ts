@@ -177,6 +177,17 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
     );
     await page.locator("#sort").selectOption("never");
     expect(await first()).not.toBe("Seraphina");
+    // Priority: highest first.
+    fs.writeFileSync(path.join(root, someone), read(someone).replace("\ntitle:", "\npriority: 9\ntitle:"));
+    await page.reload();
+    await page.locator('[role="option"]').first().waitFor();
+    await filter("book", "sora_Eldoria_V10.6.0.json");
+    await page.locator("#sort").selectOption("priority");
+    await pollUntil(
+      async () => (await first()) ?? "",
+      (t) => t === someone.slice(0, -3),
+      "the card of priority 9 first",
+    );
     // Lorebook order: lower first.
     await page.locator("#sort").selectOption("order");
     expect(await first()).toBeDefined();
@@ -306,6 +317,32 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
       "enabled again",
     );
     await seeText(page.locator("#list-status"), "No cards match.");
+    // A tag is a filter of its own, and Untag takes it off every card selected.
+    await clearAll();
+    await search("好感度");
+    await select();
+    await page.locator("#bulk .tag-input").fill("season 2");
+    await page.locator("#bulk").getByRole("button", { name: "Tag", exact: true }).click();
+    await pollUntil(
+      async () => String(files.every((f) => read(f).includes("tags: [season 2]"))),
+      (v) => v === "true",
+      "tagged",
+    );
+    await search("");
+    await filter("tag", "season 2");
+    await seeText(page.locator("#list-status"), "3 of 766 cards match");
+    await rowOf(picked[0]!).locator(".tick").click();
+    await page
+      .locator("#bulk")
+      .getByRole("button", { name: /^Select all 3/ })
+      .click();
+    await page.locator("#bulk .tag-input").fill("season 2");
+    await page.locator("#bulk").getByRole("button", { name: "Untag" }).click();
+    await pollUntil(
+      async () => String(files.every((f) => !read(f).includes("tags:"))),
+      (v) => v === "true",
+      "untagged",
+    );
     // Every step is listed in Recent changes, as the person did it.
     const changes = await openPanel(page, "changes");
     await seeText(changes, "the editor enabled: 3 cards");

@@ -81,6 +81,8 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     server = await startUi(root);
     chromium = await openChromium({ viewport: { width: 1440, height: 900 } });
     ({ browser, page } = chromium);
+    // Leaving a card with unsaved edits asks first (a reload, too): the tests say yes.
+    page.on("dialog", (d) => void d.accept());
     await page.goto(`${server.url}/`);
     await page.locator('[role="option"]').first().waitFor();
   });
@@ -227,6 +229,8 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
 
   test("feedback stays in view wherever the page is scrolled, and Escape or × closes it", async () => {
     await open("Alice");
+    // What earlier tests said is not this test's.
+    await page.evaluate(() => document.querySelector("#toasts")!.replaceChildren());
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     await page.locator("form.card-form").getByRole("button", { name: "Save" }).click();
     await seeText(page.locator("#toasts"), "Saved “Alice”");
@@ -238,8 +242,11 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
       "the toast closed",
     );
     await page.locator("form.card-form").getByRole("button", { name: "Save" }).click();
-    await page.locator("#toasts .toast").getByRole("button", { name: "Dismiss" }).click();
-    expect(await page.locator("#toasts .toast").count()).toBe(0);
+    const saved = page.locator("#toasts .toast", { hasText: "Saved “Alice”" }).last();
+    await saved.waitFor();
+    const before = await page.locator("#toasts .toast").count();
+    await saved.getByRole("button", { name: "Dismiss" }).click();
+    expect(await page.locator("#toasts .toast").count()).toBe(before - 1);
   });
 
   test("conversations are known by client, model, time and the cards that went in, and the person names them", async () => {
