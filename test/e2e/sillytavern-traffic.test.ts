@@ -11,70 +11,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { blocksIn } from "../support/canonical.ts";
 import { cardsIn, upstreamBody } from "../support/client-checks.ts";
-import { type Exchange, loadSession, type Replay, replaySession } from "../support/client-replay.ts";
+import { loadSession, type Replay, replaySession } from "../support/client-replay.ts";
+import { blocksThatLeftTheirMessage, messagesOf, textOf } from "../support/message-checks.ts";
 import { haveRealFixture, REAL_FIXTURES } from "../support/prerequisites.ts";
-import { canonicalContent } from "../support/protocols/_shared.ts";
-import type { CardFile } from "../support/vault.ts";
+import { TAVERN_CARDS, TAVERN_GUIDE } from "../support/tavern-vault.ts";
 
 const DIR = path.join(REAL_FIXTURES, "clients-sillytavern");
 const HAVE = haveRealFixture("sillytavern-traffic: the recorded chats", "clients-sillytavern/README.md");
 
-/** The vault the chats were recorded against (its README): cards named by their keywords. */
-const CARDS: CardFile[] = [
-  { dir: "people", key: "Zorbelle", keywords: ["Zorbelle"], body: "## who\nA healer of the glade.\n" },
-  { dir: "places", key: "Quillhaven", keywords: ["Quillhaven"], body: "## where\nA town of scribes.\n" },
-  {
-    dir: "things",
-    key: "the brass astrolabe",
-    keywords: ["brass astrolabe"],
-    body: "## what\nIt maps stars.\n",
-  },
-  {
-    dir: "slang",
-    key: "flimwhistle",
-    keywords: ["flimwhistle"],
-    body: "## means\nNonsense, kindly meant.\n",
-  },
-];
-const GUIDE = "Keep to the canon of the glade.\n";
-
-type Message = { role: string; content: unknown };
-const messagesOf = (body: Record<string, unknown> | null): Message[] => (body?.messages ?? []) as Message[];
-const textOf = (m: Message | undefined): string =>
-  typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? "");
-/** The same message as the client sent it: role and canonical content. */
-const sameMessage = (a: Message, b: Message) =>
-  a.role === b.role && Bun.deepEquals(canonicalContent(a.content), canonicalContent(b.content));
-
-/**
- * For each block upstream, the message the client sent it with; on every later request that still
- * has that message (wherever it sits), the block must be in front of it, byte for byte.
- */
-function blocksThatLeftTheirMessage(xs: readonly Exchange[], open: string): string[] {
-  const problems: string[] = [];
-  xs.forEach((x, i) => {
-    const sent = messagesOf(x.sent.body);
-    const up = messagesOf(upstreamBody(x));
-    // The gateway inserts no message with default flags here, so upstream message j is sent message j.
-    up.forEach((m, j) => {
-      const text = textOf(m);
-      if (!text.includes(open)) return;
-      const own = sent[j]!;
-      const block = text.slice(0, text.length - textOf(own).length);
-      for (let k = i + 1; k < xs.length; k++) {
-        const later = messagesOf(xs[k]!.sent.body);
-        const at = later.findIndex((l) => sameMessage(l, own));
-        if (at === -1) continue;
-        const there = textOf(messagesOf(upstreamBody(xs[k]!))[at]);
-        if (!there.startsWith(block))
-          problems.push(
-            `the block of ${cardsIn(block).join(", ")} on message ${j} at #${i + 1} is not on it (now ${at}) at #${k + 1}`,
-          );
-      }
-    });
-  });
-  return problems;
-}
+const CARDS = TAVERN_CARDS;
+const GUIDE = TAVERN_GUIDE;
 
 describe.skipIf(!HAVE).each(["sillytavern-authors-note", "sillytavern-continue"])("%s", (session) => {
   let replay: Replay | undefined;
