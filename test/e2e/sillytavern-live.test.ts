@@ -1,16 +1,17 @@
 /**
  * SillyTavern 1.12.6 itself (../shared/judges/sillytavern/) in front of the compiled gateway, live: its
- * server and web page in headless Chromium, driven as a person would. The API panel gets Chat
- * Completion with a custom OpenAI-compatible endpoint (a recorder in front of `lorecards gateway`, in
- * front of the client fake upstream, all on 127.0.0.1); the bundled Seraphina opens her chat; a World
- * Info book is imported and switched on (an entry at depth 2, inside the history, on "harbour"), and
- * an Author's Note is set with `/note`. Then six messages, a swipe, Regenerate and Continue.
+ * server and web page in headless Chromium, driven as a person would. Its API panel is pointed at a
+ * recorder in front of `lorecards gateway`, in front of the client fake upstream (all on 127.0.0.1):
+ * Chat Completion with a custom OpenAI-compatible endpoint, or Text Completion (KoboldCpp) with the
+ * ChatML instruct template. The bundled Seraphina opens her chat; a World Info book is imported and
+ * switched on (an entry at depth 2, inside the history, on "harbour"); an Author's Note is set with
+ * `/note`. Then six messages, a swipe, Regenerate and Continue.
  *
- * SillyTavern rebuilds its prompt on every turn: the World Info message its greeting fired on turn 1
- * (Seraphina's own book, Eldoria) is gone on turn 2, so every message after it sits one place earlier;
- * the harbour entry comes and goes inside the history; the Author's Note is placed anew each time. The
- * gateway finds a message by what it is: every block stays on the message it went into, byte for
- * byte, and every message SillyTavern sends again reaches the upstream as it did before.
+ * SillyTavern rebuilds its prompt on every turn: the World Info her greeting fired on turn 1
+ * (Seraphina's own book, Eldoria) is gone on turn 2, the harbour entry comes and goes inside the
+ * history, the Author's Note is placed anew each time. The gateway finds a message (a template's turn)
+ * by what it is: every block stays on the message it went into, byte for byte, and every message
+ * SillyTavern sends again reaches the upstream as it did before.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -21,8 +22,10 @@ import type { Exchange } from "../support/client-replay.ts";
 import { type ClientSession, isChat, startClientSession } from "../support/client-session.ts";
 import {
   blocksThatLeftTheirMessage,
+  chatmlTurns,
   keptMessagesChanged,
   messagesOf,
+  type Reader,
   sameMessages,
   textOf,
 } from "../support/message-checks.ts";
@@ -31,8 +34,10 @@ import {
   activateWorldInfo,
   chooseCharacter,
   connectChatCompletion,
+  connectTextCompletion,
   openTavern,
   type TavernPage,
+  useInstructTemplate,
 } from "../support/sillytavern-ui.ts";
 import { vaultStore } from "../support/state.ts";
 import { TAVERN_CARDS, TAVERN_GUIDE } from "../support/tavern-vault.ts";
@@ -51,7 +56,31 @@ const TURNS = [
 const SESSION_MS = 600_000;
 const FAST_MS = 10_000;
 
-describe.skipIf(!HAVE)("SillyTavern 1.12.6, Chat Completion through the gateway, live", () => {
+interface Mode {
+  name: string;
+  /** Sets SillyTavern's API to the endpoint (the recorder's origin) in its own panels. */
+  connect(t: TavernPage, origin: string): Promise<void>;
+  /** The messages of a body, as the checks read them. */
+  read: Reader;
+}
+
+const MODES: Mode[] = [
+  {
+    name: "Chat Completion, a custom OpenAI-compatible endpoint",
+    connect: (t, origin) => connectChatCompletion(t, `${origin}/v1`, "gpt-fake"),
+    read: messagesOf,
+  },
+  {
+    name: "Text Completion (KoboldCpp), the ChatML instruct template",
+    connect: async (t, origin) => {
+      await connectTextCompletion(t, "koboldcpp", origin);
+      await useInstructTemplate(t, "ChatML");
+    },
+    read: chatmlTurns,
+  },
+];
+
+describe.skipIf(!HAVE).each(MODES)("SillyTavern 1.12.6 through the gateway, live: $name", (mode) => {
   let st: SillyTavern | undefined;
   let session: ClientSession | undefined;
   let tavern: TavernPage | undefined;
@@ -63,14 +92,14 @@ describe.skipIf(!HAVE)("SillyTavern 1.12.6, Chat Completion through the gateway,
   };
   /** Requests 1–6 are the turns; 7 the swipe, 8 Regenerate, 9 Continue. */
   const x = (n: number): Exchange => xs[n - 1]!;
-  const sent = (n: number) => messagesOf(x(n).sent.body);
+  const sent = (n: number) => mode.read(x(n).sent.body);
 
   beforeAll(async () => {
     st = await startSillyTavern();
     session = await startClientSession(TAVERN_CARDS, { "guide.md": TAVERN_GUIDE });
     const chats = () => s().recorder.received.filter((r) => isChat(r.method, r.path)).length;
     tavern = await openTavern(st.url, chats);
-    await connectChatCompletion(tavern, `${session.url}/v1`, "gpt-fake");
+    await mode.connect(tavern, session.url);
     await chooseCharacter(tavern, "Seraphina");
     await activateWorldInfo(tavern, BOOK, "harbour-bells");
     await tavern.command("/note Remember the tides.");
@@ -96,10 +125,10 @@ describe.skipIf(!HAVE)("SillyTavern 1.12.6, Chat Completion through the gateway,
         expect(e.text, `#${i + 1}`).toBe(e.upstream?.answer ?? "");
       }
       // The page shows each reply; Continue added its answer to the last one.
-      expect(shown.slice(1)).toEqual([
-        ...TURNS.flatMap((t, i) => (i < TURNS.length - 1 ? [t, `Noted, turn ${i + 1}.`] : [t])),
-        "Noted, turn 6. Noted, turn 6.",
-      ]);
+      expect(shown.slice(1, -1)).toEqual(
+        TURNS.flatMap((t, i) => (i < TURNS.length - 1 ? [t, `Noted, turn ${i + 1}.`] : [t])),
+      );
+      expect(shown.at(-1)!.split("Noted, turn 6.").length - 1).toBe(2);
     },
     FAST_MS,
   );
@@ -108,8 +137,9 @@ describe.skipIf(!HAVE)("SillyTavern 1.12.6, Chat Completion through the gateway,
     "SillyTavern rebuilt its prompt: a World Info message gone on turn 2, the book's entry inside the history, the Author's Note moved",
     () => {
       const greeting = (n: number) => sent(n).findIndex((m) => m.role === "assistant");
-      expect(greeting(2)).toBe(greeting(1) - 1);
-      expect(sameMessages(sent(1), sent(2))).not.toContain(1);
+      const kept = sameMessages(sent(1), sent(2));
+      const gone = [...Array(greeting(1)).keys()].filter((i) => !kept.includes(i));
+      expect(gone.length).toBeGreaterThan(0);
       const bells = (n: number) => sent(n).findIndex((m) => textOf(m).startsWith("The harbour bells"));
       expect([1, 2, 3, 4, 5, 6].map((n) => bells(n) !== -1)).toEqual([
         false,
@@ -119,8 +149,8 @@ describe.skipIf(!HAVE)("SillyTavern 1.12.6, Chat Completion through the gateway,
         true,
         false,
       ]);
-      const note = (n: number) => sent(n).findIndex((m) => textOf(m) === "Remember the tides.");
-      expect(new Set([1, 2, 3, 4].map(note)).size).toBe(4);
+      const note = (n: number) => sent(n).findIndex((m) => textOf(m).startsWith("Remember the tides."));
+      expect(new Set([1, 2, 3, 4, 5, 6].map(note)).size).toBeGreaterThan(2);
     },
     FAST_MS,
   );
@@ -129,7 +159,7 @@ describe.skipIf(!HAVE)("SillyTavern 1.12.6, Chat Completion through the gateway,
     "every block stays on the message it went into, byte for byte, on every later request, wherever the message sits",
     () => {
       expect(blocksIn(upstreamBody(x(1)), s().markers).flatMap(cardsIn)).toEqual(["Zorbelle"]);
-      expect(blocksThatLeftTheirMessage(xs, s().markers.open)).toEqual([]);
+      expect(blocksThatLeftTheirMessage(xs, s().markers.open, mode.read)).toEqual([]);
     },
     FAST_MS,
   );
@@ -137,7 +167,7 @@ describe.skipIf(!HAVE)("SillyTavern 1.12.6, Chat Completion through the gateway,
   test(
     "every message SillyTavern sends again reaches the upstream as it did the request before",
     () => {
-      expect(keptMessagesChanged(xs)).toEqual([]);
+      expect(keptMessagesChanged(xs, mode.read)).toEqual([]);
     },
     FAST_MS,
   );
@@ -169,15 +199,20 @@ describe.skipIf(!HAVE)("SillyTavern 1.12.6, Chat Completion through the gateway,
         expect(x(n).sent.body, `#${n}`).toEqual(x(6).sent.body);
         expect(x(n).upstream?.body === x(6).upstream?.body, `#${n}`).toBe(true);
       }
-      // Continue: the chat again with the reply so far and SillyTavern's nudge after it.
-      expect(textOf(sent(9).at(-1))).toStartWith("[Continue the following message");
-      expect(keptMessagesChanged([x(6), x(9)])).toEqual([]);
+      // Continue: the chat again with the reply so far after the last prompt.
+      const lastPrompt = sent(9).findLastIndex((m) => m.role === "user");
+      expect(
+        sent(9)
+          .slice(lastPrompt)
+          .some((m) => textOf(m).includes("Noted, turn 6.")),
+      ).toBe(true);
+      expect(keptMessagesChanged([x(6), x(9)], mode.read)).toEqual([]);
     },
     FAST_MS,
   );
 
   test("stats: one conversation of six turns, holding what the upstream billed for all nine answers", async () => {
-    // What the upstream billed: the usage in each answer's last chunk.
+    // What the upstream billed: the usage in each answer (its last chunk, streamed).
     const billed = xs.map((e) => {
       const last = (name: string) =>
         Number([...(e.upstream?.answer ?? "").matchAll(new RegExp(`"${name}":(\\d+)`, "g"))].at(-1)?.[1]);

@@ -36,12 +36,12 @@ export interface ClientSession {
 
 /**
  * A chat call: Anthropic Messages, OpenAI Chat Completions or Responses (not `…/count_tokens`), the
- * Gemini API, Ollama's `/api/chat`.
+ * Gemini API, Ollama's `/api/chat`, or a text completion (`/v1/completions`, KoboldAI's generate).
  */
 export function isChat(method: string, path: string): boolean {
   return (
     method === "POST" &&
-    /(\/(messages|chat\/completions|responses|api\/chat)|:(generateContent|streamGenerateContent))(\?|$)/.test(
+    /(\/(messages|chat\/completions|responses|api\/chat|v1\/completions|api\/v1\/generate)|:(generateContent|streamGenerateContent))(\?|$)/.test(
       path,
     )
   );

@@ -87,6 +87,13 @@ export function route(method: string, pathname: string, body: string, search = "
   }
   const other = method === "POST" && answerOf(pathname, search, body, chatReply(parsed));
   if (other) return other;
+  // The model list, which SillyTavern's Text Completion mode asks for when it connects.
+  if (method === "GET" && pathname.endsWith("/v1/models"))
+    return [
+      200,
+      "application/json",
+      JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model" }] }),
+    ];
   const error = {
     type: "error",
     error: { type: "not_found_error", message: `no route ${method} ${pathname}` },
@@ -191,8 +198,15 @@ export const CLIENT_CARDS: CardFile[] = [
   },
 ];
 
-/** Chat Completions and the other protocols: `Noted, turn N.`, N counting the user messages. */
+/** Where a user turn starts in a text completion's prompt, in the chat templates the gateway reads. */
+const USER_TURN = /<\|im_start\|>user|<\|start_header_id\|>user|<start_of_turn>user|\[INST\]/g;
+
+/**
+ * Chat Completions and the other protocols: `Noted, turn N.`, N counting the user messages (in a text
+ * completion, the user turns of its prompt).
+ */
 function chatReply(body: Obj | null): string {
+  if (typeof body?.prompt === "string") return `Noted, turn ${body.prompt.match(USER_TURN)?.length ?? 0}.`;
   const list = (body?.messages ?? body?.contents ?? []) as unknown[];
   const turn = Array.isArray(list) ? list.filter((m) => isObj(m) && m.role === "user").length : 0;
   return `Noted, turn ${turn}.`;

@@ -129,6 +129,31 @@ export async function connectChatCompletion(t: TavernPage, endpoint: string, mod
   await page.locator("#sys-settings-button .drawer-toggle").click();
 }
 
+/**
+ * API panel: Text Completion, the server type (`koboldcpp`, `ooba`, … as its list names them) and its
+ * URL, Connect; SillyTavern asks the server for its models and shows the first.
+ */
+export async function connectTextCompletion(t: TavernPage, type: string, server: string): Promise<void> {
+  const { page } = t;
+  await page.locator("#sys-settings-button .drawer-toggle").click();
+  await page.selectOption("#main_api", "textgenerationwebui");
+  await page.selectOption("#textgen_type", type);
+  await page.fill(`#${type}_api_url_text`, server);
+  await page.locator(`#${type}_api_url_text`).blur(); // closes the list of servers used before
+  await page.click("#api_button_textgenerationwebui");
+  await page.locator("#textgenerationwebui_api .online_status_text", { hasText: "fake-model" }).waitFor();
+  await page.locator("#sys-settings-button .drawer-toggle").click();
+}
+
+/** Advanced Formatting: instruct mode on, with the instruct template named `name`. */
+export async function useInstructTemplate(t: TavernPage, name: string): Promise<void> {
+  const { page } = t;
+  await page.locator("#advanced-formatting-button .drawer-toggle").click();
+  await page.selectOption("#instruct_presets", { label: name });
+  if (!(await page.locator("#instruct_enabled").isChecked())) await page.click("#instruct_enabled_label");
+  await page.locator("#advanced-formatting-button .drawer-toggle").click();
+}
+
 /** Character Management: the character named `name` from the list, which opens its chat. */
 export async function chooseCharacter(t: TavernPage, name: string): Promise<void> {
   const { page } = t;
