@@ -70,7 +70,8 @@ function distance(a: string, b: string, max: number): number {
 export function meantField(key: string, value: unknown): string | undefined {
   if (KEPT.has(key)) return undefined;
   const plain = snake(key);
-  const elsewhere = SPELLED_ELSEWHERE[plain];
+  // Own keys only: a frontmatter key `__proto__` or `constructor` must not find Object's.
+  const elsewhere = Object.hasOwn(SPELLED_ELSEWHERE, plain) ? SPELLED_ELSEWHERE[plain] : undefined;
   if (elsewhere) return elsewhere(value);
   if (KEPT.has(plain)) return plain;
   if (plain.length < 4) return undefined;

@@ -36,6 +36,10 @@ describe("a key that looks like a field", () => {
     "card: {}",
     "tags: [x]",
     "context: always",
+    // Names every object has: a key must find only the fields' own list, never Object's.
+    "__proto__: x",
+    "constructor: x",
+    "toString: x",
   ])("%p is not mentioned", (line) => {
     expect(warningsOf(line)).toEqual([]);
   });
