@@ -4,7 +4,14 @@
  */
 import { LoreError } from "../errors.ts";
 import { loreErrorResponse } from "../http/index.ts";
-import { EXPORT_FORMATS, type ExportFormat, exportBook, importBook } from "../interop/index.ts";
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  exportBook,
+  importBook,
+  importIntoBook,
+} from "../interop/index.ts";
+import { MAIN_BOOK } from "../vault/index.ts";
 import { toWire } from "../wire.ts";
 import { jsonObject, readBytes } from "./_body.ts";
 import type { Context } from "./_routes.ts";
@@ -19,18 +26,36 @@ export async function importLorebook(ctx: Context, req: Request, url: URL) {
   const options = type.startsWith("application/json")
     ? importOptionsFromJson(bytes)
     : importOptionsFromUrl(bytes, url);
+  // `?book=`: into that book (made when new), or `auto`, the file's own (docs/BOOKS.md); else the vault's own.
+  const into = bookParam(req, url);
   const run = async (onProgress?: (done: number, total: number) => void) => {
-    const result = await importBook(ctx.vault, options.book, {
+    const given = {
       kind: options.kind ?? "entry",
       force: options.force,
       filename: options.filename ?? "the uploaded book",
       onProgress,
-    });
-    ctx.engine.invalidate();
+    };
+    if (into === undefined) {
+      const result = await importBook(ctx.vault, options.book, given);
+      ctx.engine.invalidate();
+      return toWire(result);
+    }
+    const book = into === "auto" ? undefined : into;
+    const result = await importIntoBook(ctx.vault.root, options.book, { ...given, book });
+    ctx.engine.book(result.into.name)?.invalidate();
     return toWire(result);
   };
   if (!(req.headers.get("accept") ?? "").includes(NDJSON)) return run();
   return progressStream(run);
+}
+
+/** The header that names the book a request is about, for a client that keeps the query string for others. */
+export const BOOK_HEADER = "x-lorecards-book";
+
+/** The book a request names (`?book=`, else the header), lower case; undefined for the vault's own cards. */
+export function bookParam(req: Request, url: URL): string | undefined {
+  const given = (url.searchParams.get("book") ?? req.headers.get(BOOK_HEADER) ?? "").trim().toLowerCase();
+  return given === "" || given === MAIN_BOOK ? undefined : given;
 }
 
 const NDJSON = "application/x-ndjson";

@@ -10,7 +10,8 @@ import { earlierIn, parseTurns } from "../recall/index.ts";
 import type { Conversation, TurnRecord } from "../state/index.ts";
 import { toWire } from "../wire.ts";
 import { readJsonObject } from "./_body.ts";
-import { askedNames, type Context, optionalCount, recallFields } from "./_routes.ts";
+import { askedNames, checkBooks, optionalCount, recallFields } from "./_recall-fields.ts";
+import type { Context } from "./_routes.ts";
 
 /** Conversations listed, newest first, and turns shown of one: the limits the page reads. */
 const CONVERSATIONS = 50;
@@ -22,6 +23,8 @@ export async function explainText(ctx: Context, req: Request) {
     throw new LoreError("invalid_input", 'explain needs {"text": "a sentence"}');
   const turns = parseTurns(input.turns, input.text, { name: "turns", code: "invalid_input" });
   const conversation = await conversationOf(ctx, input.conversation);
+  const fields = recallFields(input);
+  checkBooks(ctx, fields);
   return openDoor(ctx.engine, turns, {
     cards: cardNames(input),
     field: "cards",
@@ -29,10 +32,10 @@ export async function explainText(ctx: Context, req: Request) {
     reinjectAfter: optionalCount(input.reinject_after, "reinject_after"),
     budget: optionalCount(input.budget, "budget"),
     scanDepth: optionalCount(input.scan_depth, "scan_depth"),
-    ask: await askedNames(ctx, input.with),
+    ask: await askedNames(ctx, input.with, fields.books),
     tierHints: await tierHintsOf(ctx, input.tier),
     earlier: earlierOf(input.earlier),
-    ...recallFields(input),
+    ...fields,
   });
 }
 
@@ -106,6 +109,8 @@ function aboutTurns(turns: readonly TurnRecord[]) {
   return {
     api: newest?.api ?? null,
     model: turns.findLast((t) => t.model)?.model ?? null,
+    // The books its turns read (docs/BOOKS.md): `main` alone for a vault without books.
+    books: [...new Set(turns.flatMap((t) => t.books ?? ["main"]))],
     firstSeen: turns[0]?.at ?? null,
     cards: cards.slice(0, CARDS_NAMED),
     cardCount: cards.length,

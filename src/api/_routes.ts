@@ -1,6 +1,5 @@
 import { type Card, cardForm, keyFromTitle, keyProblem, kindByName, updateCardText } from "../card/index.ts";
 import { checkVault } from "../check/vault.ts";
-import { LORE_SWITCHES, type LoreSwitch, REACHES, type Reach } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import { recallJson } from "../explain/index.ts";
 import { errorResponse } from "../http/index.ts";
@@ -9,7 +8,6 @@ import {
   type Engine,
   hitEntry,
   parseTurns,
-  type RecallOptions,
   simulate,
   type Turn,
 } from "../recall/index.ts";
@@ -21,11 +19,18 @@ import { isoFromNs, toWire } from "../wire.ts";
 import { mtimeOf, readJsonObject } from "./_body.ts";
 import { bodyOf, frontmatterOf } from "./_card-json.ts";
 import { writerOf } from "./_history.ts";
+import { askedNames, checkBooks, optionalCount, recallFields } from "./_recall-fields.ts";
 import type { Shelf } from "./_shelf.ts";
 
 export interface Context {
+  /** The vault of the book the request is about (`?book=`; the vault's own cards by default). */
   vault: Vault;
+  /** That book's engine. */
   engine: Engine;
+  /** The engine of the whole vault: its books, and recall over several of them. */
+  main: Engine;
+  /** The book's name (`main`: the vault's own cards). */
+  book: string;
   noLog: boolean;
   limits: { json: number; import: number };
   now: () => Date;
@@ -151,69 +156,19 @@ function turnsOf(input: Record<string, unknown>): Turn[] {
   return parseTurns(input.turns, text, { name: "turns", code: "invalid_input" });
 }
 
-export function optionalCount(value: unknown, name: string): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new LoreError("invalid_input", `${name} must be a whole number ≥ 0`);
-  }
-  return value;
-}
-
-function optionalText(value: unknown, name: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new LoreError("invalid_input", `${name} must be a string`);
-  return value;
-}
-
-/**
- * `with`: the names of cards asked for (manual cards come in only this way), as `try --with`; a name
- * that finds no card is `not_found`.
- */
-export async function askedNames(ctx: Context, value: unknown): Promise<string[]> {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-    throw new LoreError("invalid_input", "with must be a list of card names");
-  }
-  const ask = value.map((v) => v.trim()).filter((v) => v !== "");
-  const unknown = await ctx.engine.unknownNames(ask);
-  if (unknown.length > 0) {
-    throw new LoreError("not_found", `with: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
-  }
-  return ask;
-}
-
-/** `char`, `user`, `budget_tokens`, `reach`, `seed`: as `try`'s flags; absent = the vault's settings. */
-export function recallFields(input: Record<string, unknown>): RecallOptions {
-  const char = optionalText(input.char, "char");
-  const user = optionalText(input.user, "user");
-  const reach = optionalText(input.reach, "reach");
-  if (reach !== undefined && !(REACHES as readonly string[]).includes(reach)) {
-    throw new LoreError("invalid_input", `reach must be ${REACHES.join(" or ")}`);
-  }
-  const lore = optionalText(input.lore, "lore");
-  if (lore !== undefined && !(LORE_SWITCHES as readonly string[]).includes(lore)) {
-    throw new LoreError("invalid_input", `lore must be ${LORE_SWITCHES.join(", ")}`);
-  }
-  return {
-    ...(char !== undefined || user !== undefined ? { names: { char, user } } : {}),
-    budgetTokens: optionalCount(input.budget_tokens, "budget_tokens"),
-    reach: reach as Reach | undefined,
-    lore: lore as LoreSwitch | undefined,
-    seed: optionalText(input.seed, "seed"),
-  };
-}
-
 export async function tryText(ctx: Context, req: Request, url: URL) {
   const input = await readJsonObject(req, ctx.limits.json);
   const turns = turnsOf(input);
-  const ask = await askedNames(ctx, input.with);
+  const fields = recallFields(input);
+  checkBooks(ctx, fields);
+  const ask = await askedNames(ctx, input.with, fields.books);
   // Given turns are replayed one user message at a time, as `try --turns` does (timed effects).
   const scanDepth = optionalCount(input.scan_depth, "scan_depth");
   const result = await simulate(
     (t, o) => ctx.engine.recall(t, o),
     turns,
-    { budget: optionalCount(input.budget, "budget"), scanDepth, ...recallFields(input), ask },
-    await ctx.engine.reach(scanDepth),
+    { budget: optionalCount(input.budget, "budget"), scanDepth, ...fields, ask },
+    await ctx.engine.reach(scanDepth, fields.books),
   );
   // `--no-log` wins over `?log=1` (README "What gets written to disk").
   const logged = truthy(url.searchParams.get("log")) && !ctx.noLog && chosenCards(result).length > 0;

@@ -20,12 +20,15 @@ import {
 import type { Engine } from "../recall/index.ts";
 import { openStore, type Store, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
+import { MAIN_BOOK } from "../vault/index.ts";
 import * as books from "./_books.ts";
+import { bookParam } from "./_books.ts";
 import * as cardList from "./_card-list.ts";
 import * as door from "./_door.ts";
 import * as find from "./_find.ts";
 import * as health from "./_health.ts";
 import * as history from "./_history.ts";
+import * as library from "./_library.ts";
 import * as routes from "./_routes.ts";
 import { Shelf } from "./_shelf.ts";
 import * as usage from "./_stats.ts";
@@ -61,8 +64,31 @@ export const API_DEFAULTS = { json: 1024 * 1024, import: 32 * 1024 * 1024 } as c
 
 type Handler = (ctx: routes.Context, req: Request, url: URL, kind: string, key: string) => unknown;
 
+const importHandler: Handler = (c, r, u) => books.importLorebook(c, r, u);
+
+/**
+ * The context of each book a request may be about (`?book=NAME`): that book's engine, vault and shelf,
+ * the vault's state and settings otherwise; made on first use, and anew when the book's folder moved.
+ */
+function bookContexts(main: routes.Context): (book: string | undefined) => routes.Context {
+  const made = new Map<string, routes.Context>();
+  return (book) => {
+    if (book === undefined || book === "auto") return main;
+    const engine = main.engine.book(book);
+    if (!engine)
+      throw new LoreError("not_found", `no book "${book}" in this vault (GET /api/books lists them)`);
+    let ctx = made.get(book);
+    if (!ctx || ctx.engine !== engine) {
+      ctx = { ...main, vault: engine.vault, engine, book, shelf: new Shelf(engine.vault) };
+      made.set(book, ctx);
+    }
+    return ctx;
+  };
+}
+
 /** Method + path pattern → endpoint. `:kind` and `:key` are one percent-decoded path segment each. */
 const TABLE: [string, string, Handler][] = [
+  ["GET", "books", (c) => library.books(c)],
   ["GET", "kinds", (c) => routes.kinds(c)],
   ["GET", "cards", (c, r, u) => cardList.listCards(c, r, u)],
   ["POST", "cards", (c, r) => routes.postCard(c, r)],
@@ -89,7 +115,7 @@ const TABLE: [string, string, Handler][] = [
   ["GET", "stats", (c, _r, u) => usage.stats(c, u)],
   ["GET", "health/cards", (c) => health.cardHealth(c)],
   ["GET", "checkup", (c) => routes.checkup(c)],
-  ["POST", "import", (c, r, u) => books.importLorebook(c, r, u)],
+  ["POST", "import", importHandler],
   ["GET", "export", (c, _r, u) => books.exportLorebook(c, u)],
   ["GET", "style", (c, _r, u) => style.habits(c, u)],
   ["GET", "style/brief", (c, _r, u) => style.brief(c, u)],
@@ -133,9 +159,11 @@ function match(
  * `peer` is Bun.serve's server, which knows the client's address (for the throttle).
  */
 export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => Promise<Response> {
-  const ctx: routes.Context = {
+  const main: routes.Context = {
     vault: options.engine.vault,
     engine: options.engine,
+    main: options.engine,
+    book: MAIN_BOOK,
     noLog: options.noLog === true,
     limits: { ...API_DEFAULTS, ...options.limits },
     now: options.now ?? (() => new Date()),
@@ -143,6 +171,7 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
     shelf: new Shelf(options.engine.vault),
     ...stateOf(options.store, options.engine.vault.root),
   };
+  const contextFor = bookContexts(main);
   // Writes carry X-Lorecards: 1 and no preflight is answered, so no page elsewhere can use the API.
   const rules: GuardRules = {
     hosts: options.hosts,
@@ -170,6 +199,8 @@ export function createApi(options: ApiOptions): (req: Request, peer?: Peer) => P
           headers: { allow: found.allowed.join(", ") },
         });
       }
+      // An import names its book itself (`?book=` may name one it makes); everything else is about one book.
+      const ctx = found.handler === importHandler ? main : contextFor(bookParam(req, url));
       const out = await found.handler(ctx, req, url, found.kind, found.key);
       return withNoStore(out instanceof Response ? out : Response.json(out));
     } catch (err) {

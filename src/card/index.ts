@@ -26,6 +26,7 @@ export {
 export { keyFromTitle, keyProblem, numberedKey, pathKeyProblem, validateKey } from "./key.ts";
 export {
   ARCHIVE_DIR,
+  BOOKS_DIR,
   cardAt,
   defaultKinds,
   findKind,

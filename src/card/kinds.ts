@@ -10,8 +10,13 @@ export const KINDS_FILE = "kinds.yaml";
 export const ARCHIVE_DIR = "_archive";
 /** The vault's folder of lorecards' own state (the index, conversations, history, backups, …). */
 export const STATE_DIR = ".lorecards";
+/**
+ * The vault's folder of books (vault/books.ts): each folder below it is a book, a vault of its own; the
+ * vault's own cards never live there.
+ */
+export const BOOKS_DIR = "books";
 /** Directories the vault keeps for itself; no kind may live there. */
-export const RESERVED_DIRS = [ARCHIVE_DIR, STATE_DIR];
+export const RESERVED_DIRS = [ARCHIVE_DIR, STATE_DIR, BOOKS_DIR];
 
 export function defaultKinds(): KindsConfig {
   return {
@@ -59,7 +64,8 @@ export function kindByName(config: KindsConfig, name: string): KindDef {
  * Why the vault never looks for cards in a folder called `name`, or null when it does: its own folders
  * (RESERVED_DIRS) and hidden ones (`.obsidian`, `.git`, `.trash`: an editor's or a tool's, not notes).
  */
-export function skippedFolder(name: string): string | null {
+export function skippedFolder(name: string, atRoot = false): string | null {
+  if (atRoot && name === BOOKS_DIR) return "the vault's books, each a vault of its own (docs/BOOKS.md)";
   if (name === STATE_DIR) return "lorecards' own state (index, conversations, backups)";
   if (name === ARCHIVE_DIR) return "archived cards (lorecards restore brings one back)";
   if (name.startsWith(".")) return "a hidden folder";
@@ -72,7 +78,7 @@ export function skippedFolder(name: string): string | null {
  * kind (`entry`). Undefined when a folder on the way is skipped (skippedFolder) or no kind owns it.
  */
 export function kindOfFolder(config: KindsConfig, dir: string): KindDef | undefined {
-  if (dir !== "" && dir.split("/").some((name) => skippedFolder(name) !== null)) return undefined;
+  if (dir !== "" && dir.split("/").some((name, i) => skippedFolder(name, i === 0) !== null)) return undefined;
   let owner: KindDef | undefined;
   for (const k of config.kinds) {
     if (k.dir === "" || !(dir === k.dir || dir.startsWith(`${k.dir}/`))) continue;

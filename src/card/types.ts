@@ -156,6 +156,11 @@ export interface CardMeta {
    * never injected, never exported. Absent when the card has none.
    */
   tags?: string[];
+  /**
+   * The book the card is in, when a recall reads several books and the card is not the vault's own
+   * (recall/_union.ts); its id is then `book:kind/key`. Never stored: the folder says it.
+   */
+  book?: string;
 }
 
 /** A fully parsed card: its metadata plus the raw frontmatter and the body split into sections. */

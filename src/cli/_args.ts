@@ -18,7 +18,7 @@ import {
   type Reach,
 } from "../defaults.ts";
 import { describeError, LoreError } from "../errors.ts";
-import { type Engine, namesIn, tierHintsIn } from "../recall/index.ts";
+import { type BookAsk, bookNamesIn, type Engine, namesIn, tierHintsIn } from "../recall/index.ts";
 import type { RecallOptions } from "../recall/types.ts";
 import { wholeNumber } from "./_shared.ts";
 
@@ -165,10 +165,16 @@ export const recallArgs = {
     options: [...LORE_SWITCHES] as LoreSwitch[],
     description: `auto: what was named and what was noticed; declared: always-on cards and cards asked for only; none: nothing at all (default: settings.yaml, else ${DEFAULTS.lore})`,
   },
+  book: {
+    type: "string",
+    description:
+      "the books to read, e.g. eldoria,seraphina (main: the vault's own cards; default: $LORECARDS_BOOKS, else the vault's own, its unbound books and those of --char's character)",
+    valueHint: "NAMES",
+  } as const,
 };
 
 /** The recall options a surface takes from its flags (and the gateway per request). */
-export type RecallFlags = Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore">;
+export type RecallFlags = Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore" | "books">;
 
 /** The recall options `recallArgs` give; a flag left out stays unset. */
 export function recallFlags(args: {
@@ -177,10 +183,18 @@ export function recallFlags(args: {
   "budget-tokens"?: string;
   reach?: string;
   lore?: string;
+  book?: string;
 }): RecallFlags {
   const options: RecallFlags = {};
   if (args.char !== undefined || args.user !== undefined)
     options.names = { char: args.char, user: args.user };
+  // The hook takes its books from the environment too: Claude Code sets it per project (docs/BOOKS.md).
+  const named = bookNamesIn(args.book ?? process.env.LORECARDS_BOOKS);
+  if (named.length > 0 || args.char !== undefined)
+    options.books = {
+      ...(named.length > 0 && { named }),
+      ...(args.char !== undefined && { character: args.char }),
+    };
   const tokens = wholeNumber(args["budget-tokens"], "--budget-tokens");
   if (tokens !== undefined) options.budgetTokens = tokens;
   if (args.reach !== undefined) options.reach = args.reach as Reach;
@@ -261,10 +275,28 @@ export async function tierHints(
 }
 
 /** The names `--with` gives, each finding a card, or `not_found` naming those that do not. */
-export async function askedNames(engine: Engine, value: string | undefined): Promise<string[]> {
+export async function askedNames(
+  engine: Engine,
+  value: string | undefined,
+  books?: BookAsk,
+): Promise<string[]> {
   const ask = namesIn(value);
-  const unknown = await engine.unknownNames(ask);
+  const unknown = await engine.unknownNames(ask, books);
   if (unknown.length > 0)
     throw new LoreError("not_found", `--with: no card named ${unknown.map((n) => `"${n}"`).join(", ")}`);
   return ask;
+}
+
+/** The books `flags` name, each a book of the vault's: else a usage error naming the books there are. */
+export function checkedBooks(engine: Engine, flags: RecallFlags): void {
+  const { unknown } = engine.chooseBooks(flags.books);
+  if (unknown.length === 0) return;
+  const there = engine
+    .books()
+    .map((b) => b.name)
+    .join(", ");
+  throw new LoreError(
+    "not_found",
+    `--book: no book ${unknown.map((n) => `"${n}"`).join(", ")} in this vault (its books: ${there})`,
+  );
 }

@@ -11,6 +11,7 @@ import { type Conversation, openStore, statePath, stateUrl } from "../state/inde
 import {
   askedNames,
   budgetArg,
+  checkedBooks,
   earlierArg,
   recallArgs,
   recallFlags,
@@ -62,6 +63,8 @@ export const explainCommand = defineCommand({
     const turns = parseTurns(turnsJson(args.turns), args.text, { name: "--turns", code: "usage" });
     const engine = await openEngine(vaultPath(args));
     try {
+      const flags = recallFlags(args);
+      checkedBooks(engine, flags);
       const conversation = args.conversation
         ? await conversationOf(engine.vault.root, args.conversation, namedStore(args))
         : undefined;
@@ -73,10 +76,10 @@ export const explainCommand = defineCommand({
         budget: wholeNumber(args.budget, "--budget"),
         scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
         seed: args.seed,
-        ask: await askedNames(engine, args.with),
+        ask: await askedNames(engine, args.with, flags.books),
         tierHints: await tierHints(engine, args.tier),
         earlier: earlierIn(args.earlier, "usage"),
-        ...recallFlags(args),
+        ...flags,
       });
       if (args.json) printJson(answer);
       else print(describe(answer));

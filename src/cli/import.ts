@@ -1,7 +1,7 @@
 // `lorecards import FILE [--kind K] [--force] [--json]`: a lorebook (SillyTavern World Info, RisuAI,
 // NovelAI, Agnai, KoboldAI) or a character card in.
 import { describeError, LoreError } from "../errors.ts";
-import { type ImportResult, importBook } from "../interop/index.ts";
+import { type BookImported, type ImportResult, importIntoBook } from "../interop/index.ts";
 import { openVault, recoverImports, type Vault } from "../vault/index.ts";
 import { readInput } from "./_files.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
@@ -28,9 +28,17 @@ export function progressBar(stream: { write(text: string): unknown }): {
   };
 }
 
-export function summaryLine(file: string, r: ImportResult): string {
+export function summaryLine(file: string, r: ImportResult & Partial<Pick<BookImported, "into">>): string {
   const counts = `${r.created} created, ${r.kept} kept, ${r.overwritten} overwritten, ${r.skipped.length} skipped`;
-  return `imported ${file} (${r.format}) into ${r.kind}: ${counts}`;
+  // Into the vault's own cards, the line reads as it did before books.
+  const into = r.into === undefined || r.into.name === "main" ? "" : `${intoText(r.into)}, `;
+  return `imported ${file} (${r.format}) into ${into}${r.kind}: ${counts}`;
+}
+
+function intoText(into: BookImported["into"]): string {
+  const made = into.made ? " (new)" : "";
+  const bound = into.character === undefined ? "" : `, bound to ${into.character}`;
+  return `the book ${into.name}${made}${bound}`;
 }
 
 /** The write checks' warnings (README "Write checks"), the first CHECKS_SHOWN of them; --json has all. */
@@ -67,29 +75,42 @@ export const importCommand = defineCommand({
   args: {
     file: { type: "positional", required: true, description: "the book or card to import" },
     kind: { type: "string", description: "the kind every imported card gets (default: entry)" },
+    book: {
+      type: "string",
+      description:
+        "the book to import into (main: the vault's own cards; default: a character card's character's book, bound to it, else a book named after the lorebook)",
+      valueHint: "NAME",
+    },
     force: { type: "boolean", description: "overwrite cards that already exist (default: keep them)" },
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
     const bytes = readInput(args.file);
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const root = openVault(vaultPath(args), { create: isDefaultVault(args) }).root;
+    // The book's folder, once the file said which book it goes into: an interruption settles that one.
+    let vault: Vault | undefined;
     const bar = process.stderr.isTTY && !args.json ? progressBar(process.stderr) : undefined;
     let done = false;
     const stop = (signal: NodeJS.Signals) => {
       bar?.end();
-      process.stderr.write(`lorecards: ${args.file}: ${interrupted(vault, done)}\n`);
+      const what = vault ? interrupted(vault, done) : "interrupted: nothing was imported";
+      process.stderr.write(`lorecards: ${args.file}: ${what}\n`);
       process.exit(signal === "SIGINT" ? 130 : 143);
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
-    let result: ImportResult;
+    let result: BookImported;
     try {
-      result = await importBook(vault, bytes, {
+      result = await importIntoBook(root, bytes, {
         kind: args.kind,
         force: args.force === true,
         filename: args.file,
         onProgress: bar?.update,
+        book: args.book,
+        onTarget: (at) => {
+          vault = openVault(at);
+        },
       });
       done = true;
     } finally {
@@ -99,8 +120,9 @@ export const importCommand = defineCommand({
     }
     for (const w of result.warnings) process.stderr.write(`lorecards: ${args.file}: ${w}\n`);
     if (args.json) {
-      const { created, kept, overwritten, skipped, format, kind, book, character, notes, checks } = result;
-      printJson({ created, kept, overwritten, skipped, format, kind, book, character, notes, checks });
+      const { created, kept, overwritten, skipped, format, kind, book, character, notes, checks, into } =
+        result;
+      printJson({ created, kept, overwritten, skipped, format, kind, book, character, notes, checks, into });
       return 0;
     }
     const lines = [summaryLine(args.file, result)];

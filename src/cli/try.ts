@@ -24,6 +24,7 @@ import { openStore, stateUrl } from "../state/index.ts";
 import {
   askedNames,
   budgetArg,
+  checkedBooks,
   injectModeArg,
   recallArgs,
   recallFlags,
@@ -70,7 +71,9 @@ export const tryCommand = defineCommand({
       persist: !asOf,
       ...(!asOf && { keeper: selfKeeper(root) }),
     });
-    const ask = await askedNames(engine, args.with);
+    const flags = recallFlags(args);
+    checkedBooks(engine, flags);
+    const ask = await askedNames(engine, args.with, flags.books);
     const budget = wholeNumber(args.budget, "--budget");
     const index: IndexIds | undefined =
       args.inject === "index" ? { session: "try", query: newQueryId() } : undefined;
@@ -78,8 +81,8 @@ export const tryCommand = defineCommand({
     const result = await simulate(
       (t, o) => engine.recall(t, o),
       turns,
-      { ask, budget, scanDepth, seed: args.seed, index, ...recallFlags(args) },
-      await engine.reach(scanDepth),
+      { ask, budget, scanDepth, seed: args.seed, index, ...flags },
+      await engine.reach(scanDepth, flags.books),
     );
     if (args.log && chosenCards(result).length > 0) {
       const store = await openStore(namedStore(args) ?? stateUrl(engine.vault.root));
@@ -105,6 +108,7 @@ function describe(result: RecallResult, showContext: boolean, index = false): st
   const lines: string[] = [];
   const fired = firedCards(result);
   const context = contextText(result);
+  if (result.books) lines.push(`Books read: ${result.books.join(", ")}`);
   if (fired.length === 0) lines.push("No card fires.");
   else {
     const total = [...context].length;
@@ -116,7 +120,7 @@ function describe(result: RecallResult, showContext: boolean, index = false): st
     fired.forEach((f, i) => {
       const status = f.verdict === "chosen" ? "in budget" : whyOut(f);
       lines.push(
-        `  ${i + 1}. ${f.card.title} [${f.card.kind}]  score ${f.score}  ${cameBy(f)}  ${f.chars ?? 0} chars  ${status}`,
+        `  ${i + 1}. ${f.card.title} [${f.card.book ? `${f.card.book}: ` : ""}${f.card.kind}]  score ${f.score}  ${cameBy(f)}  ${f.chars ?? 0} chars  ${status}`,
       );
     });
   }

@@ -45,7 +45,7 @@ export async function openDoor(
   options: DoorOptions = {},
 ): Promise<DoorAnswer> {
   const { cards: names = [], field = "card", conversation, reinjectAfter, ...recallOptions } = options;
-  const named = cardsNamed(await engine.source.current(), names);
+  const named = cardsNamed(await engine.compiled(recallOptions.books), names);
   if (named.unknown.length > 0) {
     const list = named.unknown.map((n) => `"${n}"`).join(", ");
     throw new LoreError("not_found", `${field}: no card named ${list}`);
@@ -62,7 +62,12 @@ export async function openDoor(
           sent: sentOf(conversation),
           history: historyAt(next, conversation.timed),
         })
-      : await simulate((t, o) => engine.recall(t, o), turns, opts, await engine.reach(opts.scanDepth));
+      : await simulate(
+          (t, o) => engine.recall(t, o),
+          turns,
+          opts,
+          await engine.reach(opts.scanDepth, opts.books),
+        );
   const explanation = explain(result, { turns, asked: named.cards, ...recallOptions, ledger });
   return { ...explanation, conversation: conversation ? { id: conversation.id, turn: next! } : null };
 }

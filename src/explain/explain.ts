@@ -20,6 +20,7 @@ import {
   charsOf,
   DEFAULT_BUDGET,
   DEFAULT_SCAN_DEPTH,
+  findNamed,
   type GroupLoss,
   idOf,
   injectedChars,
@@ -37,7 +38,6 @@ import {
   type Via,
   type WordStop,
 } from "../recall/index.ts";
-import { indexLookup } from "../vault/index.ts";
 import { lineOf } from "./_lines.ts";
 
 export interface ExplainInput {
@@ -98,6 +98,8 @@ export interface ExplainedCard {
 export interface Explanation {
   /** The lore switch in force: `auto`, `declared` or `none` (RecallOptions.lore). */
   lore: LoreSwitch;
+  /** The books read, when the vault has books (docs/BOOKS.md). */
+  books?: string[];
   cards: ExplainedCard[];
   /** The blocks as recall rendered them: exactly the text the cards go in as. */
   blocks: { tier: Tier; at: CardPlacement | null; cards: string[]; text: string }[];
@@ -121,6 +123,7 @@ export function explain(result: RecallResult, input: ExplainInput): Explanation 
   }
   return {
     lore: result.lore,
+    ...(result.books && { books: result.books }),
     cards,
     blocks: result.blocks.map((b) => ({ tier: b.tier, at: b.at, cards: b.cards, text: b.text })),
     injected: injectedKeys(result),
@@ -163,7 +166,8 @@ function explained(
 }
 
 function named(card: CardMeta) {
-  return { id: idOf(card), key: card.key, kind: card.kind, title: card.title };
+  const book = card.book === undefined ? {} : { book: card.book };
+  return { id: idOf(card), key: card.key, kind: card.kind, ...book, title: card.title };
 }
 
 function whyOf(entry: Selected, selection: readonly Selected[], input: ExplainInput): Why {
@@ -243,11 +247,10 @@ export function cardsNamed(
   compiled: Compiled,
   names: readonly string[],
 ): { cards: CardMeta[]; unknown: string[] } {
-  compiled.loaded.names ??= indexLookup(compiled.kinds, compiled.loaded.index);
   const cards: CardMeta[] = [];
   const unknown: string[] = [];
   for (const name of names) {
-    const card = compiled.loaded.names.find(name);
+    const card = findNamed(name, compiled);
     if (card) cards.push(card);
     else unknown.push(name);
   }

@@ -18,6 +18,7 @@ export function recallJson(result: RecallResult) {
     fired: firedCards(result).map((f) => ({
       key: f.card.key,
       kind: f.card.kind,
+      ...(f.card.book !== undefined && { book: f.card.book }),
       title: f.card.title,
       score: f.score,
       hits: f.hits,
@@ -36,12 +37,15 @@ export function recallJson(result: RecallResult) {
     left_out: left.map((f) => ({
       key: f.card.key,
       kind: f.card.kind,
+      ...(f.card.book !== undefined && { book: f.card.book }),
       title: f.card.title,
       reason: f.reason,
       chars: f.chars,
     })),
     context: contextText(result),
     lore: result.lore,
+    // The books read, when the vault has books (docs/BOOKS.md); absent for a vault of one book.
+    ...(result.books && { books: result.books }),
     candidates: result.candidates,
     broken: result.broken,
   };

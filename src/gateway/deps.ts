@@ -15,7 +15,7 @@
 import { describeError, warnOnStderr } from "../errors.ts";
 import type { Markers } from "../inject/index.ts";
 import { markersFromSecret } from "../inject/index.ts";
-import type { RecallOptions, RecallResult, Turn } from "../recall/index.ts";
+import type { BookAsk, RecallOptions, RecallResult, Turn } from "../recall/index.ts";
 import { type EngineOptions, openEngine } from "../recall/index.ts";
 import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
@@ -131,6 +131,8 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
 
   return {
     ready() {
+      // Closed (a tenant let go of): nothing more is opened, a late usage is not recorded.
+      if (closed) return false;
       const now = isVaultFolder(root);
       if (now !== present) {
         present = now;
@@ -142,11 +144,10 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       }
       return now;
     },
-    async reach(window: number): Promise<number> {
+    async reach(window: number, books?: BookAsk): Promise<number> {
       // The matcher reads the current message and two turns (user + assistant) per level of depth
-      // before it, the depth being the window or the largest scan_depth a card asks for (match/).
-      const loaded = await (await openedEngine()).index();
-      return 1 + 2 * Math.max(window, loaded.matcher.maxDepth);
+      // before it, the depth being the window or the largest scan_depth a card of the books asks for.
+      return (await openedEngine()).reach(window, books);
     },
     async recall(turns: Turn[], opts: RecallOptions): Promise<RecallResult> {
       return (await openedEngine()).recall(turns, opts);

@@ -28,7 +28,7 @@ import { CONVERSATION_HEADER } from "./conversation.ts";
 import { type InjectSettings, type Outcome, type PipelineDeps, runPipeline } from "./pipeline.ts";
 import { ADAPTERS, type ApiName, adapterFor } from "./protocols.ts";
 import { type ForwardInput, forward, upstreamUrl } from "./proxy.ts";
-import { EARLIER_HEADER, LORE_HEADER, TIER_HEADER } from "./recall-turn.ts";
+import { BOOKS_HEADER, EARLIER_HEADER, LORE_HEADER, TIER_HEADER } from "./recall-turn.ts";
 
 export const TOKEN_HEADER = "x-lorecards-token";
 
@@ -70,7 +70,9 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
   return async (req, peer) => {
     const refused = guardRequest(req, rules, clientAddress(req, peer));
     if (refused) return refused;
-    const url = new URL(req.url);
+    // A base URL may name the conversation's books (`/books/eldoria+seraphina/v1`): taken off here,
+    // so neither the adapters nor the upstream ever see it.
+    const { url, books } = withoutBooks(new URL(req.url));
     const target = upstreamUrl(options.upstream, url);
     // A browser sends its CORS preflight without custom headers, so it can never carry the token. It
     // has no body and reaches no card; it goes to the upstream, which decides about CORS.
@@ -97,7 +99,7 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
       return forward({ ...plain(target, req, doFetch), body: read.body ?? undefined });
     }
     const raw = read.bytes;
-    const outcome = await tryPipeline(adapter, req, raw, options);
+    const outcome = await tryPipeline(adapter, req, raw, options, books);
     if (outcome && !outcome.changed && outcome.notice)
       sayOnce(`notice:${adapter.name}:${outcome.reason}`, () => {
         return `lorecards gateway: POST ${url.pathname} passed through without cards: ${outcome.reason}`;
@@ -117,6 +119,27 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
       tap,
     });
   };
+}
+
+/** Where a base URL names books: `/books/NAMES/…`, the names joined by `+` (or `,`). */
+export const BOOKS_PREFIX = "/books/";
+
+/** The URL without its `/books/NAMES` prefix, and the names as written; the URL as it is without one. */
+export function withoutBooks(url: URL): { url: URL; books?: string } {
+  if (!url.pathname.startsWith(BOOKS_PREFIX)) return { url };
+  const end = url.pathname.indexOf("/", BOOKS_PREFIX.length);
+  if (end === -1) return { url };
+  const rest = new URL(url);
+  rest.pathname = url.pathname.slice(end);
+  return { url: rest, books: decodeURIComponentSafe(url.pathname.slice(BOOKS_PREFIX.length, end)) };
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -204,9 +227,14 @@ export async function passPreflight(
 function withOurHeadersAllowed(res: Response): Response {
   const allowed = res.headers.get("access-control-allow-headers");
   if (allowed === null || allowed.trim() === "*") return res;
-  const ours = [TOKEN_HEADER, CONVERSATION_HEADER, LORE_HEADER, TIER_HEADER, EARLIER_HEADER].filter(
-    (h) => !allowed.toLowerCase().includes(h),
-  );
+  const ours = [
+    TOKEN_HEADER,
+    CONVERSATION_HEADER,
+    LORE_HEADER,
+    TIER_HEADER,
+    EARLIER_HEADER,
+    BOOKS_HEADER,
+  ].filter((h) => !allowed.toLowerCase().includes(h));
   if (ours.length > 0) res.headers.set("access-control-allow-headers", [allowed, ...ours].join(", "));
   return res;
 }
@@ -216,6 +244,7 @@ async function tryPipeline(
   req: Request,
   raw: Uint8Array,
   options: HandlerOptions,
+  books: string | undefined,
 ): Promise<Outcome | null> {
   const { deps } = options;
   try {
@@ -228,7 +257,10 @@ async function tryPipeline(
     await letOthersRun(large);
     const body: unknown = JSON.parse(text);
     await letOthersRun(large);
-    return await runPipeline(adapter, body, req.headers, options.settings, deps, large);
+    // The books a base URL names are the books a header names: one question for recall-turn.ts.
+    const headers = books === undefined ? req.headers : new Headers(req.headers);
+    if (books !== undefined) headers.set(BOOKS_HEADER, books);
+    return await runPipeline(adapter, body, headers, options.settings, deps, large);
   } catch (err) {
     deps.warn(`lorecards gateway: forwarding ${new URL(req.url).pathname} unchanged: ${describeError(err)}`);
     return null;

@@ -49,7 +49,7 @@ export interface GatewayOptions {
   /** Write hits.jsonl (default true; `--no-log` turns it off). */
   log?: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
-  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore">;
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore" | "books">;
   engine?: EngineOptions;
   /** Use this already-open engine instead of opening one (see VaultDepsOptions.sharedEngine). */
   sharedEngine?: Engine;

@@ -9,6 +9,8 @@ import { LORE_SWITCHES, type LoreSwitch } from "../defaults.ts";
 import type { Markers } from "../inject/index.ts";
 import { findBlocks, stripBlocks } from "../inject/index.ts";
 import {
+  type BookAsk,
+  bookNamesIn,
   type ConversationHistory,
   type EarlierAsk,
   earlierIn,
@@ -35,6 +37,12 @@ export const LORE_HEADER = "x-lorecards-lore";
 export const TIER_HEADER = "x-lorecards-tier";
 /** Cards as they were at an earlier version, beside them as they are: `Name@12, Other@2026-06-01`. */
 export const EARLIER_HEADER = "x-lorecards-earlier";
+/**
+ * The conversation's books, `eldoria+seraphina` (or comma-separated; docs/BOOKS.md): exactly these. A
+ * base URL `/books/eldoria+seraphina/v1` says the same for a client that cannot add a header. Without
+ * either, the vault's own cards, its unbound books and those of the character the system prompt names.
+ */
+export const BOOKS_HEADER = "x-lorecards-books";
 
 export interface TurnQuestion {
   view: ChatView;
@@ -54,7 +62,8 @@ export async function recallTurn(
 ): Promise<RecallResult> {
   const lore = loreAsked(q.headers, deps);
   const { view, plan, markers, conversation, tiers } = q;
-  const reach = await deps.reach(settings.window);
+  const books = booksAsked(q.headers, view, markers, settings.recall?.books);
+  const reach = await deps.reach(settings.window, books);
   const opensStable = tiers && !stableSent(plan);
   const present = blocksInRequest(view, markers);
   return deps.recall(turnsOf(view, plan.target, markers, reach), {
@@ -68,6 +77,7 @@ export async function recallTurn(
     candidates: false,
     seed: `${conversation}:${plan.turn}`,
     conversationId: conversation,
+    books,
     ask: namesIn(q.headers.get(WITH_HEADER)),
     ...(lore && { lore }),
     ...(tiers && { tierHints: tierHintsAsked(q.headers, deps) }),
@@ -81,6 +91,18 @@ export async function recallTurn(
     ...(opensStable && { guide: unsent(await deps.guide?.(currentText(view, plan.target)), present) }),
     ...(settings.inject === "index" && { index: { session: conversation, query: newQueryId() } }),
   });
+}
+
+/**
+ * The books asked for: the header (or the base URL's prefix), else the gateway's `--book`; else the
+ * system prompt, which names the conversation's character (or `--char` does).
+ */
+function booksAsked(headers: Headers, view: ChatView, markers: Markers, flags: BookAsk | undefined): BookAsk {
+  const named = bookNamesIn(headers.get(BOOKS_HEADER));
+  if (named.length > 0) return { named };
+  if (flags?.named?.length) return flags;
+  const system = view.system.includes(markers.open) ? stripBlocks(view.system, markers) : view.system;
+  return { system, ...(flags?.character !== undefined && { character: flags.character }) };
 }
 
 /** The header's earlier cards; a line that does not read is said and passed over whole. */

@@ -47,6 +47,7 @@ export function turnRecordOf(input: TurnInput): TurnRecord {
     replayedChars: plan.edits.reduce((n, e) => n + e.text.length, 0),
     leftOut: (result ? leftOutCards(result) : []).map((c) => ({ id: c.id, reason: c.reason })),
     ...(result && result.lore !== "auto" && { lore: result.lore }),
+    ...(result?.books && { books: result.books }),
     ...turnSizes({ view, target: plan.target, replayed: plan.edits, added }),
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { Warn } from "../errors.ts";
 import type { Markers } from "../inject/index.ts";
-import type { RecallOptions, RecallResult, Turn } from "../recall/index.ts";
+import type { BookAsk, RecallOptions, RecallResult, Turn } from "../recall/index.ts";
 import type { HitEntry, Store } from "../state/index.ts";
 import type { SeenMessage } from "../style-surface/index.ts";
 
@@ -23,7 +23,7 @@ export interface InjectSettings {
   framing?: string;
   log: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
-  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore">;
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore" | "books">;
   /**
    * Stable and volatile tiers, placements and Anthropic cache breakpoints (default true). `false` is
    * replay as it was before tiers (one block with the newest message), kept so benchmarks can measure
@@ -44,8 +44,8 @@ export interface PipelineDeps {
    * unchanged, nothing is created on disk, and this has said so once on stderr, not per request.
    */
   ready(): boolean;
-  /** How many turns, newest first, recall reads for a window of `window` (a card may ask for more). */
-  reach(window: number): Promise<number>;
+  /** How many turns, newest first, recall reads for a window of `window` (a card of `books` may ask for more). */
+  reach(window: number, books?: BookAsk): Promise<number>;
   recall(turns: Turn[], opts: RecallOptions): Promise<RecallResult>;
   store(): Promise<Store>;
   markers(): Promise<Markers>;

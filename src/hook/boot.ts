@@ -12,7 +12,7 @@
  */
 import { DEFAULTS, type LoreSwitch } from "../defaults.ts";
 import { type Markers, markersFromSecret } from "../inject/index.ts";
-import { type Chosen, chosenCards, type Engine, openEngine } from "../recall/index.ts";
+import { type BookAsk, type Chosen, chosenCards, type Engine, openEngine } from "../recall/index.ts";
 import type { Store } from "../state/index.ts";
 import { blockOpening, type OpeningOptions } from "../style-surface/brief.ts";
 import { SettingsFile } from "../vault/index.ts";
@@ -32,6 +32,8 @@ export interface BootOptions {
   askGit?: AskGit;
   /** The lore switch (`--lore`; else settings.yaml): `none` starts the session with nothing. */
   lore?: LoreSwitch;
+  /** The books the session reads (`--book`, `$LORECARDS_BOOKS`: the project's; docs/BOOKS.md). */
+  books?: BookAsk;
 }
 
 /** The boot block to answer SessionStart with (between our markers), or undefined for none. */
@@ -60,6 +62,7 @@ export async function bootSession(
       seed: `${input.sessionId}:0`,
       conversationId: session,
       lore: options.lore,
+      books: options.books,
     });
     const stable = result.blocks.find((b) => b.tier === "stable");
     const chosen = stable ? chosenCards(result).filter((c) => stable.cards.includes(c.id)) : [];
@@ -104,6 +107,7 @@ async function recallWorkspace(
     framing: `${describeWorkspace(workspace)}:\n\n`,
     seed: `${input.sessionId}:0:workspace`,
     lore: options.lore,
+    books: options.books,
   });
   const block = result.blocks[0];
   if (block?.wrapped === undefined) return undefined;

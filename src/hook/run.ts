@@ -44,7 +44,7 @@ export interface HookOptions {
   /** Write hits.jsonl (default true). */
   log?: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
-  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore">;
+  recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore" | "books">;
   /** `index`: one line per card instead of its text (`--inject index`, recall/stages/index-block.ts). */
   inject?: "cards" | "index";
   /** Where the session ledger and the hit log live (state/ `openStore`); the vault's by default. */
@@ -110,6 +110,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
         askGit: options.askGit,
         opening: { styleBrief: options.styleBrief, style: options.style, warn: warnOf(options), who: WHO },
         lore: options.recall?.lore,
+        books: options.recall?.books,
       });
       if (boot === undefined) return NOTHING;
       const answer = { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: boot.block } };

@@ -26,6 +26,7 @@ export {
   type RenderOptions,
   renderBook,
 } from "./_export.ts";
+export { type BookImported, type IntoBookOptions, importIntoBook, ownBookOf } from "./_into-book.ts";
 export { type BookEntry, type EntryRules, type Mapped, plainMapped } from "./_model.ts";
 export { type ParsedBook, type ParseOptions, parseBook, type SourceFormat } from "./_parse.ts";
 export { type RepairResult, repairImports, type StaleImport, staleImport, staleImports } from "./_repair.ts";

@@ -7,7 +7,7 @@
  * Private to recall/ (its stages read `Compiled`).
  */
 import { readFileSync, statSync } from "node:fs";
-import type { CardMeta, KindsConfig } from "../card/types.ts";
+import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
 import {
   buildLayer,
   type CardSource,
@@ -35,8 +35,13 @@ export const OVERLAY_MAX = 256;
 /** Cards kept decoded before the cache starts again (a long-running server must not keep them all). */
 const MAX_CACHED = 5000;
 
+/** The cards of a matcher by position, as recall reads them. */
+export interface Cards extends CardSource {
+  at(index: number): CardMeta | undefined;
+}
+
 /** The matcher's cards by position (the snapshot's paths, then the changed cards'), decoded on use. */
-export class CardList implements CardSource {
+export class CardList implements Cards {
   private readonly cache = new Map<number, CardMeta | null>();
   readonly length: number;
 
@@ -69,18 +74,28 @@ export class CardList implements CardSource {
   }
 }
 
-/** One vault version as recall reads it: the matcher and cards, and a card's public text on demand. */
+/**
+ * One vault version as recall reads it: the matcher and cards, and a card's public text on demand. A
+ * conversation's several books are one too (_union.ts), which answers the look-ups by id and by name
+ * and lists its broken cards itself (`byId`, `named`, `broken`); one vault answers them from its index.
+ */
 export interface Compiled {
   readonly loaded: Loaded;
   readonly kinds: KindsConfig;
   /** The card's text without its private sections (read from disk, or a cache, by the source). */
   publicText(card: CardMeta): string;
+  /** The books read, when several are (their names, `main` for the vault's own cards). */
+  readonly books?: readonly string[];
+  byId?(id: string): CardMeta | undefined;
+  named?(name: string): CardMeta | undefined;
+  readonly broken?: readonly BrokenCard[];
 }
 
 export interface Loaded {
   stamp: string;
+  /** The vault's index (of a set of books: the first book's, which only its own look-ups read). */
   index: VaultIndex;
-  cards: CardList;
+  cards: Cards;
   matcher: Matcher;
   /** Cards by name (vault/ lookup), for refs; its tables are built on first use. */
   names?: CardLookup;
@@ -205,9 +220,25 @@ export function compile(vault: Vault, index: VaultIndex, opts: CompileOptions = 
   return { stamp: index.stamp, index, cards, matcher };
 }
 
+/** The card a name names (vault/ lookup, a disabled one included), or undefined. */
+export function findNamed(name: string, compiled: Compiled): CardMeta | undefined {
+  if (compiled.named) return compiled.named(name);
+  compiled.loaded.names ??= indexLookup(compiled.kinds, compiled.loaded.index);
+  return compiled.loaded.names.find(name);
+}
+
 /** A ref's card when recall shows it as a "see also" line: the one rule, vault/ `refTarget`. */
-export function resolveRef(name: string, loaded: Loaded, kinds: Vault["kinds"]): CardMeta | undefined {
-  loaded.names ??= indexLookup(kinds, loaded.index);
-  const target = refTarget(loaded.names, name);
+export function resolveRef(name: string, compiled: Compiled): CardMeta | undefined {
+  if (compiled.named) {
+    const card = compiled.named(name);
+    return card?.enabled ? card : undefined;
+  }
+  compiled.loaded.names ??= indexLookup(compiled.kinds, compiled.loaded.index);
+  const target = refTarget(compiled.loaded.names, name);
   return target.status === "ok" ? target.card : undefined;
+}
+
+/** The cards that could not be read, with their paths from the vault's root. */
+export function brokenOf(compiled: Compiled): readonly BrokenCard[] {
+  return compiled.broken ?? compiled.loaded.index.broken;
 }

@@ -76,7 +76,7 @@ export function earlierCards(
 }
 
 function earlierCard(vault: Vault, compiled: Compiled, ask: EarlierAsk): EarlierCard {
-  const card = resolveRef(ask.name, compiled.loaded, compiled.kinds);
+  const card = resolveRef(ask.name, compiled);
   if (!card) throw new LoreError("not_found", `earlier: no card named "${ask.name}"`);
   const then = cardTextAt(vault, card.kind, card.key, ask.point);
   if (then === null) {

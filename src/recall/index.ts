@@ -11,15 +11,26 @@
 import { warnOnStderr } from "../errors.ts";
 import type { Segmenter } from "../match/index.ts";
 import { jiebaSegmenter } from "../match/index.ts";
-import { openVault, SETTINGS_FILE, SettingsFile, type Vault, type VaultSettings } from "../vault/index.ts";
-import type { Loaded } from "./_compiled.ts";
+import {
+  type BookInfo,
+  MAIN_BOOK,
+  openVault,
+  SETTINGS_FILE,
+  SettingsFile,
+  type Vault,
+  type VaultSettings,
+} from "../vault/index.ts";
+import type { Compiled, Loaded } from "./_compiled.ts";
+import { Library } from "./_library.ts";
+import type { BookAsk, ChosenBooks } from "./books.ts";
 import { earlierCards } from "./earlier.ts";
 import { DEFAULT_SCAN_DEPTH, recall, unknownNames } from "./pipeline.ts";
 import { withSettings } from "./settings.ts";
 import { type SourceOptions, VaultSource } from "./source.ts";
 import type { RecallOptions, RecallResult, Turn } from "./types.ts";
 
-export type { Compiled } from "./_compiled.ts";
+export { type Compiled, findNamed } from "./_compiled.ts";
+export { type BookAsk, bookNamesIn, type ChosenBooks, chooseBooks, namedAt } from "./books.ts";
 export { type EarlierAsk, earlierHeading, earlierIn } from "./earlier.ts";
 export { simulate } from "./history.ts";
 export { hitEntry } from "./hit-entry.ts";
@@ -50,6 +61,8 @@ export * from "./views.ts";
 const SETTINGS_RECHECK_MS = 1000;
 
 export interface EngineOptions extends SourceOptions {
+  /** The engine of one book of a vault (_library.ts): it reads no books of its own. */
+  book?: boolean;
   /** Create the vault with example cards when it does not exist (the default vault does). */
   create?: boolean;
   /** Word segmentation for Chinese/Japanese (default: jieba, loaded on demand). `false` = none. */
@@ -62,6 +75,8 @@ export class Engine {
   readonly source: VaultSource;
   private readonly segmenter?: () => Promise<Segmenter>;
   private readonly settingsFile: SettingsFile;
+  /** The vault's books; absent for the engine of one book (books do not hold books). */
+  private readonly library?: Library;
 
   constructor(
     readonly vault: Vault,
@@ -72,10 +87,28 @@ export class Engine {
     this.settingsFile = new SettingsFile(vault.root, warn, options.watch ? SETTINGS_RECHECK_MS : 0);
     const onFile = (rel: string) => {
       if (rel === SETTINGS_FILE) this.settingsFile.invalidate();
+      this.library?.onFile(rel);
       options.onFile?.(rel);
     };
     this.source = new VaultSource(vault, { ...options, onFile });
     this.segmenter = options.segmenter === false ? undefined : (options.segmenter ?? jiebaSegmenter);
+    if (options.book) return;
+    // A book's engine: the server's options, read in this process, its files named by this watcher.
+    const bookOptions: EngineOptions = {
+      ...options,
+      book: true,
+      create: false,
+      refresher: undefined,
+      keeper: undefined,
+      onFile: undefined,
+      ...(options.watch && { watch: true, watcher: false }),
+    };
+    this.library = new Library(
+      this,
+      (root) => new Engine(openVault(root), bookOptions),
+      warn,
+      options.watch ? SETTINGS_RECHECK_MS : 0,
+    );
   }
 
   /**
@@ -88,6 +121,7 @@ export class Engine {
 
   close(): void {
     this.source.close();
+    this.library?.close();
   }
 
   /** Cards and broken cards as of now, re-parsing only what changed on disk. */
@@ -95,11 +129,40 @@ export class Engine {
     return (await this.source.current()).loaded;
   }
 
+  /** The books of the vault as they are now, `main` (the vault's own cards) first. */
+  books(): BookInfo[] {
+    return this.library?.shelf.current() ?? [];
+  }
+
+  /** The engine of one book (`main`: this one), or undefined when the vault has no such book. */
+  book(name: string): Engine | undefined {
+    return this.library?.reader(name) as Engine | undefined;
+  }
+
+  /** Which books a recall asking `ask` reads (recall/books.ts). */
+  chooseBooks(ask: BookAsk = {}): ChosenBooks {
+    return this.library?.choose(ask) ?? { books: [MAIN_BOOK], unknown: [] };
+  }
+
+  /** The vault version a recall asking `ask` reads: the vault's own, or its chosen books as one. */
+  async compiled(ask?: BookAsk): Promise<Compiled> {
+    return (await this.read(ask)).compiled;
+  }
+
+  private async read(ask?: BookAsk) {
+    if (this.library) return this.library.read(ask);
+    return {
+      compiled: await this.source.current(),
+      settings: this.settingsFile.current(),
+      chosen: undefined,
+    };
+  }
+
   /** The names among `names` that find no card (for `ask`: a surface that refuses them says which). */
-  async unknownNames(names: readonly string[]): Promise<string[]> {
+  async unknownNames(names: readonly string[], books?: BookAsk): Promise<string[]> {
     // No names, nothing to look up: a cold `try` should not check the vault twice.
     if (names.length === 0) return [];
-    return unknownNames(await this.source.current(), names);
+    return unknownNames(await this.compiled(books), names);
   }
 
   /** The vault's settings.yaml as it reads now (the editor shows the budget it sets). */
@@ -110,21 +173,41 @@ export class Engine {
   /**
    * How many turns, newest first, a recall with this scan depth reads: the current message and two per
    * level of depth before it (a user and an assistant message), the depth being the scan depth or the
-   * largest `scan_depth` a card asks for (match/). Turns before these change nothing a recall finds.
+   * largest `scan_depth` a card of the books read asks for (match/). Turns before these change nothing.
    */
-  async reach(scanDepth: number = DEFAULT_SCAN_DEPTH): Promise<number> {
-    return 1 + 2 * Math.max(scanDepth, (await this.source.current()).loaded.matcher.maxDepth);
+  async reach(scanDepth: number = DEFAULT_SCAN_DEPTH, books?: BookAsk): Promise<number> {
+    return 1 + 2 * Math.max(scanDepth, (await this.compiled(books)).loaded.matcher.maxDepth);
   }
 
-  /** One recall; the vault's settings.yaml fills in what `opts` leaves unset. */
+  private readonly saidUnknown = new Set<string>();
+
+  /** A book asked for that the vault does not have: said once per name (a server hears it per request). */
+  private unknownBook(name: string, warn: ((line: string) => void) | undefined): void {
+    if (this.saidUnknown.has(name) || this.saidUnknown.size >= 100) return;
+    this.saidUnknown.add(name);
+    warn?.(
+      `lorecards: no book "${name}" in ${this.vault.root}: left out (its books: ${this.books()
+        .map((b) => b.name)
+        .join(", ")})`,
+    );
+  }
+
+  /** One recall; the settings.yaml of the books read fill in what `opts` leaves unset. */
   async recall(turns: readonly Turn[], opts: RecallOptions = {}): Promise<RecallResult> {
-    const options = withSettings(opts, this.settingsFile.current());
-    const compiled = await this.source.current();
+    const { compiled, settings, chosen } = await this.read(opts.books);
+    for (const name of chosen?.unknown ?? []) this.unknownBook(name, opts.warn);
+    const options = withSettings(opts, settings);
     // An earlier state is read from the vault's history, which only the engine holds.
     const earlier = opts.earlier?.length
       ? earlierCards(this.vault, compiled, opts.earlier, opts.warn)
       : undefined;
-    return recall(compiled, turns, { ...options, segmenter: this.segmenter, earlierCards: earlier });
+    const result = await recall(compiled, turns, {
+      ...options,
+      segmenter: this.segmenter,
+      earlierCards: earlier,
+    });
+    const books = chosen?.books ?? [MAIN_BOOK];
+    return books.length === 1 && books[0] === MAIN_BOOK ? result : { ...result, books };
   }
 }
 

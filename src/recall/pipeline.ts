@@ -17,7 +17,7 @@
 import type { TierHint } from "../card/types.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { type Candidates, findCandidates, type Segmenter } from "../match/index.ts";
-import { type Compiled, resolveRef } from "./_compiled.ts";
+import { brokenOf, type Compiled, resolveRef } from "./_compiled.ts";
 import { decide } from "./decide.ts";
 import { type EarlierCard, earlierEntries } from "./earlier.ts";
 import { budget } from "./stages/budget.ts";
@@ -113,14 +113,14 @@ export async function recall(
   const current = turns[turns.length - 1]?.text ?? "";
   const candidates =
     options.candidates === false ? NO_CANDIDATES : await candidatesOf(compiled, current, segmenter);
-  const broken = compiled.loaded.index.broken.map((b) => ({ path: b.path, error: b.error }));
+  const broken = brokenOf(compiled).map((b) => ({ path: b.path, error: b.error }));
   const lore = options.lore ?? "auto";
   return { selection, blocks, ...(index && { index }), candidates, broken, timed, lore };
 }
 
 /** The answer of a recall with the lore switch at `none`: no card, no block, memory as it was. */
 function nothing(compiled: Compiled, options: RecallOptions): RecallResult {
-  const broken = compiled.loaded.index.broken.map((b) => ({ path: b.path, error: b.error }));
+  const broken = brokenOf(compiled).map((b) => ({ path: b.path, error: b.error }));
   const timed = options.history?.memory ?? {};
   return { selection: [], blocks: [], candidates: NO_CANDIDATES, broken, timed, lore: "none" };
 }
@@ -130,7 +130,7 @@ function hintIds(compiled: Compiled, options: RecallOptions): Map<string, TierHi
   if (!options.tierHints || options.tierHints.length === 0) return undefined;
   const out = new Map<string, TierHint>();
   for (const { name, tier } of options.tierHints) {
-    const card = resolveRef(name, compiled.loaded, compiled.kinds);
+    const card = resolveRef(name, compiled);
     if (card) out.set(idOf(card), tier);
   }
   return out;
@@ -141,7 +141,7 @@ function askedIds(compiled: Compiled, options: RecallOptions): ReadonlySet<strin
   if (!options.ask || options.ask.length === 0) return options.explicit;
   const ids = new Set(options.explicit);
   for (const name of options.ask) {
-    const card = resolveRef(name, compiled.loaded, compiled.kinds);
+    const card = resolveRef(name, compiled);
     if (card) ids.add(idOf(card));
   }
   return ids;
@@ -180,7 +180,7 @@ export function tierHintsIn(line: string | null | undefined): {
 
 /** The names of `ask` that find no card, for a surface that refuses them (`try`, `/api/try`). */
 export function unknownNames(compiled: Compiled, names: readonly string[]): string[] {
-  return names.filter((name) => resolveRef(name, compiled.loaded, compiled.kinds) === undefined);
+  return names.filter((name) => resolveRef(name, compiled) === undefined);
 }
 
 function candidatesOf(

@@ -21,3 +21,34 @@ export function withSettings(options: RecallOptions, settings: VaultSettings): R
   if (out.lore === undefined && settings.lore !== undefined) out.lore = settings.lore;
   return out;
 }
+
+/**
+ * The settings of a recall over several books: the vault's own settings.yaml where it says something
+ * (its owner's word for every conversation), then each book's own in the order read; a budget a book
+ * sets is room for its cards, so of the books' budgets the largest counts. The conversation's
+ * character (recall/books.ts) is the name `{{char}}` stands for, unless a settings.yaml says one.
+ */
+export function mergeSettings(
+  main: VaultSettings,
+  books: readonly VaultSettings[],
+  character?: string,
+): VaultSettings {
+  const out: VaultSettings = {};
+  const keys = new Set([...Object.keys(main), ...books.flatMap((b) => Object.keys(b))]) as Set<
+    keyof VaultSettings
+  >;
+  for (const key of keys) {
+    if (main[key] !== undefined) {
+      (out as Record<string, unknown>)[key] = main[key];
+      continue;
+    }
+    const given = books.map((b) => b[key]).filter((v) => v !== undefined);
+    if (given.length === 0) continue;
+    (out as Record<string, unknown>)[key] = /^budget/.test(key) ? Math.max(...(given as number[])) : given[0];
+  }
+  if (main.char === undefined && character !== undefined) {
+    const own = books.find((b) => b.char !== undefined)?.char;
+    out.char = own ?? character;
+  }
+  return out;
+}

@@ -22,6 +22,7 @@ import type { CardMeta } from "../card/types.ts";
 import { describeError } from "../errors.ts";
 import {
   ARCHIVE_DIR,
+  BOOKS_DIR,
   indexStale,
   type LoadIndexOptions,
   loadIndex,
@@ -41,6 +42,11 @@ export type Refresher = () => Promise<void>;
 export interface SourceOptions {
   /** Long-running servers: watch the vault and keep checks and rebuilds off the request path. */
   watch?: boolean;
+  /**
+   * With `watch`: `false` when another watcher names this vault's files (`invalidate`): a book of a
+   * vault, whose own watcher covers its books. Default true.
+   */
+  watcher?: boolean;
   /** How often a watching server compares folder mtimes with the index (default 2000 ms). */
   recheckMs?: number;
   /**
@@ -88,10 +94,12 @@ export class VaultSource {
     private readonly options: SourceOptions = {},
   ) {
     if (!options.watch) return;
-    this.watcher = watchVault(vault, (rel) => {
-      this.touch(rel);
-      options.onFile?.(rel);
-    });
+    if (options.watcher !== false)
+      this.watcher = watchVault(vault, (rel) => {
+        // A book's files are its own engine's (recall/_library.ts), told through onFile.
+        if (!rel.startsWith(`${BOOKS_DIR}/`)) this.touch(rel);
+        options.onFile?.(rel);
+      });
     this.every = setInterval(() => this.recheck(), options.recheckMs ?? 2000);
     this.every.unref();
   }

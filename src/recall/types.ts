@@ -3,10 +3,12 @@
  * front of the model now, and as what exact text? These are the shapes of that question and of its
  * answer; the selection the answer holds, one outcome per card, is selection.ts.
  */
+
 import type { TierHint } from "../card/types.ts";
 import type { LoreSwitch } from "../defaults.ts";
 import type { Markers } from "../inject/index.ts";
 import type { Candidates } from "../match/index.ts";
+import type { BookAsk } from "./books.ts";
 import type { EarlierAsk } from "./earlier.ts";
 import type { RenderedBlock, Selection } from "./selection.ts";
 
@@ -42,6 +44,11 @@ export interface RecallOptions {
    * context too: it is set aside as `quoted`, never sent a second time.
    */
   quotedIn?: readonly string[];
+  /**
+   * Which books to read (recall/books.ts): books named, else the conversation's system prompt for its
+   * character. The engine chooses (index.ts); absent: the vault's own cards and its unbound books.
+   */
+  books?: BookAsk;
   /** Compute candidate keywords (costs a little; the gateway does not need them). Default true. */
   candidates?: boolean;
   /** Our markers: each rendered block is then also given wrapped in them (`RenderedBlock.wrapped`). */
@@ -183,4 +190,9 @@ export interface RecallResult {
   timed: TimedMemory;
   /** The lore switch in force (the caller's, else settings.yaml's, else `auto`), for the door to say. */
   lore: LoreSwitch;
+  /**
+   * The books read (recall/books.ts), when they are more than the vault's own cards (`main`) or not it:
+   * absent for a vault with no books, as before books.
+   */
+  books?: string[];
 }

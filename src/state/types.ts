@@ -168,6 +168,8 @@ export interface TurnRecord {
   leftOut: { id: string; reason: string }[];
   /** The lore switch in force when it was not `auto` (the door says it): `declared` or `none`. */
   lore?: "declared" | "none";
+  /** The books the turn read, when more than the vault's own cards (recall's `books`): the editor says which. */
+  books?: string[];
   /** Characters of the prompt text as sent (system and every message's text, our blocks included). */
   promptChars: number;
   /**

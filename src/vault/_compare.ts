@@ -47,7 +47,7 @@ export function folderEntries(vault: Vault, dir: string): { files: string[]; fol
   for (const e of entries) {
     if (e.isDirectory()) {
       const sub = dir === "" ? e.name : `${dir}/${e.name}`;
-      if (skippedFolder(e.name) === null && !isKindFolder(vault, sub)) folders.push(sub);
+      if (skippedFolder(e.name, dir === "") === null && !isKindFolder(vault, sub)) folders.push(sub);
     } else if (e.name.endsWith(".md") && e.name.charCodeAt(0) !== 46) files.push(e.name);
   }
   return { files, folders };

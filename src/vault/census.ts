@@ -93,7 +93,7 @@ export function vaultCensus(vault: Vault): Census {
           reason: "a symbolic link: lorecards never follows links in the vault",
         });
       } else if (e.isDirectory()) {
-        const why = skippedFolder(e.name);
+        const why = skippedFolder(e.name, dir === "");
         if (why === null) walk(rel);
         else if (dir === "" && e.name === STATE_DIR) census.settings.push(`${rel}/`);
         else census.skipped.push({ path: `${rel}/`, reason: why });

@@ -19,6 +19,20 @@ export { settleImports, withSettledLock } from "./_settle.ts";
 export { removeStaleTemps, sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { type AsOfPoint, type AsOfVault, cardTextAt, parseAsOf, vaultAsOf } from "./as-of.ts";
+export {
+  BOOK_FILE,
+  BOOKS_DIR,
+  type BookInfo,
+  BookShelf,
+  bookNameOf,
+  bookNameProblem,
+  bookRoot,
+  booksDir,
+  MAIN_BOOK,
+  parseBookFile,
+  readBooks,
+  writeBookFile,
+} from "./books.ts";
 export { type BulkChange, type BulkResult, type BulkTarget, bulkChange } from "./bulk.ts";
 export {
   createCard,

@@ -62,7 +62,7 @@ for (const loaded of conformanceFiles()) {
       vault = makeVault([]);
       scratch = tempDir();
       const source = bookSource(loaded, scratch);
-      const r = await runBinary(["import", source, "--vault", vault, "--json"]);
+      const r = await runBinary(["import", source, "--book", "main", "--vault", vault, "--json"]);
       if (r.code !== 0) importError = `lorecards import ${source} failed (${r.code}): ${r.stderr}`;
     }, 300_000);
 

@@ -33,7 +33,7 @@ beforeAll(async () => {
   for (const e of card.data.character_book.entries) e.use_regex ??= false;
   base = path.join(dir, "seraphina-v3.json");
   fs.writeFileSync(base, JSON.stringify(card));
-  const imported = await runBinary(["import", base, "--vault", vault]);
+  const imported = await runBinary(["import", base, "--book", "main", "--vault", vault]);
   expect(imported.code).toBe(0);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

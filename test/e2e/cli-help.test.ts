@@ -125,7 +125,7 @@ describe("an import interrupted", () => {
     const book = path.join(dir, "big.json");
     fs.writeFileSync(book, JSON.stringify({ entries }));
     const before = vaultFiles(vault);
-    const child = Bun.spawn([bin, "import", book, "--kind", "thing", "--vault", vault], {
+    const child = Bun.spawn([bin, "import", book, "--book", "main", "--kind", "thing", "--vault", vault], {
       stdout: "ignore",
       stderr: "pipe",
     });

@@ -160,6 +160,8 @@ describe("the API, MCP, CLI imports, the gateway and the hook at once on one vau
         const args = [
           "import",
           bookFile(book, v),
+          "--book",
+          "main",
           "--kind",
           "slang",
           "--vault",

@@ -101,16 +101,19 @@ describe("import --force of a big book, killed at random points", () => {
       return file;
     });
     const started = performance.now();
-    await lorecards("import", books[0]!, "--kind", "thing", "--vault", root);
+    await lorecards("import", books[0]!, "--book", "main", "--kind", "thing", "--vault", root);
     const took = performance.now() - started;
     let settled = 0;
     const outcomes = { rolledBack: 0, rolledForward: 0, midMove: 0, finished: 0 };
     for (let v = 1; v < books.length; v++) {
-      const child = Bun.spawn([bin, "import", books[v]!, "--kind", "thing", "--force", "--vault", root], {
-        env: { PATH: process.env.PATH ?? "", ...env() },
-        stdout: "ignore",
-        stderr: "ignore",
-      });
+      const child = Bun.spawn(
+        [bin, "import", books[v]!, "--book", "main", "--kind", "thing", "--force", "--vault", root],
+        {
+          env: { PATH: process.env.PATH ?? "", ...env() },
+          stdout: "ignore",
+          stderr: "ignore",
+        },
+      );
       // A third of the kills at a random time (mostly while staging), a third once the plan is written,
       // a third once the first card has moved (while moving the others).
       const first = path.join(root, "things", `${gadget(0)}.md`);
@@ -285,22 +288,25 @@ describe("a killed import meets later writers and readers", () => {
       return f;
     };
     await lorecards("init", root);
-    await lorecards("import", file(0), "--kind", "thing", "--vault", root);
+    await lorecards("import", file(0), "--book", "main", "--kind", "thing", "--vault", root);
     const first = path.join(root, "things", `${gadget(0)}.md`);
     const last = path.join(root, "things", `${gadget(N - 1)}.md`);
     const ready = when === "plan" ? () => planWritten(root) : () => movedIn(first, 1);
     for (let attempt = 0; attempt < 5; attempt++) {
-      const child = Bun.spawn([bin, "import", file(1), "--kind", "thing", "--force", "--vault", root], {
-        env: { PATH: process.env.PATH ?? "", ...env() },
-        stdout: "ignore",
-        stderr: "ignore",
-      });
+      const child = Bun.spawn(
+        [bin, "import", file(1), "--book", "main", "--kind", "thing", "--force", "--vault", root],
+        {
+          env: { PATH: process.env.PATH ?? "", ...env() },
+          stdout: "ignore",
+          stderr: "ignore",
+        },
+      );
       await until(() => ready() || child.exitCode !== null, 10_000);
       child.kill("SIGKILL");
       await child.exited;
       if (ready() && planWritten(root) && movedIn(last, 0)) return;
       await lorecards("export", path.join(dir, "out.json"), "--vault", root); // settle, and try again
-      await lorecards("import", file(0), "--kind", "thing", "--force", "--vault", root);
+      await lorecards("import", file(0), "--book", "main", "--kind", "thing", "--force", "--vault", root);
     }
     throw new Error("could not kill the import between its plan and its last move");
   }

@@ -32,7 +32,10 @@ describe.skipIf(!hasChromium || !hasBook)("the editor on a large book, in Chromi
     const generated = path.join(work, "generated");
     fs.mkdirSync(empty);
     fs.mkdirSync(book);
-    expect(Bun.spawnSync([bin, "import", BOOK, "--vault", book], { env: { HOME: work } }).exitCode).toBe(0);
+    expect(
+      Bun.spawnSync([bin, "import", BOOK, "--book", "main", "--vault", book], { env: { HOME: work } })
+        .exitCode,
+    ).toBe(0);
     writeVault(generated, 10_000);
     for (const vault of [empty, book, generated]) servers.push(await startUi(vault));
     const { chromium } = await import("playwright-core");

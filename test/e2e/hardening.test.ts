@@ -81,7 +81,7 @@ describe("symbolic links in the vault (compiled binary)", () => {
     );
     const before = linked.outsideFiles();
     try {
-      const r = await inLinked(["import", book, "--kind", "slang"]);
+      const r = await inLinked(["import", book, "--book", "main", "--kind", "slang"]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("slang is a symbolic link");
       expect(linked.outsideFiles()).toEqual(before);

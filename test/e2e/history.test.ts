@@ -122,9 +122,9 @@ describe("who wrote each version", () => {
       entries: { 0: { uid: 0, key: ["dragon"], comment: "Dragon", content } },
     });
     fs.writeFileSync(book, JSON.stringify(entry("A red dragon.")));
-    expect((await cli("import", book)).code).toBe(0);
+    expect((await cli("import", book, "--book", "main")).code).toBe(0);
     fs.writeFileSync(book, JSON.stringify(entry("A blue dragon.")));
-    expect((await cli("import", book, "--force")).code).toBe(0);
+    expect((await cli("import", book, "--book", "main", "--force")).code).toBe(0);
     const [newest, first] = await versions("Dragon");
     expect([newest!.writer, newest!.action, first!.writer, first!.summary]).toEqual([
       "import",

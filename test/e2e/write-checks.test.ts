@@ -163,7 +163,17 @@ describe("lorecards import", () => {
   }
 
   test("a book that overfills a cap is imported whole, and --json lists the checks", async () => {
-    const run = await runBinary(["import", bardBook(6), "--kind", "people", "--vault", vault, "--json"]);
+    const run = await runBinary([
+      "import",
+      bardBook(6),
+      "--book",
+      "main",
+      "--kind",
+      "people",
+      "--vault",
+      vault,
+      "--json",
+    ]);
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout);
     expect(out.created).toBe(6);
@@ -178,7 +188,16 @@ describe("lorecards import", () => {
   });
 
   test("without --json, the summary is followed by the checks, the first 20 named", async () => {
-    const run = await runBinary(["import", bardBook(25), "--kind", "people", "--vault", vault]);
+    const run = await runBinary([
+      "import",
+      bardBook(25),
+      "--book",
+      "main",
+      "--kind",
+      "people",
+      "--vault",
+      vault,
+    ]);
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines[0]).toEndWith("25 created, 0 kept, 0 overwritten, 0 skipped");
@@ -193,10 +212,12 @@ describe("lorecards import", () => {
   });
 
   test("importing again over a band already past its cap still writes every card: an import never refuses on the checks", async () => {
-    await runBinary(["import", bardBook(6), "--kind", "people", "--vault", vault]);
+    await runBinary(["import", bardBook(6), "--book", "main", "--kind", "people", "--vault", vault]);
     const again = await runBinary([
       "import",
       bardBook(6),
+      "--book",
+      "main",
       "--kind",
       "people",
       "--vault",

@@ -204,7 +204,7 @@ describe("proxy", () => {
     );
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-headers")).toBe(
-      "authorization, content-type, x-lorecards-token, x-lorecards-conversation, x-lorecards-lore, x-lorecards-tier, x-lorecards-earlier",
+      "authorization, content-type, x-lorecards-token, x-lorecards-conversation, x-lorecards-lore, x-lorecards-tier, x-lorecards-earlier, x-lorecards-books",
     );
     const notPreflight = await guarded(new Request(`${BASE}/v1/chat/completions`, { method: "OPTIONS" }));
     expect(notPreflight.status).toBe(401);

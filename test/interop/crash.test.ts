@@ -65,7 +65,9 @@ describe("an import killed with SIGKILL", () => {
     ["while moving cards into place", (_v: Vault, things: string) => gadgets(things) > 0],
   ])("%s leaves the vault as it was or complete after the next run", async (_when, ready) => {
     const { vault, book, things } = setup();
-    await killWhen(["import", book, "--kind", "thing", "--vault", vault.root], () => ready(vault, things));
+    await killWhen(["import", book, "--book", "main", "--kind", "thing", "--vault", vault.root], () =>
+      ready(vault, things),
+    );
     // The next export settles the leftovers before it reads the vault.
     const out = await exportBook(vault, "st");
     const n = gadgets(things);
@@ -88,8 +90,9 @@ describe("an import --force killed with SIGKILL", () => {
     await importBook(vault, fs.readFileSync(book), { filename: "book.json", kind: "thing" });
     const edited = path.join(path.dirname(book), "edited.json");
     fs.writeFileSync(edited, fs.readFileSync(book, "utf8").replaceAll("is kept in drawer", "moved to shelf"));
-    await killWhen(["import", edited, "--kind", "thing", "--force", "--vault", vault.root], () =>
-      ready(vault),
+    await killWhen(
+      ["import", edited, "--book", "main", "--kind", "thing", "--force", "--vault", vault.root],
+      () => ready(vault),
     );
     await exportBook(vault, "st");
     const texts = fs.readdirSync(things).map((n) => fs.readFileSync(path.join(things, n), "utf8"));
@@ -103,7 +106,10 @@ describe("an import --force killed with SIGKILL", () => {
 describe("after an import killed while moving cards", () => {
   test("the next lookup settles it before reading, so no half-imported book is ever matched", async () => {
     const { vault, book, things } = setup();
-    await killWhen(["import", book, "--kind", "thing", "--vault", vault.root], () => gadgets(things) > 0);
+    await killWhen(
+      ["import", book, "--book", "main", "--kind", "thing", "--vault", vault.root],
+      () => gadgets(things) > 0,
+    );
     const engine = await openEngine(vault.root, { segmenter: false });
     const result = await engine.recall([{ role: "user", text: "where is gadget 1999?" }]);
     expect([0, ENTRIES]).toContain(gadgets(things));

@@ -205,23 +205,25 @@ describe("the import and export commands", () => {
     const vault = newVault();
     const book = path.join(path.dirname(vault.root), "book.json");
     fs.writeFileSync(book, JSON.stringify(BOOK));
-    const first = cli(["import", book, "--vault", vault.root, "--json"]);
+    const first = cli(["import", book, "--book", "main", "--vault", vault.root, "--json"]);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.out)).toMatchObject({ created: 3, kept: 0, overwritten: 0, skipped: [] });
-    expect(JSON.parse(cli(["import", book, "--vault", vault.root, "--json"]).out)).toMatchObject({ kept: 3 });
-    const forced = cli(["import", book, "--vault", vault.root, "--force"]);
+    expect(
+      JSON.parse(cli(["import", book, "--book", "main", "--vault", vault.root, "--json"]).out),
+    ).toMatchObject({ kept: 3 });
+    const forced = cli(["import", book, "--book", "main", "--vault", vault.root, "--force"]);
     expect(forced.out).toMatch(/0 created, 0 kept, 3 overwritten, 0 skipped/);
   });
 
   test("importing a card names what to set in settings.yaml: the book's budget and the character", () => {
     const vault = newVault();
     const file = path.resolve(import.meta.dir, "fixtures/risu-card.json");
-    const run = cli(["import", file, "--vault", vault.root]);
+    const run = cli(["import", file, "--book", "main", "--vault", vault.root]);
     expect(run.code).toBe(0);
     expect(run.out).toContain("book token_budget 1200: set budget_tokens in settings.yaml");
     expect(run.out).toContain("book recursive_scanning false: every card got prevent_recursion: true");
     expect(run.out).toContain("set char: Mira in settings.yaml");
-    const json = JSON.parse(cli(["import", file, "--vault", vault.root, "--json"]).out);
+    const json = JSON.parse(cli(["import", file, "--book", "main", "--vault", vault.root, "--json"]).out);
     expect(json).toMatchObject({
       character: "Mira",
       book: { name: "Mira's book", tokenBudget: 1200, scanDepth: 8, recursiveScanning: false },
@@ -274,12 +276,14 @@ describe("the import and export commands", () => {
       const vault = newVault();
       const book = path.join(path.dirname(vault.root), "book.json");
       fs.writeFileSync(book, JSON.stringify(BOOK));
-      const command = [bun, main, "import", book, "--vault", vault.root].map((a) => `'${a}'`).join(" ");
+      const command = [bun, main, "import", book, "--book", "main", "--vault", vault.root]
+        .map((a) => `'${a}'`)
+        .join(" ");
       const tty = Bun.spawnSync(["script", "-qec", command, "/dev/null"], { stdout: "pipe", stderr: "pipe" });
       const seen = tty.stdout.toString();
       expect(seen).toContain("] 100%");
       expect(seen).toContain("3 created");
-      const piped = cli(["import", book, "--vault", vault.root, "--force"]);
+      const piped = cli(["import", book, "--book", "main", "--vault", vault.root, "--force"]);
       expect(piped.err).toBe("");
       // The summary line, then the write checks' lines (this book has two cards titled Harbor); no bar.
       expect(piped.out.split("\n")[0]).toBe(

@@ -16,8 +16,9 @@ export interface Scan {
   options: MatchOptions;
 }
 
-export function idOf(card: Pick<CardMeta, "kind" | "key">): string {
-  return `${card.kind}/${card.key}`;
+/** A card's id: `kind/key`, and `book:kind/key` for a card of a book other than the vault's own. */
+export function idOf(card: Pick<CardMeta, "kind" | "key" | "book">): string {
+  return card.book === undefined ? `${card.kind}/${card.key}` : `${card.book}:${card.kind}/${card.key}`;
 }
 
 /** The cards hit in `messages` (oldest first; the last is the current message), in first-hit order. */

@@ -85,6 +85,7 @@ export function judged(
  * a cold hook with timed memory must not decode every card to build the name tables.
  */
 export function cardById(compiled: Compiled, id: string): CardMeta | undefined {
+  if (compiled.byId) return compiled.byId(id);
   const slash = id.indexOf("/");
   const kind = compiled.kinds.kinds.find((k) => k.name === id.slice(0, slash));
   if (slash === -1 || kind === undefined) return undefined;

@@ -101,7 +101,7 @@ function seeAlsoOf(
 ): RenderInput["seeAlso"] {
   const self = idOf(card);
   return card.refs
-    .map((name) => resolveRef(name, compiled.loaded, compiled.kinds))
+    .map((name) => resolveRef(name, compiled))
     .filter((t): t is CardMeta => t !== undefined && !firedIds.has(idOf(t)) && idOf(t) !== self)
     .filter(mayBeShownUnasked)
     .map((t) => ({ key: t.key, firstLine: expandMacros(t.firstLine, macros.names, macros.conversation) }));

@@ -1,0 +1,76 @@
+/**
+ * An import into the vault's books (docs/BOOKS.md), as SillyTavern keeps a lorebook per world and per
+ * character: a character card makes (or adds to) that character's book, named after the character and
+ * bound to it (its book.yaml `characters:`), so it is read in that character's conversations only; a
+ * lorebook makes (or adds to) a book named after it (its own name, else its file's), read in every
+ * conversation. `book` chooses another (`main`: the vault's own cards, as before books). A new book is
+ * a fresh vault, so a lorebook's own settings go into its settings.yaml (`importBook`).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { LoreError } from "../errors.ts";
+import {
+  bookNameOf,
+  bookNameProblem,
+  bookRoot,
+  MAIN_BOOK,
+  openVault,
+  writeBookFile,
+} from "../vault/index.ts";
+import { type ImportOptions, type ImportResult, importBook } from "./_disk.ts";
+import { parseBook } from "./_parse.ts";
+
+export interface IntoBookOptions extends ImportOptions {
+  /** The book to import into (`main`: the vault's own cards); default: the file's own book. */
+  book?: string;
+  /** Told the book's folder before anything is written (to settle an import interrupted there). */
+  onTarget?: (root: string) => void;
+}
+
+export interface BookImported extends ImportResult {
+  /** Where the cards went: the book's name and folder, whether it was made now, who it is bound to. */
+  into: { name: string; root: string; made: boolean; character?: string };
+}
+
+/** The book a file goes into when none is named: its character's, else its own name's, else its file's. */
+export function ownBookOf(parsed: { character?: string; name?: string }, filename: string): string {
+  if (parsed.character?.trim()) return bookNameOf(parsed.character);
+  const stem = path.basename(filename).replace(/\.(json|png|charx|txt)$/i, "");
+  return bookNameOf(parsed.name?.trim() || stem);
+}
+
+export async function importIntoBook(
+  vaultRoot: string,
+  input: Uint8Array | unknown,
+  opts: IntoBookOptions,
+): Promise<BookImported> {
+  const parsed = await parseBook(input, { filename: opts.filename, zipLimits: opts.zipLimits });
+  const name = (opts.book?.trim() || ownBookOf(parsed, opts.filename)).toLowerCase();
+  if (name !== MAIN_BOOK) {
+    const problem = bookNameProblem(name);
+    if (problem !== null) throw new LoreError("invalid_input", `book "${name}": ${problem}`);
+  }
+  const root = bookRoot(vaultRoot, name);
+  const made = !fs.existsSync(root);
+  // A character's own book is bound to it when the file is its card and the book is named for it.
+  const character =
+    parsed.character?.trim() && name === bookNameOf(parsed.character) ? parsed.character.trim() : undefined;
+  if (name !== MAIN_BOOK) {
+    fs.mkdirSync(root, { recursive: true });
+    if (made || character !== undefined)
+      writeBookFile(root, {
+        title: character ?? parsed.name?.trim() ?? name,
+        characters: character ? [character] : [],
+      });
+  }
+  opts.onTarget?.(root);
+  // Read again by the import itself, which parses what it writes (a few milliseconds for a large book).
+  const result = await importBook(openVault(root), input, opts);
+  // A bound book's {{char}} is its character wherever it is read: nothing is left to set for it.
+  if (character !== undefined)
+    result.notes = [
+      ...result.notes.filter((n) => !n.startsWith("set char:")),
+      `read in ${character}'s conversations (the system prompt names ${character}), where {{char}} is ${character}`,
+    ];
+  return { ...result, into: { name, root, made, ...(character !== undefined && { character }) } };
+}

@@ -1,0 +1,93 @@
+/**
+ * An import goes into the vault's books (src/interop/_into-book.ts): SillyTavern's own Seraphina card
+ * makes the book `seraphina`, bound to her, holding her lorebook's entries; a lorebook makes a book
+ * named after it; `book` chooses another, `main` the vault's own cards as before books. Importing again
+ * updates the same book.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { importIntoBook } from "../../src/interop/index.ts";
+import { initVault, loadIndex, openVault, readBooks } from "../../src/vault/index.ts";
+import { HAVE_REAL, real, tempDir } from "./_support.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function newVault(): string {
+  const root = path.join(tempDir(), "vault");
+  dirs.push(path.dirname(root));
+  initVault(root);
+  return root;
+}
+
+const cardsOf = (root: string) =>
+  loadIndex(openVault(root))
+    .cards.map((c) => c.title)
+    .sort();
+
+describe.skipIf(!HAVE_REAL)("importing into books", () => {
+  test("SillyTavern's Seraphina card makes the book seraphina, bound to her, holding her lorebook Eldoria", async () => {
+    const root = newVault();
+    const before = cardsOf(root);
+    const result = await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
+    expect(result.into).toEqual({
+      name: "seraphina",
+      root: path.join(root, "books", "seraphina"),
+      made: true,
+      character: "Seraphina",
+    });
+    expect(result.book.name).toBe("Eldoria");
+    expect(result.created).toBe(4);
+    const seraphina = readBooks(root).find((b) => b.name === "seraphina")!;
+    expect(seraphina.characters).toEqual(["Seraphina"]);
+    expect(cardsOf(seraphina.root)).toEqual(["eldoria", "glade", "power", "shadowfang"]);
+    // The vault's own cards are as they were.
+    expect(cardsOf(root)).toEqual(before);
+    expect(result.notes.join("\n")).toContain("read in Seraphina's conversations");
+  });
+
+  test("importing the card again updates her book: what is there is kept, --force replaces it", async () => {
+    const root = newVault();
+    await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
+    const again = await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
+    expect([again.into.made, again.created, again.kept]).toEqual([false, 0, 4]);
+    const forced = await importIntoBook(root, real("st-card-Seraphina.png"), {
+      filename: "x.png",
+      force: true,
+    });
+    expect(forced.overwritten).toBe(4);
+    expect(readBooks(root).map((b) => b.name)).toEqual(["main", "seraphina"]);
+  });
+
+  test("a world book makes a book named after its file, read in every conversation", async () => {
+    const root = newVault();
+    const result = await importIntoBook(root, real("st-worldinfo-Eldoria.json"), {
+      filename: "/tmp/Eldoria.json",
+    });
+    expect(result.into).toMatchObject({ name: "eldoria", made: true });
+    const eldoria = readBooks(root).find((b) => b.name === "eldoria")!;
+    expect([eldoria.characters, eldoria.active]).toEqual([[], "auto"]);
+  });
+
+  test("a book named is the book imported into, made when new; main is the vault's own cards", async () => {
+    const root = newVault();
+    const into = await importIntoBook(root, real("hxh_Weather_Director.json"), {
+      filename: "w.json",
+      book: "World",
+    });
+    expect(into.into.name).toBe("world");
+    expect(cardsOf(path.join(root, "books", "world"))).toHaveLength(1);
+    const own = await importIntoBook(root, real("hxh_Weather_Director.json"), {
+      filename: "w.json",
+      book: "main",
+    });
+    expect(own.into).toEqual({ name: "main", root, made: false });
+    expect(fs.existsSync(path.join(root, "books", "main"))).toBe(false);
+    await expect(
+      importIntoBook(root, real("hxh_Weather_Director.json"), { filename: "w.json", book: "a/b" }),
+    ).rejects.toThrow("a book's name");
+  });
+});
