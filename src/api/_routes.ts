@@ -3,14 +3,7 @@ import { checkVault } from "../check/vault.ts";
 import { LoreError } from "../errors.ts";
 import { recallJson } from "../explain/index.ts";
 import { errorResponse } from "../http/index.ts";
-import {
-  chosenCards,
-  type Engine,
-  hitEntry,
-  parseTurns,
-  simulate,
-  type Turn,
-} from "../recall/index.ts";
+import { chosenCards, type Engine, hitEntry, parseTurns, simulate, type Turn } from "../recall/index.ts";
 import type { HitEntry, Store } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import { archiveCard, createCard, readCard, restoreCard, updateCard, type Vault } from "../vault/index.ts";

@@ -2,7 +2,8 @@
  * The vault a command works on: --vault, then $LORECARDS_VAULT, then ~/.lorecards. Apart from
  * _shared.ts because resolving it loads vault/ and card/, which `--version` and `--help` do not need.
  */
-import { resolveVaultPath } from "../vault/index.ts";
+import { LoreError } from "../errors.ts";
+import { MAIN_BOOK, openVault, readBooks, resolveVaultPath, type Vault } from "../vault/index.ts";
 
 export function vaultPath(args: { vault?: string }): string {
   return resolveVaultPath(args.vault, process.env);
@@ -11,4 +12,31 @@ export function vaultPath(args: { vault?: string }): string {
 /** True when the default vault is in use (it is created with example cards on first use). */
 export function isDefaultVault(args: { vault?: string }): boolean {
   return !args.vault && !process.env.LORECARDS_VAULT;
+}
+
+/** `--book NAME`: the book of the vault a command works on (docs/BOOKS.md). */
+export const bookArg = {
+  book: {
+    type: "string",
+    description: "the book to work on, a folder of <vault>/books/ (main: the vault's own cards, the default)",
+    valueHint: "NAME",
+  },
+} as const;
+
+/**
+ * The vault a one-book command works on: the vault (made when it is the default and missing), or with
+ * `--book` the book of that name, which must be there.
+ */
+export function openBook(args: { vault?: string; book?: string }): Vault {
+  const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+  const name = args.book?.trim().toLowerCase();
+  if (!name || name === MAIN_BOOK) return vault;
+  const books = readBooks(vault.root);
+  const found = books.find((b) => b.name === name);
+  if (!found)
+    throw new LoreError(
+      "not_found",
+      `--book: no book "${args.book}" in ${vault.root} (its books: ${books.map((b) => b.name).join(", ")})`,
+    );
+  return openVault(found.root);
 }

@@ -1,12 +1,13 @@
 // `lorecards archive NAME`: a card moved to `<vault>/_archive/`, as the editor does (nothing is ever
 // deleted), under the vault lock and with a history entry by `cli`; `lorecards restore` brings it back.
-import { archiveCard, findCard, openVault } from "../vault/index.ts";
+import { archiveCard, findCard } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { bookArg, openBook } from "./_vault.ts";
 
 export const nameArgs = {
   name: { type: "positional", description: "file name or title of the card (or kind/key)", required: true },
   kind: { type: "string", description: "look for the card in this kind only", valueHint: "KIND" },
+  ...bookArg,
   ...vaultArg,
   ...jsonArg,
 } as const;
@@ -15,7 +16,7 @@ export const archiveCommand = defineCommand({
   meta: { name: "archive", description: "move a card to the archive (_archive/), where restore finds it" },
   args: nameArgs,
   async run({ args }) {
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     const card = findCard(vault, args.name, args.kind);
     const archived = await archiveCard(vault, card.kind, card.key, { writer: "cli" });
     if (args.json)

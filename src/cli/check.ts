@@ -11,12 +11,12 @@ import { describeError } from "../errors.ts";
 import { refreshVault } from "../recall/index.ts";
 import { type HealthReport, openStore, statePath, stateUrl } from "../state/index.ts";
 import { describeStyleSettings, styleSettingsFromEnv } from "../style/settings.ts";
-import { type Census, openVault, sweepVaultTemps, type Vault } from "../vault/index.ts";
+import { type Census, sweepVaultTemps, type Vault } from "../vault/index.ts";
 import { toWire } from "../wire.ts";
 import { recallArgs } from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { bookArg, openBook } from "./_vault.ts";
 
 export const checkCommand = defineCommand({
   meta: { name: "check", description: "cards that can never fire, or fire far too often" },
@@ -28,11 +28,12 @@ export const checkCommand = defineCommand({
       description: "first compare every card file with the index (catches edits made in place)",
     },
     ...storeArg,
+    ...bookArg,
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     sweepVaultTemps(vault);
     if (args.reindex) refreshVault(vault, { all: true });
     const names = { char: args.char, user: args.user };

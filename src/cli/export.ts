@@ -3,10 +3,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook } from "../interop/index.ts";
-import { atomicWrite, openVault } from "../vault/index.ts";
+import { atomicWrite } from "../vault/index.ts";
 import { readInput } from "./_files.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { bookArg, openBook } from "./_vault.ts";
 
 /** Without --format, the output's extension decides; anything else is a SillyTavern book. */
 export function formatFor(out: string, flag?: ExportFormat): ExportFormat {
@@ -28,6 +28,7 @@ export const exportCommand = defineCommand({
       description: "the format (default: from OUT's extension, else st)",
     },
     card: { type: "string", description: "a base card (JSON, PNG or CHARX) to carry the book" },
+    ...bookArg,
     ...vaultArg,
     ...jsonArg,
   },
@@ -38,7 +39,7 @@ export const exportCommand = defineCommand({
     }
     refuseMissingFolder(args.out);
     const base = args.card === undefined ? undefined : { bytes: readInput(args.card), filename: args.card };
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     const file = await exportBook(vault, format, { base });
     atomicWrite(args.out, file.bytes);
     const { cards, skipped } = file;

@@ -5,14 +5,13 @@ import {
   describeVersion,
   findHistoryCard,
   HISTORY_CAP,
-  openVault,
   readHistory,
   readVersion,
   type VersionInfo,
   versionDiff,
 } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { bookArg, openBook } from "./_vault.ts";
 
 /** Local time, to the second: `2025-06-01 14:30:05`. */
 export function localTime(iso: string): string {
@@ -43,11 +42,12 @@ export const historyCommand = defineCommand({
   args: {
     name: { type: "positional", description: "file name or title of the card (or kind/key)", required: true },
     version: { type: "string", description: "show this version's change as a diff", valueHint: "N" },
+    ...bookArg,
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     const { kind, key } = findHistoryCard(vault, args.name);
     const asked = wholeNumber(args.version, "--version");
     if (asked === undefined) {

@@ -1,24 +1,27 @@
 // `lorecards list [--kind K]`: every card with its keywords, grouped by kind.
 import { brokenSummary, byKindThenTitle, cardSummary, kindByName } from "../card/index.ts";
-import { loadIndex, openVault } from "../vault/index.ts";
+import { loadIndex, MAIN_BOOK, openVault, readBooks } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { bookArg, openBook } from "./_vault.ts";
 
 export const listCommand = defineCommand({
   meta: { name: "list", description: "every card with its keywords" },
   args: {
     kind: { type: "string", description: "only this kind (people, event, place, thing, slang, entry)" },
+    ...bookArg,
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     // A kind may be named as a kind (`event`) or by its directory (`events`); anything else is an error.
     const kind = args.kind === undefined ? undefined : kindByName(vault.kinds, args.kind).name;
     const { cards, broken } = loadIndex(vault);
     const shown = cards.filter((c) => kind === undefined || c.kind === kind).sort(byKindThenTitle);
+    const books = args.book === undefined ? otherBooks(vault.root) : [];
     if (args.json) {
-      printJson({ cards: shown.map((c) => cardSummary(c)), broken: broken.map((b) => brokenSummary(b)) });
+      const list = { cards: shown.map((c) => cardSummary(c)), broken: broken.map((b) => brokenSummary(b)) };
+      printJson(books.length > 0 ? { ...list, books } : list);
       return 0;
     }
     const lines: string[] = [];
@@ -34,7 +37,27 @@ export const listCommand = defineCommand({
     }
     if (shown.length === 0) lines.push("No cards.");
     for (const b of broken) lines.push(`! ${b.path}: ${b.error}`);
+    if (books.length > 0) {
+      lines.push("", "books (lorecards list --book NAME):");
+      for (const b of books) {
+        const bound = b.characters.length > 0 ? `, ${b.characters.join(", ")}'s` : "";
+        lines.push(`  ${b.name}  — ${b.cards} card(s)${bound}${b.active === "asked" ? ", when asked for" : ""}`);
+      }
+    }
     print(lines.join("\n"));
     return 0;
   },
 });
+
+/** The vault's books besides its own cards, each with its card count (docs/BOOKS.md). */
+function otherBooks(root: string) {
+  return readBooks(root)
+    .filter((b) => b.name !== MAIN_BOOK)
+    .map((b) => ({
+      name: b.name,
+      title: b.title,
+      characters: b.characters,
+      active: b.active,
+      cards: loadIndex(openVault(b.root)).cards.length,
+    }));
+}

@@ -3,10 +3,9 @@
 // limits and the write checks, then the vault's locked write with a history entry by `cli`.
 import { wordsOfLine } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
-import { openVault } from "../vault/index.ts";
 import { createFromFields, type Section } from "../writes/index.ts";
 import { defineCommand, jsonArg, print, printJson, repeatedFlag, vaultArg, wholeNumber } from "./_shared.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { bookArg, openBook } from "./_vault.ts";
 import { inputText, refuseHeadingIn, warningLines } from "./_writing.ts";
 
 export const newCommand = defineCommand({
@@ -40,6 +39,7 @@ export const newCommand = defineCommand({
       description: "the card's text as Markdown (## sections) from a file, or - for stdin",
       valueHint: "FILE",
     },
+    ...bookArg,
     ...vaultArg,
     ...jsonArg,
   },
@@ -47,7 +47,7 @@ export const newCommand = defineCommand({
     const sections = repeatedFlag(rawArgs, "--section").map(sectionOf);
     if (args.input !== undefined && sections.length > 0)
       throw new LoreError("usage", "give the card's text with --section or with --input, not both");
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     const { card, warnings } = await createFromFields(
       vault,
       {

@@ -2,19 +2,20 @@
 
 import { join } from "node:path";
 import { cardDocument } from "../card/index.ts";
-import { findCard, openVault, readNoFollow } from "../vault/index.ts";
+import { findCard, readNoFollow } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { bookArg, openBook } from "./_vault.ts";
 
 export const readCommand = defineCommand({
   meta: { name: "read", description: "print one card" },
   args: {
     name: { type: "positional", description: "file name or title of the card (or kind/key)", required: true },
+    ...bookArg,
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     const card = findCard(vault, args.name);
     if (args.json) {
       printJson(cardDocument(card));

@@ -4,23 +4,16 @@
 import path from "node:path";
 import { kindByName, parseCard } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
-import {
-  type ArchivedCard,
-  listArchived,
-  openVault,
-  readNoFollow,
-  restoreCard,
-  type Vault,
-} from "../vault/index.ts";
+import { type ArchivedCard, listArchived, readNoFollow, restoreCard, type Vault } from "../vault/index.ts";
 import { defineCommand, print, printJson } from "./_shared.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { openBook } from "./_vault.ts";
 import { nameArgs } from "./archive.ts";
 
 export const restoreCommand = defineCommand({
   meta: { name: "restore", description: "bring an archived card back" },
   args: nameArgs,
   async run({ args }) {
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     const found = archivedNamed(vault, args.name, args.kind);
     const card = await restoreCard(vault, found.kind, found.key, { writer: "cli" });
     if (args.json)

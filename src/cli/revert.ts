@@ -2,10 +2,10 @@
 // "History"). Not `restore`: in lorecards that word already means bringing an archived card back (the
 // editor, `POST /api/cards/…/restore`), and `restore-backup` brings a whole vault back; this one goes
 // back in a card's history. It is a write like any other, recorded as a version of its own.
-import { findHistoryCard, openVault, revertCard } from "../vault/index.ts";
+import { findHistoryCard, revertCard } from "../vault/index.ts";
 import { isoFromNs } from "../wire.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { bookArg, openBook } from "./_vault.ts";
 
 export const revertCommand = defineCommand({
   meta: { name: "revert", description: "put a card back as it was after one of its versions" },
@@ -17,12 +17,13 @@ export const revertCommand = defineCommand({
       valueHint: "N",
       required: true,
     },
+    ...bookArg,
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
     const version = wholeNumber(args.version, "--version")!;
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     const { kind, key, card: read } = findHistoryCard(vault, args.name);
     // The card as read here is the precondition: a write in between is a conflict, not overwritten.
     const { card, changed } = await revertCard(vault, kind, key, version, {

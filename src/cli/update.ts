@@ -2,10 +2,9 @@
 // every other byte of the file kept, for scripts. The same door as MCP's update_recent (writes/): the
 // write checks on the card as it would be, the vault's locked write, a history entry by `cli`.
 import { LoreError } from "../errors.ts";
-import { openVault } from "../vault/index.ts";
 import { updateSectionOf } from "../writes/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { bookArg, openBook } from "./_vault.ts";
 import { inputText, refuseHeadingIn, warningLines } from "./_writing.ts";
 
 export const updateCommand = defineCommand({
@@ -19,6 +18,7 @@ export const updateCommand = defineCommand({
     text: { type: "positional", description: "its new text (or --input)", required: false },
     input: { type: "string", description: "the new text from a file, or - for stdin", valueHint: "FILE" },
     kind: { type: "string", description: "look for the card in this kind only", valueHint: "KIND" },
+    ...bookArg,
     ...vaultArg,
     ...jsonArg,
   },
@@ -30,7 +30,7 @@ export const updateCommand = defineCommand({
       );
     const text = args.text ?? (await inputText(args.input!));
     refuseHeadingIn(text, args.section);
-    const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
+    const vault = openBook(args);
     const { card, warnings } = await updateSectionOf(vault, args.name, args.section, text, {
       writer: "cli",
       kind: args.kind,

@@ -109,7 +109,10 @@ describe.skipIf(!hasChromium || !hasBook)("every view of the editor, checked by 
     fs.mkdirSync(shots, { recursive: true });
     const bin = await ensureBinary();
     const book = path.join(REAL_FIXTURES, "sora_Eldoria_V10.6.0.json");
-    expect(Bun.spawnSync([bin, "import", book, "--vault", root], { env: { HOME: root } }).exitCode).toBe(0);
+    expect(
+      Bun.spawnSync([bin, "import", book, "--book", "main", "--vault", root], { env: { HOME: root } })
+        .exitCode,
+    ).toBe(0);
     Bun.spawnSync([bin, "archive", "Alice", "--vault", root], { env: { HOME: root } });
     const store = await openStore(stateUrl(root));
     const text = "### 光晶石 [entry]\n圣光在深层地层中沉淀形成的结晶矿。";
