@@ -41,7 +41,9 @@ export const listCommand = defineCommand({
       lines.push("", "books (lorecards list --book NAME):");
       for (const b of books) {
         const bound = b.characters.length > 0 ? `, ${b.characters.join(", ")}'s` : "";
-        lines.push(`  ${b.name}  — ${b.cards} card(s)${bound}${b.active === "asked" ? ", when asked for" : ""}`);
+        lines.push(
+          `  ${b.name}  — ${b.cards} card(s)${bound}${b.active === "asked" ? ", when asked for" : ""}`,
+        );
       }
     }
     print(lines.join("\n"));
