@@ -55,6 +55,8 @@ const VIEWS: [string, (page: Page, phone: boolean) => Promise<void>][] = [
       for (const part of ["Lorebook settings", "More settings", "Linked cards"])
         await page.locator("form.card-form summary", { hasText: part }).click();
       await page.locator(".links-body > *").first().waitFor();
+      // The picture shows the lorebook settings, the part a person looks for.
+      await page.locator("details.lorebook").evaluate((e) => e.scrollIntoView({ block: "start" }));
     },
   ],
   [
@@ -65,7 +67,26 @@ const VIEWS: [string, (page: Page, phone: boolean) => Promise<void>][] = [
       await page.locator("#try-why .why-line").first().waitFor();
     },
   ],
-  ["import", async (page) => void (await panel(page, "books", ".drop"))],
+  [
+    "import",
+    async (page) => {
+      const body = await panel(page, "books", ".drop");
+      const book = path.join(REAL_FIXTURES, "st-worldinfo-Eldoria.json");
+      await body.getByLabel("Lorebook or character card (.json, .png, .charx)").setInputFiles(book);
+      await body.getByLabel("Import as kind").selectOption("place");
+      await body.getByRole("button", { name: "Import", exact: true }).click();
+      await body.locator(".import-result .summary").waitFor();
+      await page.locator("#books").scrollIntoViewIfNeeded();
+    },
+  ],
+  [
+    "new-card",
+    async (page, phone) => {
+      if (phone) await page.getByRole("button", { name: "New card" }).scrollIntoViewIfNeeded();
+      await page.getByRole("button", { name: "New card" }).click();
+      await page.locator("form.card-form").waitFor();
+    },
+  ],
   ["changes", async (page) => void (await panel(page, "changes", ".steps li"))],
   ["budget", async (page) => void (await panel(page, "budget", ".always-list li"))],
   [
