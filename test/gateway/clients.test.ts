@@ -63,21 +63,25 @@ describe.each(PROTOCOLS)("$name adapter with real clients' habits", (p) => {
     expect(injected(res)).toBe("Alice");
   });
 
-  test("--scan-depth counts turns of text: a tool loop does not push the person's words out", async () => {
-    const { h } = await setup({ window: 1 });
-    const body = p.toolTurn({ messages: [u("what does alice say?")] }, "a tool result") as Record<
-      string,
-      unknown[]
-    >;
-    body[p.list]!.push({ role: "assistant", content: "She is fine." }, { role: "user", content: "and now?" });
-    expect(injected(await h.send(p.path, body))).toBe("Alice");
-  });
+  const toolTurn = p.toolTurn;
+  if (toolTurn)
+    test("--scan-depth counts turns of text: a tool loop does not push the person's words out", async () => {
+      const { h } = await setup({ window: 1 });
+      const body = toolTurn({ messages: [u("what does alice say?")] }, "a tool result", [
+        a("She is fine."),
+        u("and now?"),
+      ]);
+      expect(injected(await h.send(p.path, body))).toBe("Alice");
+    });
 
-  test("a client whose base URL already ends in /v1 calls the path without it, and is injected too", async () => {
-    const { h } = await setup();
-    const res = await h.send(p.path.replace(/^\/v1/, ""), p.build({ messages: [u("how is alice?")] }));
-    expect(injected(res)).toBe("Alice");
-  });
+  test.each([...p.alsoAt])(
+    "a client calling %s (a base URL that already ends in /v1, another version) is injected too",
+    async (path) => {
+      const { h } = await setup();
+      const res = await h.send(path, p.build({ messages: [u("how is alice?")] }));
+      expect(injected(res)).toBe("Alice");
+    },
+  );
 
   test("a client's session header names the conversation: the same one continues it, another starts anew", async () => {
     const { h } = await setup();

@@ -1,7 +1,8 @@
 /**
  * One suite, every adapter: what is scanned, where cards go in each inject mode, markers, replay,
- * dedupe and headers must behave the same for OpenAI Chat Completions, Anthropic Messages and OpenAI
- * Responses.
+ * dedupe and headers must behave the same for OpenAI Chat Completions, Anthropic Messages, OpenAI
+ * Responses, the Gemini API, Ollama's chat and text completion. What a protocol cannot carry (images,
+ * tools, a text that is a string or parts) its descriptor says, and those tests are not its own.
  */
 
 import { describe, expect, test } from "bun:test";
@@ -10,6 +11,7 @@ import path from "node:path";
 import { wrapBlock } from "../../src/inject/index.ts";
 import { type Msg, PIXEL } from "../support/bodies.ts";
 import { gatewaySuite } from "../support/gateway.ts";
+import { streamedText } from "../support/protocols/_shared.ts";
 import { PROTOCOLS } from "../support/protocols.ts";
 import { recentHitsOf, vaultStore } from "../support/state.ts";
 import { cardText } from "../support/vault.ts";
@@ -38,47 +40,53 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
     expect(content.endsWith(`${markers.close}\n\nhow did the friday deploy go?`)).toBe(true);
   });
 
-  test("with --inject system the cards go to the system side and the user message is untouched", async () => {
-    const { h, markers } = await setup({ inject: "system" });
-    await h.send(p.path, p.build({ system: "be kind", messages: [u("and Alice?")] }));
-    expect(p.userMessages(last().body)[0]!.content).toBe("and Alice?");
-    const injected = p.systemInjected(last().body, "be kind");
-    expect(injected.startsWith(markers.open)).toBe(true);
-    expect(injected).toContain("### Alice [people]");
-    expect(JSON.stringify(JSON.parse(last().body))).toContain("be kind");
-  });
-
-  test("non-text parts come through untouched and the block goes in front of the first text", async () => {
-    const { h, markers } = await setup();
-    const body = p.build({
-      messages: [
-        u([
-          { type: "image", data: PIXEL },
-          { type: "text", text: "look at the blue notebook" },
-        ]),
-      ],
+  if (p.systemSide)
+    test("with --inject system the cards go to the system side and the user message is untouched", async () => {
+      const { h, markers } = await setup({ inject: "system" });
+      await h.send(p.path, p.build({ system: "be kind", messages: [u("and Alice?")] }));
+      expect(p.userMessages(last().body)[0]!.content).toBe("and Alice?");
+      const injected = p.systemInjected(last().body, "be kind");
+      expect(injected.startsWith(markers.open)).toBe(true);
+      expect(injected).toContain("### Alice [people]");
+      expect(JSON.stringify(JSON.parse(last().body))).toContain("be kind");
     });
-    await h.send(p.path, body);
-    const sent = (body[p.list] as { content: unknown[] }[])[0]!.content;
-    const got = p.userMessages(last().body)[0]!.content as Record<string, unknown>[];
-    expect(got).toHaveLength(2);
-    expect(got[0]).toEqual(sent[0] as Record<string, unknown>);
-    const text = String(got[1]!.text);
-    expect(text.startsWith(markers.open)).toBe(true);
-    expect(text.endsWith(`${markers.close}\n\nlook at the blue notebook`)).toBe(true);
-  });
 
-  test("a prompt sent as one cached text part, then resent as a plain string, keeps its block in place", async () => {
-    const { h } = await setup();
-    const cached = [{ type: "text", text: "how is Alice?", cache_control: { type: "ephemeral" } }];
-    await h.send(p.path, p.build({ messages: [u(cached as Msg["content"])] }));
-    const first = p.userMessages(last().body)[0]!.content as Record<string, unknown>[];
-    const res = await h.send(p.path, p.build({ messages: [u("how is Alice?"), a("fine"), u("and then?")] }));
-    expect(res.headers.get("x-lorecards-injected")).toBeNull();
-    const [again, newest] = p.userMessages(last().body);
-    expect(again!.content).toBe(String(first[0]!.text));
-    expect(newest!.content).toBe("and then?");
-  });
+  if (p.images)
+    test("non-text parts come through untouched and the block goes in front of the first text", async () => {
+      const { h, markers } = await setup();
+      const body = p.build({
+        messages: [
+          u([
+            { type: "image", data: PIXEL },
+            { type: "text", text: "look at the blue notebook" },
+          ]),
+        ],
+      });
+      await h.send(p.path, body);
+      const sent = p.userMessages(JSON.stringify(body))[0]!.content as unknown[];
+      const got = p.userMessages(last().body)[0]!.content as Record<string, unknown>[];
+      expect(got).toHaveLength(2);
+      expect(got[0]).toEqual(sent[0] as Record<string, unknown>);
+      const text = String(got[1]!.text);
+      expect(text.startsWith(markers.open)).toBe(true);
+      expect(text.endsWith(`${markers.close}\n\nlook at the blue notebook`)).toBe(true);
+    });
+
+  if (p.textShapes)
+    test("a prompt sent as one cached text part, then resent as a plain string, keeps its block in place", async () => {
+      const { h } = await setup();
+      const cached = [{ type: "text", text: "how is Alice?", cache_control: { type: "ephemeral" } }];
+      await h.send(p.path, p.build({ messages: [u(cached as Msg["content"])] }));
+      const first = p.userMessages(last().body)[0]!.content as Record<string, unknown>[];
+      const res = await h.send(
+        p.path,
+        p.build({ messages: [u("how is Alice?"), a("fine"), u("and then?")] }),
+      );
+      expect(res.headers.get("x-lorecards-injected")).toBeNull();
+      const [again, newest] = p.userMessages(last().body);
+      expect(again!.content).toBe(String(first[0]!.text));
+      expect(newest!.content).toBe("and then?");
+    });
 
   test("earlier turns inside the window are scanned; older turns and the system prompt are not", async () => {
     const { h } = await setup({ window: 1 });
@@ -138,39 +146,38 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
     expect(got).toEqual(expected);
   });
 
-  test("a card that first fires inside a tool loop never goes into a message an earlier request carried: it comes with the next typed one", async () => {
-    const { h, vault } = await setup();
-    const turn = { messages: [u("what do we know about Zed?")] };
-    await h.send(p.path, p.build(turn));
-    const first = JSON.parse(last().body)[p.list] as unknown[];
-    // Inside the loop the model writes a card for Zed (through MCP, say): the next request names it.
-    writeCard(vault, "people", "Zed", ["zed"], "## who\nThe lighthouse keeper.\n");
-    const looped = p.toolTurn(turn, "the notes");
-    const r2 = await h.send(p.path, looped);
-    expect(r2.headers.get("x-lorecards-injected")).toBeNull();
-    const second = JSON.parse(last().body)[p.list] as unknown[];
-    expect(second.slice(0, first.length)).toEqual(first);
-    const next = structuredClone(looped) as Record<string, unknown[]>;
-    next[p.list]!.push(...(p.build({ messages: [a("Done."), u("thanks")] })[p.list] as unknown[]));
-    const r3 = await h.send(p.path, next);
-    expect(r3.headers.get("x-lorecards-injected")).toBe("Zed");
-    const third = JSON.parse(last().body)[p.list] as unknown[];
-    expect(third.slice(0, second.length)).toEqual(second);
-  });
+  const toolTurn = p.toolTurn;
+  if (toolTurn)
+    test("a card that first fires inside a tool loop never goes into a message an earlier request carried: it comes with the next typed one", async () => {
+      const { h, vault } = await setup();
+      const turn = { messages: [u("what do we know about Zed?")] };
+      await h.send(p.path, p.build(turn));
+      const first = p.messages(last().body);
+      // Inside the loop the model writes a card for Zed (through MCP, say): the next request names it.
+      writeCard(vault, "people", "Zed", ["zed"], "## who\nThe lighthouse keeper.\n");
+      const r2 = await h.send(p.path, toolTurn(turn, "the notes"));
+      expect(r2.headers.get("x-lorecards-injected")).toBeNull();
+      const second = p.messages(last().body);
+      expect(second.slice(0, first.length)).toEqual(first);
+      const r3 = await h.send(p.path, toolTurn(turn, "the notes", [a("Done."), u("thanks")]));
+      expect(r3.headers.get("x-lorecards-injected")).toBe("Zed");
+      const third = p.messages(last().body);
+      expect(third.slice(0, second.length)).toEqual(second);
+    });
 
-  test("a tool round trip is not a new turn: the cards stay where they went and the tool result is untouched", async () => {
-    const { h } = await setup({ reinjectAfter: 1 });
-    const turn = { messages: [u("what does alice think of the friday deploy?")] };
-    const r1 = await h.send(p.path, p.build(turn));
-    const first = JSON.stringify(p.userMessages(last().body)[0]);
-    const r2 = await h.send(p.path, p.toolTurn(turn, "the corner cafe is closed"));
-    const sent = JSON.parse(last().body)[p.list] as Record<string, unknown>[];
-    expect(JSON.stringify(sent[0])).toBe(first);
-    expect(JSON.stringify(sent.slice(1))).toBe(
-      JSON.stringify((p.toolTurn(turn, "the corner cafe is closed")[p.list] as unknown[]).slice(1)),
-    );
-    expect(r2.headers.get("x-lorecards-injected")).toBe(r1.headers.get("x-lorecards-injected"));
-  });
+  if (toolTurn)
+    test("a tool round trip is not a new turn: the cards stay where they went and the tool result is untouched", async () => {
+      const { h } = await setup({ reinjectAfter: 1 });
+      const turn = { messages: [u("what does alice think of the friday deploy?")] };
+      const r1 = await h.send(p.path, p.build(turn));
+      const first = JSON.stringify(p.userMessages(last().body)[0]);
+      const looped = toolTurn(turn, "the corner cafe is closed");
+      const r2 = await h.send(p.path, looped);
+      const sent = p.messages(last().body);
+      expect(JSON.stringify(sent[0])).toBe(first);
+      expect(JSON.stringify(sent.slice(1))).toBe(JSON.stringify(p.messages(JSON.stringify(looped)).slice(1)));
+      expect(r2.headers.get("x-lorecards-injected")).toBe(r1.headers.get("x-lorecards-injected"));
+    });
 
   test("a conversation is stored from its first card on, and a request that brings none before that writes nothing", async () => {
     const { h, vault } = await setup();
@@ -293,11 +300,11 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
     expect(await recentHitsOf(silent.vault, 5)).toEqual([]);
   });
 
-  test("a streaming request is injected and the event stream passed through", async () => {
+  test("a streaming request is injected and the stream passed through", async () => {
     const { h, markers } = await setup();
-    const res = await h.send(p.path, p.build({ messages: [u("alice?")], stream: true }));
-    expect(res.headers.get("content-type")).toContain("text/event-stream");
-    expect(await res.text()).toContain("Noted.");
+    const res = await h.send(p.streamPath, p.build({ messages: [u("alice?")], stream: true }));
+    expect(res.headers.get("content-type")).toContain(p.streamType);
+    expect(streamedText(await res.text())).toContain("Noted.");
     expect(String(p.userMessages(last().body)[0]!.content).startsWith(markers.open)).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Msg } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { harness } from "../support/gateway.ts";
-import { messagesPrefix, PROTOCOLS } from "../support/protocols.ts";
+import { PROTOCOLS } from "../support/protocols.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
 const SCRIPT = [
@@ -60,7 +60,7 @@ describe.each(MODES)("replay, $label", ({ p, mode }) => {
       }
       expect(injectedTurns).toBeGreaterThanOrEqual(8);
       for (let i = 1; i < bodies.length; i++) {
-        expect(bodies[i]!.startsWith(messagesPrefix(bodies[i - 1]!, p.list))).toBe(true);
+        expect(bodies[i]!.startsWith(p.prefix(bodies[i - 1]!))).toBe(true);
       }
     } finally {
       h.close();

@@ -89,10 +89,9 @@ function userTexts(p: Protocol, raw: string): string[] {
   return p.userMessages(raw).map((m) => textOf(m.content));
 }
 
-/** Every message of the body's list, as [role, text]. */
+/** Every message of the body, as [role, text]. */
 function listOf(p: Protocol, raw: string): [string, string][] {
-  const body = JSON.parse(raw) as Record<string, Record<string, unknown>[]>;
-  return body[p.list]!.map((m) => [String(m.role), textOf(m.content)]);
+  return p.messages(raw).map((m) => [String(m.role), textOf(m.content)]);
 }
 
 const KINDS: Record<string, string> = { people: "people", things: "thing", events: "event" };

@@ -88,3 +88,49 @@ export function eventStream(
   });
   return new Response(stream, { headers });
 }
+
+/**
+ * The body up to the end of its list under `key` (`messages`, `input`, `contents`), before the list's
+ * closing `]`, for a body serialised without whitespace.
+ */
+export function listPrefix(raw: string, key: string): string {
+  const body = JSON.parse(raw) as Record<string, unknown>;
+  const name = `"${key}":`;
+  const at = raw.indexOf(name);
+  const list = JSON.stringify(body[key]);
+  const end = at + name.length + list.length - 1;
+  if (at === -1 || raw.slice(at + name.length, end + 1) !== list) {
+    throw new Error("body is not in compact JSON form");
+  }
+  return raw.slice(0, end);
+}
+
+/** The list under `key` of a body. */
+export const listOf = (raw: string, key: string): Obj[] => {
+  const list = (JSON.parse(raw) as Obj)[key];
+  return Array.isArray(list) ? (list as Obj[]) : [];
+};
+
+/**
+ * The text a client reads out of a streamed answer, roughly: every string under a `text`, `content` or
+ * `delta` key, in order, of each event (`data:` lines) or line of newline-delimited JSON.
+ */
+export function streamedText(answer: string): string {
+  const out: string[] = [];
+  const walk = (v: unknown, key?: string): void => {
+    if (typeof v === "string") {
+      if (key === "text" || key === "content" || key === "delta") out.push(v);
+    } else if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (isObj(v)) for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  for (const line of answer.split(/\r?\n/)) {
+    const json = line.startsWith("data:") ? line.slice(5).trim() : line.trim();
+    if (!json.startsWith("{")) continue;
+    try {
+      walk(JSON.parse(json));
+    } catch {
+      // a line that is not JSON carries no text
+    }
+  }
+  return out.join("");
+}

@@ -5,6 +5,7 @@ import {
   canonicalContent,
   canonicalItem,
   eventStream,
+  listPrefix,
   type Msg,
   parse,
   pieces,
@@ -32,11 +33,12 @@ function anthropicContent(content: Msg["content"]): unknown {
   );
 }
 
-export function anthropicToolTurn(c: Conversation, result: string): Body {
+export function anthropicToolTurn(c: Conversation, result: string, after: Msg[] = []): Body {
   const body = anthropicBody(c);
   body.messages.push(
     { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "look", input: {} }] },
     { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: result }] },
+    ...anthropicBody({ messages: after }).messages,
   );
   return body;
 }
@@ -79,10 +81,17 @@ function anthropicReply(body: string, text: string): Response {
 export const anthropic: Protocol = {
   name: "anthropic",
   path: "/v1/messages",
-  list: "messages",
+  streamPath: "/v1/messages",
+  streamType: "text/event-stream",
+  alsoAt: ["/messages"],
   build: anthropicBody,
   toolTurn: anthropicToolTurn,
+  images: true,
+  textShapes: true,
+  messages: (raw) => parse(raw).messages,
   userMessages: (raw) => parse(raw).messages.filter((m) => m.role === "user"),
+  prefix: (raw) => listPrefix(raw, "messages"),
+  systemSide: true,
   systemInjected(raw, originalSystem) {
     const system = String(parse(raw).system ?? "");
     return originalSystem && system.startsWith(originalSystem)

@@ -4,6 +4,7 @@ import {
   type Conversation,
   canonicalItem,
   eventStream,
+  listPrefix,
   type Msg,
   type Obj,
   parse,
@@ -28,12 +29,13 @@ function openaiContent(content: Msg["content"]): unknown {
 }
 
 /** The body after the model called a tool (`look`) and got `result` back: the same turn, continued. */
-export function openaiToolTurn(c: Conversation, result: string): Body {
+export function openaiToolTurn(c: Conversation, result: string, after: Msg[] = []): Body {
   const body = openaiBody(c);
   const call = { id: "call_1", type: "function", function: { name: "look", arguments: "{}" } };
   body.messages.push(
     { role: "assistant", content: null, tool_calls: [call] },
     { role: "tool", tool_call_id: "call_1", content: result },
+    ...openaiBody({ messages: after }).messages,
   );
   return body;
 }
@@ -68,10 +70,17 @@ const systemMessages = (raw: string) =>
 export const openai: Protocol = {
   name: "openai",
   path: "/v1/chat/completions",
-  list: "messages",
+  streamPath: "/v1/chat/completions",
+  streamType: "text/event-stream",
+  alsoAt: ["/chat/completions"],
   build: openaiBody,
   toolTurn: openaiToolTurn,
+  images: true,
+  textShapes: true,
+  messages: (raw) => parse(raw).messages,
   userMessages: (raw) => parse(raw).messages.filter((m) => m.role === "user"),
+  prefix: (raw) => listPrefix(raw, "messages"),
+  systemSide: true,
   systemInjected(raw, originalSystem) {
     const systems = parse(raw)
       .messages.filter((m) => m.role === "system")

@@ -3,6 +3,7 @@ import {
   type Conversation,
   canonicalItem,
   eventStream,
+  listPrefix,
   type Msg,
   type Obj,
   pieces,
@@ -30,11 +31,12 @@ function responsesContent(content: Msg["content"]): unknown {
   );
 }
 
-export function responsesToolTurn(c: Conversation, result: string): Obj {
+export function responsesToolTurn(c: Conversation, result: string, after: Msg[] = []): Obj {
   const body = responsesBody(c);
   (body.input as unknown[]).push(
     { type: "function_call", call_id: "call_1", name: "look", arguments: "{}" },
     { type: "function_call_output", call_id: "call_1", output: result },
+    ...(responsesBody({ messages: after }).input as unknown[]),
   );
   return body;
 }
@@ -77,10 +79,17 @@ const inputOf = (raw: string) => (JSON.parse(raw) as { input: Obj[] }).input;
 export const responses: Protocol = {
   name: "responses",
   path: "/v1/responses",
-  list: "input",
+  streamPath: "/v1/responses",
+  streamType: "text/event-stream",
+  alsoAt: ["/responses"],
   build: responsesBody,
   toolTurn: responsesToolTurn,
+  images: true,
+  textShapes: true,
+  messages: inputOf,
   userMessages: (raw) => inputOf(raw).filter((m) => m.role === "user"),
+  prefix: (raw) => listPrefix(raw, "input"),
+  systemSide: true,
   systemInjected(raw) {
     return inputOf(raw)
       .filter((m) => m.role === "system")
