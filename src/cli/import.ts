@@ -1,6 +1,5 @@
 // `lorecards import FILE [--kind K] [--force] [--json]`: a lorebook (SillyTavern World Info, RisuAI,
 // NovelAI, Agnai, KoboldAI) or a character card in.
-import { describeError, LoreError } from "../errors.ts";
 import { type BookImported, type ImportResult, importIntoBook } from "../interop/index.ts";
 import { openVault, recoverImports, type Vault } from "../vault/index.ts";
 import { readInput } from "./_files.ts";

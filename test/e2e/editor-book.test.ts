@@ -31,11 +31,6 @@ let page: Page;
 const read = (rel: string) => fs.readFileSync(path.join(root, rel), "utf8");
 /** The card files an import put in the vault's root (the `entry` kind). */
 const entryFiles = () => fs.readdirSync(root).filter((n) => n.endsWith(".md"));
-const status = () =>
-  page
-    .locator("#list-status")
-    .textContent()
-    .then((t) => t ?? "");
 /** The titles of the rows in the page, top to bottom. */
 const titles = () =>
   page.evaluate(() =>
