@@ -23,6 +23,13 @@ export const DEFAULTS = {
    * (`X-Lorecards-Lore`, `--lore`, settings.yaml `lore`.)
    */
   lore: "auto",
+  /**
+   * Always-on cards that together send more than this many tokens a turn are worth a word (the
+   * editor's budget panel and an import's answer, `GET /api/budget` `large`): they are sent whole,
+   * whatever the budget, and a model pays for them on every turn (an imported book's constant entries
+   * often do).
+   */
+  alwaysOnWarnTokens: 4000,
   /** The line that introduces the cards. */
   framing: "A memory surfaces:\n\n",
   /** Where the servers listen. */

@@ -7,6 +7,7 @@
  */
 import { rulesOf } from "../card/rules.ts";
 import type { CardMeta } from "../card/types.ts";
+import { DEFAULTS } from "../defaults.ts";
 import { recallJson } from "../explain/index.ts";
 import { fold } from "../match/index.ts";
 import { DEFAULT_BUDGET } from "../recall/index.ts";
@@ -173,16 +174,10 @@ export async function links(ctx: Context, kindName: string, key: string) {
 }
 
 /**
- * Always-on cards that send more than this, every turn, are worth a word: they are sent whole, whatever
- * the budget, and a model pays for them on each turn (an imported book's constant entries often do).
- */
-export const ALWAYS_ON_WARN_TOKENS = 4000;
-
-/**
  * `GET /api/budget`: what a turn holds before anyone names a card: the character budget, the token
  * budget when the vault sets one, and the always-on cards (`context: always`) with their size and
  * whether each is sent, from a recall of an empty message (the pipeline's own answer); `large` when
- * they alone come to more than ALWAYS_ON_WARN_TOKENS (tokens estimated, _shelf.ts).
+ * they alone come to more than `DEFAULTS.alwaysOnWarnTokens` (tokens estimated, _shelf.ts).
  */
 export async function budget(ctx: Context) {
   const result = recallJson(await ctx.engine.recall([{ role: "user", text: "" }]));
@@ -205,7 +200,7 @@ export async function budget(ctx: Context) {
       chars: always.reduce((n, f) => n + f.chars, 0),
       tokens,
       left_out: always.filter((f) => !f.in_budget).length,
-      large: tokens > ALWAYS_ON_WARN_TOKENS,
+      large: tokens > DEFAULTS.alwaysOnWarnTokens,
     },
   };
 }

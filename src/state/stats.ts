@@ -84,23 +84,13 @@ export function blameFor(record: TurnRecord): string[] | undefined {
   return [...new Set(early.flatMap((b) => b.cards))];
 }
 
-/** The numbers a turn adds to its day and its conversation; costs in hundredths (`WEIGHTS`). */
-export interface Share {
-  turns: number;
-  measured: number;
-  uncached: number;
-  cacheRead: number;
-  cacheWrite: number;
-  output: number;
-  injectedChars: number;
-  injectedTokens: number;
-  replayedTokens: number;
-  counterfactualCached: number;
-  counterfactualUncached: number;
+/**
+ * The numbers a turn adds to its day and its conversation: a day's totals (types.ts `DayTotals`, where
+ * each is said) with its costs in hundredths (`WEIGHTS`), integers so that sums stay exact.
+ */
+export interface Share extends Omit<DayTotals, "day" | "cost" | "counterfactualCost"> {
   cost100: number;
   counterfactualCost100: number;
-  misses: number;
-  blame: Record<string, number>;
 }
 
 export function emptyShare(): Share {

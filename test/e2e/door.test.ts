@@ -1,86 +1,65 @@
 // The context door in the editor, driven by headless Chromium: the try box says why each card is or is
 // not in, and a conversation recorded in state.db opens to its turns in order, each block's exact text
-// with its tier, edited cards marked and what was left out. The editor runs in this process on
-// 127.0.0.1:0 (the page bundled as `bun run` bundles it) over a real vault and state.db. Skipped, with
-// a message, when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+// with its tier, edited cards marked and what was left out. The compiled binary serves the editor over
+// a real vault and state.db. Skipped, with a message, when /usr/bin/chromium is absent.
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import type { Page } from "playwright-core";
-import { serveEditor } from "../../src/cli/ui.ts";
-import type { Listener } from "../../src/http/index.ts";
-import { type Engine, openEngine } from "../../src/recall/index.ts";
 import { openStore, stateUrl } from "../../src/state/index.ts";
-import { type Chromium, haveChromium, openChromium, openPanel, seeText } from "../support/editor-browser.ts";
+import { editorOverVault, haveChromium, openPanel, seeText } from "../support/editor-browser.ts";
 import { turnRecord } from "../support/turn-record.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
 
 const hasChromium = haveChromium("test/e2e/door.test.ts");
 
-let root: string;
-let engine: Engine;
-let server: Listener;
-let chromium: Chromium;
-let page: Page;
-
-describe.skipIf(!hasChromium)("the context door in Chromium", () => {
-  beforeAll(async () => {
-    root = makeVault();
-    fs.writeFileSync(
-      path.join(root, "people", "Cy.md"),
-      "---\ntitle: Cy\nkeywords: [Cy]\ncontext: manual\n---\nCy keeps the keys.\n",
-    );
-    const store = await openStore(stateUrl(root));
-    const rules = "<!-- lc -->\nA memory surfaces:\n\n### Rules [entry]\nBe kind.\n<!-- /lc -->";
-    await store.recordTurn(
-      turnRecord("conv-7", 1, [
-        { tier: "stable", where: "first user message", text: rules, cards: ["entry/Rules"] },
+/** A manual card, and a conversation of two turns recorded in the vault's state. */
+async function seed(root: string): Promise<void> {
+  fs.writeFileSync(
+    path.join(root, "people", "Cy.md"),
+    "---\ntitle: Cy\nkeywords: [Cy]\ncontext: manual\n---\nCy keeps the keys.\n",
+  );
+  const store = await openStore(stateUrl(root));
+  const rules = "<!-- lc -->\nA memory surfaces:\n\n### Rules [entry]\nBe kind.\n<!-- /lc -->";
+  await store.recordTurn(
+    turnRecord("conv-7", 1, [
+      { tier: "stable", where: "first user message", text: rules, cards: ["entry/Rules"] },
+      {
+        tier: "volatile",
+        where: "newest user message",
+        text: "### Alice [people]\nLyon.",
+        cards: ["people/Alice"],
+      },
+    ]),
+  );
+  await store.recordTurn(
+    turnRecord(
+      "conv-7",
+      2,
+      [
         {
           tier: "volatile",
           where: "newest user message",
-          text: "### Alice [people]\nLyon.",
+          text: "### Alice [people]\nLyon, now Paris.",
           cards: ["people/Alice"],
+          edited: ["people/Alice"],
         },
-      ]),
-    );
-    await store.recordTurn(
-      turnRecord(
-        "conv-7",
-        2,
-        [
-          {
-            tier: "volatile",
-            where: "newest user message",
-            text: "### Alice [people]\nLyon, now Paris.",
-            cards: ["people/Alice"],
-            edited: ["people/Alice"],
-          },
-          {
-            tier: "placed",
-            where: "depth 2 as system",
-            text: "### Deep [entry]\nDown.",
-            cards: ["entry/Deep"],
-          },
-        ],
-        { leftOut: [{ id: "events/the Friday deploy", reason: "budget" }] },
-      ),
-    );
-    await store.close();
-    engine = await openEngine(root, { segmenter: false });
-    server = await serveEditor({ engine, host: "127.0.0.1", port: 0 });
-    chromium = await openChromium({ viewport: { width: 1280, height: 900 } });
-    page = chromium.page;
-    await page.goto(`http://127.0.0.1:${server.port}/`);
-  });
+        {
+          tier: "placed",
+          where: "depth 2 as system",
+          text: "### Deep [entry]\nDown.",
+          cards: ["entry/Deep"],
+        },
+      ],
+      { leftOut: [{ id: "events/the Friday deploy", reason: "budget" }] },
+    ),
+  );
+  await store.close();
+}
 
-  afterAll(async () => {
-    await chromium?.close();
-    await server?.stop(true);
-    engine?.close();
-    if (root) removeDir(root);
-  });
+describe.skipIf(!hasChromium)("the context door in Chromium", () => {
+  const it = editorOverVault(seed, { context: { viewport: { width: 1280, height: 900 } } });
 
   test("the try box says why each card is in, and why one named is not", async () => {
+    const { page } = it;
     await page.getByLabel("Try a sentence").fill("Alice and Cy at the corner cafe");
     await page.keyboard.press("Enter");
     const why = page.locator("#try-why");
@@ -96,6 +75,7 @@ describe.skipIf(!hasChromium)("the context door in Chromium", () => {
   });
 
   test("a recorded conversation opens to its turns in order, with the exact text of every block", async () => {
+    const { page } = it;
     const panel = await openPanel(page, "conversations");
     // Known by its client and the cards that went in, not by its id.
     await seeText(panel.locator(".conversation"), "Cards: Rules, Alice, Deep");
@@ -115,6 +95,6 @@ describe.skipIf(!hasChromium)("the context door in Chromium", () => {
     const text = await second.locator(".sent-block.volatile .sent-text").textContent();
     expect(text).toBe("### Alice [people]\nLyon, now Paris.");
     await page.screenshot({ path: "/tmp/lorecards-door.png", fullPage: true });
-    expect(chromium.violations).toEqual([]);
+    expect(it.editor.violations).toEqual([]);
   });
 });

@@ -2,20 +2,12 @@
 // book goes in by a drop on the drop zone, with its progress and every note and warning; then search of
 // card text, every sort, every filter, and each bulk action on the selected cards, each checked in the
 // vault's files afterwards, and each bulk action taken back by one Undo. Skipped without Chromium or the book.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import {
-  type EditorInChromium,
-  editorInChromium,
-  haveChromium,
-  openPanel,
-  pollUntil,
-  seeText,
-} from "../support/editor-browser.ts";
+import { editorOverVault, haveChromium, openPanel, pollUntil, seeText } from "../support/editor-browser.ts";
 import { haveRealFixture, REAL_FIXTURES } from "../support/prerequisites.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
 
 const WHO = "test/e2e/editor-book.test.ts";
 const hasChromium = haveChromium(WHO);
@@ -25,7 +17,6 @@ const BOOK = path.join(REAL_FIXTURES, "sora_Eldoria_V10.6.0.json");
 setDefaultTimeout(120_000);
 
 let root: string;
-let editor: EditorInChromium;
 let page: Page;
 
 const read = (rel: string) => fs.readFileSync(path.join(root, rel), "utf8");
@@ -74,17 +65,11 @@ async function dropFile(file: string): Promise<void> {
 }
 
 describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry book, in Chromium", () => {
+  const it = editorOverVault(async () => {}, { context: { viewport: { width: 1440, height: 900 } } });
   beforeAll(async () => {
-    root = makeVault();
-    editor = await editorInChromium(root, { viewport: { width: 1440, height: 900 } });
-    page = editor.page;
+    ({ root, page } = it);
     page.on("dialog", (d) => void d.accept());
     await page.locator('[role="option"]').first().waitFor();
-  });
-
-  afterAll(async () => {
-    await editor?.close();
-    if (root) removeDir(root);
   });
 
   test("the book goes in by a drop: progress as it is written, then every note and warning, naming its card", async () => {

@@ -4,31 +4,28 @@
 // view and closes with Escape; conversations are known by client, model, time and cards, and named; each
 // card has an address, so a phone's Back returns to the list; a long name widens nothing. Each checked in
 // the vault's files or its state afterwards.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import YAML from "yaml";
 import { openStore, stateUrl } from "../../src/state/index.ts";
 import {
-  type Chromium,
+  type EditorInChromium,
+  editorOverVault,
   haveChromium,
-  openChromium,
   openPanel,
   pollUntil,
   seeText,
-  startUi,
-  type UiServer,
 } from "../support/editor-browser.ts";
 import { turnRecord } from "../support/turn-record.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
 
 const hasChromium = haveChromium("test/e2e/editor-card.test.ts");
 setDefaultTimeout(60_000);
 
 let root: string;
-let server: UiServer;
-let chromium: Chromium;
+let base = "";
+let editor: EditorInChromium;
 let browser: Browser;
 let page: Page;
 
@@ -50,47 +47,43 @@ function inView(on: Page, selector: string): Promise<boolean> {
   }, selector);
 }
 
-describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
-  beforeAll(async () => {
-    root = makeVault();
-    fs.writeFileSync(
-      path.join(root, "people", "Long.md"),
-      `---\ntitle: ${LONG}\nkeywords: [long]\n---\n## who\nA name.\n`,
-    );
-    const store = await openStore(stateUrl(root));
-    const marked =
-      "<!-- lorecards:0123456789ab -->\n### Alice [people]\nLyon.\n<!-- /lorecards:0123456789ab -->";
-    await store.recordTurn(
-      turnRecord(
-        "chat-9",
-        1,
-        [{ tier: "volatile", where: "newest user message", text: marked, cards: ["people/Alice"] }],
-        {
-          model: "gpt-5",
-        },
-      ),
-    );
-    await store.recordTurn(
-      turnRecord("chat-9", 2, [], {
+/** A card with a long name, and a conversation of two turns recorded in the vault's state. */
+async function seed(vault: string): Promise<void> {
+  fs.writeFileSync(
+    path.join(vault, "people", "Long.md"),
+    `---\ntitle: ${LONG}\nkeywords: [long]\n---\n## who\nA name.\n`,
+  );
+  const store = await openStore(stateUrl(vault));
+  const marked =
+    "<!-- lorecards:0123456789ab -->\n### Alice [people]\nLyon.\n<!-- /lorecards:0123456789ab -->";
+  await store.recordTurn(
+    turnRecord(
+      "chat-9",
+      1,
+      [{ tier: "volatile", where: "newest user message", text: marked, cards: ["people/Alice"] }],
+      {
         model: "gpt-5",
-        leftOut: [{ id: "people/Alice", reason: "in_context" }],
-        replayedChars: 40,
-      }),
-    );
-    await store.close();
-    server = await startUi(root);
-    chromium = await openChromium({ viewport: { width: 1440, height: 900 } });
-    ({ browser, page } = chromium);
+      },
+    ),
+  );
+  await store.recordTurn(
+    turnRecord("chat-9", 2, [], {
+      model: "gpt-5",
+      leftOut: [{ id: "people/Alice", reason: "in_context" }],
+      replayedChars: 40,
+    }),
+  );
+  await store.close();
+}
+
+describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
+  const it = editorOverVault(seed, { context: { viewport: { width: 1440, height: 900 } } });
+  beforeAll(async () => {
+    ({ root, editor, page } = it);
+    ({ browser, url: base } = editor);
     // Leaving a card with unsaved edits asks first (a reload, too): the tests say yes.
     page.on("dialog", (d) => void d.accept());
-    await page.goto(`${server.url}/`);
     await page.locator('[role="option"]').first().waitFor();
-  });
-
-  afterAll(async () => {
-    await chromium?.close();
-    await server?.stop();
-    if (root) removeDir(root);
   });
 
   test("every lorebook field has a control, is saved as the field the CLI reads, and cleared is gone", async () => {
@@ -279,15 +272,15 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
   test("on a phone, each card has an address: Back returns to the list, and the address opens the card", async () => {
     const phone = await browser.newContext(PHONE);
     const p = await phone.newPage();
-    await p.goto(`${server.url}/`);
+    await p.goto(`${base}/`);
     await p.locator(".row", { hasText: "Alice" }).first().tap();
     await seeText(p.locator(".editor-head h2"), "Alice");
-    expect(p.url()).toBe(`${server.url}/#/people/Alice`);
+    expect(p.url()).toBe(`${base}/#/people/Alice`);
     await p.goBack();
     await p.locator(".side").waitFor();
     await p.locator("#editor").waitFor({ state: "hidden" });
-    expect(p.url()).toBe(`${server.url}/`);
-    await p.goto(`${server.url}/#/places/the%20corner%20cafe`);
+    expect(p.url()).toBe(`${base}/`);
+    await p.goto(`${base}/#/places/the%20corner%20cafe`);
     await seeText(p.locator(".editor-head h2"), "the corner cafe");
     // A failed import says so in view, not a screen's height above it.
     await p.goBack();
@@ -307,7 +300,7 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     for (const options of [{ viewport: { width: 1440, height: 900 } }, PHONE]) {
       const context = await browser.newContext(options);
       const p = await context.newPage();
-      await p.goto(`${server.url}/#/people/Long`);
+      await p.goto(`${base}/#/people/Long`);
       await seeText(p.locator(".editor-head h2"), LONG);
       const [scroll, width] = await p.evaluate(() => [
         document.documentElement.scrollWidth,

@@ -1,48 +1,27 @@
 // The editor's history panel end to end: the compiled binary serves the page, headless Chromium saves a
 // card, opens "History of this card", sees the change as a line diff, and reverts it; every write the
 // page made is the editor's (`ui`) in `lorecards history`. Skipped, with a message, without Chromium.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { runBinary } from "../support/binary.ts";
-import {
-  type Chromium,
-  haveChromium,
-  openChromium,
-  openPanel,
-  pollUntil,
-  seeText,
-  startUi,
-  type UiServer,
-} from "../support/editor-browser.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
+import { editorOverVault, haveChromium, openPanel, pollUntil, seeText } from "../support/editor-browser.ts";
 
 const hasChromium = haveChromium("test/e2e/ui-history.test.ts");
 
 let root = "";
-let editor: UiServer;
-let chromium: Chromium;
 let page: Page;
 
 const read = () => fs.readFileSync(path.join(root, "people", "Alice.md"), "utf8");
 
 describe.skipIf(!hasChromium)("the history panel in Chromium", () => {
-  beforeAll(async () => {
-    root = makeVault();
-    editor = await startUi(root);
-    chromium = await openChromium({ viewport: { width: 1280, height: 900 } });
-    page = chromium.page;
-  });
-
-  afterAll(async () => {
-    await chromium?.close();
-    await editor?.stop();
-    if (root) removeDir(root);
+  const it = editorOverVault(async () => {}, { context: { viewport: { width: 1280, height: 900 } } });
+  beforeAll(() => {
+    ({ root, page } = it);
   });
 
   test("saves show in the panel as the editor's, a version's diff shows its lines, and a revert puts the card back", async () => {
-    await page.goto(`${editor.url}/`);
     await page.locator(".row", { hasText: "Alice" }).first().click();
     await seeText(page.locator(".editor-head h2"), "Alice");
     for (const who of ["My sister; moved to Lyon in May.", "My sister; now in Paris."]) {

@@ -2,16 +2,15 @@
 // style book has learned a few habits; the panel groups them by state, pins and forgets them, pauses
 // and resumes learning and shows the brief, each change landing in style.db, with no Content-Security-
 // Policy violation. Skipped, with a message, when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { openStyle } from "../../src/style/index.ts";
 import {
   type EditorInChromium,
-  editorInChromium,
+  editorOverVault,
   haveChromium,
   openPanel,
 } from "../support/editor-browser.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
 import { until } from "../support/wait.ts";
 
 const hasChromium = haveChromium("test/e2e/ui-style.test.ts");
@@ -41,16 +40,13 @@ const row = (signal: string) =>
   page.locator("#style .style-habit", { has: page.locator(".signal", { hasText: signal }) });
 
 describe.skipIf(!hasChromium)("the Style memory panel in Chromium", () => {
-  beforeAll(async () => {
-    root = makeVault();
+  const it = editorOverVault(async (vault) => {
+    root = vault;
     await seed();
-    editor = await editorInChromium(root);
-    page = editor.page;
-    page.on("dialog", (d) => void d.accept());
   });
-  afterAll(async () => {
-    await editor?.close();
-    if (root) removeDir(root);
+  beforeAll(() => {
+    ({ editor, page } = it);
+    page.on("dialog", (d) => void d.accept());
   });
 
   test("opening it lists the habits by state: active ones first, then the candidates", async () => {

@@ -2,18 +2,16 @@
 // the API, headless Chromium saves cards like a user. A saved card's warnings show under the form; a
 // refused save shows the refusal and leaves the vault as it was. Skipped, with a message, when
 // /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { vaultFiles } from "../support/card-vault.ts";
-import { type EditorInChromium, editorInChromium, haveChromium, seeText } from "../support/editor-browser.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
+import { editorOverVault, haveChromium, seeText } from "../support/editor-browser.ts";
 
 const hasChromium = haveChromium("test/e2e/ui-write-checks.test.ts");
 
 let root = "";
-let editor: EditorInChromium;
 let page: Page;
 
 async function newCard(title: string, keywords: string, priority?: number): Promise<void> {
@@ -29,22 +27,18 @@ async function newCard(title: string, keywords: string, priority?: number): Prom
 }
 
 describe.skipIf(!hasChromium)("the editor shows the write checks", () => {
-  beforeAll(async () => {
-    root = makeVault();
+  // Five cards at priority 2 already: the cap of the raised priority is reached.
+  const it = editorOverVault(async (vault) => {
     for (let i = 1; i <= 5; i++) {
       fs.writeFileSync(
-        path.join(root, "things", `Top ${i}.md`),
+        path.join(vault, "things", `Top ${i}.md`),
         `---\nkeywords: [top ${i}]\npriority: 2\n---\nx\n`,
       );
     }
-    editor = await editorInChromium(root);
-    page = editor.page;
-    await page.locator(".row", { hasText: "Alice" }).waitFor();
   });
-
-  afterAll(async () => {
-    await editor?.close();
-    if (root) removeDir(root);
+  beforeAll(async () => {
+    ({ root, page } = it);
+    await page.locator(".row", { hasText: "Alice" }).waitFor();
   });
 
   test("a saved card's warnings are listed under the form, and the card is saved", async () => {

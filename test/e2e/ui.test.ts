@@ -1,30 +1,26 @@
 // The web editor end to end: the compiled binary serves the page and the API, headless Chromium drives
 // it like a user (create, edit, conflict, archive/restore, try + one-click keyword, import/export, a
 // phone in portrait, the token link). Skipped, with a message, when /usr/bin/chromium is absent.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import type { Browser, Locator, Page } from "playwright-core";
 import {
-  type Chromium,
+  type EditorInChromium,
+  editorOverVault,
   haveChromium,
-  openChromium,
   openPanel,
   pollUntil,
   seeText,
-  startUi,
-  type UiServer,
 } from "../support/editor-browser.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
 
 const hasChromium = haveChromium("test/e2e/ui.test.ts");
 
 const TOKEN = "e2e-token-5f3a-0123";
 let root: string;
-let server: UiServer;
 let base = "";
-let chromium: Chromium;
+let editor: EditorInChromium;
 let browser: Browser;
 let page: Page;
 
@@ -65,23 +61,18 @@ function seeValue(loc: Locator, want: string | RegExp): Promise<string> {
   );
 }
 
-describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
-  beforeAll(async () => {
-    root = makeVault();
-    fs.writeFileSync(
-      file("people", "Bob.md"),
-      "---\ntitle: Bob\nkeywords: [Bob]\n---\n## who\nBob from the choir.\n",
-    );
-    server = await startUi(root, ["--token", TOKEN]);
-    base = server.url;
-    chromium = await openChromium({ acceptDownloads: true });
-    ({ browser, page } = chromium);
-  });
+async function seed(vault: string): Promise<void> {
+  fs.writeFileSync(
+    path.join(vault, "people", "Bob.md"),
+    "---\ntitle: Bob\nkeywords: [Bob]\n---\n## who\nBob from the choir.\n",
+  );
+}
 
-  afterAll(async () => {
-    await chromium?.close();
-    await server?.stop();
-    if (root) removeDir(root);
+describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
+  const it = editorOverVault(seed, { args: ["--token", TOKEN], context: { acceptDownloads: true } });
+  beforeAll(() => {
+    ({ root, editor, page } = it);
+    ({ browser, url: base } = editor);
   });
 
   test("without the token the page says how to get in", async () => {
@@ -292,7 +283,7 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
     );
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("connect-src 'self'");
-    expect(chromium.violations).toEqual([]);
+    expect(editor.violations).toEqual([]);
   });
 
   test("the cards are one Tab stop: arrows, Home/End and the page keys move across kinds, Enter opens, Space selects", async () => {

@@ -10,14 +10,7 @@ import { type ImportResult, importBook } from "../../src/interop/index.ts";
 import { loadIndex, type Vault } from "../../src/vault/index.ts";
 import { haveRealFixture, REAL_FIXTURES } from "../support/prerequisites.ts";
 import { anyString, mutatedJson, shapedObject, shortString } from "./_arbitraries.ts";
-import {
-  attempt,
-  expectCoded,
-  expectFast,
-  expectOutsideUnchanged,
-  expectVaultUnchanged,
-  type Sandbox,
-} from "./_support.ts";
+import { attempt, expectCoded, expectFast, expectUntouched, type Sandbox, untouched } from "./_support.ts";
 
 export const REAL_DIR = REAL_FIXTURES;
 export const HAVE_REAL = haveRealFixture("fuzz: mutations of the real books", "st-worldinfo-Eldoria.json");
@@ -141,17 +134,16 @@ export async function checkImport(
   vault: Vault,
   input: unknown,
   opts: { kind: string; force: boolean },
-  outside: Record<string, string>,
 ): Promise<ImportResult | null> {
-  const before = box.files();
+  const before = untouched(box);
   const out = await attempt(() => importBook(vault, input, { filename: "fuzzed", ...opts }));
   await expectFast(out, "importBook");
-  expectOutsideUnchanged(box, outside);
   if (!out.ok) {
     const err = expectCoded(out.error, IMPORT_REFUSALS);
-    expectVaultUnchanged(box, before, `the import was refused (${err.code}: ${err.message})`);
+    expectUntouched(box, before, `the import was refused (${err.code}: ${err.message})`);
     return null;
   }
+  expectUntouched(box, before);
   const broken = loadIndex(vault).broken;
   if (broken.length > 0)
     throw new Error(`the import wrote cards that do not parse: ${JSON.stringify(broken[0])}`);

@@ -229,17 +229,54 @@ function walk(dir: string, skip: string): Record<string, string> {
   return out;
 }
 
-/** Asserts that nothing outside the vault changed; a message names the first difference. */
-export function expectOutsideUnchanged(box: Sandbox, before: Record<string, string>): void {
-  const after = box.outside();
-  const diff = firstDifference(before, after);
-  if (diff !== null) throw new Error(`something was written outside the vault: ${diff}`);
+/** What a case must leave as it was: every file outside the vault, and the vault's card files. */
+export interface Untouched {
+  outside: Record<string, string>;
+  cards: Record<string, string>;
 }
 
-/** Asserts that no card file was created, changed or removed. */
-export function expectVaultUnchanged(box: Sandbox, before: Record<string, string>, why: string): void {
-  const diff = firstDifference(before, box.files());
-  if (diff !== null) throw new Error(`the vault changed although ${why}: ${diff}`);
+/** The sandbox as it is before a case, for `expectUntouched` after it. */
+export function untouched(box: Sandbox): Untouched {
+  return { outside: box.outside(), cards: box.files() };
+}
+
+/**
+ * Asserts that nothing outside the vault changed and, when `cardsKept` says why they must have been
+ * kept, that no card file was created, changed or removed; a message names the first difference.
+ */
+export function expectUntouched(box: Sandbox, before: Untouched, cardsKept?: string): void {
+  const outside = firstDifference(before.outside, box.outside());
+  if (outside !== null) throw new Error(`something was written outside the vault: ${outside}`);
+  if (cardsKept === undefined) return;
+  const cards = firstDifference(before.cards, box.files());
+  if (cards !== null) throw new Error(`the vault changed although ${cardsKept}: ${cards}`);
+}
+
+/**
+ * A sandbox and what serves it for the enclosing `describe`, made again once its vault holds more than
+ * `maxCards` card files, so no case pays for the cards every earlier case wrote. `take()` gives the
+ * current one and what it held before the case.
+ */
+export function renewing<T extends { box: Sandbox; close(): void | Promise<void> }>(
+  make: () => Promise<T>,
+  maxCards = 60,
+): { take(): Promise<T & { before: Untouched }> } {
+  let current: T | undefined;
+  beforeAll(async () => {
+    current = await make();
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  return {
+    async take() {
+      if (Object.keys(current!.box.files()).length > maxCards) {
+        await current!.close();
+        current = await make();
+      }
+      return { ...current!, before: untouched(current!.box) };
+    },
+  };
 }
 
 export function firstDifference(a: Record<string, string>, b: Record<string, string>): string | null {
@@ -295,9 +332,19 @@ export function initOddVault(root: string): void {
 export function vaultSandbox(): { box: Sandbox; vault: Vault } {
   const shared = {} as { box: Sandbox; vault: Vault };
   beforeAll(() => {
-    shared.box = sandbox((root) => initVault(root));
+    shared.box = sandbox(initVault);
     shared.vault = openVault(shared.box.root);
   });
   afterAll(() => shared.box.remove());
   return shared;
+}
+
+/** Runs `fn` over a new sandboxed vault of its own (its example cards), removed after. */
+export async function inNewVault(fn: (vault: Vault, box: Sandbox) => unknown): Promise<void> {
+  const box = sandbox(initVault);
+  try {
+    await fn(openVault(box.root), box);
+  } finally {
+    box.remove();
+  }
 }

@@ -5,17 +5,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { createApi } from "../../src/api/index.ts";
-import { type Engine, openEngine } from "../../src/recall/index.ts";
+import { openEngine } from "../../src/recall/index.ts";
 import { nested } from "./_arbitraries.ts";
 import { HOST, type Req, request, toRequest } from "./_requests.ts";
 import {
   announce,
   attempt,
   expectFast,
-  expectOutsideUnchanged,
-  expectVaultUnchanged,
+  expectUntouched,
   fuzz,
   initOddVault,
+  renewing,
   type Sandbox,
   sandbox,
   timeoutFor,
@@ -45,34 +45,29 @@ function checkAnswer(r: Req, status: number, headers: Headers, text: string): vo
   if (stack !== undefined) throw new Error(`the answer shows a stack trace: ${stack}`);
 }
 
-/** A vault with its engine and API; replaced when it has grown, so no case pays for all the earlier ones. */
+/** A vault with its engine and API. */
 interface Server {
   box: Sandbox;
-  engine: Engine;
   handle: (req: Request) => Promise<Response>;
-  outside: Record<string, string>;
+  close(): void;
 }
 
 async function server(): Promise<Server> {
   const box = sandbox(initOddVault);
   const engine = await openEngine(box.root, { segmenter: false });
   const handle = createApi({ engine, hosts: ["localhost", "127.0.0.1", "::1"], port: 8766, limits: LIMITS });
-  return { box, engine, handle, outside: box.outside() };
+  return {
+    box,
+    handle,
+    close: () => {
+      engine.close();
+      box.remove();
+    },
+  };
 }
-
-function stop(s: Server): void {
-  s.engine.close();
-  s.box.remove();
-}
-
-const MAX_FILES = 60;
 
 describe("the HTTP API", () => {
-  let s: Server;
-  beforeAll(async () => {
-    s = await server();
-  });
-  afterAll(() => stop(s));
+  const servers = renewing(server);
 
   test(
     "answers every request with a 2xx or a 4xx envelope, and a refusal changes no card",
@@ -80,13 +75,7 @@ describe("the HTTP API", () => {
       await fuzz(
         "api/requests",
         fc.asyncProperty(request, async (r) => {
-          let before = s.box.files();
-          if (Object.keys(before).length > MAX_FILES) {
-            stop(s);
-            s = await server();
-            before = s.box.files();
-          }
-          const { box, handle, outside } = s;
+          const { box, handle, before } = await servers.take();
           const out = await attempt(async () => {
             const res = await handle(toRequest(r));
             return { status: res.status, headers: res.headers, text: await res.text() };
@@ -94,9 +83,8 @@ describe("the HTTP API", () => {
           await expectFast(out, `${r.method} ${r.path}`);
           if (!out.ok) throw out.error;
           checkAnswer(r, out.value.status, out.value.headers, out.value.text);
-          expectOutsideUnchanged(box, outside);
-          if (out.value.status >= 400)
-            expectVaultUnchanged(box, before, `the API answered ${out.value.status}`);
+          const refused = out.value.status >= 400 ? `the API answered ${out.value.status}` : undefined;
+          expectUntouched(box, before, refused);
         }),
         BUDGET,
       );
@@ -110,7 +98,7 @@ describe("bugs the fuzzing found, fixed", () => {
   beforeAll(async () => {
     s = await server();
   });
-  afterAll(() => stop(s));
+  afterAll(() => s.close());
   const send = (method: string, path: string, body?: unknown) =>
     s.handle(
       new Request(`http://${HOST}${path}`, {

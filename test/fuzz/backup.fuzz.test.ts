@@ -98,7 +98,7 @@ describe("restore-backup with forged archives", () => {
           fs.writeFileSync(archive, forge(changes, extras));
           try {
             const r = await attempt(() => restoreBackup(archive, { target }));
-            expectFast(r, "restoreBackup");
+            await expectFast(r, "restoreBackup");
             if (!r.ok) {
               expectCoded(r.error, ["parse_error", "invalid_input", "forbidden"]);
               expect(fs.existsSync(target)).toBe(false);

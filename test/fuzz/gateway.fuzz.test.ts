@@ -13,13 +13,14 @@ import {
   announce,
   attempt,
   expectFast,
-  expectOutsideUnchanged,
-  expectVaultUnchanged,
+  expectUntouched,
   fuzz,
   initOddVault,
   type Sandbox,
   sandbox,
   timeoutFor,
+  type Untouched,
+  untouched,
 } from "./_support.ts";
 
 announce("gateway");
@@ -39,8 +40,7 @@ describe("the gateway", () => {
   let upstream: FakeUpstream;
   let box: Sandbox;
   let h: Harness;
-  let outside: Record<string, string>;
-  let cards: Record<string, string>;
+  let before: Untouched;
   beforeAll(async () => {
     upstream = startFakeUpstream();
     box = sandbox(initOddVault);
@@ -52,8 +52,7 @@ describe("the gateway", () => {
         messages: [{ role: "user", content: "小林 alice" }],
       })
     ).text();
-    outside = box.outside();
-    cards = box.files();
+    before = untouched(box);
   });
   afterAll(async () => {
     h.close();
@@ -79,8 +78,7 @@ describe("the gateway", () => {
     await expectFast(out, `POST ${path}`);
     if (!out.ok) throw out.error;
     expect(upstream.received.length).toBe(seen + 1);
-    expectOutsideUnchanged(box, outside);
-    expectVaultUnchanged(box, cards, "the gateway never writes cards");
+    expectUntouched(box, before, "the gateway never writes cards");
     return { ...out.value, got: upstream.received[seen]!.body, warnings: h.warnings.slice(warned) };
   }
 

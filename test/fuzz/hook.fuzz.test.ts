@@ -14,13 +14,13 @@ import {
   attempt,
   expectCoded,
   expectFast,
-  expectOutsideUnchanged,
-  expectVaultUnchanged,
+  expectUntouched,
   fuzz,
   initOddVault,
   type Sandbox,
   sandbox,
   timeoutFor,
+  untouched,
 } from "./_support.ts";
 
 announce("hook");
@@ -160,8 +160,7 @@ describe("the hook", () => {
   test(
     "answers nothing or one JSON line under the cap, or a coded error; card files never change",
     async () => {
-      const outside = box.outside();
-      const cards = box.files();
+      const before = untouched(box);
       await fuzz(
         "hook/stdin",
         fc.asyncProperty(stdin, fc.boolean(), async ({ o, t }, log) => {
@@ -170,8 +169,7 @@ describe("the hook", () => {
             runHook(raw, { vaultRoot: box.root, log, now: NOW, warn: () => {} }),
           );
           await expectFast(out, "runHook");
-          expectOutsideUnchanged(box, outside);
-          expectVaultUnchanged(box, cards, "the hook never writes cards");
+          expectUntouched(box, before, "the hook never writes cards");
           if (!out.ok) {
             expectCoded(out.error, ["invalid_input"]);
             return;

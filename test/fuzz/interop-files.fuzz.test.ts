@@ -56,7 +56,6 @@ describe("importBook on files", () => {
     "imports a mutated PNG or CHARX whole, or refuses it and leaves the vault as it was",
     async () => {
       const { box, vault } = shared;
-      const outside = box.outside();
       const input = fc.oneof(
         pngInput.map(async (b) => b),
         charxInput,
@@ -65,7 +64,7 @@ describe("importBook on files", () => {
         "interop/import-files",
         fc.asyncProperty(input, fc.boolean(), async (bytes, force) => {
           const file = await bytes;
-          await checkImport(box, vault, file, { kind: "entry", force }, outside);
+          await checkImport(box, vault, file, { kind: "entry", force });
         }),
         IMPORT,
       );

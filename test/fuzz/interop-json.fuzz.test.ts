@@ -3,7 +3,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { importBook, parseBook } from "../../src/interop/index.ts";
-import { initVault, openVault } from "../../src/vault/index.ts";
 import { anyString, nested } from "./_arbitraries.ts";
 import { bookInput, checkImport, IMPORT_REFUSALS } from "./_books.ts";
 import {
@@ -12,7 +11,7 @@ import {
   expectCoded,
   expectFast,
   fuzz,
-  sandbox,
+  inNewVault,
   timeoutFor,
   vaultSandbox,
 } from "./_support.ts";
@@ -50,7 +49,6 @@ describe("importBook", () => {
     "writes every entry as a card that reads back, or refuses and leaves the vault as it was",
     async () => {
       const { box, vault } = shared;
-      const outside = box.outside();
       const kind = fc.oneof(
         { weight: 6, arbitrary: fc.constantFrom("entry", "thing", "people", "slang") },
         { weight: 1, arbitrary: anyString },
@@ -58,7 +56,7 @@ describe("importBook", () => {
       await fuzz(
         "interop/import-json",
         fc.asyncProperty(bookInput, kind, fc.boolean(), async (input, k, force) => {
-          await checkImport(box, vault, input, { kind: k, force }, outside);
+          await checkImport(box, vault, input, { kind: k, force });
         }),
         IMPORT,
       );
@@ -75,17 +73,14 @@ describe("inputs the fuzzers once found", () => {
   });
 
   test("importBook refuses a book with a deeply nested entry field with a code, quickly", async () => {
-    const box = sandbox((root) => initVault(root));
-    try {
+    await inNewVault(async (vault) => {
       const book = {
         entries: { "0": { key: ["deep"], content: "x", extra: nested(DEEP_NESTING, "arrays") } },
       };
-      const out = await attempt(() => importBook(openVault(box.root), book, { filename: "deep.json" }));
+      const out = await attempt(() => importBook(vault, book, { filename: "deep.json" }));
       await expectFast(out, "importBook");
       expect(out.ok).toBe(false);
       if (!out.ok) expectCoded(out.error, IMPORT_REFUSALS);
-    } finally {
-      box.remove();
-    }
+    });
   });
 });

@@ -2,7 +2,7 @@
 // real schemas and handlers: arguments of the right shape with odd values, wrong types, unknown keys and
 // tools. Each call succeeds, or is an `isError` result naming a LoreError code (or the SDK's schema
 // refusal), never `internal`; a refused write leaves the vault as it was.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -17,11 +17,11 @@ import {
   announce,
   attempt,
   expectFast,
-  expectOutsideUnchanged,
-  expectVaultUnchanged,
+  expectUntouched,
   fuzz,
   initOddVault,
   ODD_CARDS,
+  renewing,
   type Sandbox,
   sandbox,
   timeoutFor,
@@ -30,7 +30,6 @@ import {
 announce("mcp");
 
 const BUDGET = { runs: 1500, ms: 4000 };
-const MAX_FILES = 60;
 
 const KINDS = ["people", "event", "place", "thing", "slang", "entry", "People", "dragons", " people "];
 const NAMES = [
@@ -144,7 +143,6 @@ const call = fc.oneof(
 interface Connected {
   box: Sandbox;
   client: Client;
-  outside: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -158,7 +156,6 @@ async function connect(): Promise<Connected> {
   return {
     box,
     client,
-    outside: box.outside(),
     close: async () => {
       await client.close();
       await server.close();
@@ -182,13 +179,7 @@ function checkResult(result: CallToolResult): void {
 }
 
 describe("the MCP tools", () => {
-  let conn: Connected;
-  beforeAll(async () => {
-    conn = await connect();
-  });
-  afterAll(async () => {
-    await conn.close();
-  });
+  const connections = renewing(connect);
 
   test(
     "answer any arguments with a result or a coded error, and a refused write changes nothing",
@@ -196,21 +187,18 @@ describe("the MCP tools", () => {
       await fuzz(
         "mcp/tools",
         fc.asyncProperty(call, async (c) => {
-          let before = conn.box.files();
-          if (Object.keys(before).length > MAX_FILES) {
-            await conn.close();
-            conn = await connect();
-            before = conn.box.files();
-          }
-          const { box, client, outside } = conn;
+          const { box, client, before } = await connections.take();
           const out = await attempt(
             () => client.callTool({ name: c.tool, arguments: c.args }) as Promise<CallToolResult>,
           );
           await expectFast(out, c.tool);
           if (!out.ok) throw out.error;
           checkResult(out.value);
-          expectOutsideUnchanged(box, outside);
-          if (out.value.isError === true) expectVaultUnchanged(box, before, `${c.tool} answered an error`);
+          expectUntouched(
+            box,
+            before,
+            out.value.isError === true ? `${c.tool} answered an error` : undefined,
+          );
         }),
         BUDGET,
       );

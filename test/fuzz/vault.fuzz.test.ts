@@ -27,11 +27,12 @@ import {
   attempt,
   expectCoded,
   expectFast,
-  expectOutsideUnchanged,
-  expectVaultUnchanged,
+  expectUntouched,
   fuzz,
+  inNewVault,
   sandbox,
   timeoutFor,
+  untouched,
   vaultSandbox,
 } from "./_support.ts";
 
@@ -133,19 +134,18 @@ describe("the vault's write path", () => {
     "writes or refuses with a code, never outside the vault, and a refusal changes nothing",
     async () => {
       const { box, vault } = shared;
-      const outside = box.outside();
       await fuzz(
         "card/vault-writes",
         fc.asyncProperty(op, async (o) => {
-          const before = box.files();
+          const before = untouched(box);
           const out = await attempt(() => apply(vault, o));
           await expectFast(out, `${o.op}`);
-          expectOutsideUnchanged(box, outside);
           if (!out.ok) {
             const err = expectCoded(out.error, REFUSALS);
-            expectVaultUnchanged(box, before, `${o.op} was refused (${err.code}: ${err.message})`);
+            expectUntouched(box, before, `${o.op} was refused (${err.code}: ${err.message})`);
             return;
           }
+          expectUntouched(box, before);
           if (o.op === "create" || o.op === "update" || o.op === "recent") {
             const card = out.value as Card;
             // What was written reads back.
@@ -161,21 +161,15 @@ describe("the vault's write path", () => {
 
 describe("bugs the fuzzing found, fixed", () => {
   test("updating a card whose frontmatter block is empty keeps it readable", async () => {
-    const box = sandbox((root) => initVault(root));
-    try {
-      const vault = openVault(box.root);
+    await inNewVault(async (vault) => {
       fs.writeFileSync(cardPath(vault, "people", "Eve"), "---\n---\nbody\n");
       const card = await updateCard(vault, "people", "Eve", { frontmatter: { title: "Eve" } });
       expect(card.title).toBe("Eve");
-    } finally {
-      box.remove();
-    }
+    });
   });
 
   test("a card created with a whitespace-only line in a string reads back", async () => {
-    const box = sandbox((root) => initVault(root));
-    try {
-      const vault = openVault(box.root);
+    await inNewVault(async (vault) => {
       const card = await createCard(vault, {
         kind: "people",
         key: "Eve",
@@ -183,15 +177,11 @@ describe("bugs the fuzzing found, fixed", () => {
         body: "",
       });
       expect(card.frontmatter.note).toBe(" \n\t\n");
-    } finally {
-      box.remove();
-    }
+    });
   });
 
   test("an edit that would not read back as meant is refused and leaves the file as it was", async () => {
-    const box = sandbox((root) => initVault(root));
-    try {
-      const vault = openVault(box.root);
+    await inNewVault(async (vault) => {
       const file = cardPath(vault, "people", "Eve");
       // A collection key: toJS names it "[ a, b ]", but no edit can address it in the YAML.
       const text = "---\n? [a, b]\n: x\ntitle: Eve\n---\nbody\n";
@@ -202,9 +192,7 @@ describe("bugs the fuzzing found, fixed", () => {
       expect(out.ok).toBe(false);
       if (!out.ok) expectCoded(out.error, ["invalid_input"]);
       expect(fs.readFileSync(file, "utf8")).toBe(text);
-    } finally {
-      box.remove();
-    }
+    });
   });
 });
 
@@ -223,7 +211,7 @@ describe("what stands where a card goes", () => {
   test(
     "every reader answers or refuses with a code, and nothing of what lies outside is read",
     async () => {
-      const box = sandbox((root) => initVault(root));
+      const box = sandbox(initVault);
       fs.writeFileSync(`${box.parent}/outside.md`, `---\nkeywords: [odd]\n---\n${SECRET}\n`);
       try {
         const property = fc.asyncProperty(fc.array(odd, { minLength: 1, maxLength: 4 }), async (entries) => {

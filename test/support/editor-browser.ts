@@ -96,15 +96,23 @@ export interface EditorInChromium extends Chromium {
   close(): Promise<void>;
 }
 
-/** `startUi` and `openChromium` together, the page opened on the editor (`options` go to its context). */
+/** How a test opens the editor. */
+export interface EditorOptions {
+  /** `lorecards ui` flags besides the vault and the port (`--token T`). */
+  args?: string[];
+  /** Options of the page's browser context (its viewport, whether it takes downloads). */
+  context?: BrowserContextOptions;
+}
+
+/** `startUi` and `openChromium` together, the page opened on the editor. */
 export async function editorInChromium(
   vault: string,
-  options: BrowserContextOptions = {},
+  options: EditorOptions = {},
 ): Promise<EditorInChromium> {
-  const server = await startUi(vault);
+  const server = await startUi(vault, options.args);
   let chromium: Chromium | undefined;
   try {
-    chromium = await openChromium(options);
+    chromium = await openChromium(options.context);
     await chromium.page.goto(`${server.url}/`);
   } catch (err) {
     await chromium?.close();
@@ -123,11 +131,13 @@ export async function editorInChromium(
 }
 
 /**
- * The set-up of a test file of one editor panel: for the enclosing `describe`, a fresh example vault
- * that `seed` fills, the editor over it in Chromium, both gone after. Its fields are there once the
- * tests run.
+ * The set-up of a test file of the editor: for the enclosing `describe`, a fresh example vault that
+ * `seed` fills, the editor over it in Chromium, both gone after. Its fields are there once the tests run.
  */
-export function editorOverVault(seed: (root: string) => Promise<void> = async () => {}): {
+export function editorOverVault(
+  seed: (root: string) => Promise<void> = async () => {},
+  options: EditorOptions = {},
+): {
   root: string;
   editor: EditorInChromium;
   page: Page;
@@ -136,7 +146,7 @@ export function editorOverVault(seed: (root: string) => Promise<void> = async ()
   beforeAll(async () => {
     it.root = makeVault();
     await seed(it.root);
-    it.editor = await editorInChromium(it.root);
+    it.editor = await editorInChromium(it.root, options);
     it.page = it.editor.page;
   });
   afterAll(async () => {
