@@ -5,13 +5,14 @@
  * are not caches (every `*.db` but `index.db`), `marker-secret` and `hits.jsonl`. Left out: the caches
  * (`index.db`, `matcher.bin`), which any command rebuilds, the lock, temp files, an import's journal,
  * the backups themselves, and anything else a vault folder happens to hold (a `.git`, pictures).
- * Symbolic links are never followed (README "Symbolic links"), here as everywhere.
+ * Symbolic links are never followed (README "Symbolic links"), here as everywhere. Each book of
+ * `books/` (docs/BOOKS.md) is backed up the same way under `books/NAME/`, with its book.yaml.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { defaultKinds, KINDS_FILE, loadKindsConfig } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
-import { ARCHIVE_DIR, SETTINGS_FILE, STATE_DIR, type Vault } from "../vault/index.ts";
+import { ARCHIVE_DIR, BOOK_FILE, BOOKS_DIR, SETTINGS_FILE, STATE_DIR, type Vault } from "../vault/index.ts";
 
 /** The person's own style dictionary (style memory's, src/style/vault-dictionary.ts). */
 export const STYLE_DICTIONARY_FILE = "style-dictionary.yaml";
@@ -108,17 +109,37 @@ function kindFolders(root: string): string[] {
   }
 }
 
-/** Every file a backup of `vault` holds, sorted. Read it under the vault lock. */
+/** The files of one vault-shaped folder (the vault, or one of its books), relative to it. */
+function ownFiles(root: string): { path: string; sqlite: boolean }[] {
+  const cards = new Set(cardsIn(root, ""));
+  for (const dir of kindFolders(root)) for (const c of cardsIn(root, dir)) cards.add(c);
+  for (const c of archived(root)) cards.add(c);
+  const config = CONFIG_FILES.filter((f) => plainFile(root, f));
+  return [...[...cards, ...config].map((p) => ({ path: p, sqlite: false })), ...stateFiles(root)];
+}
+
+/**
+ * The files of each book of `books/` (docs/BOOKS.md): a book is laid out as a vault, so the same
+ * files, with its book.yaml, under `books/NAME/`. A book folder that is a link is never followed.
+ */
+function bookFiles(root: string): { path: string; sqlite: boolean }[] {
+  const dir = path.join(root, BOOKS_DIR);
+  if (!isPlainDir(dir)) return [];
+  return entries(dir)
+    .filter((d) => d.isDirectory() && !d.name.startsWith("."))
+    .flatMap((d) => {
+      const book = path.join(dir, d.name);
+      const files = [
+        ...ownFiles(book),
+        ...(plainFile(book, BOOK_FILE) ? [{ path: BOOK_FILE, sqlite: false }] : []),
+      ];
+      return files.map((f) => ({ ...f, path: `${BOOKS_DIR}/${d.name}/${f.path}` }));
+    });
+}
+
+/** Every file a backup of `vault` holds, its books' included, sorted. Read it under the vault lock. */
 export function backupSources(vault: Vault): Source[] {
-  const cards = new Set(cardsIn(vault.root, ""));
-  for (const dir of kindFolders(vault.root)) for (const c of cardsIn(vault.root, dir)) cards.add(c);
-  for (const c of archived(vault.root)) cards.add(c);
-  const config = CONFIG_FILES.filter((f) => plainFile(vault.root, f));
-  const files = [
-    ...[...cards, ...config].map((p) => ({ path: p, sqlite: false })),
-    ...stateFiles(vault.root),
-  ];
-  return files
+  return [...ownFiles(vault.root), ...bookFiles(vault.root)]
     .map((f) => ({ ...f, abs: path.join(vault.root, ...f.path.split("/")) }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -134,10 +155,17 @@ export function replacedPaths(vault: Vault): string[] {
     out.add(s.path);
     if (s.sqlite) for (const side of SQLITE_SIDE_FILES) out.add(`${s.path}${side}`);
   }
-  for (const cache of CACHES) {
-    out.add(`${STATE_DIR}/${cache}`);
-    if (cache.endsWith(".db")) for (const side of SQLITE_SIDE_FILES) out.add(`${STATE_DIR}/${cache}${side}`);
-  }
+  const books = isPlainDir(path.join(vault.root, BOOKS_DIR))
+    ? entries(path.join(vault.root, BOOKS_DIR))
+        .filter((d) => d.isDirectory() && !d.name.startsWith("."))
+        .map((d) => `${BOOKS_DIR}/${d.name}/`)
+    : [];
+  for (const at of ["", ...books])
+    for (const cache of CACHES) {
+      out.add(`${at}${STATE_DIR}/${cache}`);
+      if (cache.endsWith(".db"))
+        for (const side of SQLITE_SIDE_FILES) out.add(`${at}${STATE_DIR}/${cache}${side}`);
+    }
   if (isPlainDir(path.join(vault.root, ARCHIVE_DIR))) out.add(ARCHIVE_DIR);
   return [...out].filter((p) => fs.lstatSync(path.join(vault.root, p), { throwIfNoEntry: false }));
 }
@@ -151,6 +179,11 @@ export function allowedPath(p: string): boolean {
   if (p.length === 0 || p.length > 4096 || /[\\\0]/.test(p) || p.startsWith("/")) return false;
   const parts = p.split("/");
   if (parts.some((s) => s === "" || s === "." || s === "..")) return false;
+  // A book's files are a vault's files under books/NAME/ (books hold no books).
+  if (parts[0] === BOOKS_DIR && parts.length > 2 && !parts[1]!.startsWith(".") && parts[2] !== BOOKS_DIR) {
+    const rest = parts.slice(2).join("/");
+    return rest === BOOK_FILE || allowedPath(rest);
+  }
   if (parts[0] === STATE_DIR) {
     const name = parts[1]!;
     return parts.length === 2 && ((name.endsWith(".db") && name !== CACHE_DB) || STATE_FILES.includes(name));
