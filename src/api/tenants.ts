@@ -20,6 +20,8 @@ export interface TenantApiOptions {
   noLog?: boolean;
   style?: StyleOptions;
   warn: (line: string) => void;
+  idleMs?: number;
+  maxOpen?: number;
 }
 
 export function tenantApi(o: TenantApiOptions): TenantsServer {
@@ -35,6 +37,8 @@ export function tenantApi(o: TenantApiOptions): TenantsServer {
     },
     tokenHeaders: ["authorization"],
     warn: o.warn,
+    idleMs: o.idleMs,
+    maxOpen: o.maxOpen,
     async open(tenant, state) {
       const engine = await openEngine(tenant.vault, { watch: true, persist: true });
       const store = await openStore(state, { warn: o.warn }).catch((err) => {

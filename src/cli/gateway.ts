@@ -1,6 +1,5 @@
 // `lorecards gateway --upstream URL`: the injecting proxy. Flags map 1:1 onto GatewayOptions; the
 // command resolves only when the gateway shuts down (SIGINT/SIGTERM).
-import path from "node:path";
 import { DEFAULTS } from "../defaults.ts";
 import { baseUrls, startGateway } from "../gateway/index.ts";
 import {
@@ -31,6 +30,7 @@ import {
 } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { learningFromEnv, styleOptions } from "./_style-clock.ts";
+import { tenantPoolOf, tenantsArgs, tenantsFileOf } from "./_tenants.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const gatewayCommand = defineCommand({
@@ -59,12 +59,7 @@ export const gatewayCommand = defineCommand({
     ...styleBriefArg,
     ...backupsArg,
     ...storeArg,
-    tenants: {
-      type: "string",
-      description:
-        "serve every tenant of this tenants file, each over its own vault and state, found by its token (lorecards tenant add)",
-      valueHint: "FILE",
-    },
+    ...tenantsArgs(""),
     ...vaultArg,
     json: {
       type: "boolean",
@@ -73,7 +68,7 @@ export const gatewayCommand = defineCommand({
     },
   },
   async run({ args }) {
-    const tenants = args.tenants === undefined ? undefined : path.resolve(args.tenants);
+    const tenants = tenantsFileOf(args);
     const gateway = startGateway({
       vaultRoot: vaultPath(args),
       upstream: args.upstream,
@@ -98,6 +93,7 @@ export const gatewayCommand = defineCommand({
           : undefined,
       state: namedStore(args),
       tenants,
+      tenantPool: tenantPoolOf(args),
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     let backups: ReturnType<typeof startDailyBackups>;

@@ -1,6 +1,5 @@
 // `lorecards mcp`: the MCP server for writing cards. stdio by default (stdout carries protocol only;
 // messages go to stderr); `--http` serves streamable HTTP at /mcp. The MCP SDK is loaded only here.
-import path from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
@@ -9,6 +8,7 @@ import { stdoutStream } from "./_out.ts";
 import { defineCommand, portNumber, printJsonLine, tokenFrom, untilShutdown, vaultArg } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { styleOptions } from "./_style-clock.ts";
+import { tenantPoolOf, tenantsArgs, tenantsFileOf } from "./_tenants.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const mcpCommand = defineCommand({
@@ -27,19 +27,14 @@ export const mcpCommand = defineCommand({
         "with --http: require this token (Authorization: Bearer or X-Lorecards-Token); mandatory off localhost",
     },
     ...storeArg,
-    tenants: {
-      type: "string",
-      description:
-        "with --http: serve every tenant of this tenants file, each over its own vault and state, found by its token",
-      valueHint: "FILE",
-    },
+    ...tenantsArgs(" (with --http)"),
     ...vaultArg,
     json: { type: "boolean", description: "with --http: print one JSON line {url, vault} once listening" },
   },
   async run({ args }) {
     if (args.tenants !== undefined && !args.http)
       throw new LoreError("usage", "--tenants only applies with --http");
-    const tenants = args.tenants === undefined ? undefined : path.resolve(args.tenants);
+    const tenants = tenantsFileOf(args);
     // A server of tenants opens each tenant's vault, never the default one.
     const vault =
       tenants === undefined ? openVault(vaultPath(args), { create: isDefaultVault(args) }) : undefined;
@@ -64,6 +59,7 @@ export const mcpCommand = defineCommand({
       style: styleOptions(),
       adoptions,
       tenants,
+      tenantPool: tenantPoolOf(args),
       store: named,
     });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.

@@ -3,7 +3,6 @@
 // same process on its own port, so one service on a home server does both. Every response carries the
 // editor's security headers; a request without Host is answered 400 (http/ listen).
 import os from "node:os";
-import path from "node:path";
 import { createApi } from "../api/index.ts";
 import { tenantApi } from "../api/tenants.ts";
 import { DEFAULTS } from "../defaults.ts";
@@ -29,6 +28,7 @@ import {
 } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { styleOptions } from "./_style-clock.ts";
+import { type TenantFlags, tenantPoolOf, tenantsArgs, tenantsFileOf } from "./_tenants.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const uiCommand = defineCommand({
@@ -58,12 +58,7 @@ export const uiCommand = defineCommand({
       default: String(DEFAULTS.gatewayPort),
     },
     ...storeArg,
-    tenants: {
-      type: "string",
-      description:
-        "serve every tenant of this tenants file (and its gateway, with --gateway-upstream), each over its own vault and state, found by its token",
-      valueHint: "FILE",
-    },
+    ...tenantsArgs(" (and its gateway, with --gateway-upstream)"),
     ...vaultArg,
     json: { type: "boolean", description: "print one JSON line {url, vault, gateway?} once listening" },
   },
@@ -72,7 +67,7 @@ export const uiCommand = defineCommand({
     const port = portNumber(args.port) ?? DEFAULTS.uiPort;
     const token = tokenFrom(args);
     // Tenants bring their own tokens: the server's --token is for a server of one vault.
-    if (args.tenants !== undefined) return serveTenantsEditor(args, host, port);
+    if (tenantsFileOf(args) !== undefined) return serveTenantsEditor(args, host, port);
     if (!isLoopbackHost(host) && !token) {
       throw new LoreError(
         "usage",
@@ -150,8 +145,7 @@ export const uiCommand = defineCommand({
  * with --gateway-upstream the gateway of tenants beside it (api/ and gateway/ tenants.ts).
  */
 async function serveTenantsEditor(
-  args: {
-    tenants?: string;
+  args: TenantFlags & {
     store?: string;
     log?: boolean;
     json?: boolean;
@@ -162,11 +156,13 @@ async function serveTenantsEditor(
   host: string,
   port: number,
 ): Promise<void> {
-  const tenants = path.resolve(String(args.tenants));
+  const tenants = tenantsFileOf(args)!;
+  const pool = tenantPoolOf(args);
   const store = namedStore(args);
   const extra = hostList(args["allow-host"]);
   const server = await serveEditor({
     tenants,
+    pool,
     store,
     host,
     port,
@@ -178,6 +174,7 @@ async function serveTenantsEditor(
     ? startGateway({
         vaultRoot: "",
         tenants,
+        tenantPool: pool,
         state: store,
         upstream: args["gateway-upstream"],
         host,
@@ -245,6 +242,7 @@ export async function serveEditor(options: EditorOptions | TenantEditorOptions):
       noLog: options.noLog,
       style: options.style,
       warn: (line) => process.stderr.write(`${line}\n`),
+      ...options.pool,
     });
     api = tenants.fetch;
     const open = tenants;
@@ -272,6 +270,8 @@ export async function serveEditor(options: EditorOptions | TenantEditorOptions):
 /** The editor of every tenant of a tenants file (`ui --tenants`): no vault of its own. */
 export interface TenantEditorOptions {
   tenants: string;
+  /** How long an idle tenant stays open, how many at most (tenants/). */
+  pool?: { idleMs?: number; maxOpen?: number };
   /** The server's `--store`: a Postgres database, in which each tenant gets a space of its own. */
   store?: string;
   host: string;

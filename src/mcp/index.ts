@@ -66,6 +66,8 @@ export interface HttpServeOptions {
   tenants?: string;
   /** With `tenants`: the server's `--store`, in which each tenant gets a space of its own. */
   store?: string;
+  /** With `tenants`: how long an idle tenant stays open, how many at most (tenants/). */
+  tenantPool?: { idleMs?: number; maxOpen?: number };
 }
 
 /** Serve streamable HTTP at /mcp. Off loopback a token is mandatory (refuses to start without one). */
@@ -100,6 +102,7 @@ function listenTenants(options: HttpServeOptions, host: string, loopback: boolea
     store: options.store,
     style: options.style,
     warn: (line) => process.stderr.write(`${line}\n`),
+    ...options.tenantPool,
   });
   const listener = listen({ hostname: host, port: options.port ?? MCP_DEFAULTS.port, fetch: tenants.fetch });
   return {

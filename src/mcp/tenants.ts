@@ -19,6 +19,8 @@ export interface TenantMcpOptions {
   store?: string;
   style?: StyleOptions;
   warn: (line: string) => void;
+  idleMs?: number;
+  maxOpen?: number;
 }
 
 export function tenantMcp(o: TenantMcpOptions): TenantsServer {
@@ -29,6 +31,8 @@ export function tenantMcp(o: TenantMcpOptions): TenantsServer {
     guard,
     tokenHeaders: ["authorization", "x-lorecards-token"],
     warn: o.warn,
+    idleMs: o.idleMs,
+    maxOpen: o.maxOpen,
     open(tenant, state) {
       const vault = openVault(tenant.vault);
       const adoptions = storeAdoptions(state);
