@@ -106,8 +106,18 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
       });
     for (const name of outcome?.quoted ?? []) sayOnce(`quoted:${name}`, () => quotedLine(name));
     const tap = usageTap(adapter, outcome, req.signal, options.deps);
+    const durable = outcome?.durable;
     if (!outcome?.changed) {
-      return forward({ url: target, req, body: raw, bodyReplaced: false, injected: [], fetch: doFetch, tap });
+      return forward({
+        url: target,
+        req,
+        body: raw,
+        bodyReplaced: false,
+        injected: [],
+        fetch: doFetch,
+        tap,
+        durable,
+      });
     }
     return forward({
       url: target,
@@ -117,6 +127,7 @@ export function createHandler(options: HandlerOptions): (req: Request, peer?: Pe
       injected: outcome.injected,
       fetch: doFetch,
       tap,
+      durable,
     });
   };
 }

@@ -24,6 +24,7 @@ import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
 import { placeBlocks, type SlottedBlock } from "./_slots.ts";
 import { cacheKeyOf, findConversation } from "./conversation.ts";
 import type { ApiName } from "./protocols.ts";
+import { watchSettled } from "./proxy.ts";
 import { loreAsked, recallTurn } from "./recall-turn.ts";
 import {
   editOf,
@@ -93,7 +94,7 @@ export async function runPipeline(
     now,
     opening: found.opening,
   };
-  const kept = await record(done, state, store, settings, deps);
+  const { kept, durable } = record(done, state, store, settings, deps);
   const quoted = quotedIn(result);
   // 7. apply; the switch at `none`: nothing of ours at all, not even what earlier turns added.
   if (loreOf(result, headers, settings, deps) === "none")
@@ -103,6 +104,7 @@ export async function runPipeline(
       conversation,
       ...(kept && { turn: plan.turn }),
       ...quoted,
+      durable,
     };
   const edits: Edit[] = [...plan.replayed, ...records].sort(inPromptOrder).map(editOf);
   // Usage is kept for the turns of a conversation that is kept: one that never got a card costs the
@@ -114,6 +116,7 @@ export async function runPipeline(
       conversation,
       ...(kept && { turn: plan.turn }),
       ...quoted,
+      durable,
     };
   const current = made.length > 0 ? made : (plan.repeat ?? []);
   await letOthersRun(large); // serialising a large body is a phase of its own
@@ -130,6 +133,7 @@ export async function runPipeline(
     conversation,
     turn: plan.turn,
     ...quoted,
+    durable,
   };
 }
 
@@ -192,18 +196,20 @@ interface TurnDone extends Omit<TurnInput, "added"> {
 
 /**
  * Phase 6: the turn's replay records, ledger and timed memory in one commit per record (they share a
- * flush), and beside them what is kept for people (the turn record, an index recall, the hit log).
- * Returns whether the conversation is kept at all.
+ * group commit), and beside them what is kept for people (the turn record, an index recall, the hit
+ * log). Nothing here waits for the disk: the request goes upstream at once, and `durable` settles
+ * once all of it is committed (or failed, said on stderr), which the answer's end waits for, so the
+ * next turn, which needs the answer, finds its state in the store whichever gateway it reaches.
+ * `kept` says whether the conversation is kept at all.
  */
-async function record(
+function record(
   done: TurnDone,
   state: Conversation,
   store: Store,
   settings: InjectSettings,
   deps: PipelineDeps,
-): Promise<boolean> {
+): { kept: boolean; durable: Promise<void> | undefined } {
   const { plan, made, records, result, conversation, now } = done;
-  // Written alongside the commit (both wait for the same turn's flush), awaited after it.
   const logged =
     settings.log && result && made.length > 0
       ? bestEffort(
@@ -220,20 +226,28 @@ async function record(
   const timed = result?.timed;
   const remembers = timed !== undefined && (hasEntries(timed) || hasEntries(state.timed));
   const kept = records.length > 0 || state.turn !== 0 || remembers;
-  if (kept) {
-    const injections = made.flatMap((b) => b.cards.map((c) => ({ ...c, turn: plan.turn })));
-    const [first, ...rest] = records;
-    const change = { turn: plan.turn, now };
-    const recalled = result && recallRecordOf(result, "gateway", now);
-    await Promise.all([
-      store.commitTurn(conversation, {
-        ...change,
-        ...(injections.length > 0 && { injections }),
-        replay: first,
-        opening: done.opening,
-        timed,
-      }),
-      ...rest.map((replay) => store.commitTurn(conversation, { ...change, replay })),
+  if (!kept) return { kept, durable: logged && watchSettled(logged) };
+  const injections = made.flatMap((b) => b.cards.map((c) => ({ ...c, turn: plan.turn })));
+  const [first, ...rest] = records;
+  const change = { turn: plan.turn, now };
+  const recalled = result && recallRecordOf(result, "gateway", now);
+  const replayed = Promise.all([
+    store.commitTurn(conversation, {
+      ...change,
+      ...(injections.length > 0 && { injections }),
+      replay: first,
+      opening: done.opening,
+      timed,
+    }),
+    ...rest.map((replay) => store.commitTurn(conversation, { ...change, replay })),
+  ]);
+  const durable = watchSettled(
+    Promise.all([
+      bestEffort(
+        () => replayed,
+        deps.warn,
+        `lorecards gateway: the state of ${conversation} turn ${plan.turn} was not saved; its next turn may miss what this one added`,
+      ),
       recalled &&
         bestEffort(() => store.recordRecall(recalled), deps.warn, "lorecards gateway: recall not recorded"),
       plan.repeat === null &&
@@ -242,10 +256,10 @@ async function record(
           deps.warn,
           "lorecards gateway: turn not recorded",
         ),
-    ]);
-  }
-  await logged;
-  return kept;
+      logged,
+    ]).then(() => undefined),
+  );
+  return { kept, durable };
 }
 
 /**

@@ -88,6 +88,8 @@ export interface ForwardInput {
   fetch: typeof fetch;
   /** Given a 2xx answer's body and headers, returns the body the client gets (byte for byte the same). */
   tap?: (body: ReadableStream<Uint8Array>, headers: Headers) => ReadableStream<Uint8Array>;
+  /** The request's state being committed: the answer ends only once it has (pipeline.ts `record`). */
+  durable?: Promise<void>;
 }
 
 export async function forward(input: ForwardInput): Promise<Response> {
@@ -108,10 +110,36 @@ export async function forward(input: ForwardInput): Promise<Response> {
     const detail = `upstream ${new URL(input.url).origin} unreachable: ${describeError(err)}`;
     return errorResponse("bad_gateway", detail);
   }
-  const body = input.tap && up.ok && up.body ? input.tap(up.body, up.headers) : up.body;
+  const tapped = input.tap && up.ok && up.body ? input.tap(up.body, up.headers) : up.body;
+  const body = await endingAfter(tapped, input.durable);
   return new Response(body, {
     status: up.status,
     statusText: up.statusText,
     headers: responseHeaders(up.headers, input.injected),
   });
+}
+
+/**
+ * `body` ending only once `durable` has settled. Mostly it has by the time the upstream answers, and
+ * the body goes out as it is; otherwise its last chunk waits (a body-less answer waits here).
+ */
+async function endingAfter(
+  body: ReadableStream<Uint8Array> | null,
+  durable: Promise<void> | undefined,
+): Promise<ReadableStream<Uint8Array> | null> {
+  if (durable === undefined || settled.has(durable)) return body;
+  if (body === null) {
+    await durable;
+    return body;
+  }
+  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => durable }));
+}
+
+/** Promises seen settled: a commit is mostly done before the upstream answers. */
+const settled = new WeakSet<Promise<void>>();
+
+/** Marks `durable` in `settled` when it settles; returns it. */
+export function watchSettled(durable: Promise<void>): Promise<void> {
+  void durable.then(() => settled.add(durable));
+  return durable;
 }

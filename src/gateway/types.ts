@@ -70,6 +70,11 @@ export interface Counted {
   turn?: number;
   /** Cards whose text the request already held (the same book in the client's World Info): not sent. */
   quoted?: string[];
+  /**
+   * Settles once what the turn recorded is committed (never rejects: a failure was said on stderr).
+   * The answer's end waits for it, so a client never sends the next turn before its state is stored.
+   */
+  durable?: Promise<void>;
 }
 
 export type Outcome =

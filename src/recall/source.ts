@@ -15,23 +15,21 @@
  * - the matcher it compiles itself is the saved snapshot plus a layer of the cards changed since.
  */
 
-import { type FSWatcher, watch } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
 import { describeError } from "../errors.ts";
 import {
-  ARCHIVE_DIR,
   BOOKS_DIR,
   indexStale,
   type LoadIndexOptions,
   loadIndex,
   readNoFollow,
-  STATE_DIR,
   type Vault,
   type VaultIndex,
 } from "../vault/index.ts";
 import { type Compiled, compile } from "./_compiled.ts";
+import { type VaultWatcher, watchCards } from "./_watch.ts";
 
 /**
  * Brings a vault's index and snapshot up to date somewhere else (a full check too, when one is due);
@@ -81,7 +79,7 @@ export class VaultSource {
   private dirty = true;
   /** Files a watcher or a writer named, not compared yet. */
   private readonly touched = new Set<string>();
-  private watcher?: FSWatcher;
+  private watcher?: VaultWatcher;
   private every?: ReturnType<typeof setInterval>;
   private settling?: ReturnType<typeof setTimeout>;
   private refreshing = false;
@@ -95,7 +93,7 @@ export class VaultSource {
   ) {
     if (!options.watch) return;
     if (options.watcher !== false)
-      this.watcher = watchVault(vault, (rel) => {
+      this.watcher = watchCards(vault.root, (rel) => {
         // A book's files are its own engine's (recall/_library.ts), told through onFile.
         if (!rel.startsWith(`${BOOKS_DIR}/`)) this.touch(rel);
         options.onFile?.(rel);
@@ -236,20 +234,4 @@ export class VaultSource {
 
 function warn(err: unknown): void {
   process.stderr.write(`lorecards: vault refresh failed: ${describeError(err)}\n`);
-}
-
-/** Watch the vault; `changed` gets each named file's vault-relative path (with `/` separators). */
-function watchVault(vault: Vault, changed: (rel: string) => void): FSWatcher | undefined {
-  try {
-    // Our own state (state.db, hits.jsonl, the index) changes on every request: not a card edit.
-    const watcher = watch(vault.root, { recursive: true }, (_event, name) => {
-      const file = typeof name === "string" ? name : "";
-      if (file === "" || file.startsWith(STATE_DIR) || file.startsWith(ARCHIVE_DIR)) return;
-      changed(relative(vault.root, join(vault.root, file)).split(sep).join("/"));
-    });
-    watcher.unref();
-    return watcher;
-  } catch {
-    return undefined; // no watcher: the periodic folder check still catches changes
-  }
 }

@@ -75,9 +75,10 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
     if (key === undefined ? writes.busy : writes.has(key)) await writes.flush();
     return driver.read(body);
   };
-  const write = async <T>(key: string, body: (b: Batch) => Promise<T>): Promise<T> => {
+  /** `soon` false: nothing waits for the write (a response's usage); it may ride with a later commit. */
+  const write = async <T>(key: string, body: (b: Batch) => Promise<T>, soon = true): Promise<T> => {
     ensureOpen();
-    return writes.add(key, body);
+    return writes instanceof WriteQueue ? writes.add(key, body, soon) : writes.add(key, body);
   };
 
   return {
@@ -129,10 +130,14 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
           b.created = true;
       }),
     recordUsage: (conversation, turn, usage, at) =>
-      write(conversation, async (b) => {
-        const which = { conversation, turn, at };
-        if (await writeTurn(b.tx, which, (s) => planUsage(s, which, usage, limits))) b.created = true;
-      }),
+      write(
+        conversation,
+        async (b) => {
+          const which = { conversation, turn, at };
+          if (await writeTurn(b.tx, which, (s) => planUsage(s, which, usage, limits))) b.created = true;
+        },
+        false,
+      ),
     turns: (conversation, limit) =>
       read(conversation, async (tx) => (limit <= 0 ? [] : tx.turns(conversation, limit))),
     conversations: (limit) => read(undefined, async (tx) => (limit <= 0 ? [] : tx.withTurns(limit))),

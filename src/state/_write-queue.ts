@@ -4,8 +4,9 @@
  * a WAL flush for a server), so writes made during one turn of the event loop are queued and committed
  * together in one transaction on the next (`setImmediate`): a busy gateway pays one commit for all the
  * requests in flight, not one each. A write's promise settles only once its transaction is committed,
- * so a caller that waits for it before answering (the gateway before forwarding) answers with its
- * write as durable as if it had been committed alone.
+ * so a caller that waits for it before answering (the gateway before it ends an answer) answers with
+ * its write as durable as if it had been committed alone. A write nothing waits for (a response's
+ * usage) rides with the next commit instead of starting one, or waits at most `LATER_MS`.
  *
  * One transaction at a time: writes queued while one is being committed go together in the next, so
  * a slow backend gets larger groups, never more transactions at once. Writes run in the order they
@@ -28,11 +29,18 @@ interface Queued<C> {
 /** Runs `body` in one transaction, committed when `body` resolves, rolled back when it throws. */
 export type Transact<C> = (body: (ctx: C) => Promise<void>) => Promise<void>;
 
+/** How long a write nothing waits for may wait for company (`add` with `soon` false). */
+const LATER_MS = 100;
+
 export class WriteQueue<C> {
   private queued: Queued<C>[] = [];
   /** The batch being committed. */
   private current: Queued<C>[] = [];
   private active: Promise<void> | null = null;
+  /** A flush is due on the next turn of the event loop. */
+  private immediate = false;
+  /** A flush is due in LATER_MS, for writes nothing waits for. */
+  private later: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly transact: Transact<C>,
@@ -40,10 +48,26 @@ export class WriteQueue<C> {
     private readonly lost: (err: unknown) => boolean = () => false,
   ) {}
 
-  /** Queues `run`; resolves with its result once the transaction it ran in is committed. */
-  add<T>(key: string, run: (ctx: C) => T | Promise<T>): Promise<T> {
+  /**
+   * Queues `run`; resolves with its result once the transaction it ran in is committed. A write that
+   * nothing waits for (`soon` false: a response's usage) rides with the next commit, or is committed
+   * within LATER_MS when none comes.
+   */
+  add<T>(key: string, run: (ctx: C) => T | Promise<T>, soon = true): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.queued.length === 0) setImmediate(() => void this.flush());
+      if (soon && !this.immediate) {
+        this.immediate = true;
+        setImmediate(() => {
+          this.immediate = false;
+          void this.flush();
+        });
+      } else if (!soon && this.later === undefined) {
+        this.later = setTimeout(() => {
+          this.later = undefined;
+          void this.flush();
+        }, LATER_MS);
+        this.later.unref?.();
+      }
       this.queued.push({ key, run, resolve: resolve as (value: unknown) => void, reject });
     });
   }

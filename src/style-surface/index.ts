@@ -61,6 +61,10 @@ function learningAllowed(settings: SettingsFile): boolean {
 
 const SEEN_CONVERSATIONS = 1000;
 const SEEN_TURNS = 64;
+/** How long the messages handed over wait to be learned together (one transaction of style.db). */
+const LEARN_EVERY_MS = 100;
+/** The most messages learned in one go (each costs tens of microseconds on the serving thread). */
+const LEARN_AT_MOST = 64;
 
 export interface Learner {
   /** Observe `message` once, later: returns at once and never throws. */
@@ -109,7 +113,8 @@ export function gatewayLearner(options: LearnOptions): Learner {
 
   const learn = async (batch: SeenMessage[]): Promise<void> => {
     try {
-      if (!learningAllowed(settings)) return;
+      // A vault gone since (moved away: its gateway has said so) keeps nothing of these messages.
+      if (!isVaultFolder(options.vaultRoot) || !learningAllowed(settings)) return;
       const messages = batch
         .map((m) => ({ conversation: styleConversation(m.conversation), text: ownWords(m.text, m.markers) }))
         .filter((m) => m.text !== "");
@@ -123,24 +128,32 @@ export function gatewayLearner(options: LearnOptions): Learner {
     }
   };
 
-  // The messages of one moment are learned together, in one write of style.db.
+  // The messages of a moment are learned together, in one write of style.db: beginning and committing
+  // the transaction is most of what a write costs, and nothing reads what was learned within a moment.
   let queue: SeenMessage[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const learnQueued = (): void => {
+    timer = undefined;
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0) return;
+    const done: Promise<void> = learn(batch).finally(() => pending.delete(done));
+    pending.add(done);
+  };
   return {
     observe(message) {
       if (!firstTime(message)) return;
       queue.push(message);
-      if (queue.length > 1) return;
-      // After the current task: the request goes on to the upstream first.
-      const done: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
-        .then(() => {
-          const batch = queue;
-          queue = [];
-          return learn(batch);
-        })
-        .finally(() => pending.delete(done));
-      pending.add(done);
+      // A full batch goes at once: a larger one would hold up the requests behind it.
+      if (queue.length >= LEARN_AT_MOST && timer !== undefined) clearTimeout(timer);
+      else if (timer !== undefined) return;
+      // After the request has gone on to the upstream, and with whatever else arrives meanwhile.
+      timer = setTimeout(learnQueued, queue.length >= LEARN_AT_MOST ? 0 : LEARN_EVERY_MS);
+      timer.unref?.();
     },
     async release() {
+      if (timer !== undefined) clearTimeout(timer);
+      learnQueued();
       await Promise.all(pending);
       const closing = book;
       book = undefined;

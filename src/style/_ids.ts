@@ -26,9 +26,19 @@ export function sha(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
 }
 
+/** Ids already worked out: a running gateway sees the same few hundred habits in every message. */
+const ids = new Map<string, string>();
+const MAX_IDS = 4096;
+
 /** "sl-3f9a0c21b4": the kind's prefix and a hash of the kind and the folded `key`. */
 export function habitId(kind: HabitKind, key: string): string {
-  return `${PREFIX[kind]}-${sha(`${kind}\u0000${styleFold(key)}`).slice(0, 10)}`;
+  const asked = `${kind}\u0000${key}`;
+  const known = ids.get(asked);
+  if (known !== undefined) return known;
+  const id = `${PREFIX[kind]}-${sha(`${kind}\u0000${styleFold(key)}`).slice(0, 10)}`;
+  if (ids.size >= MAX_IDS) ids.clear();
+  ids.set(asked, id);
+  return id;
 }
 
 export function conversationHash(conversation: string): string {

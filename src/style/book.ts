@@ -56,11 +56,15 @@ export class Book implements StyleBook {
   }
 
   async observeAll(messages: readonly { conversation: string; text: string }[]): Promise<void> {
-    const readings = messages
-      .filter((m) => typeof m.text === "string" && m.text.trim() !== "")
+    const texts = messages.filter((m) => typeof m.text === "string" && m.text.trim() !== "");
+    if (texts.length === 0) return;
+    // Once for the batch: each is a stat, and the hinted phrases a read of the store.
+    const reader = this.readers.reader();
+    const learned = this.learned();
+    const readings = texts
       .map((m) => ({
         conv: conversationHash(String(m.conversation)),
-        reading: readMessage(m.text, this.readers.reader(), this.learned()),
+        reading: readMessage(m.text, reader, learned),
         text: m.text,
       }))
       .filter((r) => r.reading.sightings.length > 0);
@@ -70,19 +74,30 @@ export class Book implements StyleBook {
     const keep = rules.exampleLength;
     this.db.write((q) => {
       if (isPaused(q)) return;
+      // A habit seen again in the batch is read once and written once: the sightings fold over the
+      // record in memory, in order, as they would row by row. A new habit is stored at once (the cap
+      // it may trip reads the table), after what the batch changed so far.
+      const changed = new Map<string, HabitRecord>();
+      const flush = () => {
+        for (const h of changed.values()) q.putHabit.run(...rowValues(h));
+        changed.clear();
+      };
       for (const { conv, reading, text } of readings) {
         const shows = excerptOf(text, keep);
         for (const s of reading.sightings) {
           const id = habitId(s.kind, s.signal);
-          const prev = q.habit.get(id);
+          const stored = changed.has(id) ? undefined : q.habit.get(id);
+          const prev = changed.get(id) ?? (stored ? toRecord(stored) : undefined);
           const example = prev?.example ?? (s.start >= 0 ? shows(s.signal) : undefined);
-          putHabit(
-            q,
-            sighted(prev ? toRecord(prev) : undefined, seenOf(id, s, example), conv, now, false, rules),
-            !prev,
-          );
+          const next = sighted(prev, seenOf(id, s, example), conv, now, false, rules);
+          if (prev) changed.set(id, next);
+          else {
+            flush();
+            putHabit(q, next, true);
+          }
         }
       }
+      flush();
       sweep(q, now, rules);
     });
   }

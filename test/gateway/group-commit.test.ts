@@ -1,8 +1,10 @@
 /**
  * The gateway on group commit (src/state/_write-queue.ts): requests in flight together share one
- * state transaction, yet each is forwarded only once its own write is committed, so dedupe and replay
- * survive a crash right after any response; when the shared commit fails, the requests in it go
- * upstream unchanged and stderr says why.
+ * state transaction, which never holds a request up on its way upstream; each answer ends only once
+ * its own write is committed, so the client, which needs the answer before its next turn, never sends
+ * that turn before the state it needs is stored (and dedupe and replay survive a crash right after any
+ * complete answer). When the shared commit fails, the requests in it keep their cards and stderr says
+ * that their state was not saved.
  */
 
 import { Database } from "bun:sqlite";
@@ -42,6 +44,12 @@ interface Forwarded {
   body: string;
   /** What the state file held for the request's conversation when the request went upstream. */
   committed: string[];
+}
+
+/** The answer read to its end, then what the state file holds for `conversation`. */
+async function committedAfter(res: Response, vault: string, conversation: string): Promise<string[]> {
+  await res.text();
+  return committedCards(vault, conversation);
 }
 
 /**
@@ -90,7 +98,7 @@ const chat = (n: number) =>
 const numberIn = (body: string) => /request (\d+)/.exec(body)?.[1] ?? "?";
 
 describe("gateway: group commit", () => {
-  test("requests sent together are each forwarded only once their own state is committed", async () => {
+  test("requests sent together go upstream before their shared commit; each answer ends only once its own state is committed", async () => {
     const vault = makeVault();
     vaults.push(vault);
     const g = gateway(vault, (body) => `g-${numberIn(body)}`);
@@ -99,11 +107,14 @@ describe("gateway: group commit", () => {
       Array(12).fill("the Friday deploy"),
     );
     expect(g.forwarded).toHaveLength(12);
-    for (const f of g.forwarded) expect(f.committed).toEqual([FRIDAY]);
+    // Sent together, they went upstream before the commit they share.
+    expect(g.forwarded.filter((f) => f.committed.length === 0).length).toBeGreaterThan(0);
+    const committed = await Promise.all(responses.map((r, n) => committedAfter(r, vault, `g-${n}`)));
+    expect(committed).toEqual(Array(12).fill([FRIDAY]));
     expect(g.warnings).toEqual([]);
   });
 
-  test("a commit that fails forwards the requests in it unchanged, with a line on stderr; the next one injects", async () => {
+  test("a commit that fails keeps the requests' cards, with a line on stderr for each; the next one injects", async () => {
     const vault = makeVault();
     vaults.push(vault);
     let broken = false;
@@ -120,11 +131,14 @@ describe("gateway: group commit", () => {
     );
     const raws = [chat(1), chat(2)];
     const responses = await Promise.all(raws.map((raw, i) => g.send(`f-${i}`, raw)));
-    expect(responses.map((r) => r.headers.get("x-lorecards-injected"))).toEqual([null, null]);
-    expect(g.forwarded.map((f) => f.body).sort()).toEqual([...raws].sort());
-    const unchanged = g.warnings.filter((l) => l.includes("forwarding /v1/chat/completions unchanged"));
-    expect(unchanged).toHaveLength(2);
-    expect(unchanged[0]).toContain("state.db");
+    expect(responses.map((r) => r.headers.get("x-lorecards-injected"))).toEqual([
+      "the Friday deploy",
+      "the Friday deploy",
+    ]);
+    for (const r of responses) expect(await r.text()).toContain("Noted.");
+    const lost = g.warnings.filter((l) => l.includes("was not saved"));
+    expect(lost.map((l) => /state of (f-\d)/.exec(l)?.[1]).sort()).toEqual(["f-0", "f-1"]);
+    expect(lost[0]).toContain("state.db");
 
     fs.rmdirSync(statePath(vault));
     const after = await g.send("f-after", chat(3));

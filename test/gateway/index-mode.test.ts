@@ -102,6 +102,8 @@ describe("the gateway in index mode", () => {
       );
       expect(res.status).toBe(200);
       expect(sent().messages[0].content).toContain("| people/Alice | alice\n");
+      // The answer ends once what the turn recorded is settled, the lost recall said by then.
+      await res.text();
       expect(h.warnings).toEqual([expect.stringContaining("lorecards gateway: recall not recorded")]);
     } finally {
       h.close();

@@ -111,7 +111,7 @@ describe("the gateway on a store that fails", () => {
     expect(warnings[0]).toContain("not a state store: nope:");
   });
 
-  test.each(["loadConversation", "commitTurn", "markerSecret"] as const)(
+  test.each(["loadConversation", "markerSecret"] as const)(
     "a store whose %s rejects: the request is forwarded unchanged",
     async (op) => {
       const { say, warnings } = await breaking(op);
@@ -121,6 +121,13 @@ describe("the gateway on a store that fails", () => {
       expect(warnings[0]).toContain(`${op} broke`);
     },
   );
+
+  test("a store whose commitTurn rejects: the cards still go in (no request waits for the disk), and stderr says the turn's state was not saved", async () => {
+    const { say, warnings } = await breaking("commitTurn");
+    expect((await say("the friday deploy?")).injected).toBe("the Friday deploy");
+    expect(warnings[0]).toContain("was not saved");
+    expect(warnings[0]).toContain("commitTurn broke");
+  });
 
   test("a store whose hit log rejects: the cards still go in, and stderr says the line was lost", async () => {
     const { say, warnings } = await breaking("appendHits");
