@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
 import { readPlain } from "../plain-file.ts";
+import { STATE_DIR } from "../state-dir.ts";
 import { parseYamlDocument } from "./_frontmatter.ts";
 import { keyProblem } from "./key.ts";
 import type { KindDef, KindsConfig } from "./types.ts";
@@ -8,8 +9,8 @@ import type { KindDef, KindsConfig } from "./types.ts";
 export const KINDS_FILE = "kinds.yaml";
 /** The vault's folder of archived cards. */
 export const ARCHIVE_DIR = "_archive";
-/** The vault's folder of lorecards' own state (the index, conversations, history, backups, …). */
-export const STATE_DIR = ".lorecards";
+
+export { STATE_DIR };
 /**
  * The vault's folder of books (vault/books.ts): each folder below it is a book, a vault of its own; the
  * vault's own cards never live there.

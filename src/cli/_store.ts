@@ -14,6 +14,9 @@ export const storeArg = {
 } as const;
 
 /** The store named by the flag or the environment; undefined: the vault's own state.db. */
-export function namedStore(args: { store?: string }): string | undefined {
-  return [args.store, process.env.LORECARDS_STORE].find((v) => v !== undefined && v.trim() !== "")?.trim();
+export function namedStore(
+  args: { store?: string },
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
+  return [args.store, env.LORECARDS_STORE].find((v) => v !== undefined && v.trim() !== "")?.trim();
 }

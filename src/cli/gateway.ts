@@ -1,6 +1,7 @@
 // `lorecards gateway --upstream URL`: the injecting proxy. Flags map 1:1 onto GatewayOptions; the
 // command resolves only when the gateway shuts down (SIGINT/SIGTERM).
 import { DEFAULTS } from "../defaults.ts";
+import { warnOnStderr } from "../errors.ts";
 import { baseUrls, startGateway } from "../gateway/index.ts";
 import {
   allowHostArg,
@@ -17,6 +18,7 @@ import {
   styleBriefArg,
 } from "./_args.ts";
 import { backupsArg, startDailyBackups } from "./_backups.ts";
+import { startHookServer } from "./_hook-server.ts";
 import { selfRefresher } from "./_refresher.ts";
 import {
   defineCommand,
@@ -95,10 +97,17 @@ export const gatewayCommand = defineCommand({
       tenants,
       tenantPool: tenantPoolOf(args),
     });
+    const hooks = await startHookServer({
+      vaultRoot: vaultPath(args),
+      engine: gateway.engine,
+      state: namedStore(args),
+      warn: warnOnStderr,
+    });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     let backups: ReturnType<typeof startDailyBackups>;
     const stopped = untilShutdown(async () => {
       await backups?.stop();
+      await hooks?.close();
       return gateway.close();
     });
     const urls = baseUrls(gateway.url);

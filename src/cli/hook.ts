@@ -4,6 +4,8 @@
 
 import { fstatSync } from "node:fs";
 import { describeError } from "../errors.ts";
+import type { HookOptions } from "../hook/index.ts";
+import { resolveVaultPath } from "../vault/where.ts";
 import {
   budgetArg,
   injectModeArg,
@@ -20,44 +22,35 @@ import { selfKeeper } from "./_self.ts";
 import { defineCommand, vaultArg, wholeNumber } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { learningFromEnv, styleOptions } from "./_style-clock.ts";
-import { isDefaultVault, vaultPath } from "./_vault.ts";
+import { readStdin } from "./hook-client.ts";
+
+/** The hook's flags, also parsed by a server that answers the hook (cli/_hook-server.ts). */
+export const hookArgs = {
+  ...reinjectArg("prompts"),
+  ...injectModeArg,
+  ...budgetArg,
+  ...scanDepthArg,
+  ...recallArgs,
+  ...logArg("record surfacings in hits.jsonl", "do not write hits.jsonl"),
+  ...learnArg,
+  ...styleBriefArg,
+  ...storeArg,
+  ...vaultArg,
+  // The hook's answer is JSON already (Claude Code's contract); the flag is accepted for scripts
+  // that pass --json to every command, and changes nothing.
+  json: { type: "boolean", description: "accepted for uniformity: the hook always answers in JSON" },
+} as const;
 
 export const hookCommand = defineCommand({
   meta: { name: "hook", description: "the Claude Code UserPromptSubmit hook (reads the hook JSON on stdin)" },
-  args: {
-    ...reinjectArg("prompts"),
-    ...injectModeArg,
-    ...budgetArg,
-    ...scanDepthArg,
-    ...recallArgs,
-    ...logArg("record surfacings in hits.jsonl", "do not write hits.jsonl"),
-    ...learnArg,
-    ...styleBriefArg,
-    ...storeArg,
-    ...vaultArg,
-    // The hook's answer is JSON already (Claude Code's contract); the flag is accepted for scripts
-    // that pass --json to every command, and changes nothing.
-    json: { type: "boolean", description: "accepted for uniformity: the hook always answers in JSON" },
-  },
+  args: hookArgs,
   async run({ args }) {
     try {
-      const stdin = (await stdinIsTerminal()) ? "" : await Bun.stdin.text();
+      // The client read stdin already when it asked a running server, which did not answer.
+      const stdin = readStdin() ?? ((await stdinIsTerminal()) ? "" : await Bun.stdin.text());
       const { runHook } = await import("../hook/index.ts");
-      const result = await runHook(stdin, {
-        vaultRoot: vaultPath(args),
-        create: isDefaultVault(args),
-        reinjectAfter: wholeNumber(args["reinject-after"], "--reinject-after"),
-        budget: wholeNumber(args.budget, "--budget"),
-        scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
-        log: args.log !== false,
-        recall: recallFlags(args),
-        inject: args.inject,
-        learn: args.learn !== false && learningFromEnv(),
-        style: styleOptions(),
-        styleBrief: args["style-brief"] === true,
-        state: namedStore(args),
-        keeper: selfKeeper(vaultPath(args)),
-      });
+      const options = hookOptions(args, process.env);
+      const result = await runHook(stdin, { ...options, keeper: selfKeeper(options.vaultRoot) });
       if (result.stdout) answer(result.stdout);
     } catch (err) {
       complain(err);
@@ -65,6 +58,31 @@ export const hookCommand = defineCommand({
     return 0;
   },
 });
+
+/** The hook's arguments as parsed for this command. */
+export type HookArgs = Parameters<NonNullable<typeof hookCommand.run>>[0]["args"];
+
+/**
+ * What the flags and the environment ask of one hook run: here, or in a running server that answers
+ * the hook for this vault (cli/_hook-server.ts), which passes the environment the client sent.
+ */
+export function hookOptions(args: HookArgs, env: Record<string, string | undefined>): HookOptions {
+  const vaultRoot = resolveVaultPath(args.vault, env);
+  return {
+    vaultRoot,
+    create: !args.vault && !env.LORECARDS_VAULT,
+    reinjectAfter: wholeNumber(args["reinject-after"], "--reinject-after"),
+    budget: wholeNumber(args.budget, "--budget"),
+    scanDepth: wholeNumber(args["scan-depth"], "--scan-depth"),
+    log: args.log !== false,
+    recall: recallFlags(args),
+    inject: args.inject,
+    learn: args.learn !== false && learningFromEnv(env),
+    style: styleOptions(env),
+    styleBrief: args["style-brief"] === true,
+    state: namedStore(args, env),
+  };
+}
 
 /**
  * Whether stdin is a terminal (run by hand: nothing to read). Asked without `process.stdin`, whose

@@ -6,7 +6,7 @@ import os from "node:os";
 import { createApi } from "../api/index.ts";
 import { tenantApi } from "../api/tenants.ts";
 import { DEFAULTS } from "../defaults.ts";
-import { LoreError } from "../errors.ts";
+import { LoreError, warnOnStderr } from "../errors.ts";
 import { baseUrls, startGateway } from "../gateway/index.ts";
 import { isLoopbackHost, type Listener, listen, type Peer, type ThrottleOptions } from "../http/index.ts";
 import { type Engine, openEngine } from "../recall/index.ts";
@@ -16,6 +16,7 @@ import type { TenantsServer } from "../tenants/index.ts";
 import { uiRoutes } from "../ui/index.ts";
 import { allowHostArg, listenArgs, logArg } from "./_args.ts";
 import { backupsArg, startDailyBackups } from "./_backups.ts";
+import { startHookServer } from "./_hook-server.ts";
 import { selfRefresher } from "./_refresher.ts";
 import {
   defineCommand,
@@ -110,10 +111,17 @@ export const uiCommand = defineCommand({
           state: named,
         })
       : undefined;
+    const hooks = await startHookServer({
+      vaultRoot: engine.vault.root,
+      engine: async () => engine,
+      state: named,
+      warn: warnOnStderr,
+    });
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     let backups: ReturnType<typeof startDailyBackups>;
     const stopped = untilShutdown(async () => {
       await backups?.stop();
+      await hooks?.close();
       engine.close();
       await Promise.all([server.stop(true), gateway?.close()]);
       await store?.close();

@@ -52,6 +52,8 @@ export interface VaultDepsOptions {
 }
 
 export interface VaultDeps extends PipelineDeps {
+  /** The recall engine, opened on first use (the hook server in the same process shares it). */
+  engine(): Promise<Engine>;
   close(): Promise<void>;
 }
 
@@ -122,7 +124,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   const release = () => {
     void closeStore();
     markers = undefined;
-    void learner?.release();
+    void learner?.release(true);
     if (!options.sharedEngine) {
       void engine?.then((e) => e.close()).catch(() => undefined);
       engine = undefined;
@@ -153,6 +155,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
       return (await openedEngine()).recall(turns, opts);
     },
     store: openedStore,
+    engine: openedEngine,
     async markers() {
       // The store hands out the secret the hook uses too, made anew if its file was deleted.
       const secret = await (await openedStore()).markerSecret();

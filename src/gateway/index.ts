@@ -82,6 +82,8 @@ export const GATEWAY_DEFAULTS = {
 } as const satisfies Partial<GatewayOptions>;
 
 export interface Gateway extends Listener {
+  /** The gateway's recall engine, opened on first use: the hook server beside it answers on it. */
+  engine(): Promise<Engine>;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,7 @@ export function startGateway(options: GatewayOptions): Gateway {
   });
   return {
     ...listener,
+    engine: () => deps.engine(),
     close: async () => {
       await listener.stop(true);
       await deps.close();

@@ -10,6 +10,7 @@ import { DEFAULTS } from "../defaults.ts";
 import { bestEffort, type Warn, warnOnStderr } from "../errors.ts";
 import { type Markers, markersFromSecret, stripBlocks } from "../inject/index.ts";
 import {
+  type Engine,
   firedCards,
   hitEntry,
   injectedKeys,
@@ -61,6 +62,11 @@ export interface HookOptions {
   warn?: (line: string) => void;
   /** Starts the keeper of a large vault, which lets the hook see edits written in place (vault/keeper.ts). */
   keeper?: () => void;
+  /**
+   * A running server's engine and store (cli/_hook-server.ts): used as they are, never closed. Without
+   * them the run opens its own and closes them again, as a process of its own does.
+   */
+  shared?: { engine: Engine; store?: Store };
 }
 
 export const HOOK_DEFAULTS = {
@@ -122,16 +128,18 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
   if (input.event !== "UserPromptSubmit" || input.prompt.trim() === "") return NOTHING;
 
   // A cold process: save a rebuilt index and matcher so the next prompt starts warm.
-  const engine = await openEngine(options.vaultRoot, {
-    create: options.create ?? false,
-    persist: true,
-    ...(options.keeper && { keeper: options.keeper }),
-  });
+  const engine =
+    options.shared?.engine ??
+    (await openEngine(options.vaultRoot, {
+      create: options.create ?? false,
+      persist: true,
+      ...(options.keeper && { keeper: options.keeper }),
+    }));
   const root = engine.vault.root;
   const reinjectAfter = options.reinjectAfter ?? HOOK_DEFAULTS.reinjectAfter;
   const scanDepth = options.scanDepth ?? HOOK_DEFAULTS.scanDepth;
   // Opening is cheap: the state file is only opened for a session's ledger (bench/hook.ts).
-  const store = await openHookStore(options, root);
+  const store = options.shared?.store ?? (await openHookStore(options, root));
   let learned: Promise<void> | false = false;
   try {
     const markers = markersFromSecret(await store.markerSecret());
@@ -193,8 +201,8 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
     return { stdout: `${JSON.stringify(answer)}\n`, injected: injectedKeys(result) };
   } finally {
     await learned;
-    await store.close();
-    engine.close();
+    if (store !== options.shared?.store) await store.close();
+    if (engine !== options.shared?.engine) engine.close();
   }
 }
 

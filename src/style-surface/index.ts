@@ -69,8 +69,11 @@ const LEARN_AT_MOST = 64;
 export interface Learner {
   /** Observe `message` once, later: returns at once and never throws. */
   observe(message: SeenMessage): void;
-  /** Waits for what was handed over, then lets go of the style book (the vault moved, the gateway stops). */
-  release(): Promise<void>;
+  /**
+   * Waits for what was handed over, then lets go of the style book (the gateway stops); with
+   * `discard`, what waits to be learned is let go first (the vault moved away, which was said).
+   */
+  release(discard?: boolean): Promise<void>;
 }
 
 /**
@@ -113,8 +116,7 @@ export function gatewayLearner(options: LearnOptions): Learner {
 
   const learn = async (batch: SeenMessage[]): Promise<void> => {
     try {
-      // A vault gone since (moved away: its gateway has said so) keeps nothing of these messages.
-      if (!isVaultFolder(options.vaultRoot) || !learningAllowed(settings)) return;
+      if (!learningAllowed(settings)) return;
       const messages = batch
         .map((m) => ({ conversation: styleConversation(m.conversation), text: ownWords(m.text, m.markers) }))
         .filter((m) => m.text !== "");
@@ -151,8 +153,9 @@ export function gatewayLearner(options: LearnOptions): Learner {
       timer = setTimeout(learnQueued, queue.length >= LEARN_AT_MOST ? 0 : LEARN_EVERY_MS);
       timer.unref?.();
     },
-    async release() {
+    async release(discard = false) {
       if (timer !== undefined) clearTimeout(timer);
+      if (discard) queue = [];
       learnQueued();
       await Promise.all(pending);
       const closing = book;
