@@ -54,7 +54,7 @@ export async function serveHooks(options: HookServerOptions): Promise<HookServer
     const args = simpleArgs(hookArgs, request.argv) as HookArgs | undefined;
     if (args === undefined) return { fallback: "flags this side does not parse" };
     // The client found the vault (flag, environment or default) and this socket in it.
-    const hook = hookOptions({ ...args, vault: request.vault }, request.env);
+    const hook = hookOptions({ ...args, vault: request.vault } as HookArgs, request.env);
     if (hook.vaultRoot !== options.vaultRoot) return { fallback: "another vault" };
     if (hook.state !== options.state) return { fallback: "another store" };
     const stderr: string[] = [];

@@ -97,12 +97,15 @@ export const gatewayCommand = defineCommand({
       tenants,
       tenantPool: tenantPoolOf(args),
     });
-    const hooks = await startHookServer({
-      vaultRoot: vaultPath(args),
-      engine: gateway.engine,
-      state: namedStore(args),
-      warn: warnOnStderr,
-    });
+    const engine = gateway.engine;
+    const hooks =
+      engine &&
+      (await startHookServer({
+        vaultRoot: vaultPath(args),
+        engine,
+        state: namedStore(args),
+        warn: warnOnStderr,
+      }));
     // Listen for the stop signals before saying "ready": a supervisor may stop us the moment it reads it.
     let backups: ReturnType<typeof startDailyBackups>;
     const stopped = untilShutdown(async () => {

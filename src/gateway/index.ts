@@ -82,8 +82,11 @@ export const GATEWAY_DEFAULTS = {
 } as const satisfies Partial<GatewayOptions>;
 
 export interface Gateway extends Listener {
-  /** The gateway's recall engine, opened on first use: the hook server beside it answers on it. */
-  engine(): Promise<Engine>;
+  /**
+   * The gateway's recall engine, opened on first use: the hook server beside it answers on it. None
+   * for a gateway of tenants, which has no one vault.
+   */
+  engine?: () => Promise<Engine>;
   close(): Promise<void>;
 }
 
