@@ -18,7 +18,7 @@ import type { SQL } from "bun";
 import { randomHex } from "../vault/index.ts";
 import { storeOver } from "./_domain.ts";
 import type { Driver, Tx } from "./_driver.ts";
-import { type Call, PgClient, parsePgUrl } from "./_pg-client.ts";
+import { type Call, PgClient, type PgSettings, parsePgUrl } from "./_pg-client.ts";
 import { pgTx } from "./_pg-tx.ts";
 import type { HitEntry } from "./hits.ts";
 import { LIMITS, type Limits, type Store } from "./types.ts";
@@ -36,17 +36,48 @@ export interface PostgresStoreOptions {
 }
 
 export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Store {
-  const client = new PgClient(parsePgUrl(url));
-  const conversations = client.settings.conversations ?? SERVER_CONVERSATIONS;
-  return storeOver(pgDriver(client), {
+  const settings = parsePgUrl(url);
+  const shared = sharedClient(settings);
+  const client = shared.client;
+  const conversations = settings.conversations ?? SERVER_CONVERSATIONS;
+  return storeOver(pgDriver(client, settings.space, shared.release), {
     limits: { ...LIMITS, conversations, ...options.limits },
-    name: client.settings.where,
+    name: settings.where,
     lost: (err) => client.isLost(err),
   });
 }
 
-function pgDriver(client: PgClient): Driver {
-  const { space } = client.settings;
+/**
+ * One client (one pool of connections) per database and deadline, shared by the stores of every space
+ * in it and closed with the last of them: a server of 1,000 tenants on one database (each tenant a
+ * space, docs/DEPLOYMENT.md) holds one pool, not 1,000, which the server's `max_connections` would
+ * refuse.
+ */
+const clients = new Map<string, { client: PgClient; users: number }>();
+
+function sharedClient(settings: PgSettings): { client: PgClient; release(): Promise<void> } {
+  const key = `${settings.url}\n${settings.timeoutMs}`;
+  let entry = clients.get(key);
+  if (!entry) {
+    entry = { client: new PgClient(settings), users: 0 };
+    clients.set(key, entry);
+  }
+  entry.users++;
+  const held = entry;
+  let released = false;
+  return {
+    client: held.client,
+    async release() {
+      if (released) return;
+      released = true;
+      if (--held.users > 0) return;
+      if (clients.get(key) === held) clients.delete(key);
+      await held.client.close();
+    },
+  };
+}
+
+function pgDriver(client: PgClient, space: string, release: () => Promise<void>): Driver {
   const always = () => true;
   let secret: string | undefined;
 
@@ -115,6 +146,6 @@ function pgDriver(client: PgClient): Driver {
           await sql`SELECT entry FROM lorecards.hits WHERE space = ${space} ORDER BY n DESC LIMIT ${limit}`;
         return rows.map((r: { entry: string }) => JSON.parse(r.entry) as HitEntry);
       }, always),
-    close: () => client.close(),
+    close: release,
   };
 }
