@@ -6,7 +6,7 @@
  */
 import { LoreError } from "../errors.ts";
 import { openDoor } from "../explain/index.ts";
-import { earlierIn, parseTurns } from "../recall/index.ts";
+import { earlierIn, parseTurns, type RecallOptions } from "../recall/index.ts";
 import type { Conversation, TurnRecord } from "../state/index.ts";
 import { toWire } from "../wire.ts";
 import { readJsonObject } from "./_body.ts";
@@ -23,7 +23,7 @@ export async function explainText(ctx: Context, req: Request) {
     throw new LoreError("invalid_input", 'explain needs {"text": "a sentence"}');
   const turns = parseTurns(input.turns, input.text, { name: "turns", code: "invalid_input" });
   const conversation = await conversationOf(ctx, input.conversation);
-  const fields = recallFields(input);
+  const fields = withConversationBooks(recallFields(input), conversation?.books);
   checkBooks(ctx, fields);
   return openDoor(ctx.engine, turns, {
     cards: cardNames(input),
@@ -77,13 +77,24 @@ function cardNames(input: Record<string, unknown>): string[] {
   return (names as string[]).map((n) => n.trim()).filter((n) => n !== "");
 }
 
-async function conversationOf(ctx: Context, id: unknown): Promise<Conversation | undefined> {
+async function conversationOf(
+  ctx: Context,
+  id: unknown,
+): Promise<(Conversation & { books?: string[] }) | undefined> {
   if (id === undefined || id === null) return undefined;
   if (typeof id !== "string" || id === "")
     throw new LoreError("invalid_input", "conversation must be a conversation id");
-  const conversation = await ctx.useStore((s) => s.loadConversation(id));
+  const [conversation, last] = await ctx.useStore(
+    async (s) => [await s.loadConversation(id), (await s.turns(id, 1)).at(-1)] as const,
+  );
   if (conversation.turn === 0) throw new LoreError("not_found", `no conversation "${id}"`);
-  return conversation;
+  return last?.books ? { ...conversation, books: last.books } : conversation;
+}
+
+/** A conversation's next turn reads the books its last turn read, unless the request names others. */
+function withConversationBooks(fields: RecallOptions, books: string[] | undefined): RecallOptions {
+  if (books === undefined || fields.books?.named !== undefined) return fields;
+  return { ...fields, books: { ...fields.books, named: books } };
 }
 
 /** Cards named per conversation in the list; the rest are counted. */

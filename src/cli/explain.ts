@@ -63,11 +63,15 @@ export const explainCommand = defineCommand({
     const turns = parseTurns(turnsJson(args.turns), args.text, { name: "--turns", code: "usage" });
     const engine = await openEngine(vaultPath(args));
     try {
-      const flags = recallFlags(args);
-      checkedBooks(engine, flags);
+      const given = recallFlags(args);
       const conversation = args.conversation
         ? await conversationOf(engine.vault.root, args.conversation, namedStore(args))
         : undefined;
+      const flags =
+        given.books?.named === undefined && conversation?.books
+          ? { ...given, books: { ...given.books, named: conversation.books } }
+          : given;
+      checkedBooks(engine, flags);
       const answer = await openDoor(engine, turns, {
         cards: cardNames(rawArgs),
         field: "--card",
@@ -99,7 +103,11 @@ export function cardNames(rawArgs: readonly string[]): string[] {
 }
 
 /** What the state store remembers of a conversation; one it does not know is `not_found`. */
-async function conversationOf(root: string, id: string, named: string | undefined): Promise<Conversation> {
+async function conversationOf(
+  root: string,
+  id: string,
+  named: string | undefined,
+): Promise<Conversation & { books?: string[] }> {
   // Opening a store that is not there would create it: a dry run must not.
   if (named === undefined && !existsSync(statePath(root)))
     throw new LoreError("not_found", `no conversation "${id}": no state.db yet`);
@@ -111,7 +119,9 @@ async function conversationOf(root: string, id: string, named: string | undefine
         "not_found",
         `no conversation "${id}" in ${named === undefined ? "state.db" : "the store"}`,
       );
-    return conversation;
+    // Its next turn reads the books its last turn read (docs/BOOKS.md), unless --book says others.
+    const books = (await store.turns(id, 1)).at(-1)?.books;
+    return books ? { ...conversation, books } : conversation;
   } finally {
     await store.close();
   }

@@ -111,6 +111,24 @@ describe("POST /api/try over books", () => {
   });
 });
 
+describe("POST /api/explain of a conversation", () => {
+  test("its next turn reads the books its last turn read; its ledger holds a card of a book by its id", async () => {
+    await store.commitTurn("c-lyra", {
+      turn: 1,
+      now: 1,
+      injections: [{ id: "lyra:people/Mother", version: "1:1", turn: 1 }],
+    });
+    await store.recordTurn(turnRecord("c-lyra", 1, [], { books: ["eldoria", "lyra"] }));
+    const body = await json(
+      await call("POST", "/api/explain", { text: "mother and the glade", conversation: "c-lyra" }),
+    );
+    expect(body.books).toEqual(["eldoria", "lyra"]);
+    expect(body.injected).toEqual(["Glade"]);
+    const mother = body.cards.find((c: { id: string }) => c.id === "lyra:people/Mother");
+    expect(mother).toMatchObject({ book: "lyra", verdict: "in_context" });
+  });
+});
+
 describe.skipIf(!haveRealFixture("api: import into a book", "st-card-Seraphina.png"))(
   "POST /api/import?book=auto",
   () => {
