@@ -152,12 +152,18 @@ export function checkFlags(args: ArgsDef, argv: readonly string[]): void {
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
+/** Help as plain text: no colour, and no trailing spaces. citty pads each line to the widest one, so
+ * without this one longer description would change every line of a piped help (and of its snapshot). */
+function plainHelp(text: string): string {
+  return text.replace(ANSI, "").replace(/[ \t]+$/gm, "");
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: citty's usage renderer takes commands of any argument shape.
 async function usage(cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<string> {
   const { renderUsage } = await import("citty");
   const meta = typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta;
   const text = `${await renderUsage(cmd, parent)}${examplesOf(parent ? (meta?.name ?? "") : "")}`;
-  return stdoutStream().isTTY ? text : text.replace(ANSI, "");
+  return stdoutStream().isTTY ? text : plainHelp(text);
 }
 
 /** Every command's name, in the order `lorecards --help` lists them. */
@@ -171,7 +177,7 @@ export async function helpText(name?: string): Promise<string> {
   const load = name === undefined ? undefined : COMMANDS[name];
   if (name !== undefined && !load) throw new LoreError("usage", `unknown command "${name}"`);
   const text = load ? await renderUsage(await load(), root) : await renderUsage(root);
-  return `${text}${examplesOf(name ?? "")}`.replace(ANSI, "");
+  return plainHelp(`${text}${examplesOf(name ?? "")}`);
 }
 
 /** Run the CLI; resolves to the process exit code. */
