@@ -2,17 +2,22 @@
 // `archive` and `restore` run the same checks as every other writer, answer in --json and with the exit
 // codes scripts test, leave every file as it was when they refuse, record each write in the card's
 // history as `cli`'s, and take the vault lock, so writers at the same moment lose nothing.
-import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { ensureBinary, runBinary } from "../support/binary.ts";
 import { vaultFiles } from "../support/card-vault.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
+import { makeVault, removeDir, tempDir } from "../support/vault.ts";
 
 let vault = "";
+// A file no one can read, root included (CI runs as root, for whom mode 000 reads fine): a link to itself.
+const elsewhere = tempDir();
+const unreadable = path.join(elsewhere, "loop.md");
+fs.symlinkSync(unreadable, unreadable);
 beforeAll(async () => {
   await ensureBinary();
 });
+afterAll(() => removeDir(elsewhere));
 beforeEach(() => {
   vault = makeVault();
 });
@@ -114,11 +119,18 @@ describe("lorecards new", () => {
       "not both",
     ],
     [
-      "a file that cannot be read",
+      "a file that is not there",
       ["new", "thing", "Pen", "--input", "/no/such/file.md"],
+      3,
+      "not_found",
+      "/no/such/file.md: no such file",
+    ],
+    [
+      "a file that cannot be read",
+      ["new", "thing", "Pen", "--input", unreadable],
       5,
       "invalid_input",
-      "cannot read /no/such/file.md",
+      `${unreadable}: cannot read`,
     ],
   ])("refuses %s with exit %i and changes nothing", async (_name, args, exit, code, detail) => {
     const before = vaultFiles(vault);
