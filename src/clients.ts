@@ -71,8 +71,8 @@ export const CLIENT_WRAPPERS: readonly ClientWrapper[] = [
 
 /**
  * Messages that are a client's own bookkeeping as a whole when they start with one of these (Claude
- * Code's slash commands and their output, Qwen Code's memory agent's task): the client talking, not
- * the person.
+ * Code's slash commands and their output, Qwen Code's memory agent's task, opencode's title request's
+ * instruction): the client talking, not the person.
  */
 export const CLIENT_BOOKKEEPING: readonly { client: string; seenIn: string; starts: string }[] = [
   { client: "Claude Code", seenIn: "2.1.197", starts: "<command-name>" },
@@ -83,6 +83,10 @@ export const CLIENT_BOOKKEEPING: readonly { client: string; seenIn: string; star
   // Its memory agent's task, after the chat so far (with its own system prompt): the person's memory
   // files quoted in it would fire cards on every turn, and it is not a turn of theirs.
   { client: "Qwen Code", seenIn: "0.24.4", starts: "Managed memory has TWO directories." },
+  // Its title request, sent beside the first prompt: this line, then the person's prompt as a message of
+  // its own. Counted as a turn, it made the title request turn 2 of a one-prompt chat; whichever of the
+  // two requests came first then decided where the first turn's cards were on the next prompt.
+  { client: "opencode", seenIn: "1.18.33", starts: "Generate a title for this conversation:" },
 ];
 
 export interface ClientSession {

@@ -252,7 +252,9 @@ describe.each(SCENARIOS.filter(installed))("$name", (scenario) => {
     } finally {
       await store.close();
     }
-  }, 60_000);
+    // The hang timeout, beyond `until`'s own bound: a loaded machine may take a while to write the
+    // usage, and a usage that never adds up fails saying what it waited for.
+  });
 });
 
 /**

@@ -18,6 +18,7 @@ import type { Subprocess } from "bun";
 import { ensureBinary } from "../support/binary.ts";
 import { clientBin } from "../support/clients.ts";
 import { type FakeUpstream, type Received, startFakeUpstream } from "../support/fake-upstream.ts";
+import { HANG_MS } from "../support/hang.ts";
 import { prerequisite } from "../support/prerequisites.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
@@ -41,6 +42,15 @@ function runs(bin: string): boolean {
     return false;
   }
 }
+
+/**
+ * One `opencode run` that has not ended after this long is hung, and is killed so that its test says
+ * what it printed. It is no bound on its speed: a run takes seconds on an idle machine and over a
+ * minute on a loaded one (most of it starting its 180 MB binary), so each test may take this long per
+ * run it makes, and a little more.
+ */
+const RUN_HANG_MS = HANG_MS;
+const testTimeout = (runs: number) => runs * RUN_HANG_MS + 30_000;
 
 const PROMPT = "Tell me about Zorblax please.";
 const REPLY = "Zorblax sells lanterns.";
@@ -164,7 +174,7 @@ async function runOpencode(project: Project, args: string[]) {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
-    timeout: 50_000,
+    timeout: RUN_HANG_MS,
   });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
@@ -214,18 +224,23 @@ describe.skipIf(!HAVE_OPENCODE)("opencode run through the gateway", () => {
       );
       expect(userTexts(agentRequest(run.requests)).at(-1)).toMatch(CARD_THEN_PROMPT);
     },
+    testTimeout(1),
   );
 
-  test("a --continue turn gets the first turn's card back in place and no second copy", async () => {
-    const project = newProject(SETUPS["a custom OpenAI-compatible provider"]!);
-    const first = await runOpencode(project, [PROMPT]);
-    expect(first.code, first.stderr).toBe(0);
-    const second = await runOpencode(project, ["--continue", "And what does Zorblax sell?"]);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toContain(REPLY);
-    const [turn1, turn2] = userTexts(agentRequest(second.requests));
-    expect(turn1).toBe(userTexts(agentRequest(first.requests))[0]!);
-    expect(turn1).toMatch(CARD_THEN_PROMPT);
-    expect(turn2).toBe('"And what does Zorblax sell?"');
-  });
+  test(
+    "a --continue turn gets the first turn's card back in place and no second copy",
+    async () => {
+      const project = newProject(SETUPS["a custom OpenAI-compatible provider"]!);
+      const first = await runOpencode(project, [PROMPT]);
+      expect(first.code, first.stderr).toBe(0);
+      const second = await runOpencode(project, ["--continue", "And what does Zorblax sell?"]);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toContain(REPLY);
+      const [turn1, turn2] = userTexts(agentRequest(second.requests));
+      expect(turn1).toBe(userTexts(agentRequest(first.requests))[0]!);
+      expect(turn1).toMatch(CARD_THEN_PROMPT);
+      expect(turn2).toBe('"And what does Zorblax sell?"');
+    },
+    testTimeout(2),
+  );
 });

@@ -89,6 +89,10 @@ const BOOKKEEPING_TRAFFIC: Record<string, { file: string; typed: string[] }> = {
     file: path.join(OURS, "qwen-code-memory", "001.json"),
     typed: ["Tell me about Zorblax please.", ""],
   },
+  "opencode Generate a title for this conversation:": {
+    file: path.join(OURS, "opencode-run", "001.json"),
+    typed: ["", '"Tell me about Zorblax please."'],
+  },
 };
 
 describe("client bookkeeping, from the traffic of the release it was seen in", () => {
