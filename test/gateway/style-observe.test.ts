@@ -11,7 +11,9 @@ import { createHandler, vaultDeps } from "../../src/gateway/index.ts";
 import { openStyle } from "../../src/style/index.ts";
 import { anthropicBody, anthropicToolTurn, type Msg, openaiBody, openaiToolTurn } from "../support/bodies.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
+import { vaultStore } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
+import { until } from "../support/wait.ts";
 
 let upstream: FakeUpstream;
 const vaults: string[] = [];
@@ -50,6 +52,21 @@ function gateway(options: { learn?: boolean } = {}) {
   return { vault, warnings, send, done: () => deps.close() };
 }
 
+/**
+ * Waits until the usage of `requests` answers of `conversation` is stored. It is read from each answer
+ * after the answer went out, so closing the gateway before would drop it, with a warning.
+ */
+async function usageStored(vault: string, conversation: string, requests: number): Promise<void> {
+  const store = await vaultStore(vault);
+  try {
+    const stored = async () =>
+      (await store.turns(conversation, 10)).reduce((n, t) => n + (t.requests ?? (t.usage ? 1 : 0)), 0);
+    await until(async () => (await stored()) === requests, `the usage of ${requests} answers stored`);
+  } finally {
+    await store.close();
+  }
+}
+
 async function counts(vault: string): Promise<Record<string, number>> {
   const book = await openStyle(vault);
   try {
@@ -69,6 +86,7 @@ describe("what the gateway hands to style memory", () => {
     messages.push({ role: "assistant", content: "Nice." }, { role: "user", content: "ngl, no cap" });
     await g.send("/v1/chat/completions", openaiBody({ messages }), "c1");
     await g.send("/v1/chat/completions", openaiBody({ messages }), "c1");
+    await usageStored(g.vault, "c1", 5);
     await g.done();
     expect((await counts(g.vault))["no cap"]).toBe(2);
     expect(g.warnings).toEqual([]);
