@@ -15,6 +15,7 @@ import { startUi, type UiServer } from "../support/editor-browser.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { type GatewayProcess, startGatewayBinary } from "../support/gateway-binary.ts";
 import { type CardFile, makeVault, removeDir } from "../support/vault.ts";
+import { until } from "../support/wait.ts";
 
 setDefaultTimeout(60_000);
 
@@ -122,6 +123,14 @@ describe("tier hints on the compiled gateway", () => {
     const file = path.join(vault, "people", "Ann.md");
     fs.appendFileSync(file, "She retired in spring.\n");
     fs.utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+    // A running gateway sees an edit written in place after its watcher's event (docs/CARDS.md "When an
+    // edit is seen"): asked in conversations of their own until it does, so hints-1's turn is not a race.
+    let probe = 0;
+    await until(
+      async () =>
+        (await send(`hints-probe-${probe++}`, [{ role: "user", content: "Ann?" }])).includes("retired"),
+      "the gateway to see Ann edited",
+    );
     const body = await send("hints-1", history, { "X-Lorecards-Tier": "Ann=stable" });
     expect(body).toContain("She retired in spring.");
     const second = (await turns("hints-1"))[1]!.blocks;
