@@ -39,9 +39,11 @@ export function answerOf(pathname: string, search: string, raw: string, reply: s
   return otherAnswer(pathname, search, raw, reply);
 }
 
+/** The request's JSON object; {} for anything else (a fuzzer's `null`, a list, text that is not JSON). */
 function parse(raw: string): Obj {
   try {
-    return JSON.parse(raw) as Obj;
+    const value: unknown = JSON.parse(raw);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Obj) : {};
   } catch {
     return {};
   }
