@@ -32,6 +32,11 @@ export const DEFAULTS = {
   alwaysOnWarnTokens: 4000,
   /** The line that introduces the cards. */
   framing: "A memory surfaces:\n\n",
+  /**
+   * Tokens a turn above which the declared half (always-on cards, cards asked for), which no budget
+   * trims, is said to be large: by `check`, `try`, `/api/try` and an import.
+   */
+  declaredWarnTokens: 4000,
   /** Where the servers listen. */
   host: "127.0.0.1",
   gatewayPort: 8765,

@@ -36,6 +36,7 @@ export interface Finding {
     | "unnamed_macro"
     | "unknown_macro"
     | "ignored_secondary"
+    | "large_declared"
     | "bad_setting"
     | "symlink";
   /** `kind/key` of the card, or its path when it could not be parsed. */

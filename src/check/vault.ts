@@ -27,6 +27,7 @@ import {
   type Vault,
   vaultCensus,
 } from "../vault/index.ts";
+import { alwaysOnWarning } from "./declared.ts";
 import { checkCards, type Finding } from "./index.ts";
 
 export interface VaultCheck {
@@ -65,6 +66,15 @@ export function checkVault(
     text,
     names: { char: names.char ?? settings.names.char, user: names.user ?? settings.names.user },
   });
+  const large = alwaysOnWarning(index.cards, text);
+  if (large)
+    findings.push({
+      severity: "warning",
+      code: "large_declared",
+      card: "(always-on cards)",
+      path: "",
+      detail: large,
+    });
   for (const w of settings.warnings) {
     findings.push({
       severity: "warning",

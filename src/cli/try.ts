@@ -3,7 +3,7 @@
 // deserve a card. With --turns the conversation is replayed one user message at a time, so timed
 // effects (sticky, cooldown, delay) act as they would in a real one (recall/history.ts). With
 // --inject index it shows the index an agent would get (recall/stages/index-block.ts), under session `try`.
-import { recallJson } from "../explain/index.ts";
+import { declaredJson, recallJson } from "../explain/index.ts";
 import {
   chosenCards,
   contextText,
@@ -131,6 +131,8 @@ function describe(result: RecallResult, showContext: boolean, index = false): st
     if (places.length) lines.push(`  places:  ${places.join(", ")}`);
     if (aliases.length) lines.push(`  aliases: ${aliases.join(", ")}`);
   }
+  const declared = declaredJson(result).warning;
+  if (declared) lines.push(`Note: ${declared}.`);
   if (showContext && context) lines.push("", "--- context ---", context.trimEnd(), "--- end ---");
   for (const b of result.broken) lines.push(`skipped ${b.path}: ${b.error} (see: lorecards check)`);
   return lines.join("\n");

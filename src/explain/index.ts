@@ -8,4 +8,4 @@
 
 export { type DoorAnswer, type DoorOptions, openDoor } from "./door.ts";
 export { cardsNamed, type ExplainedCard, type Explanation, explain, type Why } from "./explain.ts";
-export { recallJson } from "./try-json.ts";
+export { declaredJson, recallJson } from "./try-json.ts";

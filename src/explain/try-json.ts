@@ -1,7 +1,9 @@
 // The documented JSON shape of a recall result (`try --json`, `POST /api/try`): snake_case fields.
+import { declaredSize, declaredWarning } from "../check/declared.ts";
 import {
   charsOf,
   contextText,
+  declaredCards,
   firedCards,
   injectedChars,
   injectedKeys,
@@ -10,6 +12,16 @@ import {
   placementOf,
   type RecallResult,
 } from "../recall/index.ts";
+
+/**
+ * The declared half of a recall (always-on cards, cards asked for), which no budget trims: how much it
+ * is, and a warning when that alone is large (check/declared.ts).
+ */
+export function declaredJson(result: RecallResult) {
+  const size = declaredSize(declaredCards(result).map((c) => c.text));
+  const warning = declaredWarning(size, "The always-on and asked-for cards of this turn");
+  return { cards: size.cards, tokens: size.tokens, warning: warning ?? null };
+}
 
 /** The `try --json` shape: snake_case, as the README documents it. */
 export function recallJson(result: RecallResult) {
@@ -43,6 +55,7 @@ export function recallJson(result: RecallResult) {
       chars: f.chars,
     })),
     context: contextText(result),
+    declared: declaredJson(result),
     lore: result.lore,
     // The books read, when the vault has books (docs/BOOKS.md); absent for a vault of one book.
     ...(result.books && { books: result.books }),

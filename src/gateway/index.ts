@@ -77,7 +77,6 @@ export const GATEWAY_DEFAULTS = {
   port: DEFAULTS.gatewayPort,
   inject: DEFAULTS.inject,
   window: DEFAULTS.scanDepth,
-  budget: DEFAULTS.budget,
   log: true,
 } as const satisfies Partial<GatewayOptions>;
 
@@ -113,7 +112,7 @@ export function startGateway(options: GatewayOptions): Gateway {
   for (const [flag, v] of [
     ["--scan-depth", o.window],
     ["--reinject-after", o.reinjectAfter ?? 0],
-    ["--budget", o.budget],
+    ["--budget", o.budget ?? 0],
   ] as const) {
     if (!Number.isInteger(v) || v < 0)
       throw new LoreError("usage", `${flag} must be a whole number ≥ 0, got ${v}`);

@@ -19,7 +19,8 @@ export interface InjectSettings {
    * replayed (replay keeps it in front of the model); without replay, the original tool's 6.
    */
   reinjectAfter?: number;
-  budget: number;
+  /** `--budget`: characters of the automatic half; unset = the vault's settings.yaml, else recall's default. */
+  budget?: number;
   framing?: string;
   log: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */

@@ -58,6 +58,21 @@ export function bookSettings(book: Raw): BookSettings {
   return settings;
 }
 
+/**
+ * What the book's own settings (spec 8.1) say for one of its entries, where the entry says nothing
+ * itself: without recursive scanning (8.1.5) its text reaches no other card, unless the entry says
+ * `prevent_recursion: false` itself; the book's scan depth (8.1.3, in messages) is its window.
+ */
+function withBookSettings(entry: BookEntry, raw: Raw, settings: BookSettings): BookEntry {
+  const rules = { ...entry.rules };
+  const own = isRecord(raw.extensions) ? raw.extensions.prevent_recursion : undefined;
+  if (settings.recursiveScanning === false && rules.prevent_recursion === undefined && own !== false)
+    rules.prevent_recursion = true;
+  if (settings.scanDepth !== undefined && rules.scan_messages === undefined && entry.scanDepth === null)
+    rules.scan_messages = settings.scanDepth;
+  return { ...entry, rules };
+}
+
 export function readLorebook(book: Raw, opts: ReadBookOptions): LorebookRead {
   const list = Array.isArray(book.entries) ? book.entries : [];
   const settings = bookSettings(book);
@@ -68,12 +83,7 @@ export function readLorebook(book: Raw, opts: ReadBookOptions): LorebookRead {
       skipped.push({ title: `entry ${index}`, reason: "not a JSON object" });
       return;
     }
-    const entry = splitBookEntry(raw, opts.v3);
-    // Spec 6.3: a book without recursive scanning never lets an entry's text reach another.
-    if (settings.recursiveScanning === false && entry.rules.prevent_recursion === undefined) {
-      entry.rules = { ...entry.rules, prevent_recursion: true };
-    }
-    entries.push(entry);
+    entries.push(withBookSettings(splitBookEntry(raw, opts.v3), raw, settings));
   });
   return { name: settings.name, entries, skipped, settings };
 }

@@ -7,12 +7,14 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { keyProblem, kindByName, parseCard, serializeCard } from "../card/index.ts";
+import { keyProblem, kindByName, parseCard, publicTextOf, serializeCard } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
+import { alwaysOnWarning } from "../check/declared.ts";
 import { describeError } from "../errors.ts";
 import {
   cardPath,
   linkBelow,
+  loadIndex,
   type Placement,
   placeAll,
   readNoFollow,
@@ -21,6 +23,7 @@ import {
   withSettledLock,
 } from "../vault/index.ts";
 import { type ImportWarning, vetImport } from "../vet/index.ts";
+import { applyBookSettings, freshVault } from "./_book-settings.ts";
 import type { BookSettings } from "./_charbook.ts";
 import type { ZipLimits } from "./_charx.ts";
 import { cardToExport, entriesToDrafts } from "./_draft.ts";
@@ -49,36 +52,17 @@ export interface ImportResult {
   overwritten: number;
   skipped: SkippedEntry[];
   warnings: string[];
-  /** The book's own settings (spec 6.3) that a vault sets in settings.yaml, not on cards. */
+  /** The book's own settings (spec 8.1): applied on its cards, or in settings.yaml (_book-settings.ts). */
   book: BookSettings;
   /** The character's name, when a character card carried the book (for `char:` in settings.yaml). */
   character?: string;
-  /** One line per thing the person may want to set themselves (see `importNotes`). */
+  /** One line per book setting: what was applied, or which setting to set to follow it (_book-settings.ts). */
   notes: string[];
   /**
    * The write checks on the cards written (README "Write checks"): an import never refuses on them,
    * the book being the person's own, so a priority cap it overfills is a warning here too.
    */
   checks: ImportWarning[];
-}
-
-/**
- * What an import cannot put on a card and leaves for the person: the book's token budget and scan
- * depth (vault settings), and the character's name (for {{char}}). The import never writes settings.
- */
-export function importNotes(book: BookSettings, character?: string): string[] {
-  const notes: string[] = [];
-  if (book.tokenBudget !== undefined && book.tokenBudget > 0) {
-    notes.push(`book token_budget ${book.tokenBudget}: set budget_tokens in settings.yaml`);
-  }
-  if (book.scanDepth !== undefined) {
-    notes.push(`book scan_depth ${book.scanDepth} messages: set the scan window in settings.yaml`);
-  }
-  if (book.recursiveScanning === false) {
-    notes.push("book recursive_scanning false: every card got prevent_recursion: true");
-  }
-  if (character !== undefined) notes.push(`set char: ${character} in settings.yaml`);
-  return notes;
 }
 
 /**
@@ -113,11 +97,12 @@ export async function importBook(
     skipped: [...book.skipped],
     warnings: [...book.warnings, ...cutWarnings(book.entries)],
     book: book.settings,
-    notes: importNotes(book.settings, book.character),
+    notes: [],
     checks: [],
   };
   const written = new Set<string>();
   if (book.character !== undefined) result.character = book.character;
+  const fresh = freshVault(vault);
   await withSettledLock(vault, async () => {
     // By case-folded key: macOS and Windows fold case.
     const existing = new Map(cardKeys(vault, kind).keys.map((k) => [k.toLowerCase(), k]));
@@ -148,7 +133,19 @@ export async function importBook(
     if (plan.length > 0) await placeAll(vault, plan, opts.onProgress, record);
   });
   result.checks = vetImport(vault, written);
+  result.notes = applyBookSettings(vault, book.settings, book.character, { fresh, filename: opts.filename });
+  const large = alwaysOnWarning(loadIndex(vault).cards, (card) => publicTextOfFile(vault, card.path));
+  if (large) result.notes.push(large);
   return result;
+}
+
+/** A card file's public text, never through a link; undefined when it cannot be read. */
+function publicTextOfFile(vault: Vault, rel: string): string | undefined {
+  try {
+    return publicTextOf(readNoFollow(vault, path.join(vault.root, rel)), vault.kinds);
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ExportOptions {

@@ -135,7 +135,9 @@ function fromCard(card: Raw, version: CardVersion, format: SourceFormat, file: s
   if (!isRecord(book))
     throw badFile(file, `is a ${version} character card without a lorebook (character_book)`);
   const parsed = fromLorebook(book, format, version, warnings, file);
-  const name = typeof data.name === "string" ? data.name.trim() : "";
+  // The name {{char}} stands for: a V3 card's nickname when it has one (spec 7.1.2), else its name.
+  const nickname = version === "V3" && typeof data.nickname === "string" ? data.nickname.trim() : "";
+  const name = nickname || (typeof data.name === "string" ? data.name.trim() : "");
   return name === "" ? parsed : { ...parsed, character: name };
 }
 

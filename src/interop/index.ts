@@ -15,7 +15,6 @@ export {
   type ImportOptions,
   type ImportResult,
   importBook,
-  importNotes,
 } from "./_disk.ts";
 export { cardToExport, type ExportCard, entriesToDrafts, statedRules, uniqueKey } from "./_draft.ts";
 export {

@@ -94,7 +94,8 @@ export async function recall(
   const placed = place(rendered, { stableSent: options.stableSent, hints: hintIds(compiled, options) });
   // An index is never weighed in tokens: the tokenizer is not even loaded.
   const tokens = index ? undefined : await tokenBudget(options.budgetTokens);
-  const budgetChars = options.budget ?? DEFAULT_BUDGET;
+  // A budget in tokens given alone is the budget: the default in characters applies when neither is set.
+  const budgetChars = options.budget ?? (tokens ? Number.POSITIVE_INFINITY : DEFAULT_BUDGET);
   const selection = budget(placed, {
     budget: budgetChars,
     tokens,

@@ -17,6 +17,7 @@ export function withSettings(options: RecallOptions, settings: VaultSettings): R
   if (names) out.names = names;
   if (out.budgetTokens === undefined && settings.budgetTokens !== undefined)
     out.budgetTokens = settings.budgetTokens;
+  if (out.budget === undefined && settings.budget !== undefined) out.budget = settings.budget;
   if (out.reach === undefined && settings.reach !== undefined) out.reach = settings.reach;
   if (out.lore === undefined && settings.lore !== undefined) out.lore = settings.lore;
   return out;

@@ -21,7 +21,10 @@ export interface Turn {
 }
 
 export interface RecallOptions {
-  /** Characters of cards per injection (default 800). The top card always gets in. */
+  /**
+   * Characters of the automatic half per injection (default 800, none when only `budgetTokens` is set;
+   * 0 = the declared half alone). The top automatic card always gets in.
+   */
   budget?: number;
   /** Turns of history scanned (a turn = two messages; default 3; 0 = current message only). */
   scanDepth?: number;
@@ -75,7 +78,10 @@ export interface RecallOptions {
    * the guide, and the timed memory left as it was.
    */
   lore?: LoreSwitch;
-  /** A budget in tokens (exact counts, tokenizer loaded only when set), besides the character budget. */
+  /**
+   * A budget in tokens of the automatic half (exact counts, tokenizer loaded only when set). Given
+   * alone it is the budget; with `budget` too, both apply.
+   */
   budgetTokens?: number;
   /** Names for `{{char}}` / `{{user}}` in injected text; a macro with no name stays as written. */
   names?: { char?: string; user?: string };

@@ -6,6 +6,7 @@
  */
 import { rulesOf } from "../card/rules.ts";
 import type { Chosen, InContext, LeftOut, Placement, Selected } from "./selection.ts";
+import { isDeclared } from "./stages/budget.ts";
 import { lineChars, listedCards } from "./stages/index-block.ts";
 import type { RecallResult } from "./types.ts";
 
@@ -20,6 +21,11 @@ export function firedCards(result: Of): Exclude<Selected, { verdict: "vetoed" }>
 /** The cards that go in, in order. */
 export function chosenCards(result: Of): Chosen[] {
   return result.selection.filter((e): e is Chosen => e.verdict === "chosen");
+}
+
+/** The chosen cards of the declared half (always-on, asked for): sent whole, never counted (budget.ts). */
+export function declaredCards(result: Of): Chosen[] {
+  return chosenCards(result).filter(isDeclared);
 }
 
 /** Fired cards left out by a budget, the surface cap, or for having nothing public to say. */

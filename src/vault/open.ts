@@ -77,3 +77,10 @@ export function initVault(
   }
   return { root: abs, created };
 }
+
+/** The ids (`kind/key`) of the example cards `init` writes: a vault holding only these is fresh. */
+export function exampleIds(vault: Vault): Set<string> {
+  return new Set(
+    vault.kinds.kinds.flatMap((k) => (EXAMPLES[k.name] ? [`${k.name}/${EXAMPLES[k.name]!.key}`] : [])),
+  );
+}

@@ -5,7 +5,8 @@
  *
  *   char: Seraphina        the name for {{char}}, <char>, <bot>
  *   user: Ann              the name for {{user}}, <user>
- *   budget_tokens: 1200    a budget in tokens besides the characters
+ *   budget: 1200           the automatic half's budget in characters (default 800; 0 = declared only)
+ *   budget_tokens: 1200    its budget in tokens (alone, it is the budget; with `budget`, both apply)
  *   reach: one-hop         or `named`
  *   lore: auto             the lore switch: `declared` (always-on and asked-for cards only) or `none`
  *   priority_caps: {2: 5, 1: 15}   the write checks' caps (vet/rules.ts); `false` turns them off
@@ -35,6 +36,7 @@ export { REACHES, type Reach };
 export interface VaultSettings {
   char?: string;
   user?: string;
+  budget?: number;
   budgetTokens?: number;
   reach?: Reach;
   lore?: LoreSwitch;
@@ -68,6 +70,9 @@ function priorityCaps(value: unknown): PriorityCap[] | null {
   return caps.sort((a, b) => b.priority - a.priority);
 }
 
+/** Keys people write for the scan window, which is no vault setting (the warning says where it is). */
+const WINDOW_WORDS = ["scan_depth", "scan_messages", "window", "scan_window"];
+
 /** The settings a text holds, and what was ignored in it (one line each, naming the file). */
 export function parseSettings(text: string): { settings: VaultSettings; warnings: string[] } {
   const warnings: string[] = [];
@@ -89,9 +94,10 @@ export function parseSettings(text: string): { settings: VaultSettings; warnings
     if (key === "char" || key === "user") {
       if (typeof value === "string" || typeof value === "number") settings[key] = String(value).trim();
       else if (value !== null) warn(`${key} must be a name`);
-    } else if (key === "budget_tokens") {
-      if (typeof value === "number" && Number.isInteger(value) && value >= 0) settings.budgetTokens = value;
-      else if (value !== null) warn("budget_tokens must be a whole number ≥ 0");
+    } else if (key === "budget_tokens" || key === "budget") {
+      const name = key === "budget" ? "budget" : "budgetTokens";
+      if (typeof value === "number" && Number.isInteger(value) && value >= 0) settings[name] = value;
+      else if (value !== null) warn(`${key} must be a whole number ≥ 0`);
     } else if (key === "reach") {
       if ((REACHES as readonly unknown[]).includes(value)) settings.reach = value as Reach;
       else if (value !== null) warn(`reach must be ${REACHES.join(" or ")}`);
@@ -109,6 +115,11 @@ export function parseSettings(text: string): { settings: VaultSettings; warnings
       if (caps !== null) settings.priorityCaps = caps;
       else if (value !== null)
         warn("priority_caps must map whole priorities to whole counts ≥ 0, or be false");
+    } else if (WINDOW_WORDS.includes(key)) {
+      warn(
+        `there is no vault-wide "${key}": the scan window is each surface's (--scan-depth of try and the hook, ` +
+          "--window of the gateway) or each card's (scan_depth in turns, scan_messages in messages)",
+      );
     } else {
       warn(`unknown setting "${key}"`);
     }

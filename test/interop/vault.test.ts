@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { progressBar } from "../../src/cli/import.ts";
 import { exportBook, importBook } from "../../src/interop/index.ts";
-import { initVault, openVault, readCard, type Vault } from "../../src/vault/index.ts";
+import { initVault, openVault, parseSettings, readCard, type Vault } from "../../src/vault/index.ts";
 import { bad, HAVE_REAL, json, real, tempDir } from "./_support.ts";
 
 type Raw = Record<string, unknown>;
@@ -215,20 +215,43 @@ describe("the import and export commands", () => {
     expect(forced.out).toMatch(/0 created, 0 kept, 3 overwritten, 0 skipped/);
   });
 
-  test("importing a card names what to set in settings.yaml: the book's budget and the character", () => {
+  test("a card's book settings are applied: on its cards, and into a fresh vault's new settings.yaml", () => {
     const vault = newVault();
     const file = path.resolve(import.meta.dir, "fixtures/risu-card.json");
     const run = cli(["import", file, "--book", "main", "--vault", vault.root]);
     expect(run.code).toBe(0);
-    expect(run.out).toContain("book token_budget 1200: set budget_tokens in settings.yaml");
-    expect(run.out).toContain("book recursive_scanning false: every card got prevent_recursion: true");
-    expect(run.out).toContain("set char: Mira in settings.yaml");
+    expect(run.out).toContain(
+      "book scan_depth 8: each card without a window of its own got scan_messages: 8",
+    );
+    expect(run.out).toContain(
+      "book recursive_scanning false: each card without prevent_recursion of its own got prevent_recursion: true",
+    );
+    expect(run.out).toContain("the book's token_budget: written to settings.yaml as budget_tokens: 1200");
+    expect(run.out).toContain('its character, for {{char}}: written to settings.yaml as char: "Mira"');
+    const written = fs.readFileSync(path.join(vault.root, "settings.yaml"), "utf8");
+    expect(parseSettings(written)).toEqual({ settings: { budgetTokens: 1200, char: "Mira" }, warnings: [] });
     const json = JSON.parse(cli(["import", file, "--book", "main", "--vault", vault.root, "--json"]).out);
-    expect(json).toMatchObject({
-      character: "Mira",
-      book: { name: "Mira's book", tokenBudget: 1200, scanDepth: 8, recursiveScanning: false },
-    });
-    expect(json.notes).toContain("set char: Mira in settings.yaml");
+    expect(json).toMatchObject({ character: "Mira" });
+    // The vault has its settings now: a second import only says what to set, and changes none.
+    expect(json.notes).toContain(
+      "the book's token_budget: to follow it, set budget_tokens: 1200 in settings.yaml",
+    );
+    expect(fs.readFileSync(path.join(vault.root, "settings.yaml"), "utf8")).toBe(written);
+  });
+
+  test("a vault with cards of its own keeps its settings: the import names the settings to set", () => {
+    const vault = newVault();
+    fs.writeFileSync(path.join(vault.root, "people", "Own.md"), "---\nkeywords: [own]\n---\nMine.\n");
+    const run = cli([
+      "import",
+      path.resolve(import.meta.dir, "fixtures/risu-card.json"),
+      "--book",
+      "main",
+      "--vault",
+      vault.root,
+    ]);
+    expect(run.out).toContain('its character, for {{char}}: to follow it, set char: "Mira" in settings.yaml');
+    expect(fs.existsSync(path.join(vault.root, "settings.yaml"))).toBe(false);
   });
 
   test("a bad file exits 5 naming the file and the problem", () => {
