@@ -12,7 +12,7 @@ import { cardPatterns, keyPattern } from "../match/index.ts";
 /** A finding about one card, before check/ adds the card's name and path. */
 export interface RuleProblem {
   severity: "error" | "warning";
-  code: "bad_pattern" | "unnamed_macro" | "unknown_macro" | "ignored_secondary";
+  code: "bad_pattern" | "unnamed_macro" | "unknown_macro" | "ignored_secondary" | "macro_in_key";
   detail: string;
 }
 
@@ -24,6 +24,13 @@ export function patternProblems(card: CardMeta): RuleProblem[] {
   const out: RuleProblem[] = [];
   const rules = rulesOf(card);
   const { all, any, not, notAll } = card.secondary;
+  const macroKeys = [...card.keywords, ...card.aliases, ...all, ...any, ...not, ...notAll].filter((k) =>
+    /\{\{|<(char|user|bot)>/i.test(k),
+  );
+  if (macroKeys.length > 0) {
+    const detail = `its key ${JSON.stringify(macroKeys[0])} is matched as written: lorecards does not fill macros into keys (SillyTavern does); write the name itself`;
+    out.push({ severity: "warning", code: "macro_in_key", detail });
+  }
   if (rules.regex && all.length + any.length + not.length + notAll.length > 0) {
     const detail =
       "its secondary words are ignored, as the card spec says for a use_regex entry (regex: true); write them as @@additional_keys lines to keep them";

@@ -36,6 +36,7 @@ export interface Finding {
     | "unnamed_macro"
     | "unknown_macro"
     | "ignored_secondary"
+    | "macro_in_key"
     | "large_declared"
     | "bad_setting"
     | "symlink";

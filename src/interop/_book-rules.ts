@@ -41,11 +41,37 @@ export const X = "extensions";
 const ext = (name: string) => `${X}.${name}`;
 
 /**
- * SillyTavern writes `use_regex: true` on every entry it exports while its keys are plain words, and
- * ignores the flag on import; its entries are known by `extensions.display_index`, which its export
- * always writes and ours never invents.
+ * The extension keys only SillyTavern writes on a card's entries (`charaFormatData`): an entry that has
+ * one was written by SillyTavern, even when an editor kept only some of them (no `display_index`).
+ */
+export const ST_ONLY = [
+  "display_index",
+  "selectiveLogic",
+  "useProbability",
+  "exclude_recursion",
+  "prevent_recursion",
+  "delay_until_recursion",
+  "match_whole_words",
+  "use_group_scoring",
+  "group_override",
+  "automation_id",
+];
+
+/**
+ * An entry SillyTavern wrote: it reads only its own `extensions.case_sensitive` and
+ * `extensions.match_whole_words` (null there: its shipped setting, whole words). Our export writes these
+ * keys too, as SillyTavern would read them, so our own cards come back the same.
  */
 function madeBySillyTavern(e: Raw): boolean {
+  return ST_ONLY.some((name) => ext(name) in e);
+}
+
+/**
+ * SillyTavern writes `use_regex: true` on every entry it exports while its keys are plain words, and
+ * ignores the flag on import; its exports are known by `extensions.display_index`, which they always
+ * carry and ours never invents (ours writes `use_regex` only for a card that means it).
+ */
+function exportedBySillyTavern(e: Raw): boolean {
   return ext("display_index") in e;
 }
 
@@ -53,8 +79,12 @@ function extAtDepth(e: Raw): boolean {
   return positionName(e[ext("position")]) === AT_DEPTH;
 }
 
-/** The table for V3 entries (decorators open the content) or V2 entries (content taken literally). */
-export function bookRules(v3: boolean): FieldRule[] {
+/**
+ * The table for V2 and V3 entries. Decorators are V3's (spec §9), but SillyTavern reads the leading `@@`
+ * lines of every entry's content, V2 cards' included (`parseDecorators`), and people's V2 cards use
+ * `@@dont_activate`: so V2 content opens with decorators too, rather than sending them as text.
+ */
+function bookRules(): FieldRule[] {
   return [
     {
       fields: ["keys"],
@@ -80,7 +110,7 @@ export function bookRules(v3: boolean): FieldRule[] {
       read: (e) => ({ title: bookTitle(e) }),
       write: (m) => ({ comment: m.title }),
     },
-    contentRule(v3),
+    contentRule(true),
     orderRule("insertion_order"),
     PRIORITY_RULE,
     {
@@ -91,13 +121,19 @@ export function bookRules(v3: boolean): FieldRule[] {
     constantRule(),
     {
       fields: ["use_regex"],
-      read: (e) => ({ rules: { regex: madeBySillyTavern(e) ? undefined : flag(e.use_regex) } }),
+      read: (e) => ({ rules: { regex: exportedBySillyTavern(e) ? undefined : flag(e.use_regex) } }),
       write: (m) => ({ use_regex: m.rules.regex === true }),
     },
     {
-      // SillyTavern reads its own extensions.case_sensitive; the spec's field is the fallback.
+      // SillyTavern reads only its own extensions.case_sensitive; for an entry it did not write, the
+      // spec's field is the fallback.
       fields: ["case_sensitive", ext("case_sensitive")],
-      read: (e) => ({ rules: { case_sensitive: bool(e[ext("case_sensitive")]) ?? bool(e.case_sensitive) } }),
+      read: (e) => ({
+        rules: {
+          case_sensitive:
+            bool(e[ext("case_sensitive")]) ?? (madeBySillyTavern(e) ? undefined : bool(e.case_sensitive)),
+        },
+      }),
       write: (m) => {
         const v = m.rules.case_sensitive;
         return v === undefined
@@ -106,12 +142,13 @@ export function bookRules(v3: boolean): FieldRule[] {
       },
     },
     {
-      // SillyTavern's number wins; the spec's before_char is the default place, after_char is stated.
+      // SillyTavern's number wins; else the spec's field, read as SillyTavern's card import reads it
+      // (`convertCharacterBook`): `before_char` is before the character, anything else (or nothing) after.
       fields: ["position", ext("position")],
       read: (e) => ({
         rules: {
           position:
-            positionName(e[ext("position")]) ?? (e.position === "after_char" ? "after_char" : undefined),
+            positionName(e[ext("position")]) ?? (e.position === "before_char" ? "before_char" : "after_char"),
         },
       }),
       write: (m) => {
@@ -161,8 +198,7 @@ export function bookRules(v3: boolean): FieldRule[] {
   ];
 }
 
-export const V3_RULES = bookRules(true);
-export const V2_RULES = bookRules(false);
+export const BOOK_RULES = bookRules();
 
 /** The name, else the comment, else the first key, else the id. */
 export function bookTitle(e: Raw): string {

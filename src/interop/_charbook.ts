@@ -6,7 +6,7 @@
  */
 
 import { splitDecorators } from "../card/decorators.ts";
-import { V2_RULES, V3_RULES, X } from "./_book-rules.ts";
+import { BOOK_RULES, X } from "./_book-rules.ts";
 import {
   type BookEntry,
   flatten,
@@ -21,14 +21,9 @@ import type { SkippedEntry } from "./_st.ts";
 import { bool, whole } from "./_values.ts";
 
 /** One book entry mapped: flattened, split, its leftover extensions nested again. */
-export function splitBookEntry(raw: Raw, v3: boolean): BookEntry {
-  const entry = splitEntry(v3 ? V3_RULES : V2_RULES, flatten(raw, X));
+export function splitBookEntry(raw: Raw): BookEntry {
+  const entry = splitEntry(BOOK_RULES, flatten(raw, X));
   return { ...entry, foreign: nest(entry.foreign, X) };
-}
-
-export interface ReadBookOptions {
-  /** V3 content may open with decorators; V2 content is taken literally. */
-  v3: boolean;
 }
 
 /** What a book says for the whole vault rather than one card (spec 6.3), reported by the import. */
@@ -73,7 +68,7 @@ function withBookSettings(entry: BookEntry, raw: Raw, settings: BookSettings): B
   return { ...entry, rules };
 }
 
-export function readLorebook(book: Raw, opts: ReadBookOptions): LorebookRead {
+export function readLorebook(book: Raw): LorebookRead {
   const list = Array.isArray(book.entries) ? book.entries : [];
   const settings = bookSettings(book);
   const entries: BookEntry[] = [];
@@ -83,7 +78,7 @@ export function readLorebook(book: Raw, opts: ReadBookOptions): LorebookRead {
       skipped.push({ title: `entry ${index}`, reason: "not a JSON object" });
       return;
     }
-    entries.push(withBookSettings(splitBookEntry(raw, opts.v3), raw, settings));
+    entries.push(withBookSettings(splitBookEntry(raw), raw, settings));
   });
   return { name: settings.name, entries, skipped, settings };
 }
@@ -129,7 +124,7 @@ function idRank(id: number | string | undefined): number {
 function writeEntry(card: BookSource, id: number | string): Raw {
   const defaults: Raw = { extensions: {} };
   const foreign = flatten({ ...defaults, ...card.card, id }, X);
-  return nest(joinEntry(V3_RULES, card, foreign), X);
+  return nest(joinEntry(BOOK_RULES, card, foreign), X);
 }
 
 /** Spec 13.4: a V2 entry drops decorators and use_regex, and its id must be an integer. */

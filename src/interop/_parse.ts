@@ -149,8 +149,7 @@ function fromLorebook(
   file: string,
 ): ParsedBook {
   if (!Array.isArray(book.entries)) throw badFile(file, "lorebook has no `entries` list");
-  const v3 = version === undefined || version === "V3";
-  const { name, entries, skipped, settings } = readLorebook(book, { v3 });
+  const { name, entries, skipped, settings } = readLorebook(book);
   return { format, version, namespace: "card", name, entries, skipped, warnings, settings };
 }
 

@@ -72,7 +72,7 @@ function remapped(card: Card, ns: "st" | "card", foreign: Raw): BookEntry {
   });
   if (ns === "st") return splitEntry(ST_RULES, joinEntry(LEGACY_ST_RULES, mapped, foreign));
   const entry = legacyBookFinish(joinEntry(LEGACY_BOOK_RULES, mapped, foreign), mapped);
-  return splitBookEntry(entry, Array.isArray(foreign.decorators));
+  return splitBookEntry(entry);
 }
 
 function describe(field: string, before: unknown, after: unknown): string {

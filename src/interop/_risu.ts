@@ -1,7 +1,8 @@
 /**
  * RisuAI lorebook exports (`{"type": "risu", "ver": 1, "data": [...]}`), read as SillyTavern's World
  * Info import reads them (world-info.js `convertRisuLorebook`): `key`/`secondkey` are comma-joined
- * strings, `alwaysActive` is constant, `insertorder` the order, `activationPercent` the chance. Two
+ * strings, `alwaysActive` is constant, `insertorder` the order, `activationPercent` the chance, and
+ * every entry goes before the character (`position` 0). Two
  * deliberate differences, both keeping what the author wrote: `useRegex` makes every key a pattern
  * (SillyTavern drops it; the World Info table reads it as `regex`), and folder rows (`mode: "folder"`)
  * are skipped, not imported as entries. Every other field (`mode`, `bookVersion`, `folder`, …) rides
@@ -25,6 +26,8 @@ function convert(row: Raw): Raw {
   out.keysecondary =
     typeof row.secondkey === "string" && row.secondkey !== "" ? row.secondkey.split(",") : [];
   out.constant = row.alwaysActive === true;
+  // SillyTavern gives every RisuAI entry its place before the character (position 0).
+  out.position = 0;
   if (typeof row.insertorder === "number") out.order = row.insertorder;
   if (typeof row.activationPercent === "number") out.probability = row.activationPercent;
   return out;

@@ -81,6 +81,16 @@ describe("decorator problems", () => {
   });
 });
 
+describe("keys that hold macros", () => {
+  test.each([
+    ["{{char}} as a keyword", "keywords: ['{{char}}']", ["warning macro_in_key"]],
+    ["<user> as an alias", "aliases: ['<user>']", ["warning macro_in_key"]],
+    ["a plain key", "keywords: [Ann]", []],
+  ])("%s", (_name, yaml, expected) => {
+    expect(codes(found(card(yaml)))).toEqual(expected);
+  });
+});
+
 describe("macros with no name configured", () => {
   const text = (c: Card) => () => publicText(c);
 

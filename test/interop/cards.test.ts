@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Secondary } from "../../src/card/types.ts";
+import { ST_ONLY } from "../../src/interop/_book-rules.ts";
 import {
   detectVersion,
   type EntryRules,
@@ -134,7 +135,12 @@ describe("character book entry → card", () => {
       { order: 1, case_sensitive: false },
     ],
     ["position after_char", { position: "after_char" }, { order: 1, position: "after_char" }],
-    ["position before_char alone is the default place", { position: "before_char" }, { order: 1 }],
+    ["position before_char", { position: "before_char" }, { order: 1, position: "before_char" }],
+    [
+      "no position: after the character, as SillyTavern's card import places it",
+      {},
+      { order: 1, position: "after_char" },
+    ],
     [
       "SillyTavern's position 4, depth and role",
       { position: "after_char", extensions: { position: 4, depth: 0, role: 2 } },
@@ -179,17 +185,23 @@ describe("character book entry → card", () => {
     ],
   ])("%s", async (_name, entry, expected) => {
     // Whole words is always stated: the spec's substring match (false), or for an entry SillyTavern
-    // made (it writes display_index), its shipped setting (true); the rows below check the rest.
+    // made (it writes display_index), its shipped setting (true); so is the place (after the character
+    // unless a row says otherwise, as SillyTavern's card import does); the rows check the rest.
     const { whole_words: whole, ...rest } = (await importEntry(entry)).entry.rules;
     const ext = (entry.extensions ?? {}) as Raw;
     expect(whole).toBe(
-      typeof ext.match_whole_words === "boolean" ? ext.match_whole_words : "display_index" in ext,
+      typeof ext.match_whole_words === "boolean" ? ext.match_whole_words : ST_ONLY.some((k) => k in ext),
     );
-    expect(rest).toEqual(expected);
+    expect(rest).toEqual({ position: "after_char", ...expected });
   });
 
   test.each<[string, Raw, boolean]>([
     ["an entry of the spec matches keys as substrings", {}, false],
+    [
+      "an entry with SillyTavern's own extensions but no display_index is SillyTavern's too",
+      { selectiveLogic: 0, exclude_recursion: false, match_whole_words: null },
+      true,
+    ],
     [
       "an entry SillyTavern made, its match_whole_words null, gets its shipped setting",
       { display_index: 0, match_whole_words: null },
@@ -213,13 +225,15 @@ describe("character book entry → card", () => {
     expect(book.character).toBe("Test");
   });
 
-  test("a V2 card's content is taken literally, @@ lines included", async () => {
+  test("a V2 card's content opens with decorators too, as SillyTavern reads every entry's", async () => {
     const v2 = (e: Raw[]) => ({
       spec: "chara_card_v2",
       spec_version: "2.0",
       data: { character_book: { entries: e } },
     });
-    expect((await importEntry({ content: "@@depth 4\nBody" }, v2)).card.body).toBe("@@depth 4\nBody");
+    const { card, entry } = await importEntry({ content: "@@dont_activate\nBody" }, v2);
+    expect(card.body).toBe("Body");
+    expect(entry).toMatchObject({ decorators: ["@@dont_activate"] });
   });
 });
 
@@ -350,7 +364,7 @@ describe("card → character book entry", () => {
     const entry = {
       keys: ["a", "b"],
       content: "@@depth 4\nBody\nmore",
-      extensions: { selectiveLogic: 3, depth: 4 },
+      extensions: { depth: 4 },
       enabled: false,
       insertion_order: 7,
       case_sensitive: true,
