@@ -8,6 +8,7 @@
  * entry is mapped flat (_charbook.ts), so the round-trip trick covers both levels.
  */
 
+import { splitDecorators } from "../card/decorators.ts";
 import { type FieldRule, numberOr, type Raw, stringList } from "./_model.ts";
 import {
   chanceOf,
@@ -73,6 +74,12 @@ function madeBySillyTavern(e: Raw): boolean {
  */
 function exportedBySillyTavern(e: Raw): boolean {
   return ext("display_index") in e;
+}
+
+/** Whether the content opens with a decorator that places the entry (card spec §9.3). */
+function placedByDecorator(content: unknown): boolean {
+  if (typeof content !== "string") return false;
+  return splitDecorators(content).decorators.some((d) => /^@@@?(depth|position|reverse_depth)\b/.test(d));
 }
 
 function extAtDepth(e: Raw): boolean {
