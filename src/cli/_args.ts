@@ -27,8 +27,7 @@ const count = (value: number) => String(value);
 export const budgetArg = {
   budget: {
     type: "string",
-    description: "characters of cards per injection",
-    default: count(DEFAULTS.budget),
+    description: `characters of the automatic half per injection (default: settings.yaml, else ${DEFAULTS.budget}; none with only a token budget; 0 = declared only)`,
     valueHint: "N",
   },
 } as const;
@@ -151,7 +150,7 @@ export const recallArgs = {
   } as const,
   "budget-tokens": {
     type: "string",
-    description: "a budget in tokens (o200k_base) besides the characters (default: settings.yaml, else none)",
+    description: "the automatic half's budget in tokens (o200k_base) (default: settings.yaml, else none)",
     valueHint: "N",
   } as const,
   // Not `as const`: citty types an enum's value from a mutable `options` array.

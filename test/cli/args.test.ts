@@ -18,7 +18,7 @@ describe("defaults in --help", () => {
       "gateway",
       gatewayCommand,
       [
-        `characters of cards per injection (Default: ${DEFAULTS.budget})`,
+        `(default: settings.yaml, else ${DEFAULTS.budget};`,
         `(Default: ${DEFAULTS.scanDepth})`,
         "turns before a card still in context may go in again (default: never; 0 = every time)",
         `(Default: ${DEFAULTS.gatewayPort})`,
@@ -27,8 +27,8 @@ describe("defaults in --help", () => {
         JSON.stringify(DEFAULTS.framing),
       ],
     ],
-    ["hook", hookCommand, [`(Default: ${DEFAULTS.budget})`, `(Default: ${DEFAULTS.reinjectAfter})`]],
-    ["try", tryCommand, [`(Default: ${DEFAULTS.budget})`, `(Default: ${DEFAULTS.scanDepth})`]],
+    ["hook", hookCommand, [`else ${DEFAULTS.budget};`, `(Default: ${DEFAULTS.reinjectAfter})`]],
+    ["try", tryCommand, [`else ${DEFAULTS.budget};`, `(Default: ${DEFAULTS.scanDepth})`]],
     ["ui", uiCommand, [`(Default: ${DEFAULTS.uiPort})`, `(Default: ${DEFAULTS.gatewayPort})`]],
     ["mcp", mcpCommand, [`default ${DEFAULTS.mcpPort}`, `default ${DEFAULTS.host}`]],
   ] as const)("%s says the table's defaults", async (_name, cmd, said) => {
