@@ -228,11 +228,21 @@ export async function startSillyTavern(): Promise<SillyTavern> {
   return {
     url,
     async importFiles(outDir, files) {
-      await oracleRun(["import", outDir, ...files]);
-      const report = JSON.parse(
-        fs.readFileSync(path.join(outDir, "import-report.json"), "utf8"),
-      ) as Imported[];
-      return report.map((r) => ({ file: r.file, out: r.out, ...(r.error ? { error: r.error } : {}) }));
+      // The oracle waits a fixed moment for the app's start-up; on a busy machine an import can run
+      // before the app has read its list of books and fail: those files are imported again.
+      const done = new Map<string, Imported>();
+      let left = [...files];
+      for (let attempt = 0; attempt < 3 && left.length > 0; attempt++) {
+        const dir = attempt === 0 ? outDir : `${outDir}-again-${attempt}`;
+        await oracleRun(["import", dir, ...left]);
+        const report = JSON.parse(
+          fs.readFileSync(path.join(dir, "import-report.json"), "utf8"),
+        ) as Imported[];
+        for (const r of report)
+          done.set(r.file, { file: r.file, out: r.out, ...(r.error ? { error: r.error } : {}) });
+        left = left.filter((f) => !done.get(f)?.out);
+      }
+      return files.map((f) => done.get(f) ?? { file: f, out: null, error: "not in the oracle's report" });
     },
     async evaluate(questions) {
       if (questions.length === 0) return [];
