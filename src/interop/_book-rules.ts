@@ -76,6 +76,12 @@ function exportedBySillyTavern(e: Raw): boolean {
   return ext("display_index") in e;
 }
 
+/** The spec's `position` as SillyTavern reads it, unless a positioning decorator places the entry. */
+function specPosition(e: Raw): string | undefined {
+  if (placedByDecorator(e.content)) return undefined;
+  return e.position === "before_char" ? "before_char" : "after_char";
+}
+
 /** Whether the content opens with a decorator that places the entry (card spec §9.3). */
 function placedByDecorator(content: unknown): boolean {
   if (typeof content !== "string") return false;
@@ -151,13 +157,10 @@ function bookRules(): FieldRule[] {
     {
       // SillyTavern's number wins; else the spec's field, read as SillyTavern's card import reads it
       // (`convertCharacterBook`): `before_char` is before the character, anything else (or nothing) after.
+      // A V3 positioning decorator in the content (`@@depth`, `@@position`) says where the entry goes
+      // instead: the spec's field is then only the default a writer filled in.
       fields: ["position", ext("position")],
-      read: (e) => ({
-        rules: {
-          position:
-            positionName(e[ext("position")]) ?? (e.position === "before_char" ? "before_char" : "after_char"),
-        },
-      }),
+      read: (e) => ({ rules: { position: positionName(e[ext("position")]) ?? specPosition(e) } }),
       write: (m) => {
         const n = positionNumber(m.rules.position);
         const top = n === undefined || n === 0 ? "before_char" : "after_char";

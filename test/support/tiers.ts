@@ -8,6 +8,7 @@ import { HANG_MS } from "./hang.ts";
 export const WORLDLY = [
   "test/conformance/lorebooks.test.ts",
   "test/conformance/sillytavern.test.ts",
+  "test/conformance/sweep.test.ts",
   "test/state/postgres.test.ts",
 ];
 
