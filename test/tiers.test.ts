@@ -64,6 +64,27 @@ describe("the test tiers", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("no file of the unit tier imports a client the tests install (test/package.json)", () => {
+    const clients = Object.keys(
+      (
+        JSON.parse(fs.readFileSync(path.join(ROOT, "test", "package.json"), "utf8")) as {
+          devDependencies: Record<string, string>;
+        }
+      ).devDependencies,
+    );
+    const offenders = files
+      .filter((f) => tierOf(f) === "unit")
+      .flatMap((f) =>
+        [f, ...importsOf(f)].flatMap((file) => {
+          const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+          return clients
+            .filter((c) => text.includes(`from "${c}"`) || text.includes(`from "${c}/`))
+            .map((c) => `${file} → ${c}`);
+        }),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   test("each tier's paths and ignore patterns agree with tierOf", () => {
     const ignored = TIERS.unit.flags
       .filter((f) => f.startsWith("--path-ignore-patterns="))

@@ -43,6 +43,8 @@ export async function openTavern(
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // SillyTavern answers slowly on a busy machine; a step waits for what the page shows, not a clock.
+    page.setDefaultTimeout(STEP_MS);
     await page.goto(`${url}/`, { waitUntil: "load", timeout: 120_000 });
     await page.waitForFunction(
       () => document.querySelector("#loader") === null && document.querySelector("#preloader") === null,
@@ -50,10 +52,10 @@ export async function openTavern(
       { timeout: 120_000 },
     );
     const welcome = page.locator("dialog.popup[open]");
-    await welcome.waitFor({ timeout: 30_000 });
+    await welcome.waitFor();
     await welcome.locator("textarea, input").first().fill(persona);
     await welcome.locator(".popup-button-ok").click();
-    await welcome.waitFor({ state: "detached", timeout: 30_000 });
+    await welcome.waitFor({ state: "detached" });
     return tavernPage(browser, page, generated);
   } catch (err) {
     await browser.close();

@@ -4,8 +4,9 @@
  */
 import { HANG_MS } from "./hang.ts";
 
-/** Outside test/e2e/, the files that run the binary, a browser or a real server. */
+/** Outside test/e2e/, the files that run the binary, a browser, a real client (test/package.json) or a real server. */
 export const WORLDLY = [
+  "test/gateway/usage.test.ts",
   "test/conformance/lorebooks.test.ts",
   "test/conformance/sillytavern.test.ts",
   "test/conformance/sweep.test.ts",
