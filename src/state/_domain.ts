@@ -17,6 +17,7 @@
 
 import { LoreError } from "../errors.ts";
 import type { Driver, Tx } from "./_driver.ts";
+import { loreOf, normalSession, sessionsOf } from "./_lore-rules.ts";
 import { adoptionOutcome, keptSince, normalIds, normalRecall, tallyUsage } from "./_recall-rules.ts";
 import { advanceRow, emptyConversation, parseTimed, planCommit } from "./_rules.ts";
 import { planTurn, planUsage, type StoredTurns, seenRow, type TurnPlan } from "./_turn-rules.ts";
@@ -34,6 +35,8 @@ interface Batch {
 
 /** The write-queue key of recall and adoption writes (no conversation id is empty). */
 const RECALLS = "";
+/** The write-queue key of lore switches (a conversation id of its own would only share its queue). */
+const LORE = " lore";
 
 export interface DomainOptions {
   limits: Limits;
@@ -69,10 +72,14 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
     if (batch.length > 0) await driver.appendHits(batch);
   }, options.lost);
 
-  /** A read sees this handle's writes: those about `key` (any, when absent) are committed first. */
-  const read = async <T>(key: string | undefined, body: (tx: Tx) => Promise<T>): Promise<T> => {
+  /** A read sees this handle's writes: those about its keys (any, when none) are committed first. */
+  const read = async <T>(
+    key: string | readonly string[] | undefined,
+    body: (tx: Tx) => Promise<T>,
+  ): Promise<T> => {
     ensureOpen();
-    if (key === undefined ? writes.busy : writes.has(key)) await writes.flush();
+    const keys = typeof key === "string" ? [key] : key;
+    if (keys === undefined ? writes.busy : keys.some((k) => writes.has(k))) await writes.flush();
     return driver.read(body);
   };
   /** `soon` false: nothing waits for the write (a response's usage); it may ride with a later commit. */
@@ -83,18 +90,21 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
 
   return {
     loadConversation: (id) =>
-      read(id, async (tx) => {
-        const c = await tx.load(id);
-        if (c === null) return emptyConversation(id);
-        const { row, injections, replays } = c;
-        return {
-          id,
-          turn: row.turn,
-          lastSeen: row.lastSeen,
-          injections,
-          replays,
-          timed: parseTimed(row.timed),
-        };
+      read([id, LORE], async (tx) => {
+        const { stored, lore } = await tx.load(id, sessionsOf(id));
+        const switched = loreOf(lore);
+        const conversation =
+          stored === null
+            ? emptyConversation(id)
+            : {
+                id,
+                turn: stored.row.turn,
+                lastSeen: stored.row.lastSeen,
+                injections: stored.injections,
+                replays: stored.replays,
+                timed: parseTimed(stored.row.timed),
+              };
+        return switched === undefined ? conversation : { ...conversation, lore: switched };
       }),
     commitTurn: (id, change) =>
       write(id, async (b) => {
@@ -171,6 +181,10 @@ export function storeOver(driver: Driver, options: DomainOptions): Store {
         return recall;
       }),
     cardUsage: (since) => read(RECALLS, async (tx) => tallyUsage(await tx.recallsSince(since))),
+    setLore: (session, lore, at) =>
+      write(LORE, async ({ tx }) =>
+        tx.putLore(normalSession(session), lore, at, Math.max(0, limits.loreSwitches)),
+      ),
     async close() {
       if (closed) return;
       closed = true;

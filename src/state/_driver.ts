@@ -70,7 +70,14 @@ export interface NumberedRecall extends StoredRecall {
  * round trip.
  */
 export interface Tx {
-  load(id: string): Maybe<StoredConversation | null>;
+  /**
+   * The conversation (null when none is stored) and, in the same read, the lore switch of the first of
+   * `sessions` that has one (null for none): the gateway asks this on every request.
+   */
+  load(
+    id: string,
+    sessions: readonly string[],
+  ): Maybe<{ stored: StoredConversation | null; lore: string | null }>;
   /** What `planCommit` reads: the row, and the keys and turns of the ledger and records (in no order). */
   commitKeys(id: string): Maybe<StoredKeys>;
   /** Stores the row (inserted, or updated by id) and applies the ledger change. */
@@ -119,6 +126,12 @@ export interface Tx {
   putAdoption(n: number, card: string, at: number): Maybe<void>;
   /** Recalls at or after `since`, oldest first (`byOldest`), with their adoptions. */
   recallsSince(since: number): Maybe<StoredRecall[]>;
+
+  /**
+   * Keeps a session's switch at `at` (replacing its old one), or with null drops it; then drops the
+   * longest set beyond `keep` (`byLongestSet`).
+   */
+  putLore(session: string, lore: string | null, at: number, keep: number): Maybe<void>;
 }
 
 export interface Driver {

@@ -16,7 +16,7 @@
 import type { SQL } from "bun";
 import { LoreError } from "../errors.ts";
 
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 3;
 
 const META = `CREATE SCHEMA IF NOT EXISTS lorecards;
 CREATE TABLE IF NOT EXISTS lorecards.meta (
@@ -60,8 +60,15 @@ CREATE INDEX hits_space ON lorecards.hits (space, n);
 /** Version 2: the name a person gave a conversation in the editor. */
 const NAMES_2 = "ALTER TABLE lorecards.conversations ADD COLUMN IF NOT EXISTS name text;";
 
+/** Version 3: sessions' lore switches (`setLore`). */
+const LORE_3 = `
+CREATE TABLE IF NOT EXISTS lorecards.lore_switches (
+  space text COLLATE "C" NOT NULL, session text COLLATE "C" NOT NULL, lore text NOT NULL, at bigint NOT NULL,
+  PRIMARY KEY (space, session));
+CREATE INDEX IF NOT EXISTS lore_switches_at ON lorecards.lore_switches (space, at, session);`;
+
 /** Each step takes the schema from version `i` to `i + 1`. */
-const STEPS = [TABLES_1, NAMES_2];
+const STEPS = [TABLES_1, NAMES_2, LORE_3];
 
 /** Makes or brings up to date the schema; cheap when it is current (one read). */
 export async function ensureSchema(sql: SQL, where: string): Promise<void> {

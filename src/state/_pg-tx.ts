@@ -54,15 +54,22 @@ export function pgTx(sql: SQL, space: string): Tx {
       opening = excluded.opening, timed = excluded.timed
     RETURNING n`;
   return {
-    async load(id) {
-      const [r] = await sql`SELECT c.turn, c.last_seen, c.opening, c.timed,
+    async load(id, sessions) {
+      // One round trip: the conversation (its columns null when none is stored) and the switch of the
+      // first of its sessions that has one.
+      const [r] = await sql`SELECT c.n, c.turn, c.last_seen, c.opening, c.timed,
           (SELECT coalesce(json_agg(json_build_array(i.card, i.turn, i.version) ORDER BY i.turn, i.card), '[]')
             FROM lorecards.injections i WHERE i.conversation = c.n) AS injections,
           (SELECT coalesce(json_agg(json_build_array(r.anchor, r.hash, r.place, r.text, r.turn, r.cards, r.role, r.tier)
-            ORDER BY r.anchor, r.turn, r.hash), '[]') FROM lorecards.replays r WHERE r.conversation = c.n) AS replays
-        FROM lorecards.conversations c WHERE c.space = ${space} AND c.id = ${id}`;
-      if (!r) return null;
-      return {
+            ORDER BY r.anchor, r.turn, r.hash), '[]') FROM lorecards.replays r WHERE r.conversation = c.n) AS replays,
+          (SELECT s.lore FROM lorecards.lore_switches s WHERE s.space = ${space}
+            AND s.session = ANY(${text(sessions)}::text[])
+            ORDER BY array_position(${text(sessions)}::text[], s.session::text) LIMIT 1) AS lore
+        FROM (SELECT 1) AS one
+        LEFT JOIN lorecards.conversations c ON c.space = ${space} AND c.id = ${id}`;
+      const lore = orNull(r?.lore ?? null);
+      if (!r || r.n === null) return { stored: null, lore };
+      const stored = {
         row: rowOf(r),
         injections: json<[string, number, string][]>(r.injections).map(([id, turn, version]) => ({
           id,
@@ -71,6 +78,7 @@ export function pgTx(sql: SQL, space: string): Tx {
         })),
         replays: json<ReplayTuple[]>(r.replays).map(toRecord),
       };
+      return { stored, lore };
     },
     async commitKeys(id) {
       const [r] = await sql`SELECT c.turn, c.last_seen, c.opening, c.timed,
@@ -239,6 +247,19 @@ export function pgTx(sql: SQL, space: string): Tx {
             WHERE a.recall = r.n) AS opened
         FROM lorecards.recalls r WHERE r.space = ${space} AND r.at >= ${since} ORDER BY r.at, r.query, r.session`;
       return rows.map(storedRecall);
+    },
+    async putLore(session, lore, at, keep) {
+      // Rare (an agent's call): two statements, so the cap counts the switch just put.
+      if (lore === null)
+        await sql`DELETE FROM lorecards.lore_switches WHERE space = ${space} AND session = ${session}`;
+      else
+        await sql`INSERT INTO lorecards.lore_switches (space, session, lore, at)
+          VALUES (${space}, ${session}, ${lore}, ${at}::int8)
+          ON CONFLICT (space, session) DO UPDATE SET lore = excluded.lore, at = excluded.at`;
+      // `byLongestSet` in _lore-rules.ts, in SQL (an index serves it).
+      await sql`DELETE FROM lorecards.lore_switches WHERE space = ${space} AND session IN
+        (SELECT session FROM lorecards.lore_switches WHERE space = ${space} ORDER BY at, session
+          LIMIT greatest(0, (SELECT count(*) FROM lorecards.lore_switches WHERE space = ${space}) - ${keep}))`;
     },
   };
 }

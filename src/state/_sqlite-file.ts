@@ -65,7 +65,12 @@ CREATE TABLE adoptions (
 const ADDED_7 = `
 ALTER TABLE conversations ADD COLUMN name TEXT;
 `;
-const SCHEMA = `${TABLES_4}${INDEXES}${ADDED_5}${ADDED_6}${ADDED_7}PRAGMA user_version = 7;`;
+/** Version 8: sessions' lore switches (`setLore`), kept apart from the conversations (_lore-rules.ts). */
+const ADDED_8 = `
+CREATE TABLE lore_switches (session TEXT PRIMARY KEY, lore TEXT NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX lore_switches_at ON lore_switches (at, session);
+`;
+const SCHEMA = `${TABLES_4}${INDEXES}${ADDED_5}${ADDED_6}${ADDED_7}${ADDED_8}PRAGMA user_version = 8;`;
 
 /** Each step takes a database from version `i + 1` to `i + 2`; a new file gets SCHEMA at once. */
 const MIGRATIONS = [
@@ -102,6 +107,9 @@ const MIGRATIONS = [
   // 6 → 7: conversations' names.
   `${ADDED_7}
    PRAGMA user_version = 7;`,
+  // 7 → 8: sessions' lore switches.
+  `${ADDED_8}
+   PRAGMA user_version = 8;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 
@@ -160,6 +168,11 @@ export interface Queries {
   day: Statement<{ totals: string }, [string]>;
   putDay: Statement<unknown, [string, string]>;
   days: Statement<{ day: string; totals: string }, [string]>;
+  /** The switch of one session, or none. */
+  lore: Statement<{ lore: string }, [string]>;
+  putLore: Statement<unknown, [string, string, number]>;
+  dropLore: Statement<unknown, [string]>;
+  dropLoreBeyond: Statement<unknown, [number]>;
 }
 
 export interface Connection {
@@ -270,6 +283,13 @@ function prepare(db: Database): Queries {
     day: "SELECT totals FROM days WHERE day = ?",
     putDay: "INSERT OR REPLACE INTO days (day, totals) VALUES (?, ?)",
     days: "SELECT day, totals FROM days WHERE day >= ? ORDER BY day",
+    lore: "SELECT lore FROM lore_switches WHERE session = ?",
+    putLore: "INSERT OR REPLACE INTO lore_switches (session, lore, at) VALUES (?, ?, ?)",
+    dropLore: "DELETE FROM lore_switches WHERE session = ?",
+    // `byLongestSet` in _lore-rules.ts, in SQL (an index serves it).
+    dropLoreBeyond:
+      "DELETE FROM lore_switches WHERE session IN (SELECT session FROM lore_switches ORDER BY at, session " +
+      "LIMIT max(0, (SELECT count(*) FROM lore_switches) - ?))",
   });
 }
 

@@ -22,15 +22,21 @@ export function sqliteTx(c: Connection): Tx {
     q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n;
 
   return {
-    load(id) {
-      const stored = rowOf(id);
-      if (stored === null) return null;
-      const { n, ...row } = stored;
-      return {
+    load(id, sessions) {
+      let lore: string | null = null;
+      for (const s of sessions) {
+        lore = q.lore.get(s)?.lore ?? null;
+        if (lore !== null) break;
+      }
+      const found = rowOf(id);
+      if (found === null) return { stored: null, lore };
+      const { n, ...row } = found;
+      const stored = {
         row,
         injections: q.injections.all(n).map((r) => ({ id: r.card, turn: r.turn, version: r.version })),
         replays: q.replays.all(n).map(toRecord),
       };
+      return { stored, lore };
     },
     commitKeys(id) {
       const stored = rowOf(id);
@@ -98,6 +104,11 @@ export function sqliteTx(c: Connection): Tx {
     nameConversation: (id, name) => q.nameConversation.run(name, id).changes > 0,
     days: (sinceDay) =>
       q.days.all(sinceDay).map((r) => ({ day: r.day, share: JSON.parse(r.totals) as Share })),
+    putLore(session, lore, at, keep) {
+      if (lore === null) q.dropLore.run(session);
+      else q.putLore.run(session, lore, at);
+      q.dropLoreBeyond.run(keep);
+    },
     ...recallTx(c.db),
   };
 }

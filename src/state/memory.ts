@@ -11,6 +11,7 @@
 import { randomHex } from "../vault/index.ts";
 import { storeOver } from "./_domain.ts";
 import type { Driver, NumberedRecall, Tx } from "./_driver.ts";
+import { byLongestSet } from "./_lore-rules.ts";
 import { byOldest } from "./_recall-rules.ts";
 import {
   byAnchor,
@@ -47,6 +48,8 @@ export interface MemoryState {
   recallKeys: Map<number, string>;
   /** Per-day totals by `YYYY-MM-DD`: they outlive the conversations. */
   days: Map<string, Share>;
+  /** Sessions' lore switches by session id. */
+  lore: Map<string, { session: string; lore: string; at: number }>;
   /** Oldest first. */
   hits: HitEntry[];
   secret: string;
@@ -62,6 +65,7 @@ export function memoryState(): MemoryState {
     recalls: new Map(),
     recallKeys: new Map(),
     days: new Map(),
+    lore: new Map(),
     hits: [],
     secret: randomHex(24),
     counter: 0,
@@ -156,14 +160,17 @@ function memoryTx(state: MemoryState, undo: (() => void)[] | null): Tx {
   };
 
   return {
-    load(id) {
+    load(id, sessions) {
       const c = state.conversations.get(id);
-      if (c === undefined) return null;
-      return copy({
+      const switched = sessions.map((s) => state.lore.get(s)).find((l) => l !== undefined);
+      const lore = switched?.lore ?? null;
+      if (c === undefined) return { stored: null, lore };
+      const stored = copy({
         row: c.row,
         injections: [...c.injections.values()].sort(byTurn),
         replays: [...c.replays.values()].sort(byAnchor),
       });
+      return { stored, lore };
     },
     commitKeys(id) {
       const c = state.conversations.get(id);
@@ -272,6 +279,11 @@ function memoryTx(state: MemoryState, undo: (() => void)[] | null): Tx {
       const r = key === undefined ? undefined : state.recalls.get(key);
       if (r === undefined || card in r.opened) return;
       set(state.recalls, key!, { ...r, opened: { ...r.opened, [card]: at } });
+    },
+    putLore(session, lore, at, keep) {
+      set(state.lore, session, lore === null ? undefined : { session, lore, at });
+      const order = [...state.lore.values()].sort(byLongestSet);
+      for (const l of order.slice(0, Math.max(0, order.length - keep))) set(state.lore, l.session, undefined);
     },
     recallsSince: (since) =>
       copy([...state.recalls.values()].filter((r) => r.at >= since).sort(byOldest)).map(

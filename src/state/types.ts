@@ -9,6 +9,7 @@
  * each other's rows. Every operation is async: a backend may be a network away.
  */
 
+import type { LoreSwitch } from "../defaults.ts";
 import type { ApiName } from "../gateway/protocols.ts";
 import type { HitEntry } from "./hits.ts";
 
@@ -27,6 +28,8 @@ export const LIMITS = {
   recallDays: 90,
   /** Cards kept of one recall's list, the first ones. */
   cardsPerRecall: 100,
+  /** Sessions' lore switches kept (`setLore`): the longest set go first. */
+  loreSwitches: 500,
 } as const;
 
 export type Limits = { [K in keyof typeof LIMITS]: number };
@@ -102,6 +105,8 @@ export interface Conversation {
   replays: ReplayRecord[];
   /** The timed-effects memory the last recall left; {} for none. */
   timed: TimedRecords;
+  /** The lore switch set for a session this conversation carries (`setLore`, _lore-rules.ts); absent: none. */
+  lore?: LoreSwitch;
 }
 
 export interface ConversationChange {
@@ -381,6 +386,11 @@ export interface Store {
   findRecall(session: string, query: string): Promise<StoredRecall | null>;
   /** Per card, the recalls at or after `since` (ms) that listed it and opened it; cards by id. */
   cardUsage(since: number): Promise<UsageWindow>;
+  /**
+   * Sets a session's lore switch (MCP `set_lore`), or with null forgets it, at `at` (`_lore-rules.ts`
+   * says exactly how): a conversation carrying the session loads with it as `lore`.
+   */
+  setLore(session: string, lore: LoreSwitch | null, at: number): Promise<void>;
   /** Lets go of connections; later calls on this handle reject. Closing twice is harmless. */
   close(): Promise<void>;
 }

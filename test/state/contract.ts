@@ -7,6 +7,7 @@
 
 import { afterEach, describe, expect, test } from "bun:test";
 import type { HitEntry, Limits, ReplayRecord, Store, TurnRecord, Usage } from "../../src/state/index.ts";
+import { loreContract } from "./contract-lore.ts";
 import { recallContract } from "./contract-recalls.ts";
 import { turnRecordContract } from "./contract-turns.ts";
 
@@ -374,6 +375,7 @@ export function storeContract(name: string, place: () => Place): void {
 
   turnRecordContract(name, fresh);
   recallContract(name, fresh);
+  loreContract(name, fresh);
 
   describe(`${name} store: secret and hit log`, () => {
     test("the marker secret is 48 hex digits, stable across reopening, and differs between stores", async () => {

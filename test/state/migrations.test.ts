@@ -188,19 +188,24 @@ test.each(MIGRATIONS)("a version $version state file is migrated in place: $what
 });
 
 test("the schema the table ends at is the one a store writes now", () => {
-  expect(SCHEMA_VERSION).toBe(7);
+  expect(SCHEMA_VERSION).toBe(8);
 });
 
-test("a version 6 state file is migrated in place: its conversations stay, and can now be named", async () => {
+/** A state file as version `version` left it: one of today's with what came after taken out. */
+async function vaultBackTo(version: number, undo: string): Promise<string> {
   const root = tempDir();
   dirs.push(root);
-  const file = statePath(root);
   const store = await opened(root);
   await store.recordTurn(turnRecord("c1", 1, noon(1)));
   await store.close();
-  const v6 = new Database(file);
-  v6.exec("ALTER TABLE conversations DROP COLUMN name; PRAGMA user_version = 6;");
-  v6.close();
+  const old = new Database(statePath(root));
+  old.exec(`${undo} PRAGMA user_version = ${version};`);
+  old.close();
+  return root;
+}
+
+test("a version 6 state file is migrated in place: its conversations stay, and can now be named", async () => {
+  const root = await vaultBackTo(6, "ALTER TABLE conversations DROP COLUMN name; DROP TABLE lore_switches;");
   const again = await opened(root);
   expect(await again.conversations(5)).toEqual([
     { id: "c1", surface: "gateway", turns: 1, lastSeen: noon(1), name: null },
@@ -208,4 +213,14 @@ test("a version 6 state file is migrated in place: its conversations stay, and c
   expect(await again.nameConversation("c1", "first")).toBe(true);
   expect((await again.conversations(5))[0]!.name).toBe("first");
   await again.close();
+});
+
+test("a version 7 state file is migrated in place: its conversations stay, and sessions take a lore switch", async () => {
+  const root = await vaultBackTo(7, "DROP TABLE lore_switches;");
+  const again = await opened(root);
+  expect(await again.turns("c1", 5)).toEqual([turnRecord("c1", 1, noon(1))]);
+  await again.setLore("c1", "declared", noon(2));
+  expect((await again.loadConversation("c1")).lore).toBe("declared");
+  await again.close();
+  expect(userVersion(statePath(root))).toBe(SCHEMA_VERSION);
 });
