@@ -40,14 +40,16 @@ export const mcpCommand = defineCommand({
       tenants === undefined ? openVault(vaultPath(args), { create: isDefaultVault(args) }) : undefined;
     const mcp = await import("../mcp/index.ts");
     const named = namedStore(args);
-    const adoptions = named === undefined ? undefined : mcp.storeAdoptions(named);
+    const state = named === undefined ? undefined : mcp.storeState(named);
     if (!args.http) {
       if (args.host !== undefined || args.port !== undefined || args.token !== undefined || args.json) {
         throw new LoreError("usage", "--host, --port, --token and --json only apply with --http");
       }
       // The SDK writes the protocol to process.stdout: a client that leaves ends us quietly.
       stdoutStream();
-      await mcp.serveStdio(vault!, pkg.version, styleOptions(), adoptions);
+      // Claude Code names its session to the stdio servers it starts (since 2.1.154): set_lore's default.
+      const session = process.env.CLAUDE_CODE_SESSION_ID?.trim() || undefined;
+      await mcp.serveStdio(vault!, { version: pkg.version, style: styleOptions(), state, session });
       return 0;
     }
     const listener = mcp.serveHttp({
@@ -57,7 +59,7 @@ export const mcpCommand = defineCommand({
       port: portNumber(args.port),
       token: tokenFrom(args),
       style: styleOptions(),
-      adoptions,
+      state,
       tenants,
       tenantPool: tenantPoolOf(args),
       store: named,

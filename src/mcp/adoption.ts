@@ -1,22 +1,16 @@
 /**
  * Adoption (README "Index mode and adoption"): an index block names its session and query ids, and an
  * agent that opens a card it listed passes them to `read_card`; that opening is recorded in the
- * vault's state.db (Store `recordAdoption`), so `check` and `stats --cards` can tell the cards an
- * agent wants from those it never opens. Recording is bookkeeping: a card is read whatever becomes of
- * it, and the answer says what did (`adoption.status`). The state file is opened on the first
- * adoption, never for a plain read.
+ * vault's state (Store `recordAdoption`, through state.ts), so `check` and `stats --cards` can tell the
+ * cards an agent wants from those it never opens. Recording is bookkeeping: a card is read whatever
+ * becomes of it, and the answer says what did (`adoption.status`).
  */
 import { describeError, LoreError } from "../errors.ts";
-import { type AdoptionOutcome, openStore, type Store, stateUrl } from "../state/index.ts";
+import type { AdoptionOutcome } from "../state/index.ts";
 import type { Vault } from "../vault/index.ts";
 import type { ReadCardArgs } from "./schemas.ts";
+import type { McpState } from "./state.ts";
 import { readCardData } from "./tools.ts";
-
-/** Where adoptions go. */
-export interface Adoptions {
-  record(adoption: { session: string; query: string; card: string }): Promise<AdoptionOutcome>;
-  close(): Promise<void>;
-}
 
 /** What `read_card` says of the ids it was given: the outcome, or `not_recorded` when state failed. */
 export interface AdoptionAnswer {
@@ -27,32 +21,8 @@ export interface AdoptionAnswer {
   detail?: string;
 }
 
-/** Adoptions kept in the store at `url` (the vault's state.db by default), opened on first use. */
-export function storeAdoptions(url: string, now: () => number = Date.now): Adoptions {
-  let store: Promise<Store> | undefined;
-  return {
-    async record(adoption) {
-      store ??= openStore(url);
-      const opened = await store.catch((err) => {
-        store = undefined; // tried again on the next adoption
-        throw err;
-      });
-      return opened.recordAdoption({ ...adoption, at: now() });
-    },
-    async close() {
-      const opened = store;
-      store = undefined;
-      if (opened) await (await opened.catch(() => undefined))?.close();
-    },
-  };
-}
-
-export function vaultAdoptions(vault: Vault): Adoptions {
-  return storeAdoptions(stateUrl(vault.root));
-}
-
 /** `read_card`: the card, and with a block's ids, its adoption recorded. */
-export async function readCardAdopting(vault: Vault, args: ReadCardArgs, adoptions: Adoptions) {
+export async function readCardAdopting(vault: Vault, args: ReadCardArgs, state: McpState) {
   const { session, query } = args;
   if ((session === undefined) !== (query === undefined)) {
     throw new LoreError(
@@ -65,7 +35,7 @@ export async function readCardAdopting(vault: Vault, args: ReadCardArgs, adoptio
   const card = `${data.kind}/${data.key}`;
   let adoption: AdoptionAnswer;
   try {
-    adoption = { status: await adoptions.record({ session, query, card }), card, session, query };
+    adoption = { status: await state.recordAdoption({ session, query, card }), card, session, query };
   } catch (err) {
     const detail = `the adoption could not be recorded: ${describeError(err)}`;
     adoption = { status: "not_recorded", card, session, query, detail };

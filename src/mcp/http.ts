@@ -17,8 +17,8 @@ import {
 } from "../http/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
-import { type Adoptions, vaultAdoptions } from "./adoption.ts";
 import { createMcpServer } from "./server.ts";
+import { type McpState, vaultState } from "./state.ts";
 
 export const MCP_PATH = "/mcp";
 
@@ -31,8 +31,8 @@ export interface McpHttpOptions {
   loopback: boolean;
   /** Slows down wrong tokens per address; with a token and none given, http/'s defaults. */
   throttle?: Throttle;
-  /** Where `read_card` records adoptions; the vault's state.db by default, one store for every request. */
-  adoptions?: Adoptions;
+  /** Where adoptions and lore switches go; the vault's state.db by default, one store for every request. */
+  state?: McpState;
   /** Style memory's options (its clock). */
   style?: StyleOptions;
 }
@@ -48,7 +48,7 @@ export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer)
     tokenHeaders: ["authorization", "x-lorecards-token"],
     throttle: options.token ? (options.throttle ?? createThrottle()) : undefined,
   };
-  const adoptions = options.adoptions ?? vaultAdoptions(options.vault);
+  const state = options.state ?? vaultState(options.vault);
   return async (req, peer) => {
     if (new URL(req.url).pathname !== MCP_PATH) {
       return errorResponse("not_found", `the MCP endpoint is ${MCP_PATH}`);
@@ -67,7 +67,7 @@ export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer)
     });
     const server = createMcpServer(options.vault, {
       version: options.version,
-      adoptions,
+      state,
       style: options.style,
     });
     await server.connect(transport);

@@ -2,8 +2,9 @@
  * mcp/ owns `lorecards mcp`: the tools an agent uses to *write* cards (write_card, read_card,
  * list_cards) over the official MCP SDK, on stdio or streamable HTTP. It never recalls or injects:
  * surfacing is the gateway's and the hook's job, because a model that must decide to look something up
- * mostly does not. It writes cards only through vault/; the one thing it writes to state.db is an
- * adoption, when `read_card` is given an index block's ids (adoption.ts). Style memory's three tools
+ * mostly does not. It writes cards only through vault/; what it writes to the state is an adoption,
+ * when `read_card` is given an index block's ids (adoption.ts), and a session's lore switch, which the
+ * gateway and the hook read (`set_lore`, lore.ts). Style memory's three tools
  * (style-tools.ts) go through style/ alone. In stdio mode nothing but protocol reaches stdout.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -13,29 +14,34 @@ import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
 import { cappedLines, MAX_MESSAGE_BYTES } from "./_stdio-frames.ts";
-import { type Adoptions, vaultAdoptions } from "./adoption.ts";
 import { mcpHandler } from "./http.ts";
 import { createMcpServer } from "./server.ts";
+import { type McpState, vaultState } from "./state.ts";
 import { tenantMcp } from "./tenants.ts";
 
 export { MAX_MESSAGE_BYTES } from "./_stdio-frames.ts";
-export { type Adoptions, storeAdoptions, vaultAdoptions } from "./adoption.ts";
 export { MCP_PATH, type McpHttpOptions, mcpHandler } from "./http.ts";
 export { MAX_SECTION_CHARS } from "./schemas.ts";
 export { createMcpServer, type ServerOptions } from "./server.ts";
+export { type McpState, storeState, vaultState } from "./state.ts";
 export { type TenantMcpOptions, tenantMcp } from "./tenants.ts";
 export { listCardsData, readCardData, writeCard } from "./tools.ts";
 
 export const MCP_DEFAULTS = { host: DEFAULTS.host, port: DEFAULTS.mcpPort } as const;
 
+export interface StdioServeOptions {
+  version: string;
+  style?: StyleOptions;
+  /** Where adoptions and lore switches go; the vault's state.db by default. */
+  state?: McpState;
+  /** The Claude Code session that started this server (`set_lore`'s default). */
+  session?: string;
+}
+
 /** Serve on stdin/stdout; resolves when the client closes the connection. */
-export async function serveStdio(
-  vault: Vault,
-  version: string,
-  style?: StyleOptions,
-  adoptions: Adoptions = vaultAdoptions(vault),
-): Promise<void> {
-  const server = createMcpServer(vault, { version, adoptions, style });
+export async function serveStdio(vault: Vault, options: StdioServeOptions): Promise<void> {
+  const state = options.state ?? vaultState(vault);
+  const server = createMcpServer(vault, { ...options, state });
   // Lines over the cap are answered with an error and left out, never the end of the server.
   const lines = cappedLines(process.stdin, (answer) => process.stdout.write(answer));
   const transport = new StdioServerTransport(lines, process.stdout, {
@@ -48,7 +54,7 @@ export async function serveStdio(
   await server.connect(transport);
   await closed;
   await server.close();
-  await adoptions.close();
+  await state.close();
 }
 
 export interface HttpServeOptions {
@@ -60,8 +66,8 @@ export interface HttpServeOptions {
   token?: string;
   /** Style memory's options (its clock). */
   style?: StyleOptions;
-  /** Where `read_card` records adoptions; the vault's state.db by default. */
-  adoptions?: Adoptions;
+  /** Where adoptions and lore switches go; the vault's state.db by default. */
+  state?: McpState;
   /** A tenants file: serve each tenant it lists over its own vault and state (tenants.ts). */
   tenants?: string;
   /** With `tenants`: the server's `--store`, in which each tenant gets a space of its own. */
@@ -88,7 +94,7 @@ export function serveHttp(options: HttpServeOptions): Listener {
     token: options.token,
     loopback,
     style: options.style,
-    adoptions: options.adoptions,
+    state: options.state,
   });
   return listen({ hostname: host, port: options.port ?? MCP_DEFAULTS.port, fetch });
 }

@@ -1,5 +1,5 @@
 /**
- * The MCP server object: three tools registered on the official SDK's McpServer. A failure becomes an
+ * The MCP server object: the card tools and `set_lore` registered on the official SDK's McpServer. A failure becomes an
  * `isError` tool result whose text starts with the LoreError code and whose `_meta` carries it
  * (_result.ts); arguments that fail the schema are refused by the SDK, before a handler runs.
  */
@@ -9,7 +9,8 @@ import type { KindsConfig } from "../card/types.ts";
 import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
 import { toolError, toolResult } from "./_result.ts";
-import { type Adoptions, readCardAdopting, vaultAdoptions } from "./adoption.ts";
+import { readCardAdopting } from "./adoption.ts";
+import { setLore, setLoreResultShape, setLoreShape } from "./lore.ts";
 import {
   listCardsShape,
   listResultShape,
@@ -19,6 +20,7 @@ import {
   writeCardShape,
   writeResultShape,
 } from "./schemas.ts";
+import { type McpState, vaultState } from "./state.ts";
 import { registerStyleTools } from "./style-tools.ts";
 import { listCardsData, writeCard } from "./tools.ts";
 
@@ -26,10 +28,12 @@ export interface ServerOptions {
   /** Reported to clients in the initialize handshake. */
   version: string;
   /**
-   * Where `read_card` records adoptions (adoption.ts); by default the vault's state.db, opened on the
-   * first one. The caller that passes it closes it.
+   * Where `read_card` records adoptions and `set_lore` a session's switch (state.ts); by default the
+   * vault's state.db, opened on the first of them. The caller that passes it closes it.
    */
-  adoptions?: Adoptions;
+  state?: McpState;
+  /** The session `set_lore` switches when it names none: the Claude Code session that started us. */
+  session?: string;
   /** Style memory's options (its clock) for the style_* tools (style-tools.ts). */
   style?: StyleOptions;
 }
@@ -40,7 +44,8 @@ function instructions(config: KindsConfig): string {
     `kinds ${config.kinds.map((k) => k.name).join(", ")}. ` +
     "Cards surface in the conversation by themselves when their keywords come up, so there is no search " +
     "tool. Write a card when you learn something worth remembering; refresh a card's recent section when " +
-    "it changes."
+    "it changes. To keep the cards out of a session for a while (a draft the person wants unsteered), " +
+    "use set_lore."
   );
 }
 
@@ -57,7 +62,7 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
     { instructions: instructions(config) },
   );
   const withRecent = recentKinds(config);
-  const adoptions = options.adoptions ?? vaultAdoptions(vault);
+  const state = options.state ?? vaultState(vault);
 
   server.registerTool(
     "write_card",
@@ -87,7 +92,7 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
       outputSchema: readResultShape,
       annotations: READ_ONLY,
     },
-    (args) => respond(async () => readCardAdopting(vault, args, adoptions)),
+    (args) => respond(async () => readCardAdopting(vault, args, state)),
   );
 
   server.registerTool(
@@ -103,6 +108,27 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
       annotations: READ_ONLY,
     },
     (args) => respond(async () => listCardsData(vault, args)),
+  );
+  server.registerTool(
+    "set_lore",
+    {
+      title: "Switch the cards for this session",
+      description:
+        "Choose what lorecards puts in front of the model in this session, from the next message on: " +
+        '"declared" keeps to the always-on cards and the cards asked for by name (nothing is noticed from ' +
+        'the conversation), "none" puts nothing in, "auto" brings cards when their words come up, and ' +
+        '"unset" goes back to the setting the person chose. For a stretch of writing the person wants ' +
+        "unsteered, or to compare an answer with and without the cards.",
+      inputSchema: setLoreShape,
+      outputSchema: setLoreResultShape,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+    (args) => respond(async () => setLore(state, args, options.session)),
   );
   registerStyleTools(server, vault.root, options.style);
   return server;

@@ -1,6 +1,6 @@
 /**
  * MCP over HTTP for many tenants (`lorecards mcp --http --tenants FILE`): one endpoint, and per tenant
- * the MCP server of http.ts over its own vault, its adoptions recorded in its own state. A tenant is
+ * the MCP server of http.ts over its own vault, its adoptions and lore switches kept in its own state. A tenant is
  * found by its token (`Authorization: Bearer` or `X-Lorecards-Token`), or by `/t/NAME/mcp` and its
  * token (tenants/). An agent's `write_card` therefore writes into its tenant's vault and no other.
  */
@@ -8,8 +8,8 @@ import type { GuardRules } from "../http/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import { serveTenants, type TenantsServer } from "../tenants/index.ts";
 import { openVault } from "../vault/index.ts";
-import { storeAdoptions } from "./adoption.ts";
 import { mcpHandler } from "./http.ts";
+import { storeState } from "./state.ts";
 
 export interface TenantMcpOptions {
   tenants: string;
@@ -35,15 +35,15 @@ export function tenantMcp(o: TenantMcpOptions): TenantsServer {
     maxOpen: o.maxOpen,
     open(tenant, state) {
       const vault = openVault(tenant.vault);
-      const adoptions = storeAdoptions(state);
+      const kept = storeState(state);
       const fetch = mcpHandler({
         vault,
         version: o.version,
         loopback: o.loopback,
-        adoptions,
+        state: kept,
         style: o.style,
       });
-      return { fetch, close: () => adoptions.close() };
+      return { fetch, close: () => kept.close() };
     },
   });
 }

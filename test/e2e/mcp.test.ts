@@ -56,11 +56,12 @@ function toolSuite(connect: (vault: string) => Promise<Client>) {
     removeDir(vault);
   });
 
-  test("the server offers write_card, read_card and list_cards and style memory's three, with input schemas", async () => {
+  test("the server offers write_card, read_card, list_cards, set_lore and style memory's three, with input schemas", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       "list_cards",
       "read_card",
+      "set_lore",
       "style_admin",
       "style_brief",
       "style_observe",
@@ -312,7 +313,7 @@ describe("over streamable HTTP", () => {
       for (const headers of variants) {
         const client = new Client({ name: "t", version: "0" });
         await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-        expect((await client.listTools()).tools).toHaveLength(6);
+        expect((await client.listTools()).tools).toHaveLength(7);
         await client.close();
       }
     } finally {

@@ -125,16 +125,22 @@ const listArgs = shapedObject({
   limit: fc.oneof(fc.integer({ min: 1, max: 5 }), fc.constantFrom(0, 1001, 2.5)),
 });
 
+const loreArgs = shapedObject({
+  lore: fc.constantFrom("auto", "declared", "none", "unset", "off", ""),
+  session: fc.oneof(name, term),
+});
+
 const call = fc.oneof(
   { weight: 3, arbitrary: fc.record({ tool: fc.constant("write_card"), args: createArgs }) },
   { weight: 3, arbitrary: fc.record({ tool: fc.constant("write_card"), args: recentArgs }) },
   { weight: 3, arbitrary: fc.record({ tool: fc.constant("write_card"), args: writeArgs }) },
   { weight: 2, arbitrary: fc.record({ tool: fc.constant("read_card"), args: readArgs }) },
   { weight: 2, arbitrary: fc.record({ tool: fc.constant("list_cards"), args: listArgs }) },
+  { weight: 1, arbitrary: fc.record({ tool: fc.constant("set_lore"), args: loreArgs }) },
   {
     weight: 1,
     arbitrary: fc.record({
-      tool: fc.constantFrom("write_card", "read_card", "list_cards", "search", ""),
+      tool: fc.constantFrom("write_card", "read_card", "list_cards", "set_lore", "search", ""),
       args: fc.dictionary(shortString, jsonValue([], 2), { maxKeys: 4 }),
     }),
   },

@@ -81,6 +81,7 @@ describe("the tools as a model sees them", () => {
     ],
     ["read_card", { readOnlyHint: true, openWorldHint: false }],
     ["list_cards", { readOnlyHint: true, openWorldHint: false }],
+    ["set_lore", { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
   ])("%s carries accurate annotations and an output schema", async (name, annotations) => {
     const tool = (await conn.client.listTools()).tools.find((t) => t.name === name)!;
     expect(tool.annotations).toEqual(annotations);
