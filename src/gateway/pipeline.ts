@@ -97,7 +97,7 @@ export async function runPipeline(
   const { kept, durable } = record(done, state, store, settings, deps);
   const quoted = quotedIn(result);
   // 7. apply; the switch at `none`: nothing of ours at all, not even what earlier turns added.
-  if (loreOf(result, headers, settings, deps) === "none")
+  if (loreOf(result, headers, state, settings, deps) === "none")
     return {
       changed: false,
       reason: "lore: none",
@@ -146,16 +146,18 @@ function quotedIn(result: RecallResult | null): { quoted?: string[] } {
 }
 
 /**
- * The lore switch in force: recall's answer says it (the header, else `--lore`, else settings.yaml);
- * a repeated turn asks no recall, so the header and the flag say it.
+ * The lore switch in force: recall's answer says it (the header, else the session's switch, else
+ * `--lore`, else settings.yaml); a repeated turn asks no recall, so the header, the session's switch
+ * and the flag say it.
  */
 function loreOf(
   result: RecallResult | null,
   headers: Headers,
+  state: Conversation,
   settings: InjectSettings,
   deps: PipelineDeps,
 ): LoreSwitch {
-  return result?.lore ?? loreAsked(headers, deps) ?? settings.recall?.lore ?? "auto";
+  return result?.lore ?? loreAsked(headers, deps) ?? state.lore ?? settings.recall?.lore ?? "auto";
 }
 
 /** Replay and tiers are on unless a benchmark turns them off (tiers need replay). */

@@ -2,8 +2,9 @@
  * The gateway's question to recall for one turn (phase 4 of pipeline.ts): the turns the model reads,
  * cleaned of our own blocks and of what clients wrap around the person's words; the conversation's
  * clock and timed memory; the cards in context (replay's plan) or in a block of ours in the request;
- * the cards asked for by header and the lore switch the request asks for (`X-Lorecards-Lore`); and, on
- * a conversation's first turn, what opens its stable block.
+ * the cards asked for by header and the lore switch in force (the request's `X-Lorecards-Lore`, else
+ * the one an agent set for the conversation's session); and, on a conversation's first turn, what
+ * opens its stable block.
  */
 import { LORE_SWITCHES, type LoreSwitch } from "../defaults.ts";
 import type { Markers } from "../inject/index.ts";
@@ -60,7 +61,8 @@ export async function recallTurn(
   settings: InjectSettings,
   deps: Pick<PipelineDeps, "reach" | "recall" | "guide" | "warn">,
 ): Promise<RecallResult> {
-  const lore = loreAsked(q.headers, deps);
+  // The request's header, else the switch an agent set for the session (MCP set_lore), else the flag's.
+  const lore = loreAsked(q.headers, deps) ?? q.state.lore;
   const { view, plan, markers, conversation, tiers } = q;
   const books = booksAsked(q.headers, view, markers, settings.recall?.books);
   const reach = await deps.reach(settings.window, books);

@@ -47,6 +47,9 @@ export async function bootSession(
   const at = options.now().getTime();
   // The context was compacted or cleared: earlier hook context is gone, cards may go in again.
   if (input.source === "compact" || input.source === "clear") await resetSession(store, session, at);
+  // The switch an agent set for this session (MCP set_lore) wins over `--lore`: `none` sends nothing.
+  const lore = (await store.loadConversation(session)).lore ?? options.lore;
+  if (lore === "none") return undefined;
   const engine = await openEngine(options.vaultRoot, { persist: true });
   try {
     const markers = markersFromSecret(await store.markerSecret());
@@ -61,7 +64,7 @@ export async function bootSession(
       guide: await blockOpening(engine.vault, options.opening),
       seed: `${input.sessionId}:0`,
       conversationId: session,
-      lore: options.lore,
+      lore,
       books: options.books,
     });
     const stable = result.blocks.find((b) => b.tier === "stable");
@@ -70,7 +73,15 @@ export async function bootSession(
     const workspace = bootRecall ? workspaceOf(input.cwd, options.askGit ?? askGit) : undefined;
     const found =
       workspace &&
-      (await recallWorkspace(engine, workspace, chosen, stable?.wrapped, markers, options, input));
+      (await recallWorkspace(
+        engine,
+        workspace,
+        chosen,
+        stable?.wrapped,
+        markers,
+        { ...options, lore },
+        input,
+      ));
     const blocks = [stable?.wrapped, found?.wrapped].filter((b): b is string => b !== undefined);
     if (blocks.length === 0) return undefined;
     const cards = [...chosen, ...(found?.cards ?? [])];

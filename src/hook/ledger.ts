@@ -9,6 +9,7 @@
  * prompts: prompt n is message 2n − 1 of the conversation (each prompt and each answer one message),
  * with n − 1 answers before it. A compaction or /clear starts the clock again and forgets the memory.
  */
+import type { LoreSwitch } from "../defaults.ts";
 import type { ConversationHistory } from "../recall/types.ts";
 import type { Store, TimedRecords } from "../state/index.ts";
 
@@ -23,6 +24,8 @@ export interface TurnState {
   inContext: Set<string>;
   /** The conversation as recall's timed effects count it, with the memory the last prompt left. */
   history: ConversationHistory;
+  /** The lore switch an agent set for the session (MCP `set_lore`), over the hook's `--lore`. */
+  lore?: LoreSwitch;
 }
 
 /** Advance the session's clock and say which cards are still in context. */
@@ -39,7 +42,12 @@ export async function beginTurn(
     // Turn 0 is the boot block (boot.ts): in context for as long as the session's context lasts.
     if (inj.turn === 0 || (reinjectAfter > 0 && turn < inj.turn + reinjectAfter)) inContext.add(inj.id);
   }
-  return { turn, inContext, history: historyAt(turn, stored.timed) };
+  return {
+    turn,
+    inContext,
+    history: historyAt(turn, stored.timed),
+    ...(stored.lore && { lore: stored.lore }),
+  };
 }
 
 /**

@@ -166,6 +166,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
       ...(conversation !== undefined && { conversationId: conversation }),
       history: state?.history,
       index,
+      ...(state?.lore && { lore: state.lore }),
     });
     const block = result.blocks[0]?.wrapped;
     const listed = recallRecordOf(result, "hook", now().getTime());
