@@ -3,15 +3,26 @@
 // fell back) print but exit 0. It also removes the temp files a killed write left behind. With
 // --reindex it first compares every card file with the index, as `refresh --all` does. A last section
 // says how the cards fare in index recalls (check/recall-health.ts); it never changes the exit code.
+// Without --book it checks the vault's own cards and then every book of it (docs/BOOKS.md), each in a
+// section of its own: an imported book is read by default, so it is checked by default too.
 
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { describeHealth, recallHealth } from "../check/recall-health.ts";
-import { checkVault } from "../check/vault.ts";
+import { checkVault, type VaultCheck } from "../check/vault.ts";
 import { describeError } from "../errors.ts";
 import { refreshVault } from "../recall/index.ts";
 import { type HealthReport, openStore, statePath, stateUrl } from "../state/index.ts";
 import { describeStyleSettings, styleSettingsFromEnv } from "../style/settings.ts";
-import { type Census, sweepVaultTemps, type Vault } from "../vault/index.ts";
+import {
+  BOOKS_DIR,
+  type Census,
+  MAIN_BOOK,
+  openVault,
+  readBooks,
+  sweepVaultTemps,
+  type Vault,
+} from "../vault/index.ts";
 import { toWire } from "../wire.ts";
 import { recallArgs } from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
@@ -34,40 +45,36 @@ export const checkCommand = defineCommand({
   },
   async run({ args }) {
     const vault = openBook(args);
-    sweepVaultTemps(vault);
-    if (args.reindex) refreshVault(vault, { all: true });
     const names = { char: args.char, user: args.user };
-    const { cards, errors, warnings, findings, style, files } = checkVault(
-      vault,
-      names,
-      styleSettingsFromEnv(process.env),
-    );
+    const checkOne = (v: Vault): VaultCheck => {
+      sweepVaultTemps(v);
+      if (args.reindex) refreshVault(v, { all: true });
+      return checkVault(v, names, styleSettingsFromEnv(process.env));
+    };
+    const main = checkOne(vault);
+    const books = args.book
+      ? []
+      : readBooks(vault.root)
+          .filter((b) => b.name !== MAIN_BOOK)
+          .map((b) => ({ name: b.name, root: b.root, report: checkOne(openVault(b.root)) }));
     const recall = await recallSection(vault, namedStore(args));
     if (args.json)
       printJson({
-        cards,
-        errors,
-        warnings,
-        findings,
-        files: toWire(files),
-        style: toWire(style),
+        ...reportJson(main),
+        style: toWire(main.style),
         recall: toWire(recall.report),
+        ...(books.length > 0 ? { books: books.map((b) => ({ book: b.name, ...reportJson(b.report) })) } : {}),
       });
     else {
-      const lines =
-        findings.length === 0
-          ? [`${cards} cards, all healthy.`]
-          : [
-              ...findings.map(
-                (f) => `${f.severity === "error" ? "error  " : "warning"}  ${f.card}: ${f.detail}`,
-              ),
-              `${cards} cards: ${errors} error(s), ${warnings} warning(s).`,
-            ];
-      const styleLines = describeStyleSettings(style, { onlySet: true });
+      const styleLines = describeStyleSettings(main.style, { onlySet: true });
       print(
         [
-          ...lines,
-          ...describeFiles(files),
+          ...describeReport(main),
+          ...books.flatMap((b) => [
+            "",
+            `Book ${b.name} (${BOOKS_DIR}/${path.basename(b.root)}/):`,
+            ...describeReport(b.report).map((l) => (l === "" ? l : `  ${l}`)),
+          ]),
           ...(styleLines.length > 0
             ? ["", "Style memory settings:", ...styleLines.map((l) => `  ${l}`)]
             : []),
@@ -75,9 +82,29 @@ export const checkCommand = defineCommand({
         ].join("\n"),
       );
     }
-    return errors > 0 ? 1 : 0;
+    return [main, ...books.map((b) => b.report)].some((r) => r.errors > 0) ? 1 : 0;
   },
 });
+
+/** One vault's (or book's) check as `--json` prints it. */
+function reportJson(r: VaultCheck) {
+  const { cards, errors, warnings, findings, files } = r;
+  return { cards, errors, warnings, findings, files: toWire(files) };
+}
+
+/** One vault's (or book's) findings, its count line, and the files that are no cards. */
+function describeReport(r: VaultCheck): string[] {
+  const lines =
+    r.findings.length === 0
+      ? [`${r.cards} cards, all healthy.`]
+      : [
+          ...r.findings.map(
+            (f) => `${f.severity === "error" ? "error  " : "warning"}  ${f.card}: ${f.detail}`,
+          ),
+          `${r.cards} cards: ${r.errors} error(s), ${r.warnings} warning(s).`,
+        ];
+  return [...lines, ...describeFiles(r.files)];
+}
 
 /** The files that are no cards, grouped by reason, and the notes that have no frontmatter. */
 function describeFiles(files: Census): string[] {

@@ -13,12 +13,16 @@ import path from "node:path";
 import { cardAt, KINDS_FILE, skippedFolder } from "../card/index.ts";
 import { describeError } from "../errors.ts";
 import { openPlain } from "../plain-file.ts";
+import { BOOK_FILE, BOOKS_DIR } from "./books.ts";
 import { GUIDE_FILE } from "./guide.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
 import { SETTINGS_FILE } from "./settings.ts";
 
-/** The vault's own files in its root, besides cards. */
-const SETTINGS_FILES = [KINDS_FILE, SETTINGS_FILE, GUIDE_FILE];
+/** The vault's own files in its root, besides cards; a book (books/NAME/) has its book.yaml too. */
+function settingsFiles(vault: Vault): string[] {
+  const isBook = path.basename(path.dirname(vault.root)) === BOOKS_DIR;
+  return [KINDS_FILE, SETTINGS_FILE, GUIDE_FILE, ...(isBook ? [BOOK_FILE] : [])];
+}
 
 export interface SkippedFile {
   /** Vault-relative, `/`-separated; a folder ends with `/`. */
@@ -31,7 +35,7 @@ export interface Census {
   cardFiles: number;
   /** Card files with no frontmatter: each is a card whose only name is its file name. */
   bare: string[];
-  /** lorecards' own files in the root that are no card (kinds.yaml, settings.yaml, the guide, `.lorecards/`). */
+  /** lorecards' own files in the root that are no card (kinds.yaml, settings.yaml, the guide, a book's book.yaml, `.lorecards/`). */
   settings: string[];
   /** Everything else, with why it is not a card. */
   skipped: SkippedFile[];
@@ -77,6 +81,7 @@ function notPlain(e: fs.Dirent): string {
 /** Every file under the vault root, each counted as a card file, a setting, or skipped with its reason. */
 export function vaultCensus(vault: Vault): Census {
   const census: Census = { cardFiles: 0, bare: [], settings: [], skipped: [] };
+  const settings = settingsFiles(vault);
   const walk = (dir: string) => {
     let entries: fs.Dirent[];
     try {
@@ -99,7 +104,7 @@ export function vaultCensus(vault: Vault): Census {
         else census.skipped.push({ path: `${rel}/`, reason: why });
       } else if (!e.isFile()) {
         census.skipped.push({ path: rel, reason: `${notPlain(e)}: lorecards reads only plain files` });
-      } else if (dir === "" && SETTINGS_FILES.includes(e.name)) census.settings.push(rel);
+      } else if (dir === "" && settings.includes(e.name)) census.settings.push(rel);
       else if (cardAt(vault.kinds, rel) !== undefined) {
         census.cardFiles++;
         if (!opensFrontmatter(path.join(vault.root, rel))) census.bare.push(rel);

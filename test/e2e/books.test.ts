@@ -114,6 +114,30 @@ describe.skipIf(!HAVE)("two characters and a world, through one gateway", () => 
     expect(mira).not.toContain(SERAPHINA_GLADE);
   });
 
+  test("check with no --book checks the vault's own cards and then every book, each book.yaml a setting", async () => {
+    const r = await runBinary(["check", "--vault", vault, "--json"], { env: { HOME: home } });
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as {
+      cards: number;
+      books: { book: string; cards: number; files: { settings: string[]; skipped: { path: string }[] } }[];
+    };
+    expect(report.books.map((b) => [b.book, b.cards])).toEqual([
+      ["hxh_weather_director", 1],
+      ["mira", 2],
+      ["seraphina", 4],
+    ]);
+    for (const b of report.books) {
+      expect(b.files.settings).toContain("book.yaml");
+      expect(b.files.skipped.map((s) => s.path)).not.toContain("book.yaml");
+    }
+    const text = await runBinary(["check", "--vault", vault], { env: { HOME: home } });
+    expect(text.stdout).toContain("Book seraphina (books/seraphina/):\n");
+    const one = await runBinary(["check", "--vault", vault, "--book", "mira", "--json"], {
+      env: { HOME: home },
+    });
+    expect(JSON.parse(one.stdout)).not.toHaveProperty("books");
+  });
+
   test("try with each character's name reads the same books", async () => {
     const tryAs = async (char: string) => {
       const r = await runBinary(

@@ -154,6 +154,7 @@ describe("try", () => {
       "broken",
       "candidates",
       "context",
+      "declared",
       "fired",
       "injected",
       "injected_chars",
