@@ -4,10 +4,11 @@
  * the word is not one that commonly opens a sentence),
  * sorted into places (after "in/at/to/from/near…" or ending in a place word) and names. A word that
  * is the start of an existing card's title ("Ali" when "Alice" exists) is offered as an alias.
- * Chinese/Japanese: jieba's part-of-speech tags (nr/ns, and new words its HMM found).
+ * Chinese: names and places read off the shape of the runtime's word segmentation (_han-candidates.ts),
+ * not jieba, whose load would cost a `try` far more than the rest of it.
  */
-import { fold, hasUnspaced } from "./fold.ts";
-import type { Segmenter } from "./segment.ts";
+import { hanCandidates } from "./_han-candidates.ts";
+import { fold } from "./fold.ts";
 
 const STOP = new Set(
   (
@@ -28,6 +29,8 @@ const STOP = new Set(
 const PLACE_BEFORE = new Set(["in", "at", "to", "from", "near", "into", "around", "visit", "visited"]);
 const PLACE_WORD =
   /\b(street|st|road|rd|avenue|ave|park|cafe|café|bar|lake|river|mountain|city|town|station|square|bridge|hall|school|university|hospital|market|beach|island|hotel|restaurant)$/i;
+const HAN = /\p{Script=Han}/u;
+const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々〆]+/gu;
 const WORD = /[\p{Lu}\p{Lt}][\p{L}\p{M}'’-]*|[\p{L}\p{M}\p{N}'’-]+|[.!?。！？\n]/gu;
 
 /** Words that may deserve a card, sorted by what they look like. */
@@ -42,12 +45,11 @@ export interface CandidateContext {
   covered: (folded: string) => boolean;
   /** True when some card's folded title is longer than `folded` and starts with it: an alias. */
   extendsTitle: (folded: string) => boolean;
-  segmenter?: () => Promise<Segmenter>;
 }
 
 /**
  * The most of a message read for candidates, in UTF-16 units: a few paragraphs. They are suggestions
- * for the person to look at, and jieba reads about 3 MB a second.
+ * for the person to look at.
  */
 export const CANDIDATES_READ = 4000;
 
@@ -65,22 +67,18 @@ export async function findCandidates(message: string, ctx: CandidateContext): Pr
     taken.add(f);
     list.push(phrase);
   };
-  for (const run of capitalisedRuns(sentence)) {
+  // Han and kana stand apart from Latin words written against them ("碰到了Margaret Thornton和").
+  for (const run of capitalisedRuns(sentence.replace(UNSPACED_RUN, " "))) {
     const folded = fold(run.phrase);
     const isAlias = !run.phrase.includes(" ") && ctx.extendsTitle(folded);
     if (isAlias) add(out.aliases, run.phrase);
     else if (run.afterPlaceWord || PLACE_WORD.test(run.phrase)) add(out.places, run.phrase);
     else add(out.names, run.phrase);
   }
-  if (ctx.segmenter && hasUnspaced(sentence)) {
-    const seg = await ctx.segmenter();
-    for (const { word, tag } of seg.tag(sentence)) {
-      if (!hasUnspaced(word) || [...word].length < 2) continue;
-      if (tag === "ns") add(out.places, word);
-      else if (tag === "nr" || tag === "nrt" || tag === "nrfg" || (tag === "x" && [...word].length <= 4)) {
-        add(out.names, word);
-      }
-    }
+  if (HAN.test(sentence)) {
+    const han = hanCandidates(sentence);
+    for (const name of han.names) add(out.names, name);
+    for (const place of han.places) add(out.places, place);
   }
   return out;
 }

@@ -112,8 +112,7 @@ export async function recall(
   const timed = nextMemory(asNow, decided.clock, (id) => cardById(compiled, id));
 
   const current = turns[turns.length - 1]?.text ?? "";
-  const candidates =
-    options.candidates === false ? NO_CANDIDATES : await candidatesOf(compiled, current, segmenter);
+  const candidates = options.candidates === false ? NO_CANDIDATES : await candidatesOf(compiled, current);
   const broken = brokenOf(compiled).map((b) => ({ path: b.path, error: b.error }));
   const lore = options.lore ?? "auto";
   return { selection, blocks, ...(index && { index }), candidates, broken, timed, lore };
@@ -184,15 +183,10 @@ export function unknownNames(compiled: Compiled, names: readonly string[]): stri
   return names.filter((name) => resolveRef(name, compiled) === undefined);
 }
 
-function candidatesOf(
-  compiled: Compiled,
-  sentence: string,
-  segmenter: (() => Promise<Segmenter>) | undefined,
-): Promise<Candidates> {
+function candidatesOf(compiled: Compiled, sentence: string): Promise<Candidates> {
   const { matcher } = compiled.loaded;
   return findCandidates(sentence, {
     covered: (f) => matcher.containsTerm(f),
     extendsTitle: (f) => matcher.extendsTitle(f),
-    segmenter,
   });
 }

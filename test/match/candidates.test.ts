@@ -43,4 +43,27 @@ describe("candidate keywords", () => {
     expect(built.extendsTitle("alex")).toBe(true);
     expect(new Matcher([card("Alexandra Hamilton")], [layer]).extendsTitle("alex")).toBe(false);
   });
+
+  // Chinese: names and places read off the shape of ICU's word segmentation (_han-candidates.ts).
+  test.each([
+    ["a surname and a given name of two characters", "我在车站见到了王小明。", ["王小明"], []],
+    ["a surname and a given name of one character", "昨天李华去了图书馆。", ["李华"], []],
+    ["a two-character surname", "诸葛亮和司马懿在见面。", ["诸葛亮", "司马懿"], []],
+    ["a three-character name the dictionary knows", "还记得林黛玉吗？", ["林黛玉"], []],
+    ["a word ending in a place character", "我住在上海市。", [], ["上海市"]],
+    ["a place character after a two-character word", "我们去长安街吃饭。", [], ["长安街"]],
+    ["what stands before a place word", "北京大学和外滩公园都很美。", [], ["北京大学", "外滩公园"]],
+    ["ordinary words that open with a surname character are not names", "周末马上就到，我很高兴。", [], []],
+    ["grammar after a surname is no given name", "张在家。", [], []],
+    ["mixed with English", "我在车站碰到了Margaret Thornton和王小明。", ["Margaret Thornton", "王小明"], []],
+  ])("Chinese: %s", async (_name, sentence, names, places) => {
+    const c = await findCandidates(sentence, none);
+    expect(c.names).toEqual(names);
+    expect(c.places).toEqual(places);
+  });
+
+  test("a Chinese name some card covers is not offered", async () => {
+    const covered = (f: string) => f === fold("王小明");
+    expect((await findCandidates("我见到了王小明和张伟。", { ...none, covered })).names).toEqual(["张伟"]);
+  });
 });
