@@ -24,7 +24,7 @@ const ELSEWHERE: [RegExp, string][] = [
   [/^npm run build$/, ".ci/run"],
   [/^sudo |^systemctl status /, "test/e2e/home-server-recipe.test.ts"],
   [/^(ANTHROPIC_BASE_URL=\S+ )?claude( |$)/, "test/e2e/real-clients.test.ts"],
-  [/^GOOGLE_GEMINI_BASE_URL=\S+ GEMINI_API_KEY=\S+ gemini$/, "test/e2e/more-real-clients.test.ts"],
+  [/^GOOGLE_GEMINI_BASE_URL=\S+ GEMINI_API_KEY=\S+ gemini$/, "test/e2e/client-recipes.test.ts"],
   [/^lorecards style (pin|forget) <id>$/, "test/e2e/style.test.ts"],
   [/^lorecards style (brief|score|init) (\[|\|)/, "test/e2e/style.test.ts"],
 ];

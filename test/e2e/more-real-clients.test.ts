@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import { GoogleGenAI } from "@google/genai";
 import { Ollama } from "ollama";
+import { billOf, storedTotals } from "../support/client-bill.ts";
 import {
   type Arrival,
   appendOnlyBreaks,
@@ -26,8 +27,6 @@ import type { Exchange } from "../support/client-replay.ts";
 import { type ClientSession, startClientSession } from "../support/client-session.ts";
 import { CLIENT_CARDS } from "../support/client-upstream.ts";
 import { prerequisite } from "../support/prerequisites.ts";
-import { vaultStore } from "../support/state.ts";
-import { until } from "../support/wait.ts";
 
 interface Scenario {
   name: string;
@@ -226,50 +225,10 @@ describe.each(SCENARIOS.filter(installed))("$name", (scenario) => {
   );
 
   test("stats: one turn per prompt typed, holding what the upstream billed for every answer (a side request's in the turn it follows)", async () => {
-    const billed = billedXs.map((x) => billIn(x.upstream?.answer ?? ""));
     // One turn per prompt the person typed, whatever else the client sent.
-    const want = {
-      turns: xs.length,
-      input: billed.reduce((n, b) => n + b.input, 0),
-      output: billed.reduce((n, b) => n + b.output, 0),
-      requests: billedXs.length,
-    };
-    const store = await vaultStore(s().vault);
-    try {
-      const stored = async () => {
-        const conversations = await store.conversations(20);
-        const per = await Promise.all(conversations.map((c) => store.turns(c.id, 100)));
-        const totals = per.map((turns) => ({
-          turns: turns.length,
-          input: turns.reduce((n, t) => n + (t.usage ? t.usage.uncached + t.usage.cacheRead : 0), 0),
-          output: turns.reduce((n, t) => n + (t.usage?.output ?? 0), 0),
-          requests: turns.reduce((n, t) => n + (t.requests ?? (t.usage ? 1 : 0)), 0),
-        }));
-        return totals.find((t) => t.input === want.input) ?? totals;
-      };
-      await until(async () => Bun.deepEquals(await stored(), want), "the usage of every answer stored");
-      expect(await stored()).toEqual(want);
-    } finally {
-      await store.close();
-    }
-    // The hang timeout, beyond `until`'s own bound: a loaded machine may take a while to write the
-    // usage, and a usage that never adds up fails saying what it waited for.
+    const want = billOf(billedXs, xs.length);
+    expect(await storedTotals(s().vault, want)).toEqual(want);
+    // No test timeout of its own: the hang timeout, beyond storedTotals' own wait, lets a loaded
+    // machine take a while to write the usage, and a usage that never adds up fails saying so.
   });
 });
-
-/**
- * What the fake upstream billed in one answer, read the way each API reports it (its last report in a
- * stream): Gemini's `promptTokenCount` and `candidatesTokenCount`, Chat Completions' `prompt_tokens`
- * and `completion_tokens`, Ollama's `prompt_eval_count` and `eval_count`.
- */
-function billIn(answer: string): { input: number; output: number } {
-  const last = (name: string) => {
-    const all = [...answer.matchAll(new RegExp(`"${name}":(\\d+)`, "g"))];
-    return Number(all.at(-1)?.[1] ?? 0);
-  };
-  if (answer.includes('"promptTokenCount"'))
-    return { input: last("promptTokenCount"), output: last("candidatesTokenCount") };
-  if (answer.includes('"prompt_eval_count"'))
-    return { input: last("prompt_eval_count"), output: last("eval_count") };
-  return { input: last("prompt_tokens"), output: last("completion_tokens") };
-}

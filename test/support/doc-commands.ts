@@ -106,8 +106,13 @@ export function docPages(root: string): string[] {
 
 /** The ```json block that follows the first mention of `name` on a page (a file a command reads). */
 export function jsonBlockAfter(root: string, file: string, name: string): string | undefined {
+  return blockAfter(root, file, name, "json");
+}
+
+/** The first fenced block in `lang` after the first mention of `name` on a page (a recipe's code). */
+export function blockAfter(root: string, file: string, name: string, lang: string): string | undefined {
   const text = fs.readFileSync(path.join(root, file), "utf8");
   const at = text.indexOf(name);
   if (at < 0) return undefined;
-  return /```json\n([\s\S]*?)```/.exec(text.slice(at))?.[1];
+  return new RegExp(`^\`\`\`${lang}\n([\\s\\S]*?)^\`\`\``, "m").exec(text.slice(at))?.[1];
 }
