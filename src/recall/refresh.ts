@@ -21,10 +21,13 @@ export interface RefreshReport {
   layers: number;
 }
 
-/** `all`: compare every file; `touched`: compare only these vault-relative files (the keeper's). */
+/**
+ * `all`: compare every file; `touched`: compare only these vault-relative files, every change the
+ * keeper's watcher saw (their folders' marks are recorded with them, vault/catalog.ts `watched`).
+ */
 export function refreshVault(vault: Vault, opts: { all?: boolean; touched?: string[] } = {}): RefreshReport {
   const index = opts.touched
-    ? loadIndex(vault, { check: "none", touched: opts.touched })
+    ? loadIndex(vault, { check: "none", touched: opts.touched, watched: true })
     : loadIndex(vault, { check: opts.all ? "all" : "changed" });
   const loaded = compile(vault, index, { persist: true, overlayMax: REFRESH_OVERLAY_MAX });
   return {

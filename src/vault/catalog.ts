@@ -30,6 +30,7 @@ import {
   isKindFolder,
   kindsSignature,
   knownMarks,
+  lstat,
   type Pending,
 } from "./_compare.ts";
 import { type IndexDb, metaValue, openIndexDb, STATUS } from "./_index-db.ts";
@@ -90,6 +91,11 @@ export interface LoadIndexOptions {
   check?: "changed" | "all" | "none";
   /** Vault-relative paths compared whatever their folder shows (the files a watcher named). */
   touched?: readonly string[];
+  /**
+   * The `touched` paths are every change a watcher saw since the index was last compared in full (the
+   * keeper's): their folders' marks are recorded too, so the next load does not list them.
+   */
+  watched?: boolean;
   /**
    * See an edit written into a file in place (a cold process: the hook, `try`): with "changed", a
    * vault of up to STAT_ALL_MAX card files has every file compared; a larger one asks its keeper to
@@ -164,17 +170,20 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     reuse && metaValue(reuse, "kinds") === kinds ? reuse : openIndexDb(vault, kinds, opts.persist !== false);
   const started = Date.now();
   const check = opts.check ?? "changed";
-  const full = check === "all" || (check === "changed" && fullCheckDue(idx, started));
+  let due = check === "changed" && fullCheckDue(idx, started);
   // Edits written in place: a small vault compares every file; a large one asks its keeper (keeper.ts).
   let keeper: VaultIndex["keeper"];
-  let everyFile = full;
-  if (!full && check === "changed" && opts.inPlace) {
-    if ((idx.q.count.get()?.n ?? 0) <= STAT_ALL_MAX) everyFile = true;
-    else if (!syncWithKeeper(vault)) {
+  let everyFile = due || check === "all";
+  if (check === "changed" && opts.inPlace && (idx.q.count.get()?.n ?? 0) > STAT_ALL_MAX) {
+    // A keeper that answered has written every change its watcher saw, which is every change since its
+    // own full check: the periodic full check would find nothing it has not (keeper.ts).
+    if (syncWithKeeper(vault)) everyFile = due = false;
+    else {
       everyFile = true;
       keeper = "missing";
     }
-  }
+  } else if (check === "changed" && opts.inPlace) everyFile = true;
+  const full = check === "all" || due;
   const known = knownMarks(idx);
   let parsed = 0;
   let wrote = false;
@@ -198,7 +207,9 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     compareDir(vault, idx, dir, mark, started, pending, walkFrom);
   }
   const touched = (opts.touched ?? []).filter((rel) => !pending.visited.has(dirOf(rel)));
+  const marks = opts.watched ? watchedMarks(vault, touched, known) : undefined;
   compareFiles(vault, idx, touched, started, pending);
+  for (const [dir, mark] of marks ?? []) pending.dirs.set(dir, mark);
   parsed += pending.put.length;
   const changed = pending.put.length + pending.drop.length > 0;
   const marksMoved = [...pending.dirs].some(([dir, mark]) => known.get(dir) !== mark);
@@ -208,6 +219,31 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     if (idx.onDisk) removeStaleTemps(path.join(vault.root, STATE_DIR));
   }
   return summarize(idx, vault, parsed, keeper);
+}
+
+/**
+ * The marks of the known folders holding `touched` files, read before those files are compared: with
+ * every change in them named by a watcher (`watched`), comparing the named files is comparing the
+ * folder, and the next load need not list it (an atomic save in a folder of 40,000 cards would have
+ * every one stat'ed). A folder where something named is now a folder or a link (moved in with what it
+ * holds, which no watcher names one by one) keeps its old mark and is walked as usual.
+ */
+function watchedMarks(vault: Vault, touched: readonly string[], known: ReadonlyMap<string, string>) {
+  const dirs = new Set<string>();
+  const walk = new Set<string>();
+  for (const rel of touched) {
+    const dir = dirOf(rel);
+    if (!known.has(dir)) continue;
+    dirs.add(dir);
+    const st = lstat(folderAbs(vault, rel));
+    if (st !== undefined && !st.isFile()) walk.add(dir);
+  }
+  const marks = new Map<string, string>();
+  for (const dir of dirs) {
+    const mark = walk.has(dir) ? "none" : dirMark(vault, folderAbs(vault, dir));
+    if (mark !== "none") marks.set(dir, mark);
+  }
+  return marks;
 }
 
 /** The folder part of a vault-relative path ("" for the vault root). */

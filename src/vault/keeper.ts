@@ -9,6 +9,9 @@
  *   2. the keeper's watcher sees that file after every change made before it (one watcher, events in
  *      order), compares the files it was told about, commits them to index.db, and removes the file;
  *   3. the cold process, seeing the file gone, loads the index as usual (folder mtimes only).
+ * Its answer also stands for the periodic full check (catalog.ts): its watcher names every change
+ * since its own full check, and it records the marks of the folders it compared, so a save in a
+ * folder of 40,000 cards costs the asker no listing of it.
  * `.lorecards/keeper.json` names the keeper (`pid`) once its watcher is up and its first full check is
  * done; a keeper that is gone, or does not answer within SYNC_WAIT_MS, is treated as missing: the load
  * compares every file itself and a new keeper is started. A keeper leaves after IDLE_MS with no
@@ -94,6 +97,8 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
   const touched = new Set<string>();
   const requests = new Set<string>();
   let flushing: ReturnType<typeof setTimeout> | undefined;
+  /** A change the watcher could not name was seen since the last flush. */
+  let lost = false;
   let idle: ReturnType<typeof setTimeout> | undefined;
   let watcher: FSWatcher | undefined;
   return new Promise<void>((resolve) => {
@@ -118,13 +123,21 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
       flushing = undefined;
       const paths = [...touched];
       touched.clear();
-      if (paths.length > 0) options.compare(paths);
+      if (lost) options.compare("all");
+      else if (paths.length > 0) options.compare(paths);
+      lost = false;
       for (const r of requests) fs.rmSync(path.join(syncDir, r), { force: true });
       if (requests.size > 0) rest();
       requests.clear();
     };
     watcher = fs.watch(vault.root, { recursive: true }, (_event, name) => {
-      const rel = typeof name === "string" ? name.split(path.sep).join("/") : "";
+      // A change the watcher could not name (its queue overflowed): the next flush compares everything.
+      if (typeof name !== "string") {
+        lost = true;
+        flushing ??= setTimeout(flush, 5);
+        return;
+      }
+      const rel = name.split(path.sep).join("/");
       if (rel.startsWith(`${STATE_DIR}/${SYNC_DIR}/`)) {
         requests.add(rel.slice(STATE_DIR.length + SYNC_DIR.length + 2));
         if (flushing) clearTimeout(flushing);

@@ -3,9 +3,11 @@
 // because a cold load compares every file, in a large one (over STAT_ALL_MAX card files) because the
 // keeper the first cold process started (`refresh --watch`, vault/keeper.ts) tells the index, and the
 // next process asks it to catch up first. Every keeper a test starts is stopped by its pid.
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { FULL_CHECK_MS } from "../../src/vault/index.ts";
 import { STAT_ALL_MAX } from "../../src/vault/keeper.ts";
 import { ensureBinary, runBinary } from "../support/binary.ts";
 import { removeDir, tempDir } from "../support/vault.ts";
@@ -113,6 +115,22 @@ describe(`a vault over ${STAT_ALL_MAX} card files`, () => {
     });
     const r = await runBinary(["hook", "--vault", vault], { stdin });
     expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain("Hooked in a large vault.");
+  }, 60_000);
+
+  test("a keeper that answers stands for the periodic full check: a try after a minute's idle compares no file itself", async () => {
+    await until(() => keeperPid(vault) !== undefined, "the keeper to be up", 60_000);
+    const db = new Database(path.join(vault, ".lorecards", "index.db"));
+    const checked = () =>
+      db.query<{ value: string }, []>("SELECT value FROM meta WHERE name = 'checked'").get();
+    try {
+      const idle = String(Date.now() - 2 * FULL_CHECK_MS);
+      db.run("UPDATE meta SET value = ? WHERE name = 'checked'", [idle]);
+      writeInPlace(path.join(vault, "people", "person11.md"), card("zname11", "Seen after idling."));
+      expect(await tryContext(vault, "zname11")).toContain("Seen after idling.");
+      expect(checked()?.value).toBe(idle);
+    } finally {
+      db.close();
+    }
   }, 60_000);
 
   test("a keeper with no request leaves after its idle time, and says so by removing its file", async () => {

@@ -174,4 +174,25 @@ describe("when an edit is seen", () => {
     await updateCard(vault, "people", "Alice", { frontmatter: { title: "Alicia" } });
     expect(titles(vault)).toEqual(["Alicia", "Bob", "Carol", "Cafe"]);
   });
+
+  test("the files a watcher named stand for their folder: after an atomic save compared by name, the next load looks in no folder", () => {
+    const vault = settledVault();
+    // An edit written in place beside it, which only a look inside the folder would find.
+    inPlaceEdit(vault, "people/Bob.md", card("Bobby", "\npriority: 3"));
+    atomicSave(vault, "people/Alice.md", card("Alicia"));
+    const touched = ["people/Alice.md.tmp~", "people/Alice.md"];
+    expect(loadIndex(vault, { check: "none", touched, watched: true }).parsed).toBe(1);
+    const index = loadIndex(vault);
+    expect(index.parsed).toBe(0);
+    expect(index.cards.map((c) => c.title)).toEqual(["Alicia", "Bob", "Cafe"]);
+  });
+
+  test("a folder moved in with its cards, which a watcher names as one path, has its parent walked", () => {
+    const vault = settledVault();
+    const team = path.join(vault.root, "people", "team");
+    fs.mkdirSync(team);
+    fs.writeFileSync(path.join(team, "Dana.md"), card("Dana"));
+    loadIndex(vault, { check: "none", touched: ["people/team"], watched: true });
+    expect(titles(vault)).toEqual(["Alice", "Bob", "Dana", "Cafe"]);
+  });
 });
