@@ -13,18 +13,12 @@ import { ensureBinary, runBinary } from "../support/binary.ts";
 import { startUi } from "../support/editor-browser.ts";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.ts";
 import { type GatewayProcess, startGatewayBinary } from "../support/gateway-binary.ts";
-import { type CardFile, makeVault, removeDir } from "../support/vault.ts";
+import { type CardFile, makeVault, PREMISE, removeDir } from "../support/vault.ts";
 
 setDefaultTimeout(60_000);
 
 const CARDS: CardFile[] = [
-  {
-    dir: "things",
-    key: "the Premise",
-    keywords: ["premise"],
-    body: "A harbour town where the tide keeps time.\n",
-    extra: "context: always\n",
-  },
+  PREMISE,
   { dir: "people", key: "Alice", keywords: ["alice"], body: "The harbourmaster.\n" },
 ];
 

@@ -16,6 +16,15 @@ export interface CardFile {
   extra?: string;
 }
 
+/** An always-on card of a harbour town, which the lore switch's tests keep in or leave out. */
+export const PREMISE: CardFile = {
+  dir: "things",
+  key: "the Premise",
+  keywords: ["premise"],
+  body: "A harbour town where the tide keeps time.\n",
+  extra: "context: always\n",
+};
+
 export const CARDS: CardFile[] = [
   {
     dir: "events",
