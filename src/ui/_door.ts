@@ -1,84 +1,18 @@
-// The context door in the page: under the try box, why each card is (or is not) in front of the model,
-// one line per card (`POST /api/explain`); and the recent conversations of the gateway and the hook
-// (`GET /api/conversations`), each known by its name (the person's, `PUT /api/conversations/{id}`), its
-// client, model, time and the cards that went in (no message is kept, so none is shown), each opening to
-// its turns with the text we added, its marker lines folded away, and what was left out and why.
-import type { Conversations, ConversationTurns, Explanation } from "../api/types.ts";
+// The context door's conversations in the page (why each card of a try is in: _why.ts): the recent
+// conversations of the gateway and the hook (`GET /api/conversations`), each known by its name (the
+// person's, `PUT /api/conversations/{id}`), its client, model, time and the cards that went in (no
+// message is kept, so none is shown), each opening to its turns with the text we added, its marker lines
+// folded away, the lore switch when it was not `auto`, a card's earlier state by its version, and what
+// was left out and why.
+import type { Conversations, ConversationTurns } from "../api/types.ts";
 import { api } from "./_client.ts";
 import { el, formatTime } from "./_dom.ts";
 import { toast } from "./_toast.ts";
-import {
-  clientWords,
-  POLICY_WORDS,
-  POSITION_WORDS,
-  plural,
-  REASON_WORDS,
-  TIER_WORDS,
-  VERDICT_WORDS,
-  VIA_WORDS,
-} from "./_words.ts";
+import { clientWords, LORE_WORDS, plural, REASON_WORDS, TIER_WORDS } from "./_words.ts";
 
 type Summary = Conversations["conversations"][number];
 type Turn = ConversationTurns["turns"][number];
 type Block = Turn["blocks"][number];
-
-type Explained = Explanation["cards"][number];
-
-/**
- * Why one card is or is not in, in plain words: how it came up (its words and where, always on, asked
- * for, reached), where it would go, and why not when it is not sent. The server's own line, in the terms
- * the docs use, is its tooltip.
- */
-function whyWords(c: Explained): string {
-  const parts: string[] = [];
-  if (c.hits.length > 0) {
-    const where = (m: number) => (m === 0 ? "this message" : `${m} message${m === 1 ? "" : "s"} back`);
-    parts.push(`on ${c.hits.map((h) => `“${h.term}” (${where(h.messages[0] ?? 0)})`).join(", ")}`);
-  } else if (c.via === "reached" && c.why.reached_from) parts.push(`named in ${c.why.reached_from}'s text`);
-  else if (c.via) parts.push(VIA_WORDS[c.via] ?? c.via);
-  if (c.policy !== "automatic") parts.push(POLICY_WORDS[c.policy]?.short ?? c.policy);
-  const place = c.placement.position;
-  if (c.verdict === "chosen")
-    parts.push(
-      place ? (POSITION_WORDS[place] ?? place).toLowerCase() : (TIER_WORDS[c.tier]?.label ?? c.tier),
-    );
-  if (c.reason) {
-    const b = c.why.budget;
-    const took = b?.taken_by.length
-      ? `: ${b.taken_by.map((t) => t.id.split("/").slice(1).join("/")).join(", ")} took ${b.spent}${b.limit === null ? "" : ` of ${b.limit}`} characters`
-      : "";
-    parts.push(`${REASON_WORDS[c.reason] ?? c.reason}${c.reason === "budget" ? took : ""}`);
-  }
-  if (c.chars !== null) parts.push(`${c.chars.toLocaleString()} characters`);
-  return parts.join("; ");
-}
-
-/** Why each card of a try is or is not in: one line per card, under the try box. */
-export async function explainTry(box: HTMLElement, text: string): Promise<void> {
-  const answer = await api<Explanation>("POST", "/api/explain", { text });
-  if (answer.cards.length === 0) {
-    box.replaceChildren();
-    box.hidden = true;
-    return;
-  }
-  const rows = answer.cards.map((c) =>
-    el(
-      "li",
-      { class: `why-line ${c.verdict}`, "data-key": c.key, title: c.line },
-      el("span", { class: "tag" }, VERDICT_WORDS[c.verdict] ?? c.verdict),
-      el("span", {}, el("b", {}, c.title), ` ${whyWords(c)}`),
-    ),
-  );
-  box.replaceChildren(
-    el(
-      "details",
-      { class: "why", open: true },
-      el("summary", {}, "Why"),
-      el("ol", { class: "why-list" }, rows),
-    ),
-  );
-  box.hidden = false;
-}
 
 /** "Sep 13, 10:01 – 10:42" (one date when both ends share it). */
 function span(from: string | null, to: string): string {
@@ -228,6 +162,7 @@ function turnItem(t: Turn): HTMLElement {
       " ",
       el("span", { class: "muted" }, t.model ?? ""),
     ),
+    t.lore ? el("p", { class: "turn-lore" }, `Lore switch ${LORE_WORDS[t.lore] ?? t.lore}.`) : null,
     t.blocks.length > 0 ? t.blocks.map(blockItem) : nothingAdded(t),
     leftOut.length > 0
       ? el(
@@ -242,6 +177,12 @@ function turnItem(t: Turn): HTMLElement {
 
 /** Our marker lines (`<!-- lorecards:… -->`) frame a block for the gateway; a person reads what is inside. */
 const MARKER = /^<!-- \/?lorecards:[0-9a-f]+ -->\n?/gm;
+
+/** A card of a block; an earlier state placed beside a card is kept as `kind/key@version`. */
+function cardWords(id: string): string {
+  const earlier = /^(.+)@(\d+)$/.exec(id);
+  return earlier ? `${earlier[1]} as of version ${earlier[2]}` : id;
+}
 
 function blockItem(b: Block): HTMLElement {
   const edited = new Set(b.edited ?? []);
@@ -259,7 +200,7 @@ function blockItem(b: Block): HTMLElement {
         el(
           "span",
           { class: edited.has(id) ? "card-id edited" : "card-id" },
-          edited.has(id) ? `${id} (edited, sent again)` : id,
+          edited.has(id) ? `${id} (edited, sent again)` : cardWords(id),
         ),
       ),
     ),

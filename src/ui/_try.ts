@@ -1,16 +1,16 @@
 // The try box at the top: a sentence, and what it would surface (`POST /api/try`): each card with the
 // words it fired on (or how it came in otherwise), where it would go, and whether it is sent or why not;
-// under it, why each card is or is not in (_door.ts). A name no card covers is offered as a keyword of
+// under it, why each card is or is not in (_why.ts), and the lore switch when it is not `auto`. A name no card covers is offered as a keyword of
 // the open card, or as a new card, in one click.
 
 import type { TryResult } from "../api/types.ts";
 import { api } from "./_client.ts";
 import { $, el } from "./_dom.ts";
-import { explainTry } from "./_door.ts";
 import type { EditorTarget } from "./_editor.ts";
 import { addKeyword } from "./_form-read.ts";
 import { toast } from "./_toast.ts";
-import { POSITION_WORDS, REASON_WORDS, VIA_WORDS } from "./_words.ts";
+import { explainTry } from "./_why.ts";
+import { LORE_WORDS, POSITION_WORDS, REASON_WORDS, VIA_WORDS } from "./_words.ts";
 
 export interface TryHooks {
   open(kind: string, key: string): void;
@@ -141,8 +141,10 @@ function renderTry(box: HTMLElement, text: string, result: TryResult, handlers: 
     ),
   );
   const broken = result.broken ?? [];
+  const lore = LORE_WORDS[result.lore];
   const parts: (HTMLElement | null)[] = [
     el("p", { class: "summary" }, summary),
+    lore ? el("p", { class: "try-lore", title: "lore: in settings.yaml" }, `Lore switch ${lore}.`) : null,
     broken.length
       ? el(
           "p",

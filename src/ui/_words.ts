@@ -69,8 +69,8 @@ export const REASON_WORDS: Record<string, string> = {
   not_automatic: "only sent when asked for",
   never: "set never to be sent",
   recursion_only: "only comes in through another card's text",
-  reach_named: "reached through a card's text, and reach is off",
-  lore_declared: "only always-on and asked-for cards are sent now",
+  reach_named: "reach: named, so what a card's text names stays out",
+  lore_declared: "lore: declared, so only always-on cards and cards asked for go in",
   secondary: "its other words (secondary) say no",
   delay: "too early in the conversation (delay)",
   cooldown: "resting after it came in (cooldown)",
@@ -79,6 +79,15 @@ export const REASON_WORDS: Record<string, string> = {
   probability: "its chance said no this time",
   no_term: "none of its words is in the conversation",
   disabled: "it is disabled",
+};
+
+/**
+ * The lore switch in force when it is not `auto` (docs/CARDS.md "The lore switch"): what a try, or a
+ * recorded turn, put in front of the model.
+ */
+export const LORE_WORDS: Record<string, string> = {
+  declared: "declared: only the always-on cards and the cards asked for by name, nothing noticed",
+  none: "none: nothing at all, not even the always-on cards",
 };
 
 /** Whether a card is sent, in a word or two (the tag before its line). */
