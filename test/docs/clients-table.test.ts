@@ -50,7 +50,8 @@ function tableRows(): Row[] {
     .slice(2);
   return rows.map((l) => {
     const cells = l.split(" | ").map((c) => c.replace(/^\| ?| ?\|$/g, "").trim());
-    return { client: cells[0]!, release: cells[1]!, tested: cells.at(-1)! };
+    // A release may have a note after it: "2.1.332 (the newest …)".
+    return { client: cells[0]!, release: cells[1]!.split(" ")[0]!, tested: cells.at(-1)! };
   });
 }
 
