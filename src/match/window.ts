@@ -6,6 +6,7 @@
  * comes up; with `whole_words: true`, SillyTavern's rule).
  */
 import type { CardRules } from "../card/types.ts";
+import { type Cuts, cutsOf } from "./_cuts.ts";
 import { charCount, fold, isWordCharAt, UNSPACED } from "./fold.ts";
 import type { Segmenter } from "./segment.ts";
 
@@ -43,8 +44,8 @@ export function wordRule(wholeWords: boolean | null, options: Pick<MatchOptions,
 export interface WindowMessage {
   raw: string;
   folded: string;
-  boundaries?: Set<number>;
-  rawBoundaries?: Set<number>;
+  boundaries?: Cuts;
+  rawBoundaries?: Cuts;
 }
 
 /** Which form of a message an occurrence was found in. */
@@ -138,24 +139,13 @@ export async function isWholeToken(
   if (!before && !after) return true;
   const neighbours = text.slice(Math.max(0, at.start - 1), at.end + 1);
   if (!segmenter || !UNSPACED.test(neighbours)) return false;
-  let cuts: Set<number>;
+  let cuts: Cuts;
   if (side === "raw") {
-    msg.rawBoundaries ??= await boundaries(text, segmenter);
+    msg.rawBoundaries ??= await cutsOf(text, segmenter);
     cuts = msg.rawBoundaries;
   } else {
-    msg.boundaries ??= await boundaries(text, segmenter);
+    msg.boundaries ??= await cutsOf(text, segmenter);
     cuts = msg.boundaries;
   }
   return cuts.has(at.start) && cuts.has(at.end);
-}
-
-async function boundaries(text: string, segmenter: () => Promise<Segmenter>): Promise<Set<number>> {
-  const seg = await segmenter();
-  const out = new Set<number>([0]);
-  let at = 0;
-  for (const word of seg.cut(text)) {
-    at += word.length;
-    out.add(at);
-  }
-  return out;
 }

@@ -1,0 +1,76 @@
+/**
+ * Word boundaries of Han or kana text, remembered. Segmenting is the dearest step of a lookup that
+ * meets such text (a jieba cut of the whole message), and the same texts come back: a message stays
+ * in the window for several turns, and a card's prose is read (reach) on every turn it fires. The
+ * texts segmented lately are kept, the least recently used let go first, within a budget of
+ * characters, so what is kept is bounded whatever the messages: a cut costs 4 bytes a word.
+ */
+import type { Segmenter } from "./segment.ts";
+
+/** Where words of a text end (and 0): `has(i)` says whether a word starts or ends at i. */
+export interface Cuts {
+  has(at: number): boolean;
+}
+
+/** Characters of text whose cuts are kept, over all texts (about 4 MB of cuts at most). */
+const BUDGET = 1_000_000;
+/** A text longer than this is cut each time (one such message would push out everything else). */
+const LONGEST = 64_000;
+
+class SortedCuts implements Cuts {
+  constructor(private readonly at: Uint32Array) {}
+  has(i: number): boolean {
+    let lo = 0;
+    let hi = this.at.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = this.at[mid]!;
+      if (v === i) return true;
+      if (v < i) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+}
+
+/** One memory per segmenter loader (a test may bring its own segmenter). */
+const memories = new WeakMap<() => Promise<Segmenter>, Memory>();
+
+interface Memory {
+  cuts: Map<string, Cuts>;
+  /** Characters of the texts in `cuts`. */
+  kept: number;
+}
+
+/** The cuts of `text` by the segmenter `load` gives: remembered, or cut now. */
+export async function cutsOf(text: string, load: () => Promise<Segmenter>): Promise<Cuts> {
+  let memory = memories.get(load);
+  if (memory === undefined) {
+    memory = { cuts: new Map(), kept: 0 };
+    memories.set(load, memory);
+  }
+  const known = memory.cuts.get(text);
+  if (known !== undefined) {
+    // Most recently used last: a Map keeps insertion order.
+    memory.cuts.delete(text);
+    memory.cuts.set(text, known);
+    return known;
+  }
+  const words = (await load()).cut(text);
+  const at = new Uint32Array(words.length + 1);
+  let end = 0;
+  for (let i = 0; i < words.length; i++) {
+    end += words[i]!.length;
+    at[i + 1] = end;
+  }
+  const cuts = new SortedCuts(at);
+  if (text.length > LONGEST) return cuts;
+  for (const old of memory.cuts.keys()) {
+    if (memory.kept + text.length <= BUDGET) break;
+    memory.cuts.delete(old);
+    memory.kept -= old.length;
+  }
+  memory.cuts.set(text, cuts);
+  memory.kept += text.length;
+  return cuts;
+}
