@@ -44,6 +44,7 @@ export type Stats = Answer<typeof usage.stats>;
 export type CardHealthReport = Answer<typeof health.cardHealth>;
 export type StyleHabits = Answer<typeof style.habits>;
 export type StyleBrief = Answer<typeof style.brief>;
+export type StyleScore = Answer<typeof style.score>;
 export type SearchResult = Answer<typeof find.search>;
 export type Facts = Answer<typeof find.facts>;
 export type CardFacts = Facts["cards"][string];

@@ -1,9 +1,10 @@
 // The "Style memory" panel (README "Style memory"): what was learned of how the person talks, grouped
-// by state, with the controls the CLI and the MCP tools have (pin, unpin, forget, pause, resume) and
-// the brief a model would get. Everything comes from /api/style; the page keeps nothing of it.
-import type { StyleBrief, StyleHabits } from "../api/types.ts";
+// by state, with the controls the CLI and the MCP tools have (pin, unpin, forget, pause, resume), its
+// health score (_style-score.ts) and the brief a model would get. Everything comes from /api/style; the page keeps nothing of it.
+import type { StyleBrief, StyleHabits, StyleScore } from "../api/types.ts";
 import { api } from "./_client.ts";
 import { el } from "./_dom.ts";
+import { scoreBlock } from "./_style-score.ts";
 
 type Habit = StyleHabits["habits"][number];
 
@@ -50,7 +51,11 @@ const GROUPS: [Habit["state"], string][] = [
 type Say = (message: string, error?: boolean) => void;
 
 export async function loadStyle(body: HTMLElement, say: Say): Promise<void> {
-  const { learning, habits } = await api<StyleHabits>("GET", "/api/style");
+  const [{ learning, habits }, score] = await Promise.all([
+    api<StyleHabits>("GET", "/api/style"),
+    // The score is read beside the habits; a panel without it still lists them.
+    api<StyleScore>("GET", "/api/style/score").catch(() => null),
+  ]);
   const reload = () => loadStyle(body, say).catch((err) => say(errorText(err), true));
   const act = async (method: string, path: string, done: string) => {
     try {
@@ -118,9 +123,14 @@ export async function loadStyle(body: HTMLElement, say: Say): Promise<void> {
     "Show the brief",
   );
   body.replaceChildren(
-    ...[status, empty, ...groups, el("div", { class: "actions" }, showBrief), briefBox].filter(
-      (n): n is HTMLElement => n !== null,
-    ),
+    ...[
+      status,
+      score && scoreBlock(score),
+      empty,
+      ...groups,
+      el("div", { class: "actions" }, showBrief),
+      briefBox,
+    ].filter((n): n is HTMLElement => n !== null),
   );
 }
 

@@ -1,10 +1,11 @@
 // The editor's "Style memory" panel in Chromium: the compiled binary serves the page over a vault whose
 // style book has learned a few habits; the panel groups them by state, pins and forgets them, pauses
-// and resumes learning and shows the brief, each change landing in style.db, with no Content-Security-
-// Policy violation. Skipped, with a message, when /usr/bin/chromium is absent.
+// and resumes learning, shows the health score as `lorecards style score` gives it and the brief, each
+// change landing in style.db, with no Content-Security-Policy violation. Skipped, with a message, when /usr/bin/chromium is absent.
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { openStyle } from "../../src/style/index.ts";
+import { runBinary } from "../support/binary.ts";
 import {
   type EditorInChromium,
   editorOverVault,
@@ -57,6 +58,22 @@ describe.skipIf(!hasChromium)("the Style memory panel in Chromium", () => {
     expect(groups[1]).toStartWith("Candidates");
     expect(await page.locator("#style .style-group").first().textContent()).toContain("no cap");
     expect(await row("no cap").locator(".seen").textContent()).toBe("2× in 2 conversations");
+  });
+
+  test("the health score is the command line's: the score, each part in words, and the advice", async () => {
+    const cli = await runBinary(["style", "score", "--json", "--vault", root]);
+    expect(cli.code).toBe(0);
+    const score = JSON.parse(cli.stdout);
+    expect(score.readiness.level).toBe("warming");
+    const box = page.locator("#style .style-score");
+    expect(await box.locator("h3").textContent()).toBe(`Health: ${score.score}/100`);
+    const parts = await box.locator(".score-part").allTextContents();
+    expect(parts[0]).toBe(
+      `Readinesswarming (warming up: ${score.readiness.active} active of the 3 a brief needs, ${score.readiness.candidates} candidates)`,
+    );
+    expect(parts[1]).toStartWith(`Drift risk${score.drift.level} `);
+    expect(parts[2]).toStartWith(`Over-imitation risk${score.over_imitation.level} `);
+    expect(await box.locator(".score-advice li").allTextContents()).toEqual(score.advice);
   });
 
   test("pin and forget change the book, and the list follows", async () => {
