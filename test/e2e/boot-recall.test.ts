@@ -48,8 +48,8 @@ function git(cwd: string, ...args: string[]): void {
   if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
 }
 
-async function sessionStart(cwd: string, session: string): Promise<string> {
-  const r = await runBinary(["hook", "--vault", vault], {
+async function sessionStart(cwd: string, session: string, flags: string[] = []): Promise<string> {
+  const r = await runBinary(["hook", "--vault", vault, ...flags], {
     stdin: JSON.stringify({ hook_event_name: "SessionStart", session_id: session, source: "startup", cwd }),
     env: { HOME: work },
   });
@@ -79,6 +79,26 @@ describe("boot recall (compiled hook)", () => {
     expect(block).toContain("### Checkout API");
     // The second remote is not asked about.
     expect(block).not.toContain("### Alice");
+  });
+
+  test("the guide goes first, then the always-on cards, then the folder's, within the hook's budget", async () => {
+    const folder = path.join(work, "payments team");
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(vault, "guide.md"), "Write down what lasts.\n");
+    try {
+      const block = await sessionStart(folder, "br-4");
+      const at = (text: string) => block.indexOf(text);
+      expect(at("Write down what lasts.")).toBeGreaterThan(-1);
+      expect(at("Write down what lasts.")).toBeLessThan(at("### the Premise"));
+      expect(at("### the Premise")).toBeLessThan(at("### the payments team"));
+      // A budget the always-on card alone nearly fills leaves the folder's card out.
+      const premise = "### the Premise [thing]\nShip small, ship often.".length;
+      const tight = await sessionStart(folder, "br-5", ["--budget", String(premise + 5)]);
+      expect(tight).toContain("### the Premise");
+      expect(tight).not.toContain("### the payments team");
+    } finally {
+      fs.rmSync(path.join(vault, "guide.md"));
+    }
   });
 
   test("settings.yaml boot_recall: false leaves the boot block as it was", async () => {
