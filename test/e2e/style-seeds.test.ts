@@ -119,6 +119,25 @@ describe("one-time initialisation over MCP", () => {
     expect((await tool(client, "style_admin", { action: "list" })).habits).toEqual([]);
   });
 
+  test.each([
+    ["13 sessions", { sessions: 13 }, "sessions must be a whole number from 1 to 12"],
+    ["31 days back", { days: 31 }, "days must be a whole number from 1 to 30"],
+    [
+      "4 expression candidates",
+      { expressions: ["a", "b", "c", "d"].map((signal) => ({ signal })) },
+      "expressions is a list of at most 3 candidates",
+    ],
+  ])("aggregates past the bounds (%s) are refused whole, and nothing is kept", async (_, over, reason) => {
+    const r = await tool(client, "style_admin", {
+      action: "init",
+      init: { action: "submit", sessions: 4, days: 14, voice: { length: "short" }, ...over },
+    });
+    expect(r).toMatchObject({ status: "refused" });
+    expect(r.reason).toContain(reason);
+    expect((await tool(client, "style_admin", { action: "list" })).habits).toEqual([]);
+    expect((await tool(client, "style_brief", {})).initialization).toMatchObject({ state: "needed" });
+  });
+
   test("bounded aggregates are kept once; the model then gets them in the boot block", async () => {
     const r = await tool(client, "style_admin", {
       action: "init",
@@ -214,6 +233,12 @@ describe("distillation", () => {
       stdin: JSON.stringify({ preferences: ["is an introvert"] }),
     });
     expect(refused.code).toBe(5);
+    const nine = await cli(root, ["style", "distill", "--conversation", "chat-4", "--input", "-"], {
+      stdin: JSON.stringify({ preferences: Array.from({ length: 9 }, (_, i) => `reviewed preference ${i}`) }),
+    });
+    expect(nine.code).toBe(5);
+    expect(nine.data.detail).toBe("at most 8 preferences per call");
+    expect(await bootBlock(root, "s-3")).not.toContain("reviewed preference");
   });
 });
 
