@@ -24,8 +24,11 @@ export interface DoorOptions extends RecallOptions {
   cards?: readonly string[];
   /** How the surface calls the names, for that error: `--card`, `cards`. */
   field?: string;
-  /** What a conversation remembers: its next turn is explained. */
-  conversation?: Pick<Conversation, "id" | "turn" | "injections" | "timed">;
+  /**
+   * What a conversation remembers: its next turn is explained, under the lore switch set for its
+   * session (MCP `set_lore`) unless the caller gives one.
+   */
+  conversation?: Pick<Conversation, "id" | "turn" | "injections" | "timed" | "lore">;
   /**
    * Turns before a card the ledger holds may go in again (0 = every time). Default: the hook's
    * (DEFAULTS.reinjectAfter) for a hook session (`hook:…`); never for the gateway's, whose replay keeps
@@ -53,7 +56,12 @@ export async function openDoor(
   const next = conversation ? conversation.turn + 1 : undefined;
   const ledger = conversation ? ledgerOf(conversation) : undefined;
   // The turns are the request: a card whose text one of them already holds is not sent twice (quoted).
-  const opts: RecallOptions = { candidates: false, quotedIn: turns.map((t) => t.text), ...recallOptions };
+  const opts: RecallOptions = {
+    candidates: false,
+    quotedIn: turns.map((t) => t.text),
+    ...recallOptions,
+    lore: recallOptions.lore ?? conversation?.lore,
+  };
   const result =
     conversation && ledger && next !== undefined
       ? await engine.recall(turns, {

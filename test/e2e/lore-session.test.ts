@@ -181,6 +181,22 @@ describe("set_lore read by the gateway", () => {
     expect(upstream.received[at + 1]!.body).toContain("### Alice");
   });
 
+  test("explain --conversation explains the next turn under the session's switch, unless --lore says another", async () => {
+    const explain = async (...flags: string[]) =>
+      (
+        await runBinary(
+          ["explain", "How is Alice?", "--conversation", "draft-7", ...flags, "--vault", vault],
+          {
+            env: { HOME: vault },
+          },
+        )
+      ).stdout;
+    const next = await explain();
+    expect(next).toContain("Lore: declared");
+    expect(next).toContain("not sent (lore: declared)");
+    expect(await explain("--lore", "auto")).toContain("Lore: auto");
+  });
+
   test("the door says the session's switch was in force on the turns it steered", async () => {
     const ui = await startUi(vault);
     try {
