@@ -7,11 +7,13 @@
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { CLIENT_SESSIONS } from "../../src/clients.ts";
 import { wrapBlock } from "../../src/inject/index.ts";
 import type { Msg } from "../support/bodies.ts";
 import { gatewaySuite } from "../support/gateway.ts";
 import { PROTOCOLS } from "../support/protocols.ts";
-import { recentHitsOf } from "../support/state.ts";
+import { recentHitsOf, vaultStore } from "../support/state.ts";
+import { until } from "../support/wait.ts";
 
 const suite = gatewaySuite();
 const setup = suite.setup;
@@ -91,6 +93,45 @@ describe.each(PROTOCOLS)("$name adapter with real clients' habits", (p) => {
     expect(injected(await h.send(p.path, next, session("s1")))).toBeNull();
     expect(injected(await h.send(p.path, next, session("s2")))).toBe("the corner cafe");
   });
+  test.each(CLIENT_SESSIONS.map((row) => [row.header, row.client] as const))(
+    "two sessions that open with the same prompt stay two by %s (%s): interleaved, each replays its own blocks and is a conversation of its own",
+    async (header) => {
+      const { h, vault } = await setup();
+      const sent = () => p.messages(suite.upstream().received.at(-1)!.body);
+      const send = async (id: string, messages: Msg[]) =>
+        injected(await h.send(p.path, p.build({ messages }), { [header]: `${id}-0123456789` }));
+      const one = [u("the cafe")];
+      const two = [u("the cafe")];
+      expect(await send("one", one)).toBe("the corner cafe");
+      const one1 = sent();
+      expect(await send("two", two)).toBe("the corner cafe");
+      const two1 = sent();
+      one.push(a("ok, one"), u("and alice?"));
+      expect(await send("one", one)).toBe("Alice");
+      const one2 = sent();
+      expect(one2.slice(0, one1.length)).toEqual(one1);
+      two.push(a("ok, two"), u("and the blue notebook?"));
+      expect(await send("two", two)).toBe("the blue notebook");
+      expect(sent().slice(0, two1.length)).toEqual(two1);
+      // Back to the first session: its blocks are where they went, and nothing is sent again.
+      one.push(a("ok"), u("the cafe and alice, once more"));
+      expect(await send("one", one)).toBeNull();
+      expect(sent().slice(0, one2.length)).toEqual(one2);
+      // What stats shows: two conversations, of three turns and of two, once every answer's usage is in.
+      const store = await vaultStore(vault);
+      try {
+        const stored = async () =>
+          Promise.all((await store.conversations(10)).map((c) => store.turns(c.id, 10)));
+        const answers = (all: Awaited<ReturnType<typeof stored>>) =>
+          all.flat().reduce((n, t) => n + (t.requests ?? 0), 0);
+        await until(async () => answers(await stored()) === 5, "every answer's usage stored");
+        expect((await stored()).map((turns) => turns.length).sort()).toEqual([2, 3]);
+      } finally {
+        await store.close();
+      }
+    },
+  );
+
   test.each([
     [
       "in the system prompt",
