@@ -12,7 +12,7 @@
 export { type Placement, type Progress, placeAll, type Removal } from "./_batch.ts";
 export type { BatchRecord } from "./_batch-history.ts";
 export { hasLeftovers, recoverImports } from "./_batch-recover.ts";
-export { atomicWrite, fsyncDir, randomHex } from "./_fs.ts";
+export { atomicCreate, atomicWrite, fsyncDir, randomHex } from "./_fs.ts";
 export type { IndexRows } from "./_index-rows.ts";
 export { findLinks, linkBelow, readNoFollow, stateIn, type VaultLink } from "./_links.ts";
 export { settleImports, withSettledLock } from "./_settle.ts";
@@ -74,7 +74,7 @@ export {
 } from "./history.ts";
 export { findHistoryCard, type HistoryCard } from "./history-card.ts";
 export { IDLE_MS, keeperPid, runKeeper, STAT_ALL_MAX, syncWithKeeper } from "./keeper.ts";
-export { acquireLock, type LockOptions, lockPath, withLock } from "./lock.ts";
+export { acquireLock, type LockOptions, lockPath, tryLock, withLock } from "./lock.ts";
 export {
   CardLookup,
   indexLookup,

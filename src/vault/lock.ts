@@ -3,7 +3,10 @@
  * `{pid, at, token}`. A lock is stale when its process is gone or it is older than ~10 s; the holder
  * refreshes `at` while it works, so only a holder that hangs or dies goes stale. Breaking a
  * stale lock happens under a second short-lived file (`lock.break`) and re-checks the content, so two
- * waiters can never both break it and delete a fresh lock taken in between.
+ * waiters can never both break it and delete a fresh lock taken in between. A lock this process holds
+ * is never stale to itself: the process asking is alive, only too busy to beat (a long synchronous step
+ * of an import on a loaded machine), and a read in it that settles leftovers would otherwise break its
+ * own writer's lock and delete the import folder that writer is filling.
  */
 
 import fs from "node:fs";
@@ -20,6 +23,9 @@ export interface LockOptions {
 
 const DEFAULTS = { timeoutMs: 5000, staleMs: 10_000 };
 const BREAKER_STALE_MS = 2000;
+
+/** The tokens of the locks this process holds now. */
+const held = new Set<string>();
 
 export function lockPath(root: string): string {
   return stateIn(root, "lock");
@@ -46,10 +52,11 @@ function readLock(file: string): { text: string; ageMs: number } | null {
 }
 
 function isStale(lock: { text: string; ageMs: number }, staleMs: number): boolean {
-  let info: { pid?: number; at?: number } | null = null;
+  let info: { pid?: number; at?: number; token?: string } | null = null;
   try {
     info = JSON.parse(lock.text);
   } catch {}
+  if (typeof info?.token === "string" && held.has(info.token)) return false;
   // An empty or half-written lock is being created right now, unless it has been so for a while.
   if (!info || typeof info.pid !== "number") return lock.ageMs > BREAKER_STALE_MS;
   if (!pidAlive(info.pid)) return true;
@@ -111,8 +118,10 @@ export async function acquireLock(root: string, opts: LockOptions = {}): Promise
   // A long holder (a 10k-card import) keeps its lock fresh, so waiters never take it for stale.
   const heartbeat = setInterval(() => refresh(file, token), Math.max(50, staleMs / 3));
   heartbeat.unref();
+  held.add(token);
   return () => {
     clearInterval(heartbeat);
+    held.delete(token);
     if (readLock(file)?.text.includes(token)) fs.rmSync(file, { force: true });
   };
 }
@@ -131,7 +140,9 @@ export function tryLock(root: string, opts: LockOptions = {}): (() => void) | nu
   } catch {
     return null;
   }
+  held.add(token);
   return () => {
+    held.delete(token);
     if (readLock(file)?.text.includes(token)) fs.rmSync(file, { force: true });
   };
 }

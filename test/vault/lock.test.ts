@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { createCard, lockPath, readCard, withLock } from "../../src/vault/index.ts";
+import { createCard, lockPath, readCard, tryLock, withLock } from "../../src/vault/index.ts";
 import { until } from "../support/wait.ts";
 import { rejectsWith, tempVault } from "./_helpers.ts";
 
@@ -108,5 +108,21 @@ describe("a long holder", () => {
       },
       { staleMs: 200 },
     );
+  });
+
+  test("is never taken for stale by its own process: a read that settles leftovers while a busy import holds the lock leaves it and its folder alone", async () => {
+    vault = tempVault();
+    const v = vault;
+    await withLock(v, () => {
+      // A holder too busy to beat (a long synchronous step on a loaded machine): the lock's time is old.
+      const held = JSON.parse(fs.readFileSync(lockPath(v.root), "utf8")) as { token: string };
+      fs.writeFileSync(
+        lockPath(v.root),
+        JSON.stringify({ pid: process.pid, at: Date.now() - 60_000, token: held.token }),
+      );
+      expect(tryLock(v.root)).toBeNull();
+      expect(fs.readFileSync(lockPath(v.root), "utf8")).toContain(held.token);
+    });
+    expect(fs.existsSync(lockPath(v.root))).toBe(false);
   });
 });
