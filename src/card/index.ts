@@ -10,6 +10,13 @@ export { KNOWN_FIELDS } from "./_fields.ts";
 export { locateFrontmatter, normalizeText } from "./_frontmatter.ts";
 export { LOREBOOK_FIELDS, type LorebookField, ruleFieldProblem } from "./_rule-fields.ts";
 export { wordsOfLine } from "./_values.ts";
+export {
+  alwaysOnWarning,
+  type DeclaredSize,
+  declaredSize,
+  declaredWarning,
+  estimateTokens,
+} from "./declared.ts";
 export { type DecoratorReading, NOT_APPLICABLE, readDecorators, splitDecorators } from "./decorators.ts";
 export {
   brokenSummary,

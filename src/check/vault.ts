@@ -6,7 +6,7 @@
  * vault accounted for (vault/ `vaultCensus`: what is no card, and why). Reading every card file is what
  * this costs; the check is run by hand, never on a prompt's path.
  */
-import { publicTextOf } from "../card/index.ts";
+import { alwaysOnWarning, publicTextOf } from "../card/index.ts";
 import type { MacroNames as Names } from "../card/macros.ts";
 import type { Card, CardMeta } from "../card/types.ts";
 import { staleImports } from "../interop/index.ts";
@@ -27,7 +27,6 @@ import {
   type Vault,
   vaultCensus,
 } from "../vault/index.ts";
-import { alwaysOnWarning } from "./declared.ts";
 import { checkCards, type Finding } from "./index.ts";
 
 export interface VaultCheck {

@@ -1,5 +1,5 @@
 // The documented JSON shape of a recall result (`try --json`, `POST /api/try`): snake_case fields.
-import { declaredSize, declaredWarning } from "../check/declared.ts";
+import { declaredSize, declaredWarning } from "../card/index.ts";
 import {
   charsOf,
   contextText,
@@ -15,7 +15,7 @@ import {
 
 /**
  * The declared half of a recall (always-on cards, cards asked for), which no budget trims: how much it
- * is, and a warning when that alone is large (check/declared.ts).
+ * is, and a warning when that alone is large (card/declared.ts).
  */
 export function declaredJson(result: RecallResult) {
   const size = declaredSize(declaredCards(result).map((c) => c.text));

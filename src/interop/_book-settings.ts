@@ -12,8 +12,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { atomicCreate } from "../vault/_fs.ts";
-import { exampleIds, loadIndex, SETTINGS_FILE, type Vault } from "../vault/index.ts";
+import { atomicCreate, exampleIds, loadIndex, SETTINGS_FILE, type Vault } from "../vault/index.ts";
 import type { BookSettings } from "./_charbook.ts";
 
 /** Whether `vault` is fresh for a book's settings: no settings.yaml, no card but `init`'s examples. */

@@ -7,9 +7,15 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { keyProblem, kindByName, parseCard, publicTextOf, serializeCard } from "../card/index.ts";
+import {
+  alwaysOnWarning,
+  keyProblem,
+  kindByName,
+  parseCard,
+  publicTextOf,
+  serializeCard,
+} from "../card/index.ts";
 import type { Card } from "../card/types.ts";
-import { alwaysOnWarning } from "../check/declared.ts";
 import { describeError } from "../errors.ts";
 import {
   cardPath,

@@ -7,9 +7,10 @@
  * 0.75 tokens a Chinese or Japanese character), which is close enough to say "large" without loading a
  * tokenizer.
  */
-import { rulesOf } from "../card/index.ts";
-import type { CardMeta } from "../card/types.ts";
+
 import { DEFAULTS } from "../defaults.ts";
+import { rulesOf } from "./rules.ts";
+import type { CardMeta } from "./types.ts";
 
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 

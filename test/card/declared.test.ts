@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { declaredSize, declaredWarning, estimateTokens } from "../../src/check/declared.ts";
+import { declaredSize, declaredWarning, estimateTokens } from "../../src/card/index.ts";
 import { checkVault } from "../../src/check/vault.ts";
 import { DEFAULTS } from "../../src/defaults.ts";
 import { recallJson } from "../../src/explain/index.ts";
