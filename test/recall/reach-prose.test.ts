@@ -71,6 +71,26 @@ describe("reach reads prose by whole words", () => {
   });
 });
 
+describe("a card's prose is read anew when the card changes", () => {
+  test("turn after turn the same prose reaches the same cards; once edited, what it names now", async () => {
+    const vault = tempVault({
+      "people/Ann.md": cardText("keywords: [Ann]", "Ann works with Ben.\n"),
+      "people/Ben.md": cardText("keywords: [Ben]", "Ben.\n"),
+      "people/Cy.md": cardText("keywords: [Cy]", "Cy.\n"),
+    });
+    try {
+      const engine = await openEngine(vault.root, { segmenter: jiebaSegmenter });
+      const keys = async () =>
+        chosenCards(await engine.recall([{ role: "user", text: "Ann?" }])).map((c) => c.card.key);
+      for (let turn = 0; turn < 3; turn++) expect(await keys()).toEqual(["Ann", "Ben"]);
+      vault.write("people/Ann.md", cardText("keywords: [Ann]", "Ann now works with Cy, far away.\n"));
+      expect(await keys()).toEqual(["Ann", "Cy"]);
+    } finally {
+      vault.remove();
+    }
+  });
+});
+
 describe("what reach reads of a card's macros", () => {
   test("a {{comment}} is not read and a {{hidden_key}} is", async () => {
     const book = await lorebook([

@@ -82,6 +82,40 @@ export async function reachShown(
   };
 }
 
+/** Prose scans kept per vault version before they are let go all at once. */
+const MAX_PROSE_SCANS = 2000;
+
+/** What each card's prose names, per vault version (a version let go takes its scans with it). */
+const proseScans = new WeakMap<Compiled["loaded"], Map<string, ProseScan>>();
+
+interface ProseScan {
+  segmenter: MatchOptions["segmenter"];
+  noticed: ReturnType<typeof notice>;
+}
+
+/**
+ * The cards named in a card's prose. A card fires on many turns and its prose names the same cards
+ * each time until the vault changes, so the scan is kept per vault version (and segmenter): what
+ * follows copies its entries, never changes them.
+ */
+function proseNotice(compiled: Compiled, text: string, match: MatchOptions): ReturnType<typeof notice> {
+  let scans = proseScans.get(compiled.loaded);
+  if (scans === undefined) {
+    scans = new Map();
+    proseScans.set(compiled.loaded, scans);
+  }
+  const kept = scans.get(text);
+  if (kept !== undefined && kept.segmenter === match.segmenter) return kept.noticed;
+  const noticed = notice(compiled, [text], { ...match, scanDepth: 0, prose: true });
+  if (scans.size >= MAX_PROSE_SCANS) scans.clear();
+  const scan = { segmenter: match.segmenter, noticed };
+  scans.set(text, scan);
+  noticed.catch(() => {
+    if (scans.get(text) === scan) scans.delete(text);
+  });
+  return noticed;
+}
+
 /** Stage: the reach pass. Reached entries are appended after every card already in the selection. */
 export async function reach(
   compiled: Compiled,
@@ -100,7 +134,7 @@ export async function reach(
   const seen = new Set(out.map((e) => e.id));
   for (const source of sources) {
     const text = proseOf(compiled, source.card);
-    const scan = await notice(compiled, [text], { ...options.match, scanDepth: 0, prose: true });
+    const scan = await proseNotice(compiled, text, options.match);
     const found = scan.selection.filter((e) => !seen.has(e.id) && !rulesOf(e.card).excludeRecursion);
     const judgedNow = found.map((e) => judged({ ...e, via: "reached", trigger: text }, options.explicit));
     for (const entry of await gate(judgedNow, scan.scan)) {
