@@ -15,7 +15,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
 import path from "node:path";
+import { REPO } from "../support/binary.ts";
 import { blocksIn } from "../support/canonical.ts";
 import { cardsIn, upstreamBody } from "../support/client-checks.ts";
 import type { Exchange } from "../support/client-replay.ts";
@@ -64,6 +66,22 @@ interface Mode {
   read: Reader;
 }
 
+/**
+ * docs/GATEWAY.md's Text Completion recipe for SillyTavern, as the page says it: the API type to choose
+ * and the first instruct template it names. The test follows the page, so the page stays true.
+ */
+function textCompletionRecipe(): { type: string; template: string } {
+  const page = fs.readFileSync(path.join(REPO, "docs/GATEWAY.md"), "utf8");
+  const at = page.indexOf("In SillyTavern (tested with");
+  const recipe = page.slice(at, page.indexOf("\n\n", at)).replace(/\n/g, " ");
+  const type = /choose \*\*Text Completion\*\*, type \*\*(\w+)\*\*/.exec(recipe)?.[1];
+  const template = /a template the gateway reads \(([^,]+),/.exec(recipe)?.[1];
+  if (at < 0 || !type || !template)
+    throw new Error("docs/GATEWAY.md: the SillyTavern Text Completion recipe is gone");
+  return { type, template };
+}
+const RECIPE = textCompletionRecipe();
+
 const MODES: Mode[] = [
   {
     name: "Chat Completion, a custom OpenAI-compatible endpoint",
@@ -71,10 +89,10 @@ const MODES: Mode[] = [
     read: messagesOf,
   },
   {
-    name: "Text Completion (KoboldCpp), the ChatML instruct template",
+    name: `Text Completion (${RECIPE.type}), the ${RECIPE.template} instruct template, as docs/GATEWAY.md says`,
     connect: async (t, origin) => {
-      await connectTextCompletion(t, "koboldcpp", origin);
-      await useInstructTemplate(t, "ChatML");
+      await connectTextCompletion(t, RECIPE.type.toLowerCase(), origin);
+      await useInstructTemplate(t, RECIPE.template);
     },
     read: chatmlTurns,
   },
