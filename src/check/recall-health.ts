@@ -8,20 +8,30 @@
  * nothing.
  */
 import { rulesOf } from "../card/index.ts";
-import type { CardMeta } from "../card/types.ts";
 import { cardHealth, type HealthReport, healthSince, type Store } from "../state/index.ts";
 import { loadIndex, type Vault } from "../vault/index.ts";
-
-/** The cards an index may list by themselves. */
-export function judgedCards(cards: readonly CardMeta[]): string[] {
-  return cards.filter((c) => c.enabled && rulesOf(c).policy === "automatic").map((c) => `${c.kind}/${c.key}`);
-}
 
 /** The report for the window that ends at `now` (ms); no store (no state file yet) is no recall. */
 export async function recallHealth(vault: Vault, store: Store | null, now: number): Promise<HealthReport> {
   const since = healthSince(now);
   const usage = store ? await store.cardUsage(since) : { recalls: 0, cards: [] };
-  return cardHealth(judgedCards(loadIndex(vault).cards), usage, since);
+  // No recall, nothing to judge: a large vault is not decoded for an empty report.
+  return cardHealth(usage.recalls === 0 ? [] : judgedCards(vault), usage, since);
+}
+
+/**
+ * The cards an index may list by themselves (enabled, automatic), read from the vault's index a row
+ * decoded at a time and none kept: all 100k cards at once held about 250 MB.
+ */
+function judgedCards(vault: Vault): string[] {
+  const { entries } = loadIndex(vault);
+  const { paths, rows } = entries.enabledRows();
+  const out: string[] = [];
+  for (let i = 0; i < paths.length; i++) {
+    const card = entries.decode(paths[i]!, rows[i]!);
+    if (card && rulesOf(card).policy === "automatic") out.push(`${card.kind}/${card.key}`);
+  }
+  return out;
 }
 
 const percent = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);

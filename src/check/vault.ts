@@ -9,6 +9,7 @@
 import { alwaysOnWarning, publicTextOf } from "../card/index.ts";
 import type { MacroNames as Names } from "../card/macros.ts";
 import type { Card, CardMeta } from "../card/types.ts";
+import { gcTick } from "../gc-tick.ts";
 import { staleImports } from "../interop/index.ts";
 import {
   resolveStyleSettings,
@@ -53,7 +54,9 @@ export function checkVault(
   const index = loadIndex(vault);
   const settings = settingsOf(vault);
   const style = resolveStyleSettings(styleSettingsIn(settings.raw), styleEnv);
+  const tick = gcTick();
   const text = (card: CardMeta): string | undefined => {
+    tick();
     try {
       return publicTextOf(readNoFollow(vault, `${vault.root}/${card.path}`), vault.kinds);
     } catch {
@@ -109,11 +112,21 @@ export function checkVault(
   };
 }
 
+/**
+ * A line that opens a block kept by an import (`st:`, `card:`). Only a file with one is parsed in
+ * full: parsing every card of a 100k vault left some 400 MB for the collector. A body line may match
+ * too; the parse decides.
+ */
+const KEPT_BLOCK = /^["']?(?:st|card)["']?[ \t]*:/m;
+
 /** Cards that carry a block kept by an import (the only ones an old mapping can have touched), parsed. */
 function fullCards(vault: Vault, cards: readonly CardMeta[]): Card[] {
   const out: Card[] = [];
+  const tick = gcTick();
   for (const meta of cards) {
+    tick();
     try {
+      if (!KEPT_BLOCK.test(readNoFollow(vault, `${vault.root}/${meta.path}`))) continue;
       const card = readCard(vault, meta.kind, meta.key);
       if ("st" in card.frontmatter || "card" in card.frontmatter) out.push(card);
     } catch {

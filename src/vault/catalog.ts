@@ -19,6 +19,7 @@
 import path from "node:path";
 import { cardAt } from "../card/index.ts";
 import type { BrokenCard, CardMeta } from "../card/types.ts";
+import { gcTick } from "../gc-tick.ts";
 import {
   compareDir,
   compareFiles,
@@ -187,6 +188,8 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
   const known = knownMarks(idx);
   let parsed = 0;
   let wrote = false;
+  // A batch of parsed files is written at a time (BATCH); the garbage of parsing it goes with it.
+  const tick = gcTick(1);
   const pending: Pending = {
     put: [],
     drop: [],
@@ -196,6 +199,7 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
       parsed += pending.put.length;
       wrote = true;
       commit(vault, idx, pending, undefined);
+      tick();
     },
   };
   // Comparing every file walks every folder from the kinds' own, as if the index knew none of them.

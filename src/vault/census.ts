@@ -12,6 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { cardAt, KINDS_FILE, skippedFolder } from "../card/index.ts";
 import { describeError } from "../errors.ts";
+import { gcTick } from "../gc-tick.ts";
 import { openPlain } from "../plain-file.ts";
 import { BOOK_FILE, BOOKS_DIR } from "./books.ts";
 import { GUIDE_FILE } from "./guide.ts";
@@ -82,6 +83,7 @@ function notPlain(e: fs.Dirent): string {
 export function vaultCensus(vault: Vault): Census {
   const census: Census = { cardFiles: 0, bare: [], settings: [], skipped: [] };
   const settings = settingsFiles(vault);
+  const tick = gcTick();
   const walk = (dir: string) => {
     let entries: fs.Dirent[];
     try {
@@ -91,6 +93,7 @@ export function vaultCensus(vault: Vault): Census {
       return;
     }
     for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      tick();
       const rel = dir === "" ? e.name : `${dir}/${e.name}`;
       if (e.isSymbolicLink()) {
         census.skipped.push({
