@@ -52,11 +52,16 @@ interface Recipe {
 }
 
 /** A ```js block of the page, as a Node script beside the pinned clients, on the given origin. */
-function nodeRecipe(after: string): (origin: string, home: string) => Promise<CliRun> {
+function nodeRecipe(after: string, needs: string): (origin: string, home: string) => Promise<CliRun> {
   return (origin, home) => {
     const code = blockAfter(REPO, PAGE, after, "js");
     if (code === undefined) throw new Error(`${PAGE} has no js block after ${after}`);
-    fs.symlinkSync(path.join(TEST_PACKAGE, "node_modules"), path.join(home, "node_modules"));
+    // The node_modules the pinned package is in (test/'s, or the repository's).
+    const modules = (packageDir(needs) ?? path.join(TEST_PACKAGE, "node_modules", needs)).slice(
+      0,
+      -needs.length - 1,
+    );
+    fs.symlinkSync(modules, path.join(home, "node_modules"));
     const script = path.join(home, "recipe.mjs");
     fs.writeFileSync(script, code.replace(/http:\/\/127\.0\.0\.1:\d+/g, origin));
     return run(["node", script], home, { HOME: home, GEMINI_API_KEY: "dummy" });
@@ -66,7 +71,7 @@ function nodeRecipe(after: string): (origin: string, home: string) => Promise<Cl
 const RECIPES: Recipe[] = [
   {
     name: "@google/genai: a chat's sendMessage, then sendMessageStream",
-    run: nodeRecipe("**`@google/genai`**"),
+    run: nodeRecipe("**`@google/genai`**", "@google/genai"),
     prints: ["Noted, turn 1.", "Noted, turn 2."],
     mine: () => true,
     arrivals: [[1, 0, "Marguerite"]],
@@ -75,7 +80,7 @@ const RECIPES: Recipe[] = [
   },
   {
     name: "ollama: chat streamed, then the history and a second message",
-    run: nodeRecipe("**Ollama clients**"),
+    run: nodeRecipe("**Ollama clients**", "ollama"),
     prints: ["Noted, turn 1.", "Noted, turn 2."],
     mine: () => true,
     arrivals: [[1, 0, "Marguerite"]],
