@@ -7,7 +7,7 @@ import { createApi } from "../api/index.ts";
 import { tenantApi } from "../api/tenants.ts";
 import { DEFAULTS } from "../defaults.ts";
 import { LoreError, warnOnStderr } from "../errors.ts";
-import { baseUrls, startGateway } from "../gateway/index.ts";
+import { baseUrls } from "../gateway/index.ts";
 import { isLoopbackHost, type Listener, listen, type Peer, type ThrottleOptions } from "../http/index.ts";
 import { type Engine, openEngine } from "../recall/index.ts";
 import { openStore, type Store } from "../state/index.ts";
@@ -16,6 +16,7 @@ import type { TenantsServer } from "../tenants/index.ts";
 import { uiRoutes } from "../ui/index.ts";
 import { allowHostArg, listenArgs, logArg } from "./_args.ts";
 import { backupsArg, startDailyBackups } from "./_backups.ts";
+import { startGatewayBeside } from "./_gateway-beside.ts";
 import { startHookServer } from "./_hook-server.ts";
 import { selfRefresher } from "./_refresher.ts";
 import {
@@ -97,20 +98,27 @@ export const uiCommand = defineCommand({
       style: styleOptions(),
     });
     const realPort = server.port;
-    const gateway = args["gateway-upstream"]
-      ? startGateway({
-          vaultRoot: engine.vault.root,
-          sharedEngine: engine,
-          upstream: args["gateway-upstream"],
-          host,
-          port: portNumber(args["gateway-port"], "--gateway-port"),
-          token,
-          allowHosts: extra,
-          log: args.log !== false,
-          style: styleOptions(),
-          state: named,
-        })
-      : undefined;
+    const gateway = await startGatewayBeside(
+      args["gateway-upstream"]
+        ? {
+            vaultRoot: engine.vault.root,
+            sharedEngine: engine,
+            upstream: args["gateway-upstream"],
+            host,
+            port: portNumber(args["gateway-port"], "--gateway-port"),
+            token,
+            allowHosts: extra,
+            log: args.log !== false,
+            style: styleOptions(),
+            state: named,
+          }
+        : undefined,
+      async () => {
+        engine.close();
+        await server.stop(true);
+        await store?.close();
+      },
+    );
     const hooks = await startHookServer({
       vaultRoot: engine.vault.root,
       engine: async () => engine,
@@ -178,20 +186,23 @@ async function serveTenantsEditor(
     noLog: args.log === false,
     style: styleOptions(),
   });
-  const gateway = args["gateway-upstream"]
-    ? startGateway({
-        vaultRoot: "",
-        tenants,
-        tenantPool: pool,
-        state: store,
-        upstream: args["gateway-upstream"],
-        host,
-        port: portNumber(args["gateway-port"], "--gateway-port"),
-        allowHosts: extra,
-        log: args.log !== false,
-        style: styleOptions(),
-      })
-    : undefined;
+  const gateway = await startGatewayBeside(
+    args["gateway-upstream"]
+      ? {
+          vaultRoot: "",
+          tenants,
+          tenantPool: pool,
+          state: store,
+          upstream: args["gateway-upstream"],
+          host,
+          port: portNumber(args["gateway-port"], "--gateway-port"),
+          allowHosts: extra,
+          log: args.log !== false,
+          style: styleOptions(),
+        }
+      : undefined,
+    () => server.stop(true),
+  );
   const stopped = untilShutdown(() => Promise.all([server.stop(true), gateway?.close()]));
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
   const urls = gateway && baseUrls(gateway.url);

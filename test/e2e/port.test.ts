@@ -71,3 +71,29 @@ describe.each(servers)("a second %s on a port that is taken", (_name, argsFor) =
     }
   });
 });
+
+// The home server's one service: `ui --gateway-upstream` runs the gateway beside the editor. With the
+// gateway's port taken, a service that kept running as an editor alone would look healthy to systemd
+// while every client's request went to whatever holds the port.
+describe("ui with the gateway beside it, on a gateway port that is taken", () => {
+  test("ends with exit code 6, naming --gateway-port, rather than living on as an editor alone", async () => {
+    const first = await start(["gateway", "--upstream", upstream.url, "--port", "0"]);
+    try {
+      // runBinary waits for the process to end: a ui that lived on would hang this test.
+      const ui = await runBinary(
+        [
+          ...["ui", "--port", "0", "--gateway-upstream", upstream.url],
+          ...["--gateway-port", String(first.port), "--vault", vault.root],
+        ],
+        { env: { HOME: vault.root } },
+      );
+      expect(ui.code).toBe(6);
+      expect(ui.stderr).toContain(`port ${first.port} on 127.0.0.1 is already in use`);
+      expect(ui.stderr).toContain("choose another --gateway-port");
+      expect(first.proc.exitCode).toBeNull();
+    } finally {
+      first.proc.kill("SIGTERM");
+      await first.proc.exited;
+    }
+  });
+});
