@@ -2,9 +2,10 @@
 // the page cannot drift from what is tested. Its unit passes `systemd-analyze verify` without a word
 // and carries the hardening it promises. In a throwaway container (CI sets LORECARDS_SYSTEM_TESTS=1;
 // it changes /etc, /srv and /usr/local, so never elsewhere) the recipe's commands run as written, as
-// root, and the unit's command then runs as its user with its environment, as far as a container
-// without systemd allows: the editor and the gateway answer with the token and refuse without it, and
-// nothing the service prints holds the token.
+// root: the set-up, the unit written where it says, `systemd-analyze verify` of that file; then, as far
+// as a container without a booted systemd allows, the unit's command runs as its user with its
+// environment: the editor and the gateway answer with the token and refuse without it, and nothing the
+// service prints holds the token. A unit spoiled on purpose shows that verify would have spoken up.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
@@ -71,17 +72,35 @@ describe("the systemd unit", () => {
     "systemd-analyze is not installed (Debian: apt-get install systemd)",
   );
 
-  test.skipIf(!haveAnalyze)("passes systemd-analyze verify without a word", () => {
+  /** What `systemd-analyze verify` says of `unit`, its command pointed at the binary this checkout built. */
+  function verify(unit: string): { code: number; out: string } {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-unit-"));
     try {
-      // The binary where this checkout built it: verify checks that the command exists.
+      // verify checks that the command exists, so it is the one here, not /usr/local/bin's.
       const file = path.join(dir, "lorecards.service");
-      fs.writeFileSync(file, UNIT.replace("/usr/local/bin/lorecards", bin));
+      fs.writeFileSync(file, unit.replace("/usr/local/bin/lorecards", bin));
       const r = Bun.spawnSync([analyze!, "verify", file], { stdout: "pipe", stderr: "pipe" });
-      expect({ code: r.exitCode, out: `${r.stdout}${r.stderr}` }).toEqual({ code: 0, out: "" });
+      return { code: r.exitCode, out: `${r.stdout}${r.stderr}` };
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  test.skipIf(!haveAnalyze)("passes systemd-analyze verify without a word", () => {
+    expect(verify(UNIT)).toEqual({ code: 0, out: "" });
+  });
+
+  // The check above is worth something only if verify speaks up: a key mistyped in the unit is
+  // ignored by systemd (the hardening silently gone), and a command that is not there never starts.
+  test.skipIf(!haveAnalyze).each([
+    ["a mistyped key", (u: string) => u.replace("UMask=", "UMsk="), "Unknown key 'UMsk'"],
+    [
+      "a command that is not there",
+      (u: string) => u.replace("/usr/local/bin/lorecards ui", "/usr/local/bin/lorecard ui"),
+      "is not executable",
+    ],
+  ])("would not pass with %s", (_what, spoil, complaint) => {
+    expect(verify(spoil(UNIT)).out).toContain(complaint);
   });
 });
 
@@ -138,10 +157,37 @@ describe.skipIf(!SYSTEM)("the recipe, followed line by line in a throwaway conta
     if (r.exitCode !== 0) throw new Error(`the recipe failed (${r.exitCode}):\n${body}\n${r.stderr}`);
   }
 
+  /**
+   * The lines after the unit that only a booted systemd can run (a container has none as PID 1):
+   * instead, the test starts the unit's command as systemd would. Any other line runs as written.
+   */
+  const NEEDS_BOOTED_SYSTEMD = [
+    "sudo systemctl daemon-reload && sudo systemctl enable --now lorecards",
+    "systemctl status lorecards",
+  ];
+  const startLines = START.split("\n")
+    .map((l) => l.replace(/\s+#.*$/, "").trim())
+    .filter((l) => l !== "");
+  const UNIT_FILE = "/etc/systemd/system/lorecards.service";
+  let afterUnit = "";
+
   beforeAll(async () => {
     // "after copying the binary there": it sits in the folder the commands run in.
     fs.copyFileSync(bin, path.join(work, "lorecards"));
     run(SETUP, work);
+    // "Then the unit": written where the recipe says, and the lines after it run as written,
+    // `systemd-analyze verify` of that file (against the installed binary) among them.
+    fs.mkdirSync(path.dirname(UNIT_FILE), { recursive: true });
+    fs.writeFileSync(UNIT_FILE, UNIT);
+    afterUnit = startLines
+      .filter((l) => !NEEDS_BOOTED_SYSTEMD.includes(l))
+      .map((l) => {
+        const body = l.replace(/^sudo /, "");
+        const r = Bun.spawnSync(["sh", "-eu", "-c", body], { cwd: work, stdout: "pipe", stderr: "pipe" });
+        if (r.exitCode !== 0) throw new Error(`the recipe failed (${r.exitCode}): ${body}\n${r.stderr}`);
+        return `$ ${l}\n${r.stdout}${r.stderr}`;
+      })
+      .join("");
     token = /LORECARDS_TOKEN=(\w+)/.exec(fs.readFileSync("/etc/lorecards.env", "utf8"))![1]!;
     const s = service();
     // What systemd would do: the user, the umask, the environment file, then ExecStart.
@@ -166,8 +212,19 @@ describe.skipIf(!SYSTEM)("the recipe, followed line by line in a throwaway conta
   afterAll(async () => {
     server?.kill("SIGTERM");
     await server?.exited;
-    run("userdel lorecards; rm -rf /srv/lorecards /etc/lorecards.env /usr/local/bin/lorecards", work);
+    run(
+      `userdel lorecards; rm -rf /srv/lorecards /etc/lorecards.env /usr/local/bin/lorecards ${UNIT_FILE}`,
+      work,
+    );
     fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  test("the lines after the unit run as written: verify says nothing, and the token is shown to root", () => {
+    // Every line is run here or named as one only a booted systemd runs.
+    expect(startLines.filter((l) => NEEDS_BOOTED_SYSTEMD.includes(l))).toEqual(NEEDS_BOOTED_SYSTEMD);
+    expect(afterUnit).toBe(
+      `$ sudo systemd-analyze verify ${UNIT_FILE}\n$ sudo cat /etc/lorecards.env\nLORECARDS_TOKEN=${token}\n`,
+    );
   });
 
   test("the token file is root's alone, and the vault is the service user's", () => {
