@@ -24,6 +24,13 @@ export interface Expectation {
   excludes?: string[];
 }
 
+/**
+ * Our answer where it deliberately differs from the judge's: `difference` names the row of the table
+ * of deliberate differences in docs/INTEROP.md that it shows (test/docs/differences.test.ts holds the
+ * table and the cases to each other).
+ */
+export type Difference = Expectation & { difference: string; why: string };
+
 /** The fields of a placement a case checks (the others are not looked at). */
 export interface Placement {
   position?: string | null;
@@ -39,7 +46,7 @@ export interface Case extends Expectation {
   why: string;
   judge?: Judge;
   /** Where lorecards deliberately answers otherwise: our answer, and why (the README says more). */
-  differs?: Expectation & { why: string };
+  differs?: Difference;
   /** `try` flags; `budget` defaults to a generous one so budgets never interfere unless the case is about them. */
   options?: { seed?: string; budget?: number; budgetTokens?: number; reach?: "named" | "one-hop" };
   /** The placement `try --json` must report for these chosen titles. */
@@ -69,6 +76,11 @@ export interface ConformanceFile {
   real?: string;
   /** The file name the book is imported under (its extension matters to some importers). */
   file?: string;
+  /**
+   * A book written to show deliberate differences: its entries are made to disagree with SillyTavern,
+   * so the sweep (sweep.test.ts), which asks every entry of a book by its first key, leaves it out.
+   */
+  differences?: boolean;
   /** How SillyTavern is asked for every case of the file (a case's own block wins). */
   sillytavern?: StSettings;
   cases: Case[];

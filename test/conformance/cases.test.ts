@@ -37,7 +37,7 @@ describe("the conformance checker", () => {
       messages: [],
       why: "w",
       fires: ["A"],
-      differs: { fires: ["B"], why: "ours" },
+      differs: { fires: ["B"], difference: "the title", why: "ours" },
     };
     expect(expected(c).fires).toEqual(["B"]);
     expect(expected({ ...c, differs: undefined }).fires).toEqual(["A"]);

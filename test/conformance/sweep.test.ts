@@ -8,17 +8,18 @@
  * Entries whose answer is a draw (probability below 100, inclusion groups) or a clock (sticky,
  * cooldown, delay: a dry run ignores them) are not compared. What differs must be one of the listed
  * deliberate differences (docs/INTEROP.md); anything else fails, naming the conversation. Then each
- * book as lorecards exports it to World Info goes through SillyTavern's import, which must give back
- * every field of every entry.
+ * book as the compiled binary exports it to World Info (`lorecards export --format st`, after
+ * `lorecards import` into a fresh vault) goes through SillyTavern's import, which must give back every
+ * field of every entry. Books written to show the deliberate differences (`differences` in their
+ * conformance file) are left out: their entries are made to disagree.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { recallJson } from "../../src/explain/index.ts";
-import { exportBook, importBook } from "../../src/interop/index.ts";
 import { jiebaSegmenter } from "../../src/match/index.ts";
 import { openEngine } from "../../src/recall/index.ts";
-import { openVault } from "../../src/vault/index.ts";
+import { ensureBinary, runBinary } from "../support/binary.ts";
 import { haveRealFixture, REAL_FIXTURES } from "../support/prerequisites.ts";
 import {
   type Answer,
@@ -143,13 +144,18 @@ describe.skipIf(!haveSillyTavern("test/conformance/sweep.test.ts"))(
       fs.mkdirSync(inbox);
       const files = [...books];
       for (const f of conformanceFiles()) {
-        if (f.book.real !== undefined || !f.book.cases.every((c) => judgeOf(c, f.book) === "sillytavern"))
+        if (
+          f.book.real !== undefined ||
+          f.book.differences ||
+          !f.book.cases.every((c) => judgeOf(c, f.book) === "sillytavern")
+        )
           continue;
         const source = bookSource(f, scratch);
         const named = path.join(inbox, `${f.name.replace(/\.json$/, "")}${path.extname(source)}`);
         fs.copyFileSync(source, named);
         files.push(named);
       }
+      await ensureBinary();
       st = await startSillyTavern();
       const report = await st.importFiles(path.join(scratch, "st"), files);
       const questions: Question[] = [];
@@ -160,9 +166,8 @@ describe.skipIf(!haveSillyTavern("test/conformance/sweep.test.ts"))(
         const entries = new Map(Object.values(stored.entries).map((e) => [e.uid, e]));
         const vault = path.join(scratch, `vault-${sweeps.length}`);
         fs.mkdirSync(vault);
-        await importBook(openVault(vault), new Uint8Array(fs.readFileSync(file)), {
-          filename: path.basename(file),
-        });
+        const imported = await runBinary(["import", file, "--book", "main", "--vault", vault]);
+        if (imported.code !== 0) throw new Error(`lorecards import ${file}: ${imported.stderr}`);
         // A message that names nothing: what comes in on any message (constant entries) is compared too.
         const chats: Sweep["chats"] = [{ id: `${path.basename(file)}#none`, chat: ["Hello."] }];
         const askable = [...entries.values()].filter((e) => plainKey(e) !== undefined && e.disable !== true);
@@ -180,13 +185,13 @@ describe.skipIf(!haveSillyTavern("test/conformance/sweep.test.ts"))(
         sweeps.push({ book: path.basename(file), entries, chats, stBook: r.out, vault });
       }
       const answers = new Map((await st.evaluate(questions)).map((a) => [a.id, a]));
-      // Round trip: each book as lorecards exports it to World Info, imported by SillyTavern.
+      // Round trip: each book as `lorecards export --format st` writes it, imported by SillyTavern.
       const exports: string[] = [];
+      fs.mkdirSync(path.join(scratch, "exports"));
       for (const [i, s] of sweeps.entries()) {
-        const file = await exportBook(openVault(s.vault), "st");
         const out = path.join(scratch, "exports", `${i}-${s.book.replace(/\.\w+$/, "")}.json`);
-        fs.mkdirSync(path.dirname(out), { recursive: true });
-        fs.writeFileSync(out, file.bytes);
+        const r = await runBinary(["export", out, "--format", "st", "--vault", s.vault]);
+        if (r.code !== 0) throw new Error(`lorecards export ${out}: ${r.stderr}`);
         exports.push(out);
       }
       const back = await st.importFiles(path.join(scratch, "st-back"), exports);
