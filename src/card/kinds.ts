@@ -4,6 +4,7 @@ import { readPlain } from "../plain-file.ts";
 import { STATE_DIR } from "../state-dir.ts";
 import { parseYamlDocument } from "./_frontmatter.ts";
 import { keyProblem } from "./key.ts";
+import { inSkippedDir, noteAppFolders } from "./note-apps.ts";
 import type { KindDef, KindsConfig } from "./types.ts";
 
 export const KINDS_FILE = "kinds.yaml";
@@ -80,6 +81,7 @@ export function skippedFolder(name: string, atRoot = false): string | null {
  */
 export function kindOfFolder(config: KindsConfig, dir: string): KindDef | undefined {
   if (dir !== "" && dir.split("/").some((name, i) => skippedFolder(name, i === 0) !== null)) return undefined;
+  if (dir !== "" && inSkippedDir(config.skipped, dir)) return undefined;
   let owner: KindDef | undefined;
   for (const k of config.kinds) {
     if (k.dir === "" || !(dir === k.dir || dir.startsWith(`${k.dir}/`))) continue;
@@ -182,8 +184,17 @@ export function parseKindsConfig(text: string): KindsConfig {
   return config;
 }
 
-/** The vault's kinds: defaults merged with `<root>/kinds.yaml` when it exists. */
+/**
+ * The vault's kinds: defaults merged with `<root>/kinds.yaml` when it exists, and the folders a note
+ * app keeps for itself (card/note-apps.ts), which hold no cards.
+ */
 export function loadKindsConfig(root: string): KindsConfig {
+  const config = kindsFile(root);
+  const skipped = noteAppFolders(root);
+  return skipped.length > 0 ? { ...config, skipped } : config;
+}
+
+function kindsFile(root: string): KindsConfig {
   let text: string;
   try {
     text = readPlain(path.join(root, KINDS_FILE), { name: KINDS_FILE });

@@ -22,6 +22,8 @@ export interface KindsConfig {
   privateSections: string[];
   /** What in kinds.yaml was ignored (an unknown setting), for `check`; absent when nothing was. */
   warnings?: string[];
+  /** Folders a note app keeps for itself (card/note-apps.ts), never read for cards; absent when none. */
+  skipped?: { dir: string; reason: string }[];
 }
 
 /**

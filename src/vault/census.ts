@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { cardAt, KINDS_FILE, skippedFolder } from "../card/index.ts";
+import { inSkippedDir } from "../card/note-apps.ts";
 import { describeError } from "../errors.ts";
 import { gcTick } from "../gc-tick.ts";
 import { openPlain } from "../plain-file.ts";
@@ -101,7 +102,8 @@ export function vaultCensus(vault: Vault): Census {
           reason: "a symbolic link: lorecards never follows links in the vault",
         });
       } else if (e.isDirectory()) {
-        const why = skippedFolder(e.name, dir === "");
+        const why =
+          skippedFolder(e.name, dir === "") ?? inSkippedDir(vault.kinds.skipped, rel)?.reason ?? null;
         if (why === null) walk(rel);
         else if (dir === "" && e.name === STATE_DIR) census.settings.push(`${rel}/`);
         else census.skipped.push({ path: `${rel}/`, reason: why });

@@ -1,6 +1,7 @@
 // A folder of notes as people keep one (an Obsidian vault: notes in nested folders, notes without
-// frontmatter, attachments, the editor's hidden folder) pointed at with the defaults, through the
-// compiled binary: `check` accounts for every file, and the notes fire where they live.
+// frontmatter, attachments, the editor's hidden folder, its templates folder) pointed at with the
+// defaults, through the compiled binary: `check` accounts for every file, and the notes fire where they
+// live; a template (named in .obsidian/templates.json) is no note and never fires.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
@@ -18,6 +19,8 @@ beforeAll(async () => {
     "world/places/map.png": "\x89PNG",
     "attachments/letter.pdf": "%PDF-1.4",
     ".obsidian/workspace.json": "{}",
+    ".obsidian/templates.json": '{"folder":"Templates"}',
+    "Templates/Person.md": "---\ntags: [person]\n---\n# {{title}}\n",
     ".obsidian/snippets/readme.md": "not a note",
     ".trash/Old idea.md": "thrown away",
     "Daily note.md": "Went to Saltmarsh today.\n",
@@ -59,6 +62,7 @@ describe("a folder of notes, with the defaults", () => {
     expect(files.skipped.map((s) => s.path).sort()).toEqual([
       ".obsidian/",
       ".trash/",
+      "Templates/",
       "attachments/letter.pdf",
       "world/places/map.png",
     ]);
@@ -69,6 +73,9 @@ describe("a folder of notes, with the defaults", () => {
     expect(r.stdout).toContain("a hidden folder: .obsidian/, .trash/");
     expect(r.stdout).toContain("not a Markdown file (.pdf): cards are .md files: attachments/letter.pdf");
     expect(r.stdout).toContain("have no frontmatter, so each fires on its file name only");
+    expect(r.stdout).toContain(
+      "Obsidian's templates folder (.obsidian/templates.json): templates, not notes: Templates/",
+    );
   });
 
   test("notes in nested folders fire, with or without frontmatter", async () => {
@@ -77,7 +84,7 @@ describe("a folder of notes, with the defaults", () => {
       "--vault",
       vault.root,
       "--json",
-      "how are Rinny and Kai doing in Saltmarsh?",
+      "how are Rinny and Kai doing in Saltmarsh? Ask the person at the harbor.",
     ]);
     expect(r.code).toBe(0);
     const fired = (JSON.parse(r.stdout) as { fired: { key: string; kind: string; in_budget: boolean }[] })
