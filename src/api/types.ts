@@ -11,6 +11,7 @@ import type * as door from "./_door.ts";
 import type * as find from "./_find.ts";
 import type * as health from "./_health.ts";
 import type * as history from "./_history.ts";
+import type * as library from "./_library.ts";
 import type * as routes from "./_routes.ts";
 import type * as usage from "./_stats.ts";
 import type * as steps from "./_steps.ts";
@@ -39,6 +40,8 @@ export type Conversations = Answer<typeof door.conversations>;
 export type ConversationTurns = Answer<typeof door.conversationTurns>;
 export type Recent = Answer<typeof routes.recent>;
 export type Checkup = Answer<typeof routes.checkup>;
+/** `GET /api/books`: the vault's books, each with the conversations whose turns read it. */
+export type Books = Answer<typeof library.books>;
 export type ImportResult = Answer<typeof books.importLorebook>;
 export type Stats = Answer<typeof usage.stats>;
 export type CardHealthReport = Answer<typeof health.cardHealth>;

@@ -5,6 +5,22 @@
 
 const TOKEN_KEY = "lorecards.token";
 
+/**
+ * The book the page is about (docs/BOOKS.md): undefined for the vault's own cards. Sent as
+ * `X-Lorecards-Book` on every call about cards; never on a try or an explanation, which read the
+ * books a conversation would (the try box says which), whatever book is on screen.
+ */
+let book: string | undefined;
+const VAULT_WIDE = ["/api/try", "/api/explain", "/api/books"];
+
+export function setBook(name: string | undefined): void {
+  book = name === "main" ? undefined : name;
+}
+
+export function currentBook(): string {
+  return book ?? "main";
+}
+
 export interface ApiError {
   status: number;
   error: string;
@@ -21,8 +37,9 @@ export function adoptTokenFromUrl(): void {
   history.replaceState(history.state, "", `${url.pathname}${url.search}${url.hash}`);
 }
 
-function headers(write: boolean, type = "application/json"): Headers {
+function headers(write: boolean, type = "application/json", path = ""): Headers {
   const h = new Headers({ accept: "application/json" });
+  if (book && !VAULT_WIDE.some((p) => path.startsWith(p))) h.set("x-lorecards-book", book);
   const token = localStorage.getItem(TOKEN_KEY);
   if (token) h.set("authorization", `Bearer ${token}`);
   if (write) {
@@ -60,7 +77,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const raw = body instanceof Blob;
   const res = await fetch(path, {
     method,
-    headers: headers(method !== "GET", raw ? "application/octet-stream" : "application/json"),
+    headers: headers(method !== "GET", raw ? "application/octet-stream" : "application/json", path),
     body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
   });
   if (res.ok) return (await res.json()) as T;
@@ -77,7 +94,7 @@ export async function importStream(
   file: Blob,
   onProgress: (done: number, total: number) => void,
 ): Promise<unknown> {
-  const h = headers(true, "application/octet-stream");
+  const h = headers(true, "application/octet-stream", path);
   h.set("accept", "application/x-ndjson");
   const res = await fetch(path, { method: "POST", headers: h, body: file });
   if (!res.ok || res.body === null) throw await failure(res);
@@ -118,7 +135,7 @@ export async function importStream(
 
 /** A download that needs the auth header (a plain link could not carry it). */
 export async function download(path: string): Promise<{ blob: Blob; filename: string }> {
-  const res = await fetch(path, { headers: headers(false) });
+  const res = await fetch(path, { headers: headers(false, "application/json", path) });
   if (!res.ok) throw await failure(res);
   const disposition = res.headers.get("content-disposition") ?? "";
   const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? "lorebook.json";

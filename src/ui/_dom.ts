@@ -86,3 +86,13 @@ export function arrange(parent: HTMLElement, nodes: HTMLElement[]): void {
     else parent.insertBefore(node, cursor);
   }
 }
+
+/** The manifest and icons are served at fixed paths; linked from here, as the HTML bundler would try to resolve them. */
+export function linkAppAssets(): void {
+  document.head.append(
+    el("link", { rel: "manifest", href: "/manifest.webmanifest" }),
+    el("link", { rel: "icon", href: "/icon.svg", type: "image/svg+xml" }),
+    // iOS ignores an SVG here.
+    el("link", { rel: "apple-touch-icon", href: "/icon-180.png", sizes: "180x180" }),
+  );
+}

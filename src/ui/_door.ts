@@ -46,6 +46,8 @@ function summaryRow(body: HTMLElement, c: Summary): HTMLElement {
         c.name && c.model ? c.model : null,
         plural(c.turns, "turn"),
         span(c.first_seen, c.last_seen),
+        // Which books it read, once the vault has more than its own cards (docs/BOOKS.md).
+        c.books.some((b) => b !== "main") ? `books: ${c.books.join(", ")}` : null,
       ]
         .filter(Boolean)
         .join(" · "),

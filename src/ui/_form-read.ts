@@ -71,3 +71,15 @@ export function addKeyword(form: HTMLFormElement, word: string): boolean {
   input.focus();
   return true;
 }
+
+/** What a new card's form holds so far, kept when its kind is changed (the form is built anew). */
+export function draftOf(form: HTMLFormElement | null) {
+  const v = (n: string) => (form?.elements.namedItem(n) as HTMLInputElement | null)?.value ?? "";
+  return {
+    title: v("title"),
+    keywords: v("keywords")
+      .split(",")
+      .map((w) => w.trim())
+      .filter(Boolean),
+  };
+}

@@ -1,8 +1,20 @@
-// Two side panels: what surfaced lately (time, card keys, source — never the message text) and the
+// Opening a panel loads it; two side panels: what surfaced lately (time, card keys, source — never the message text) and the
 // health check (the findings of `lorecards check`, each naming the card it is about).
 import type { Checkup, Recent } from "../api/types.ts";
 import { api } from "./_client.ts";
-import { el, formatTime } from "./_dom.ts";
+import { $, el, formatTime } from "./_dom.ts";
+
+/** Loads a panel's body each time it is opened, so it shows what is true now. */
+export function onOpen(
+  id: string,
+  load: (body: HTMLElement) => Promise<void>,
+  fail: (e: unknown) => void,
+): void {
+  const details = $(id) as HTMLDetailsElement;
+  details.addEventListener("toggle", () => {
+    if (details.open) load(details.querySelector(".panel-body")!).catch(fail);
+  });
+}
 
 export async function loadRecent(body: HTMLElement): Promise<void> {
   const { hits } = await api<Recent>("GET", "/api/recent?limit=30");

@@ -4,6 +4,7 @@
 // the open card, or as a new card, in one click.
 
 import type { TryResult } from "../api/types.ts";
+import type { TryAs } from "./_books.ts";
 import { api } from "./_client.ts";
 import { $, el } from "./_dom.ts";
 import type { EditorTarget } from "./_editor.ts";
@@ -13,7 +14,10 @@ import { explainTry } from "./_why.ts";
 import { LORE_WORDS, POSITION_WORDS, REASON_WORDS, VIA_WORDS } from "./_words.ts";
 
 export interface TryHooks {
-  open(kind: string, key: string): void;
+  /** Opens a card; `book` when it is not the vault's own. */
+  open(kind: string, key: string, book?: string): void;
+  /** The books to read, as "Try as" chooses them (_books.ts). */
+  as(): TryAs;
   /** The open card's form, if a card is open. */
   form(): HTMLFormElement | null;
   /** A word was added to the open card's form. */
@@ -39,12 +43,13 @@ export class TryBox {
     const text = ($("#try-text") as HTMLInputElement).value.trim();
     if (!text) return;
     try {
-      const result = await api<TryResult>("POST", "/api/try", { text, budget: this.budget });
+      const as = this.hooks.as();
+      const result = await api<TryResult>("POST", "/api/try", { text, budget: this.budget, ...as });
       this.last = { text, result };
       this.rerender();
       // The answer is under the box, at the top of the page: bring it into view from wherever one was.
       $("#try-result").scrollIntoView({ block: "nearest" });
-      await explainTry($("#try-why"), text);
+      await explainTry($("#try-why"), text, as);
     } catch (err) {
       this.hooks.fail(err);
     }
@@ -71,7 +76,7 @@ export class TryBox {
 }
 
 interface TryHandlers {
-  open(kind: string, key: string): void;
+  open(kind: string, key: string, book?: string): void;
   /** A candidate word was clicked: add it to the open card, or start a new one (`asNew`). */
   useWord(word: string, group: "names" | "places" | "aliases", asNew: boolean): void;
   hasOpenCard(): boolean;
@@ -82,8 +87,13 @@ function renderTry(box: HTMLElement, text: string, result: TryResult, handlers: 
     el(
       "li",
       { class: f.in_budget ? "fired in" : "fired out" },
-      el("button", { type: "button", class: "link", onclick: () => handlers.open(f.kind, f.key) }, f.title),
+      el(
+        "button",
+        { type: "button", class: "link", onclick: () => handlers.open(f.kind, f.key, f.book) },
+        f.title,
+      ),
       el("span", { class: "tag" }, f.kind),
+      f.book ? el("span", { class: "tag book", title: "the book it is in" }, f.book) : null,
       f.hits.length > 0
         ? el("span", { class: "on" }, "on ", el("b", {}, f.hits.join(", ")))
         : el("span", { class: "on" }, VIA_WORDS[f.via] ?? f.via),
@@ -145,6 +155,7 @@ function renderTry(box: HTMLElement, text: string, result: TryResult, handlers: 
   const parts: (HTMLElement | null)[] = [
     el("p", { class: "summary" }, summary),
     lore ? el("p", { class: "try-lore", title: "lore: in settings.yaml" }, `Lore switch ${lore}.`) : null,
+    result.books ? el("p", { class: "books-read" }, `Books read: ${result.books.join(", ")}.`) : null,
     broken.length
       ? el(
           "p",

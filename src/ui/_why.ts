@@ -2,6 +2,7 @@
 // context door's answer), one line per card in plain words: how it came up, where it goes (with the tier
 // hint it carries), and why not when it is not sent; the line `lorecards explain` prints is its tooltip.
 import type { Explanation } from "../api/types.ts";
+import type { TryAs } from "./_books.ts";
 import { api } from "./_client.ts";
 import { el, formatTime } from "./_dom.ts";
 import {
@@ -64,8 +65,8 @@ function whyWords(c: Explained): string {
 }
 
 /** Why each card of a try is or is not in: one line per card, under the try box. */
-export async function explainTry(box: HTMLElement, text: string): Promise<void> {
-  const answer = await api<Explanation>("POST", "/api/explain", { text });
+export async function explainTry(box: HTMLElement, text: string, as: TryAs = {}): Promise<void> {
+  const answer = await api<Explanation>("POST", "/api/explain", { text, ...as });
   if (answer.cards.length === 0) {
     box.replaceChildren();
     box.hidden = true;

@@ -3,16 +3,18 @@
 // address (`#/people/Alice`, _route.ts), so Back returns to the list. Plain DOM; the state of the page
 // is the object below, and everything shown comes from the API.
 import type { CardData, Kinds, Reverted } from "../api/types.ts";
+import { loadShelf, Shelf } from "./_books.ts";
 import { Browse } from "./_browse.ts";
 import { loadBudget } from "./_budget.ts";
-import { adoptTokenFromUrl, api, isApiError, path } from "./_client.ts";
-import { $, el } from "./_dom.ts";
+import { adoptTokenFromUrl, api, currentBook, isApiError, path } from "./_client.ts";
+import { $, el, linkAppAssets } from "./_dom.ts";
 import { loadConversations } from "./_door.ts";
 import { alertInForm, buildEditor, conflictInForm, type EditorTarget, warnInForm } from "./_editor.ts";
+import { draftOf } from "./_form-read.ts";
 import { loadCardHealth } from "./_health.ts";
 import { type HistoryHooks, loadChanges, loadHistory } from "./_history.ts";
 import { buildBooks, guardDrops } from "./_import.ts";
-import { loadHealth, loadRecent } from "./_panels.ts";
+import { loadHealth, loadRecent, onOpen } from "./_panels.ts";
 import type { Row } from "./_query.ts";
 import { loadLinks } from "./_refs.ts";
 import { pushRoute, readRoute, replaceRoute } from "./_route.ts";
@@ -92,17 +94,6 @@ function showEditor(target: EditorTarget, focus = true): void {
         loadLinks(form.querySelector(".links-body")!, card, (k, key) => void openCard(k, key)).catch(fail),
     );
   if (focus) (form.elements.namedItem("title") as HTMLInputElement).focus();
-}
-
-function draftOf(form: HTMLFormElement | null) {
-  const v = (n: string) => (form?.elements.namedItem(n) as HTMLInputElement | null)?.value ?? "";
-  return {
-    title: v("title"),
-    keywords: v("keywords")
-      .split(",")
-      .map((w) => w.trim())
-      .filter(Boolean),
-  };
 }
 
 async function openCard(kind: string, key: string, push = true): Promise<void> {
@@ -204,8 +195,33 @@ const historyHooks: HistoryHooks = {
   },
 };
 
+const shelf = new Shelf({ switched: showBook, leaveOk, fail });
+
+/** Another book is shown: its kinds and cards in the list, and no card open. */
+async function showBook(): Promise<void> {
+  state.dirty = false;
+  emptyEditor("Pick a card on the left, or start a new one.");
+  replaceRoute({ view: "list" });
+  showList();
+  state.kinds = await api<Kinds>("GET", "/api/kinds");
+  browse.fillChoices();
+  await browse.load();
+  const books = $("#shelf") as HTMLDetailsElement;
+  if (books.open) await loadShelf(books.querySelector(".panel-body")!, shelf);
+}
+
+/** A card of any book (a try reads several): its book is shown first. */
+async function openIn(kind: string, key: string, book = "main"): Promise<void> {
+  if (book !== currentBook()) {
+    if (!leaveOk()) return;
+    await shelf.switchTo(book);
+  }
+  await openCard(kind, key);
+}
+
 const tryBox = new TryBox({
-  open: (kind, key) => void openCard(kind, key),
+  open: (kind, key, book) => void openIn(kind, key, book).catch(fail),
+  as: () => shelf.tryAs(),
   form: () => state.form,
   edited: () => {
     state.dirty = true;
@@ -214,23 +230,6 @@ const tryBox = new TryBox({
     newCard(state.kinds.kinds.some((k) => k.name === kind) ? kind : state.kinds.kinds[0]!.name, draft),
   fail,
 });
-
-function panel(id: string, load: (body: HTMLElement) => Promise<void>): void {
-  const details = $(id) as HTMLDetailsElement;
-  details.addEventListener("toggle", () => {
-    if (details.open) load(details.querySelector(".panel-body")!).catch(fail);
-  });
-}
-
-/** The manifest and icons are served at fixed paths; linked from here, as the HTML bundler would try to resolve them. */
-function linkAppAssets(): void {
-  document.head.append(
-    el("link", { rel: "manifest", href: "/manifest.webmanifest" }),
-    el("link", { rel: "icon", href: "/icon.svg", type: "image/svg+xml" }),
-    // iOS ignores an SVG here.
-    el("link", { rel: "apple-touch-icon", href: "/icon-180.png", sizes: "180x180" }),
-  );
-}
 
 /** Show what the address names: a card, a new card, or the list (Back and Forward land here). */
 async function follow(): Promise<void> {
@@ -250,6 +249,8 @@ async function start(): Promise<void> {
     newCard(state.target?.kind.name ?? state.kinds.kinds[0]?.name ?? "entry"),
   );
   const open = (k: string, key: string) => void openCard(k, key);
+  const panel = (id: string, load: (body: HTMLElement) => Promise<void>) => onOpen(id, load, fail);
+  panel("#shelf", (body) => loadShelf(body, shelf));
   panel("#recent", loadRecent);
   panel("#conversations", loadConversations);
   panel("#health", (body) => loadHealth(body, open));
@@ -273,16 +274,20 @@ async function start(): Promise<void> {
   });
   window.addEventListener("popstate", () => void follow());
   try {
+    // The books first when the address names one (`?book=`): the list is that book's.
+    const books = shelf.load();
+    if (new URL(location.href).searchParams.has("book")) await books;
     // The list and the kinds are asked for at once: the list is the larger answer.
     const cards = browse.fetch();
     state.kinds = await api<Kinds>("GET", "/api/kinds");
     browse.fillChoices();
     buildBooks($("#books .panel-body"), {
       kinds: state.kinds,
-      imported: () => void browse.load().catch(fail),
+      imported: () => void Promise.all([browse.load(), shelf.load()]).catch(fail),
       open,
     });
     await browse.load(cards);
+    await books;
     await follow();
   } catch (err) {
     fail(err);
