@@ -65,7 +65,8 @@ export function parsePgUrl(url: string): PgSettings {
   return { url: parsed.href, where, space, timeoutMs: Math.round(timeout * 1000), conversations };
 }
 
-function redact(url: string): string {
+/** A URL without its password, for messages. */
+export function redact(url: string): string {
   return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1@");
 }
 

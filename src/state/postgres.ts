@@ -18,7 +18,7 @@ import type { SQL } from "bun";
 import { randomHex } from "../vault/index.ts";
 import { storeOver } from "./_domain.ts";
 import type { Driver, Tx } from "./_driver.ts";
-import { type Call, PgClient, type PgSettings, parsePgUrl } from "./_pg-client.ts";
+import { type Call, PgClient, type PgSettings, parsePgUrl, redact } from "./_pg-client.ts";
 import { pgTx } from "./_pg-tx.ts";
 import type { HitEntry } from "./hits.ts";
 import { LIMITS, type Limits, type Store } from "./types.ts";
@@ -59,7 +59,9 @@ function sharedClient(settings: PgSettings): { client: PgClient; release(): Prom
   const key = `${settings.url}\n${settings.timeoutMs}`;
   let entry = clients.get(key);
   if (!entry) {
-    entry = { client: new PgClient(settings), users: 0 };
+    // Its messages name the database alone: the pool serves every space, and a message naming the
+    // first space to open it would say another tenant's space.
+    entry = { client: new PgClient({ ...settings, where: redact(settings.url) }), users: 0 };
     clients.set(key, entry);
   }
   entry.users++;
