@@ -38,6 +38,12 @@ export function option(name: string, fallback: string): string {
   return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1]! : fallback;
 }
 
+/** A process's resident memory in MB (Linux /proc: VmRSS). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
+}
+
 /**
  * CPU time a process has used so far, all its threads, in seconds (Linux /proc; NaN elsewhere); with
  * `children`, that of its children that have exited too.

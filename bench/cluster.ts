@@ -1,15 +1,20 @@
 /**
- * Many gateways on one shared state, under load: three compiled gateways on one vault and one Postgres
- * store behind HAProxy (docs/examples/haproxy.cfg), against one gateway on its SQLite state.db, with
- * the same load in the same run: `--conversations` conversations (1,000) at a time over `--connections`
- * (64) for `--seconds` (300) each, each running `--turns` turns (40) before a new one takes its place,
- * against an upstream that answers at once and checks what it receives (test/support/load.ts). Rounds:
+ * Many gateways on one shared state, under load: three compiled gateways serving `--tenants` tenants
+ * (1,000, each a vault of `--cards` generated cards, 40, and a token: `--tenants FILE`) on one Postgres
+ * store behind HAProxy (docs/examples/haproxy.cfg), against one gateway of the same tenants on their
+ * SQLite state.db files, with the same load in the same run: `--conversations` conversations (1,000) at
+ * a time, slot N the tenant N's, over `--connections` (64) for `--seconds` (300) each, each running
+ * `--turns` turns (40) before a new one takes its place, against an upstream that answers at once and
+ * checks what it receives (test/support/load.ts). `--tenants 0`: one vault of `--cards` (1,000) cards
+ * instead. Rounds:
  *
  *   1. the upstream alone (the clients' and the upstream's own cost: the floor of added latency);
- *   2. one gateway on SQLite (`?conversations=` twice the load's, so the cap drops none going on);
+ *   2. one gateway on SQLite (one vault: `?conversations=` twice the load's, so the cap drops none);
  *   3. one gateway on Postgres (what the store costs, without the scale-out);
  *   4. three gateways on Postgres behind HAProxy.
- * Each gateway round has a state of its own (the vault's state.db; a space of its own in one cluster).
+ * Each gateway round has a state of its own (the vaults' state.db; a space of its own in one cluster,
+ * one a tenant within it), and begins with one unmeasured request a tenant to each of its gateways,
+ * so that opening a tenant (bench/tenants.ts measures it) is not part of the figures.
  *
  * Each gateway round must end with 0 errors and, against what the upstream saw, no acknowledged turn
  * lost, none twice, none out of order, every request append-only and no card named twice. The figures
@@ -18,7 +23,7 @@
  * here in temporary folders on free ports (test/support/postgres.ts, cluster.ts).
  *
  *   bun bench/cluster.ts [--seconds 300] [--conversations 1000] [--connections 64] [--turns 40]
- *                        [--cards 1000]
+ *                        [--tenants 1000] [--cards 40]
  */
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -28,13 +33,14 @@ import { startCluster } from "../test/support/cluster.ts";
 import { runLoad, startCheckingUpstream, summary, verify } from "../test/support/load.ts";
 import { startPostgres } from "../test/support/postgres.ts";
 import { generateCards } from "./_gen.ts";
-import { cpuSecondsOf, ms, option, ratio, table } from "./_stats.ts";
-import { writeVault } from "./gen-vault.ts";
+import { cpuSecondsOf, mb, ms, option, ratio, rssOf, table } from "./_stats.ts";
+import { tenantToken, writeTenants, writeVault } from "./gen-vault.ts";
 
 const SECONDS = Number(option("--seconds", "300"));
 const CONVERSATIONS = Number(option("--conversations", "1000"));
 const CONNECTIONS = Number(option("--connections", "64"));
-const CARDS = Number(option("--cards", "1000"));
+const TENANTS = Number(option("--tenants", "1000"));
+const CARDS = Number(option("--cards", TENANTS > 0 ? "40" : "1000"));
 const TURNS = Number(option("--turns", "40"));
 const ROOT = path.resolve(import.meta.dir, "..");
 const BIN = path.join(ROOT, "dist", "lorecards");
@@ -46,8 +52,11 @@ const pg = started;
 
 const work = mkdtempSync(path.join(tmpdir(), "lc-bench-cluster-"));
 const vault = path.join(work, "vault");
-writeVault(vault, CARDS);
 const cards = generateCards(CARDS);
+/** What every gateway serves: the tenants' file, or the one vault. */
+const served = TENANTS > 0 ? ["--tenants", writeTenants(work, TENANTS, cards)] : ["--vault", vault];
+if (TENANTS === 0) writeVault(vault, CARDS);
+const tokens = Array.from({ length: TENANTS }, (_, i) => tenantToken(i));
 /** A user's line: a card named in one turn of three, in a sentence around it. */
 const line = (n: number, t: number): string => {
   const card = cards[(n * 31 + t * 977) % cards.length]!;
@@ -93,6 +102,7 @@ async function round(
     seconds: SECONDS,
     turns: TURNS,
     line,
+    ...(TENANTS > 0 && { tokens }),
   });
   const after = await cpuOf({ ...(await processes()), "clients + upstream": [process.pid] });
   const cpu = Object.fromEntries(
@@ -115,10 +125,36 @@ async function round(
   return { result, cpu };
 }
 
-/** A gateway of the compiled binary on its own, on a port it picks. */
-async function startGateway(store: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+/** One unmeasured request of each tenant to each of `gateways` (HAProxy takes turns among them). */
+async function warm(target: string, gateways: number): Promise<void> {
+  const queue = Array.from({ length: TENANTS * gateways }, (_, i) => i % TENANTS);
+  const one = (i: number) =>
+    fetch(`${target}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-lorecards-token": tokens[i]! },
+      body: JSON.stringify({ model: "gpt-load", messages: [{ role: "user", content: line(i, 3) }] }),
+    }).then((r) => r.arrayBuffer());
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let i = queue.shift(); i !== undefined; i = queue.shift()) await one(i);
+    }),
+  );
+}
+
+/** A gateway of the compiled binary on its own, on a port it picks; `store` absent: the default. */
+async function startGateway(store?: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const proc = Bun.spawn(
-    [BIN, "gateway", "--vault", vault, "--upstream", upstream.url, "--port", "0", "--json", "--store", store],
+    [
+      BIN,
+      "gateway",
+      ...served,
+      "--upstream",
+      upstream.url,
+      "--port",
+      "0",
+      "--json",
+      ...(store === undefined ? [] : ["--store", store]),
+    ],
     { stdout: "pipe", stderr: "inherit", env: { PATH: process.env.PATH ?? "", HOME: home } },
   );
   const reader = proc.stdout.getReader();
@@ -152,7 +188,10 @@ const SETUPS: [string, string, () => Promise<Setup>][] = [
     "1 gateway, SQLite",
     async () => {
       const file = path.join(vault, ".lorecards", "state.db");
-      const g = await startGateway(`sqlite:${file}?conversations=${CONVERSATIONS * 2}`);
+      // Tenants: each its vault's own state.db, as a server of tenants without --store keeps them.
+      const g = await startGateway(
+        TENANTS > 0 ? undefined : `sqlite:${file}?conversations=${CONVERSATIONS * 2}`,
+      );
       return { url: g.url, processes: async () => ({ gateway: [g.pid] }), stop: g.stop };
     },
   ],
@@ -174,10 +213,11 @@ const SETUPS: [string, string, () => Promise<Setup>][] = [
     async () => {
       const c = await startCluster({
         bin: BIN,
-        vault,
+        ...(TENANTS === 0 && { vault }),
         upstream: upstream.url,
         store: pg.store("three"),
         home,
+        args: TENANTS > 0 ? served : [],
       });
       return {
         url: c.url,
@@ -204,9 +244,17 @@ const SETUPS: [string, string, () => Promise<Setup>][] = [
 
 try {
   const results = new Map<string, Awaited<ReturnType<typeof round>>>();
+  const rss = new Map<string, number>();
   for (const [name, , start] of SETUPS) {
     const setup = await start();
+    if (TENANTS > 0 && name !== "upstream") await warm(setup.url, name === "postgres-3" ? 3 : 1);
     results.set(name, await round(name, setup.url, name !== "upstream", setup.processes));
+    // The gateways' resident memory at the end of the round, all tenants open.
+    const procs = await setup.processes();
+    rss.set(
+      name,
+      [...(procs.gateway ?? []), ...(procs.gateways ?? [])].reduce((t, p) => t + rssOf(p), 0),
+    );
     await setup.stop();
   }
   const base = summary(results.get("upstream")!.result);
@@ -229,6 +277,7 @@ try {
       result.errors,
       checks,
       cpuText,
+      name === "upstream" ? "-" : mb(rss.get(name)!),
     ];
   });
   console.log(
@@ -242,6 +291,7 @@ try {
         "errors",
         "lost / twice / out of order / not append-only / card twice",
         "CPU per request",
+        "gateways' RSS",
       ],
       ...rows,
     ]),
@@ -255,7 +305,8 @@ try {
     );
   }
   console.log(
-    `(${SECONDS} s a round, ${CONVERSATIONS} conversations, ${CONNECTIONS} connections, ${CARDS} cards)`,
+    `(${SECONDS} s a round, ${CONVERSATIONS} conversations, ${CONNECTIONS} connections, ` +
+      (TENANTS > 0 ? `${TENANTS} tenants of ${CARDS} cards each)` : `${CARDS} cards)`),
   );
 } finally {
   await upstream.close();

@@ -14,11 +14,12 @@
  *
  *   bun bench/tenants.ts [--tenants 1000] [--cards 40] [--cap 100] [--requests 2000] [--source]
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { cardFile, type GenCard, generateCards, sampleWindow } from "./_gen.ts";
-import { mb, ms, option, percentile, ratio, table } from "./_stats.ts";
+import { type GenCard, generateCards, sampleWindow } from "./_gen.ts";
+import { mb, ms, option, percentile, ratio, rssOf, table } from "./_stats.ts";
+import { tenantToken, writeTenants } from "./gen-vault.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const TENANTS = Number(option("--tenants", "1000"));
@@ -33,22 +34,7 @@ const cmd =
     : [process.execPath, path.join(ROOT, "src/main.ts")];
 
 const work = mkdtempSync(path.join(tmpdir(), "lc-bench-tenants-"));
-const file = path.join(work, "tenants.yaml");
 const cards = generateCards(CARDS, 0);
-const token = (i: number) => `bench-tenant-${i}-0123456789abcdef`;
-const sha = (t: string) => new Bun.CryptoHasher("sha256").update(t).digest("hex");
-
-function writeTenants(): void {
-  const lines = ["tenants:"];
-  for (let i = 0; i < TENANTS; i++) {
-    const vault = path.join(work, "vaults", `t${i}`);
-    for (const d of ["people", "events", "places", "things", "slang"])
-      mkdirSync(path.join(vault, d), { recursive: true });
-    for (const c of cards) writeFileSync(path.join(vault, c.dir, `${c.key}.md`), cardFile(c));
-    lines.push(`  t${i}:`, `    vault: vaults/t${i}`, `    token_sha256: ${sha(token(i))}`);
-  }
-  writeFileSync(file, `${lines.join("\n")}\n`);
-}
 
 /** Each tenant's index and matcher built once, as a vault in use has them. */
 function indexAll(): void {
@@ -115,11 +101,6 @@ async function startGateway(args: string[]): Promise<Gateway> {
   return { url, pid: proc.pid, stop };
 }
 
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
-}
-
 let seed = 0;
 function body(): string {
   const messages = sampleWindow(cards as GenCard[], seed++).map((content, i) => ({
@@ -138,7 +119,7 @@ async function chat(gw: Gateway, tenant: number): Promise<number> {
     method: "POST",
     headers: {
       "content-type": "application/json",
-      "x-lorecards-token": token(tenant),
+      "x-lorecards-token": tenantToken(tenant),
       "x-lorecards-conversation": `c${seed}`,
     },
     body: body(),
@@ -171,7 +152,7 @@ try {
   console.log(
     `tenants: ${TENANTS} tenants of ${CARDS} cards each, one gateway (${cmd[0] === bin ? "compiled" : "from source"})`,
   );
-  writeTenants();
+  const file = writeTenants(work, TENANTS, cards);
   indexAll();
 
   const single = await startGateway(["--vault", path.join(work, "vaults", "t0")]);

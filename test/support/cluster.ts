@@ -43,7 +43,8 @@ export interface GatewayNode {
 
 export interface ClusterOptions {
   bin: string;
-  vault: string;
+  /** The vault every gateway serves; absent when `args` give `--tenants FILE` instead. */
+  vault?: string;
   upstream: string;
   store: string;
   home: string;
@@ -59,8 +60,7 @@ function gatewayNode(name: string, port: number, o: ClusterOptions): GatewayNode
       [
         o.bin,
         "gateway",
-        "--vault",
-        o.vault,
+        ...(o.vault === undefined ? [] : ["--vault", o.vault]),
         "--upstream",
         o.upstream,
         "--store",

@@ -7,7 +7,9 @@
  * history, as a chat client does: the system prompt names the conversation, the user lines mention
  * cards now and then, one turn in four streams) and puts it back. A conversation that reaches
  * `turns` turns ends and a new one takes its place, so requests stay the same size however fast a
- * round goes. Every answer is awaited; a status other than 200 or a network error is an error.
+ * round goes. Given `tokens`, conversation slot N is a tenant's, `tokens[N % tokens.length]`
+ * (`X-Lorecards-Token`, docs/DEPLOYMENT.md), so the tenants' conversations interleave. Every answer is
+ * awaited; a status other than 200 or a network error is an error.
  *
  * `startCheckingUpstream` answers like the fake upstream and keeps, per conversation, what a chat
  * provider would see: the turns in the order they came (a turn is the number of user messages), and
@@ -102,6 +104,8 @@ export interface LoadOptions {
   turns?: number;
   /** The user's line for a conversation's turn (1-based). */
   line: (conversation: number, turn: number) => string;
+  /** Tenants' tokens: conversation slot N speaks as `tokens[N % tokens.length]`. */
+  tokens?: readonly string[];
 }
 
 export interface LoadResult {
@@ -144,7 +148,11 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     try {
       const res = await fetch(`${o.target}/v1/chat/completions`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-lorecards-conversation": `${o.tag}-${name}` },
+        headers: {
+          "content-type": "application/json",
+          "x-lorecards-conversation": `${o.tag}-${name}`,
+          ...(o.tokens && { "x-lorecards-token": o.tokens[slot.n % o.tokens.length]! }),
+        },
         body: JSON.stringify({
           model: "gpt-load",
           messages: [system, ...slot.history, user],
