@@ -97,6 +97,15 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
     expect(manifest).toBe("/manifest.webmanifest");
   });
 
+  test("a vault of one book shows no book switch, no Try as and no Books panel", async () => {
+    // The books are read (the switch holds `main`), and there is nothing to switch between.
+    await page.locator("#book option").first().waitFor({ state: "attached" });
+    const shown = await page.evaluate(() =>
+      [".book-switch", "#try-as", "#shelf"].map((s) => (document.querySelector(s) as HTMLElement).hidden),
+    );
+    expect(shown).toEqual([true, true, true]);
+  });
+
   test("a new card is created from the form built from the kind's sections", async () => {
     await page.getByRole("button", { name: "New card" }).click();
     await page.getByLabel("Kind", { exact: true }).selectOption("people");
