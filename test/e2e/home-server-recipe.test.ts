@@ -171,7 +171,20 @@ describe.skipIf(!SYSTEM)("the recipe, followed line by line in a throwaway conta
   const UNIT_FILE = "/etc/systemd/system/lorecards.service";
   let afterUnit = "";
 
+  /**
+   * Takes away what the recipe puts on the machine. Run before as well as after: a run killed part
+   * way (this machine runs the CI again and again) left its user and files, and `useradd` refuses a
+   * user that exists.
+   */
+  function undoRecipe(): void {
+    Bun.spawnSync(["sh", "-c", "id -u lorecards >/dev/null 2>&1 && userdel lorecards; exit 0"]);
+    for (const f of ["/srv/lorecards", "/etc/lorecards.env", "/usr/local/bin/lorecards", UNIT_FILE]) {
+      fs.rmSync(f, { recursive: true, force: true });
+    }
+  }
+
   beforeAll(async () => {
+    undoRecipe();
     // "after copying the binary there": it sits in the folder the commands run in.
     fs.copyFileSync(bin, path.join(work, "lorecards"));
     run(SETUP, work);
@@ -212,10 +225,7 @@ describe.skipIf(!SYSTEM)("the recipe, followed line by line in a throwaway conta
   afterAll(async () => {
     server?.kill("SIGTERM");
     await server?.exited;
-    run(
-      `userdel lorecards; rm -rf /srv/lorecards /etc/lorecards.env /usr/local/bin/lorecards ${UNIT_FILE}`,
-      work,
-    );
+    undoRecipe();
     fs.rmSync(work, { recursive: true, force: true });
   });
 
