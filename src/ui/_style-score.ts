@@ -32,7 +32,7 @@ export function scoreBlock(s: StyleScore): HTMLElement {
       part(
         "Readiness",
         r.level,
-        `(${READINESS[r.level] ?? r.level}: ${r.active} active of the ${r.needed} a brief needs, ${r.candidates} candidates)`,
+        `(${READINESS[r.level] ?? r.level}: ${r.active} of the ${r.needed} active habits a brief needs to name, ${r.candidates} candidates)`,
       ),
       part(
         "Drift risk",

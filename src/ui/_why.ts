@@ -46,7 +46,9 @@ function whyWords(c: Explained): string {
     const where = (m: number) => (m === 0 ? "this message" : `${m} message${m === 1 ? "" : "s"} back`);
     parts.push(`on ${c.hits.map((h) => `“${h.term}” (${where(h.messages[0] ?? 0)})`).join(", ")}`);
   } else if (c.via) parts.push(VIA_WORDS[c.via] ?? c.via);
-  if (c.policy !== "automatic") parts.push(POLICY_WORDS[c.policy]?.short ?? c.policy);
+  // An always-on card came in by being always on: its policy would say it twice.
+  const policy = POLICY_WORDS[c.policy]?.short ?? c.policy;
+  if (c.policy !== "automatic" && !parts.includes(policy)) parts.push(policy);
   const place = c.placement.position;
   if (c.verdict === "chosen")
     parts.push(

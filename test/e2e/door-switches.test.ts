@@ -131,6 +131,10 @@ describe.skipIf(!hasChromium)("the door shows the switches in Chromium", () => {
     expect(await bob.textContent()).toContain("named in Alice's text");
     expect(await bob.getAttribute("title")).toContain("not sent (reach: named)");
     await seeText(why.locator('.why-line[data-key="Alice"]'), "its tier hint asks “kept in place”");
+    // Always on once: how it came in, not again as its policy.
+    expect(await why.locator('.why-line[data-key="the Premise"]').textContent()).toContain(
+      "the Premise always on; kept in place;",
+    );
     expect(await page.locator("#try-result .try-lore").count()).toBe(0);
   });
 

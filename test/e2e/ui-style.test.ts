@@ -69,7 +69,7 @@ describe.skipIf(!hasChromium)("the Style memory panel in Chromium", () => {
     expect(await box.locator("h3").textContent()).toBe(`Health: ${score.score}/100`);
     const parts = await box.locator(".score-part").allTextContents();
     expect(parts[0]).toBe(
-      `Readinesswarming (warming up: ${score.readiness.active} active of the 3 a brief needs, ${score.readiness.candidates} candidates)`,
+      `Readinesswarming (warming up: ${score.readiness.active} of the 3 active habits a brief needs to name, ${score.readiness.candidates} candidates)`,
     );
     expect(parts[1]).toStartWith(`Drift risk${score.drift.level} `);
     expect(parts[2]).toStartWith(`Over-imitation risk${score.over_imitation.level} `);
