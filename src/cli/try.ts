@@ -21,6 +21,7 @@ import {
   simulate,
 } from "../recall/index.ts";
 import { openStore, stateUrl } from "../state/index.ts";
+import { type BookInfo, MAIN_BOOK } from "../vault/index.ts";
 import {
   askedNames,
   budgetArg,
@@ -97,11 +98,30 @@ export const tryCommand = defineCommand({
     if (args.json) printJson({ ...recallJson(result), ...(index && { index }), ...then });
     else
       print(
-        (asOf ? asOfLines(asOf) : "") + describe(result, args["show-context"] === true, index !== undefined),
+        (asOf ? asOfLines(asOf) : "") +
+          describe(result, args["show-context"] === true, index !== undefined) +
+          (flags.books?.named ? "" : unreadBound(engine.books(), result.books ?? [MAIN_BOOK])),
       );
     return 0;
   },
 });
+
+/**
+ * The books bound to a character that this try did not read, and how to read them: a character card
+ * imported into a fresh vault makes such a book, and `try` with no --char would otherwise say only
+ * "No card fires" about cards that fire in that character's conversations.
+ */
+function unreadBound(shelf: readonly BookInfo[], read: readonly string[]): string {
+  const unread = shelf.filter(
+    (b) => b.characters.length > 0 && b.active === "auto" && !read.includes(b.name),
+  );
+  return unread
+    .map(
+      (b) =>
+        `\nNot read here: the book ${b.name}, bound to ${b.characters.join(", ")} (read in that character's conversations; --char ${JSON.stringify(b.characters[0])} reads it here).`,
+    )
+    .join("");
+}
 
 /** `index`: what would go in is the index's lines, not the cards' text. */
 function describe(result: RecallResult, showContext: boolean, index = false): string {

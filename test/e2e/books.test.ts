@@ -114,6 +114,22 @@ describe.skipIf(!HAVE)("two characters and a world, through one gateway", () => 
     expect(mira).not.toContain(SERAPHINA_GLADE);
   });
 
+  test("try with no character says which books bound to one it did not read, and how to read them", async () => {
+    const r = await runBinary(["try", "the glade and the lighthouse", "--vault", vault], {
+      env: { HOME: home },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      `Not read here: the book seraphina, bound to Seraphina (read in that character's conversations; --char "Seraphina" reads it here).`,
+    );
+    expect(r.stdout).toContain("Not read here: the book mira, bound to Mira");
+    const as = await runBinary(["try", "the glade", "--char", "Seraphina", "--vault", vault], {
+      env: { HOME: home },
+    });
+    expect(as.stdout).not.toContain("the book seraphina, bound");
+    expect(as.stdout).toContain("Not read here: the book mira");
+  });
+
   test("check with no --book checks the vault's own cards and then every book, each book.yaml a setting", async () => {
     const r = await runBinary(["check", "--vault", vault, "--json"], { env: { HOME: home } });
     expect(r.code).toBe(0);
