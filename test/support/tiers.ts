@@ -10,6 +10,7 @@ export const WORLDLY = [
   "test/conformance/lorebooks.test.ts",
   "test/conformance/sillytavern.test.ts",
   "test/conformance/sweep.test.ts",
+  "test/docs/differences.test.ts",
   "test/state/postgres.test.ts",
 ];
 
