@@ -5,6 +5,7 @@
  * private sections and comments stay out, as for any card. A guide that is missing, unreadable or not
  * a plain file of its own (src/plain-file.ts) is no guide: a boot block never fails for it.
  */
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { defaultKinds, publicTextOf } from "../card/index.ts";
 import type { KindsConfig } from "../card/types.ts";
@@ -15,6 +16,10 @@ export const GUIDE_FILE = "guide.md";
 /** The guide's public text, trimmed; "" when there is none. */
 export function readGuide(root: string, kinds: KindsConfig = defaultKinds()): string {
   const file = path.join(root, GUIDE_FILE);
+  // Most vaults have none, and a gateway asks on every conversation's first turn: a stat says so for
+  // less than an open that fails (the error it throws is most of that open's cost). A link that leads
+  // nowhere is no guide either way.
+  if (!existsSync(file)) return "";
   try {
     return publicTextOf(readPlain(file), kinds).trim();
   } catch {
