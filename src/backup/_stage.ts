@@ -10,6 +10,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { gcTick } from "../gc-tick.ts";
 import { fsyncDir, STATE_DIR } from "../vault/index.ts";
 import type { ManifestFile } from "./_manifest.ts";
 
@@ -22,10 +23,18 @@ export function modeFor(rel: string): number {
   return 0o644 & ~umask;
 }
 
-/** Write the backup's files under `dir` (which must not exist yet). */
-export function stageFiles(dir: string, list: readonly ManifestFile[], bytes: Map<string, Uint8Array>): void {
+/** Write the backup's files under `dir` (which must not exist yet), telling `progress` as it goes. */
+export function stageFiles(
+  dir: string,
+  list: readonly ManifestFile[],
+  bytes: Map<string, Uint8Array>,
+  progress?: (done: number, total: number) => void,
+): void {
   const made = new Set<string>();
-  for (const f of list) {
+  const tick = gcTick();
+  for (const [i, f] of list.entries()) {
+    tick();
+    progress?.(i + 1, list.length);
     const file = abs(dir, f.path);
     const parent = path.dirname(file);
     if (!made.has(parent)) {

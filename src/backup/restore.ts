@@ -33,6 +33,8 @@ export interface RestoreOptions {
   /** The clock for the name of the backup made before a forced restore. */
   now?: () => number;
   lock?: LockOptions;
+  /** Told how many of the backup's files are written so far (a terminal's progress line). */
+  progress?: (done: number, total: number) => void;
 }
 
 export interface RestoreResult {
@@ -112,7 +114,7 @@ export async function restoreBackup(file: string, opts: RestoreOptions): Promise
     refuseLinks(vault, incoming);
     fs.mkdirSync(path.join(target, STATE_DIR), { recursive: true });
     work = swapFolder(target, randomHex(4));
-    stageFiles(stagedIn(work), manifest.files, files);
+    stageFiles(stagedIn(work), manifest.files, files, opts.progress);
     await withSettledLock(
       vault,
       async () => {

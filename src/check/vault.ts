@@ -50,13 +50,16 @@ export function checkVault(
   vault: Vault,
   names: Names = {},
   styleEnv: SettingsRead = { settings: {}, problems: [] },
+  progress?: (done: number, total: number) => void,
 ): VaultCheck {
   const index = loadIndex(vault);
   const settings = settingsOf(vault);
   const style = resolveStyleSettings(styleSettingsIn(settings.raw), styleEnv);
   const tick = gcTick();
+  let read = 0;
   const text = (card: CardMeta): string | undefined => {
     tick();
+    progress?.(++read, Math.max(read, index.cards.length));
     try {
       return publicTextOf(readNoFollow(vault, `${vault.root}/${card.path}`), vault.kinds);
     } catch {

@@ -25,6 +25,7 @@ import {
 } from "../vault/index.ts";
 import { toWire } from "../wire.ts";
 import { recallArgs } from "./_args.ts";
+import { terminalProgress } from "./_progress.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { bookArg, openBook } from "./_vault.ts";
@@ -48,8 +49,16 @@ export const checkCommand = defineCommand({
     const names = { char: args.char, user: args.user };
     const checkOne = (v: Vault): VaultCheck => {
       sweepVaultTemps(v);
-      if (args.reindex) refreshVault(v, { all: true });
-      return checkVault(v, names, styleSettingsFromEnv(process.env));
+      // A line on a terminal while a large vault is read; scripts and pipes see none.
+      if (args.reindex) {
+        const progress = terminalProgress("comparing card files");
+        refreshVault(v, { all: true, ...(progress && { progress }) });
+        progress?.end();
+      }
+      const progress = terminalProgress("checking cards");
+      const report = checkVault(v, names, styleSettingsFromEnv(process.env), progress);
+      progress?.end();
+      return report;
     };
     const main = checkOne(vault);
     const books = args.book

@@ -3,6 +3,7 @@
 // first. A damaged or foreign archive is refused and nothing is written.
 import path from "node:path";
 import { type RestoreResult, restoreBackup } from "../backup/index.ts";
+import { terminalProgress } from "./_progress.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { vaultPath } from "./_vault.ts";
 
@@ -37,7 +38,14 @@ export const restoreBackupCommand = defineCommand({
   },
   async run({ args }) {
     const target = args.to ? path.resolve(args.to) : vaultPath(args);
-    const result = await restoreBackup(path.resolve(args.file), { target, force: args.force === true });
+    // A line on a terminal while the files are written; scripts and pipes see none.
+    const progress = terminalProgress("restoring files");
+    const result = await restoreBackup(path.resolve(args.file), {
+      target,
+      force: args.force === true,
+      ...(progress && { progress }),
+    });
+    progress?.end();
     if (args.json) printJson(result);
     else print(restoreLines(args.file, result).join("\n"));
     return 0;

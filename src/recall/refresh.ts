@@ -25,10 +25,16 @@ export interface RefreshReport {
  * `all`: compare every file; `touched`: compare only these vault-relative files, every change the
  * keeper's watcher saw (their folders' marks are recorded with them, vault/catalog.ts `watched`).
  */
-export function refreshVault(vault: Vault, opts: { all?: boolean; touched?: string[] } = {}): RefreshReport {
+export function refreshVault(
+  vault: Vault,
+  opts: { all?: boolean; touched?: string[]; progress?: (done: number, total: number) => void } = {},
+): RefreshReport {
   const index = opts.touched
     ? loadIndex(vault, { check: "none", touched: opts.touched, watched: true })
-    : loadIndex(vault, { check: opts.all ? "all" : "changed" });
+    : loadIndex(vault, {
+        check: opts.all ? "all" : "changed",
+        ...(opts.progress && { progress: opts.progress }),
+      });
   const loaded = compile(vault, index, { persist: true, overlayMax: REFRESH_OVERLAY_MAX });
   return {
     files: index.entries.size,

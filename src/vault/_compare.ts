@@ -103,6 +103,8 @@ export interface Pending {
   dirs: Map<string, string>;
   /** Every folder this load compared (kept across flushes, which empty `dirs`). */
   visited: Set<string>;
+  /** Called for each file a folder comparison looks at (a terminal's progress line). */
+  seen?: () => void;
 }
 
 export type Stat = fs.BigIntStats | undefined;
@@ -175,6 +177,7 @@ export function compareDir(
   for (const name of files) {
     // The guide lives in the vault root but is no card: it opens a boot block and never fires (guide.ts).
     if (prefix === "" && name === GUIDE_FILE) continue;
+    out.seen?.();
     const st = fs.lstatSync(abs + name, { throwIfNoEntry: false });
     if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
     const rel = prefix + name;

@@ -97,6 +97,8 @@ export interface LoadIndexOptions {
    * keeper's): their folders' marks are recorded too, so the next load does not list them.
    */
   watched?: boolean;
+  /** Told how many card files were compared so far, of about how many (the index's count). */
+  progress?: (done: number, total: number) => void;
   /**
    * See an edit written into a file in place (a cold process: the hook, `try`): with "changed", a
    * vault of up to STAT_ALL_MAX card files has every file compared; a larger one asks its keeper to
@@ -202,6 +204,12 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
       tick();
     },
   };
+  if (opts.progress) {
+    const { progress } = opts;
+    const total = idx.q.count.get()?.n ?? 0;
+    let done = 0;
+    pending.seen = () => progress(++done, Math.max(done, total));
+  }
   // Comparing every file walks every folder from the kinds' own, as if the index knew none of them.
   const walkFrom = everyFile ? new Map<string, string>() : known;
   for (const dir of check === "none" ? [] : foldersToCheck(vault, known)) {
