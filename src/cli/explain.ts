@@ -8,6 +8,7 @@ import { LoreError } from "../errors.ts";
 import { type DoorAnswer, type ExplainedCard, openDoor } from "../explain/index.ts";
 import { earlierIn, namesIn, openEngine, parseTurns } from "../recall/index.ts";
 import { type Conversation, openStore, statePath, stateUrl } from "../state/index.ts";
+import { MAIN_BOOK } from "../vault/index.ts";
 import {
   askedNames,
   budgetArg,
@@ -25,6 +26,7 @@ import {
 } from "./_args.ts";
 import { defineCommand, jsonArg, print, printJson, repeatedFlag, vaultArg, wholeNumber } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
+import { unreadBoundBooks } from "./_unread-books.ts";
 import { vaultPath } from "./_vault.ts";
 
 export const explainCommand = defineCommand({
@@ -86,7 +88,13 @@ export const explainCommand = defineCommand({
         ...flags,
       });
       if (args.json) printJson(answer);
-      else print(describe(answer));
+      else
+        print(
+          [
+            describe(answer),
+            ...(flags.books?.named ? [] : unreadBoundBooks(engine.books(), answer.books ?? [MAIN_BOOK])),
+          ].join("\n"),
+        );
       return 0;
     } finally {
       engine.close();

@@ -21,7 +21,7 @@ import {
   simulate,
 } from "../recall/index.ts";
 import { openStore, stateUrl } from "../state/index.ts";
-import { type BookInfo, MAIN_BOOK } from "../vault/index.ts";
+import { MAIN_BOOK } from "../vault/index.ts";
 import {
   askedNames,
   budgetArg,
@@ -39,6 +39,7 @@ import { asOfArg, asOfJson, asOfLines, openAsOf } from "./_as-of.ts";
 import { selfKeeper } from "./_self.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { namedStore, storeArg } from "./_store.ts";
+import { unreadBoundBooks } from "./_unread-books.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
 export const tryCommand = defineCommand({
@@ -100,28 +101,15 @@ export const tryCommand = defineCommand({
       print(
         (asOf ? asOfLines(asOf) : "") +
           describe(result, args["show-context"] === true, index !== undefined) +
-          (flags.books?.named ? "" : unreadBound(engine.books(), result.books ?? [MAIN_BOOK])),
+          (flags.books?.named
+            ? ""
+            : unreadBoundBooks(engine.books(), result.books ?? [MAIN_BOOK])
+                .map((l) => `\n${l}`)
+                .join("")),
       );
     return 0;
   },
 });
-
-/**
- * The books bound to a character that this try did not read, and how to read them: a character card
- * imported into a fresh vault makes such a book, and `try` with no --char would otherwise say only
- * "No card fires" about cards that fire in that character's conversations.
- */
-function unreadBound(shelf: readonly BookInfo[], read: readonly string[]): string {
-  const unread = shelf.filter(
-    (b) => b.characters.length > 0 && b.active === "auto" && !read.includes(b.name),
-  );
-  return unread
-    .map(
-      (b) =>
-        `\nNot read here: the book ${b.name}, bound to ${b.characters.join(", ")} (read in that character's conversations; --char ${JSON.stringify(b.characters[0])} reads it here).`,
-    )
-    .join("");
-}
 
 /** `index`: what would go in is the index's lines, not the cards' text. */
 function describe(result: RecallResult, showContext: boolean, index = false): string {

@@ -114,7 +114,7 @@ describe.skipIf(!HAVE)("two characters and a world, through one gateway", () => 
     expect(mira).not.toContain(SERAPHINA_GLADE);
   });
 
-  test("try with no character says which books bound to one it did not read, and how to read them", async () => {
+  test("try and explain with no character say which books bound to one they did not read, and how to read them", async () => {
     const r = await runBinary(["try", "the glade and the lighthouse", "--vault", vault], {
       env: { HOME: home },
     });
@@ -128,6 +128,12 @@ describe.skipIf(!HAVE)("two characters and a world, through one gateway", () => 
     });
     expect(as.stdout).not.toContain("the book seraphina, bound");
     expect(as.stdout).toContain("Not read here: the book mira");
+    const door = await runBinary(["explain", "the glade", "--vault", vault], { env: { HOME: home } });
+    expect(door.stdout).toContain("Not read here: the book seraphina, bound to Seraphina");
+    const named = await runBinary(["explain", "the glade", "--book", "seraphina", "--vault", vault], {
+      env: { HOME: home },
+    });
+    expect(named.stdout).not.toContain("Not read here");
   });
 
   test("check with no --book checks the vault's own cards and then every book, each book.yaml a setting", async () => {
