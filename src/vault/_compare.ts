@@ -9,6 +9,7 @@ import path from "node:path";
 import { cardAt, cardMeta, kindOfFolder, parseCard, pathKeyProblem, skippedFolder } from "../card/index.ts";
 import type { KindDef } from "../card/types.ts";
 import { describeError } from "../errors.ts";
+import { gcTick } from "../gc-tick.ts";
 import { type IndexDb, metaValue } from "./_index-db.ts";
 import type { ParsedEntry } from "./_index-row.ts";
 import { linkBelow, readNoFollow } from "./_links.ts";
@@ -178,6 +179,7 @@ export function compareDir(
     // The guide lives in the vault root but is no card: it opens a boot block and never fires (guide.ts).
     if (prefix === "" && name === GUIDE_FILE) continue;
     out.seen?.();
+    tick();
     const st = fs.lstatSync(abs + name, { throwIfNoEntry: false });
     if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
     const rel = prefix + name;
@@ -206,6 +208,9 @@ export function compareDir(
     compareDir(vault, idx, sub, dirMark(vault, folderAbs(vault, sub)), started, out, known);
   }
 }
+
+/** A folder of 40,000 files leaves as many stat results behind (gc-tick.ts). */
+const tick = gcTick();
 
 /** Parsed files held before they are written: a fresh 100k-card vault is not held in memory at once. */
 export const BATCH = 2000;
