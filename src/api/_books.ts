@@ -42,6 +42,7 @@ export async function importLorebook(ctx: Context, req: Request, url: URL) {
     }
     const book = into === "auto" ? undefined : into;
     const result = await importIntoBook(ctx.vault.root, options.book, { ...given, book });
+    ctx.engine.booksChanged();
     ctx.engine.book(result.into.name)?.invalidate();
     return toWire(result);
   };

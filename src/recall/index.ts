@@ -134,6 +134,11 @@ export class Engine {
     return this.library?.shelf.current() ?? [];
   }
 
+  /** A book was made or changed in this process (an import): the next look at the books reads them. */
+  booksChanged(): void {
+    this.library?.shelf.recheck();
+  }
+
   /** The engine of one book (`main`: this one), or undefined when the vault has no such book. */
   book(name: string): Engine | undefined {
     return this.library?.reader(name) as Engine | undefined;

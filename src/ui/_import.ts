@@ -75,7 +75,9 @@ async function budgetNote(result: ImportResult): Promise<HTMLElement | null> {
 }
 
 async function showResult(box: HTMLElement, name: string, r: ImportResult, hooks: BookHooks): Promise<void> {
-  const summary = `Imported ${name}: ${r.created} new, ${r.overwritten} overwritten, ${r.kept} kept, ${r.skipped.length} skipped.`;
+  const into = (r as { into?: { name: string; made: boolean } }).into;
+  const book = into ? ` into the book ${into.name}${into.made ? " (new)" : ""}` : "";
+  const summary = `Imported ${name}${book}: ${r.created} new, ${r.overwritten} overwritten, ${r.kept} kept, ${r.skipped.length} skipped.`;
   const parts = [
     el("p", { class: "summary" }, summary),
     section(
@@ -111,6 +113,13 @@ export function buildBooks(body: HTMLElement, hooks: BookHooks): void {
     { name: "import-kind" },
     ...hooks.kinds.kinds.map((k) => el("option", { value: k.name, selected: k.name === "entry" }, k.name)),
   );
+  // Into the book the page shows (`X-Lorecards-Book`), or the file's own (`?book=auto`, docs/BOOKS.md).
+  const into = el(
+    "select",
+    { name: "import-into" },
+    el("option", { value: "" }, "the book shown"),
+    el("option", { value: "auto" }, "its own book (a character card: hers, bound to her)"),
+  );
   const force = el("input", { type: "checkbox", name: "force" });
   const progress = el("progress", { max: 1, value: 0, hidden: true, "aria-label": "Import progress" });
   const said = el("p", { class: "import-status", role: "status" });
@@ -126,6 +135,7 @@ export function buildBooks(body: HTMLElement, hooks: BookHooks): void {
       kind: kind.value,
       force: String(force.checked),
       filename: chosen.name,
+      ...(into.value && { book: into.value }),
     });
     try {
       const r = await importStream(`/api/import?${query}`, chosen, (done, total) => {
@@ -171,6 +181,7 @@ export function buildBooks(body: HTMLElement, hooks: BookHooks): void {
     "form",
     { class: "books", "aria-label": "Import a lorebook or character card" },
     drop,
+    field("Import into", into),
     field("Import as kind", kind),
     el("label", { class: "check" }, force, " Overwrite cards that exist"),
     el("div", { class: "actions" }, button, progress),

@@ -180,6 +180,11 @@ export class BookShelf {
     return this.books;
   }
 
+  /** Looks at the disk on the next `current()`: this process has just made or changed a book. */
+  recheck(): void {
+    this.checked = Number.NEGATIVE_INFINITY;
+  }
+
   /** The book of this name (any case), or undefined. */
   find(name: string): BookInfo | undefined {
     const lower = name.trim().toLowerCase();

@@ -180,4 +180,27 @@ describe.skipIf(!ready)("the editor over two characters' books and a world, in C
     expect(await page.locator("#book").inputValue()).toBe("seraphina");
     await listShows(["eldoria", "glade", "power", "shadowfang"]);
   });
+  // Last: the new book is read in every conversation, so the tries above would read it too.
+  test("a lorebook imported into its own book makes that book, and the switch offers it", async () => {
+    const panel = await openPanel(page, "books");
+    await page.locator('select[name="import-into"]').selectOption("auto");
+    await page
+      .locator('#books input[type="file"]')
+      .setInputFiles(path.join(REAL_FIXTURES, "st-worldinfo-Eldoria.json"));
+    await page.locator('#books form[aria-label^="Import"] button[type="submit"]').click();
+    const said = await seeText(panel.locator(".import-result .summary"), /into the book \S+ \(new\)/);
+    const name = /into the book (\S+) \(new\)/.exec(said)![1]!;
+    expect(fs.existsSync(path.join(root, "books", name))).toBe(true);
+    await pollUntil(
+      async () => (await page.locator("#book option").allTextContents()).join("|"),
+      (v) => v.includes(name),
+      `the switch offers ${name}`,
+    );
+    await page.locator("#book").selectOption(name);
+    await pollUntil(
+      async () => String((await titles()).length),
+      (v) => Number(v) > 0,
+      `the list shows ${name}'s cards`,
+    );
+  });
 });
