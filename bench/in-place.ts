@@ -9,8 +9,8 @@
  *   bun bench/in-place.ts [--bin dist/lorecards] [--sizes 1000,100000] [--runs 3] [--edits 5]
  *                         [--vaults DIR]
  */
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { timedRun } from "./_floor.ts";
 import { ms, option, percentile, ratio, table } from "./_stats.ts";
 import { editInPlace, vaultsDir, workload } from "./_workload.ts";
@@ -50,7 +50,15 @@ for (const size of sizes) {
   const warm: number[] = [];
   const after: number[] = [];
   let seen = 0;
-  for (const [i, card] of w.cards.slice(0, edits).entries()) {
+  // People cards with a Latin name, spread over the folder, so the prompt is the English row's kind
+  // (a Chinese one loads the segmenter too).
+  const people = readdirSync(join(w.root, "people")).filter((f) => /^[\x20-\x7e]+\.md$/.test(f));
+  const step = Math.max(1, Math.floor(people.length / edits));
+  const latin = people
+    .filter((_, i) => i % step === 0)
+    .slice(0, edits)
+    .map((f) => join(w.root, "people", f));
+  for (const [i, card] of latin.entries()) {
     Bun.sleepSync(SETTLE_MS);
     for (let r = 0; r < runs; r++) warm.push(timedRun(cmd, { stdin: input(card) }).ms);
     const n = process.pid * 1000 + i;
