@@ -123,7 +123,7 @@ describe.skipIf(!ready)("the editor over two characters' books and a world, in C
     expect(fs.existsSync(path.join(root, "glade.md"))).toBe(false);
   });
 
-  test("the Books panel shows each book with the conversations that read it", async () => {
+  test("the Books panel shows each book with the conversations that read it, and each conversation its books", async () => {
     const body = await openPanel(page, "shelf");
     await seeText(body, "Seraphina");
     const readers = await page
@@ -135,6 +135,15 @@ describe.skipIf(!ready)("the editor over two characters' books and a world, in C
       );
     expect(readers).toEqual({ main: 2, hxh_weather_director: 2, mira: 1, seraphina: 1 });
     await page.locator("#shelf summary").click();
+    // And the Conversations panel says which books each read.
+    const conversations = await openPanel(page, "conversations");
+    await seeText(conversations, "books:");
+    const lines = await conversations.locator(".conversation > .muted").allTextContents();
+    expect(lines.map((l) => /books: (.+)$/.exec(l)?.[1]).sort()).toEqual([
+      "main, hxh_weather_director, mira",
+      "main, hxh_weather_director, seraphina",
+    ]);
+    await page.locator("#conversations summary").click();
   });
 
   test("the try box as Seraphina reads her book and the world, never Mira's; as Mira, hers", async () => {
