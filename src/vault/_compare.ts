@@ -102,6 +102,8 @@ export interface Pending {
   drop: string[];
   /** Folder → the mtime to record (or "" to compare again next time). */
   dirs: Map<string, string>;
+  /** Folders holding a file written after this load parsed it: compared again next time (kept across flushes). */
+  moved?: Set<string>;
   /** Every folder this load compared (kept across flushes, which empty `dirs`). */
   visited: Set<string>;
   /** Called for each file a folder comparison looks at (a terminal's progress line). */

@@ -116,10 +116,19 @@ export interface LoadIndexOptions {
 function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | undefined): void {
   const { q } = idx;
   let rewritten = 0;
+  pending.moved ??= new Set();
+  const moved = pending.moved;
   idx.db
     .transaction(() => {
       const gen = Number(metaValue(idx, "gen") ?? 0) + 1;
       for (const { file, entry, ms } of pending.put) {
+        // Written since it was parsed (in place, during a long full check): another process may have
+        // recorded the newer text already, and the older must never replace it. The folder is compared
+        // again next time, which settles the row whoever wrote last.
+        if (!asParsed(file.abs, entry)) {
+          moved.add(dirOf(file.rel));
+          continue;
+        }
         const row = JSON.stringify(encodeRow(file.rel, entry));
         // The same row parsed again (a file checked twice in its racy window): no new version.
         if (q.row.get(file.rel)?.row === row) q.restat.run(ms, entry.size, file.rel);
@@ -138,14 +147,22 @@ function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | und
       for (const [dir, mark] of pending.dirs) {
         // A sub-folder that is gone is forgotten; a kind's own folder is remembered as missing.
         if (mark === "none" && !isKindFolder(vault, dir)) q.dropDir.run(dir);
-        else q.setDir.run(dir, dirMark(vault, folderAbs(vault, dir)) === mark ? mark : "");
+        else if (!moved.has(dir))
+          q.setDir.run(dir, dirMark(vault, folderAbs(vault, dir)) === mark ? mark : "");
       }
+      for (const dir of moved) q.setDir.run(dir, "");
       if (full !== undefined) q.setMeta.run("checked", String(full));
     })
     .immediate();
   pending.put = [];
   pending.drop = [];
   pending.dirs.clear();
+}
+
+/** Whether the file is still the one parsed: same exact mtime and size (compared under the write lock). */
+function asParsed(abs: string, entry: ParsedEntry): boolean {
+  const st = lstat(abs);
+  return st?.isFile() === true && `${st.mtimeNs}` === entry.mtime && Number(st.size) === entry.size;
 }
 
 function statusOf(entry: ParsedEntry): number {

@@ -114,6 +114,28 @@ describe("when an edit is seen", () => {
     expect(titles(vault)).toEqual(["Alice", "Bobby", "Cafe"]);
   });
 
+  test("a load never writes a file's older text over a newer one another load recorded after it read the file", () => {
+    const vault = settledVault();
+    inPlaceEdit(vault, "people/Bob.md", card("Bobby", "\npriority: 3"));
+    // A full check (a server's refresher, a process of its own) parses Bob; before it writes what it
+    // found, Bob is written in place again and another load (the server's, told by its watcher) records it.
+    let rewritten = false;
+    const rewriteBob = (done: number, total: number) => {
+      if (done < total || rewritten) return; // the last file seen: places/Cafe, after people/ was read
+      rewritten = true;
+      inPlaceEdit(vault, "people/Bob.md", card("Robert", "\npriority: 9"));
+      loadIndex(openVault(vault.root), { check: "none", touched: ["people/Bob.md"] });
+    };
+    loadIndex(vault, { check: "all", progress: rewriteBob });
+    expect(rewritten).toBe(true);
+    expect(loadIndex(vault, { check: "none" }).cards.map((c) => c.title)).toEqual([
+      "Alice",
+      "Robert",
+      "Cafe",
+    ]);
+    expect(titles(vault)).toEqual(["Alice", "Robert", "Cafe"]);
+  });
+
   test("a file changed within the racy window is compared again by the next load", () => {
     const vault = settledVault();
     const file = path.join(vault.root, "people/Carol.md");
