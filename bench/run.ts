@@ -59,6 +59,7 @@ try {
     ...(quick ? [...quickGateway, "--rss-requests", "2000", "--edit-seconds", "3"] : []),
   ]);
   run("bench/import.ts", quick ? ["2000", "--runs", "1"] : []);
+  run("bench/big-ops.ts", ["--vaults", vaults, ...(quick ? ["--cards", "10000"] : [])]);
   run("bench/caching.ts", []);
   run("bench/style.ts", quick ? ["--messages", "500"] : []);
   run("bench/editor.ts", quick ? ["--runs", "3"] : []);
