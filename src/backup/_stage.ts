@@ -31,7 +31,7 @@ export function stageFiles(
   progress?: (done: number, total: number) => void,
 ): void {
   const made = new Set<string>();
-  const tick = gcTick();
+  const tick = gcTick(1000);
   for (const [i, f] of list.entries()) {
     tick();
     progress?.(i + 1, list.length);

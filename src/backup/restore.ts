@@ -115,6 +115,7 @@ export async function restoreBackup(file: string, opts: RestoreOptions): Promise
     fs.mkdirSync(path.join(target, STATE_DIR), { recursive: true });
     work = swapFolder(target, randomHex(4));
     stageFiles(stagedIn(work), manifest.files, files, opts.progress);
+    files.clear(); // on disk now: the swap needs only the paths
     await withSettledLock(
       vault,
       async () => {
