@@ -219,17 +219,43 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
     const rowOf = (title: string) => page.locator(`[role="option"][data-id="entry/${title}"]`);
     const files = picked.map((t) => `${t}.md`);
     const before = files.map(read);
+    // Ticks a row until the page shows it selected. A click that lands as the list is drawn again (its
+    // rows made anew when the list reloads after a step) or as a toast comes up over the row is lost, as
+    // it would be for a person, who clicks again: the page, not the click, says whether it took.
+    const tick = (title: string) =>
+      pollUntil(
+        async () => {
+          const row = rowOf(title);
+          if ((await row.getAttribute("aria-selected")) !== "true") await row.locator(".tick").click();
+          return (await row.getAttribute("aria-selected")) ?? "";
+        },
+        (v) => v === "true",
+        `${title} selected`,
+      );
     const select = async () => {
-      for (const t of picked) await rowOf(t).locator(".tick").click();
+      for (const t of picked) await tick(t);
       await seeText(page.locator("#bulk"), "3 cards selected");
     };
+    // How many toasts have said an undo was done: the page's own word that it has the answer.
+    await page.evaluate(() => {
+      const w = window as unknown as { __undone: number };
+      w.__undone = 0;
+      new MutationObserver((changes) => {
+        for (const c of changes)
+          for (const n of c.addedNodes) if (n.textContent?.startsWith("Undone:")) w.__undone++;
+      }).observe(document.querySelector("#toasts")!, { childList: true });
+    });
+    const undone = () => page.evaluate(() => String((window as unknown as { __undone: number }).__undone));
     const undo = async () => {
+      const told = Number(await undone());
       await page.locator(".toast").last().getByRole("button", { name: "Undo" }).click();
       await pollUntil(
         async () => String(files.every((f, i) => fs.existsSync(path.join(root, f)) && read(f) === before[i])),
         (v) => v === "true",
         "the cards back byte for byte",
       );
+      // The page has the answer too (its toast; the list loads again) before the next step's clicks.
+      await pollUntil(undone, (v) => Number(v) > told, "the page saying the undo was done");
     };
     const act = async (what: () => Promise<unknown>, check: () => boolean, label: string) => {
       await select();
@@ -283,7 +309,7 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
     );
     await filter("enabled", "off");
     await seeText(page.locator("#list-status"), "3 of 766 cards match");
-    await rowOf(picked[0]!).locator(".tick").click();
+    await tick(picked[0]!);
     await page
       .locator("#bulk")
       .getByRole("button", { name: /^Select all 3/ })
@@ -311,7 +337,7 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
     await search("");
     await filter("tag", "season 2");
     await seeText(page.locator("#list-status"), "3 of 766 cards match");
-    await rowOf(picked[0]!).locator(".tick").click();
+    await tick(picked[0]!);
     await page
       .locator("#bulk")
       .getByRole("button", { name: /^Select all 3/ })
