@@ -39,6 +39,24 @@ async function open(title: string, on: Page = page): Promise<void> {
   await seeText(on.locator(".editor-head h2"), title);
 }
 
+/**
+ * Opens the form's `<details>` whose summary says `label`, clicking it until the page shows it open: a
+ * click that lands as something comes up over it (a toast) is lost, as it would be for a person, who
+ * clicks again.
+ */
+async function expand(label: string, on: Page = page): Promise<void> {
+  const summary = on.locator("form.card-form summary", { hasText: label });
+  const isOpen = () => summary.evaluate((s) => String((s.parentElement as HTMLDetailsElement).open));
+  await pollUntil(
+    async () => {
+      if ((await isOpen()) !== "true") await summary.click();
+      return isOpen();
+    },
+    (v) => v === "true",
+    `${label} open`,
+  );
+}
+
 /** Whether an element's box is inside the window as scrolled now. */
 function inView(on: Page, selector: string): Promise<boolean> {
   return on.evaluate((sel) => {
@@ -89,7 +107,7 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
   test("every lorebook field has a control, is saved as the field the CLI reads, and cleared is gone", async () => {
     await open("Alice");
     const form = page.locator("form.card-form");
-    await form.locator("summary", { hasText: "Lorebook settings" }).click();
+    await expand("Lorebook settings");
     const set = async (label: string, value: string) => {
       const control = form.getByLabel(label, { exact: true });
       if ((await control.evaluate((e) => e.tagName)) === "SELECT") await control.selectOption(value);
@@ -180,7 +198,7 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     await open("Alice");
     const before = read("people/Alice.md");
     const form = page.locator("form.card-form");
-    await form.locator("summary", { hasText: "Lorebook settings" }).click();
+    await expand("Lorebook settings");
     await form.getByLabel("Weight in the draw", { exact: true }).fill("0");
     await form.getByRole("button", { name: "Save" }).click();
     await seeText(form.locator(".form-slot"), "group_weight 0 is not a number above 0");
@@ -196,12 +214,50 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     expect(read("people/Alice.md")).toBe(before);
   });
 
+  test("a card opened while the page is still starting stays as the person has it", async () => {
+    // The books' answer, the last the page waits for at the start, is held until the person has opened
+    // a card, its lorebook settings, and typed in one.
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    await page.route("**/api/books", async (route) => {
+      await held;
+      await route.continue();
+    });
+    const asked: string[] = [];
+    const ask = (d: { message(): string }) => void asked.push(d.message());
+    try {
+      await page.reload();
+      await page.locator('[role="option"]').first().waitFor();
+      // Asked from now on, the page as it starts (a reload's own "leave the page?" is before).
+      page.on("dialog", ask);
+      expect(await page.evaluate(() => "started" in document.body.dataset)).toBe(false);
+      await open("Alice");
+      await expand("Lorebook settings");
+      const order = page.locator("form.card-form").getByLabel("Order", { exact: true });
+      await order.fill("12");
+      await page.evaluate(() => {
+        (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
+      });
+      release();
+      await page.locator("body[data-started]").waitFor({ state: "attached" });
+      expect(asked).toEqual([]);
+      expect(await page.locator("form.card-form[data-mine] details.lorebook[open]").count()).toBe(1);
+      expect(await order.inputValue()).toBe("12");
+    } finally {
+      release();
+      page.off("dialog", ask);
+      await page.unroute("**/api/books");
+    }
+  });
+
   test("refs are picked from the vault's cards, and the card named shows who names it", async () => {
     await page.reload();
     await page.locator('[role="option"]').first().waitFor();
     await open("Alice");
     const form = page.locator("form.card-form");
-    await form.locator("summary", { hasText: "More settings" }).click();
+    await expand("More settings");
     const combo = form.getByRole("combobox", { name: "See also (refs)" });
     await combo.fill("corner");
     await form.getByRole("option", { name: /the corner cafe/ }).waitFor();
