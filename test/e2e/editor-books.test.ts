@@ -91,7 +91,8 @@ describe.skipIf(!ready)("the editor over two characters' books and a world, in C
   beforeAll(async () => {
     ({ root, page } = it);
     page.on("dialog", (d) => void d.accept());
-    await page.locator('[role="option"]').first().waitFor();
+    // Started: the book switch is filled from the books' answer, which may come after the list's.
+    await page.locator("body[data-started]").waitFor({ state: "attached" });
   });
 
   test("the switch lists every book; choosing one shows its cards only, and the address keeps it", async () => {
@@ -103,6 +104,7 @@ describe.skipIf(!ready)("the editor over two characters' books and a world, in C
     await listShows(["eldoria", "glade", "power", "shadowfang"]);
     expect(new URL(page.url()).searchParams.get("book")).toBe("seraphina");
     await page.reload();
+    await page.locator("body[data-started]").waitFor({ state: "attached" });
     await listShows(["eldoria", "glade", "power", "shadowfang"]);
     expect(await page.locator("#book").inputValue()).toBe("seraphina");
     await page.locator("#book").selectOption("mira");
