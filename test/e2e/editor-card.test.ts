@@ -40,9 +40,8 @@ async function open(title: string, on: Page = page): Promise<void> {
 }
 
 /**
- * Opens the form's `<details>` whose summary says `label`, clicking it until the page shows it open: a
- * click that lands as something comes up over it (a toast) is lost, as it would be for a person, who
- * clicks again.
+ * Opens the form's `<details>` whose summary says `label`: clicked until the page shows it open, so the
+ * test goes on from what the page shows, not from a click having been sent.
  */
 async function expand(label: string, on: Page = page): Promise<void> {
   const summary = on.locator("form.card-form summary", { hasText: label });
