@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describeError, LoreError } from "../errors.ts";
+import { gcTick } from "../gc-tick.ts";
 import {
   type LockOptions,
   linkBelow,
@@ -73,7 +74,9 @@ function notEmpty(dir: string): LoreError {
 
 /** Refuse a target whose state folder or card folders are links (README "Symbolic links"). */
 function refuseLinks(vault: Vault, paths: readonly string[]): void {
+  const tick = gcTick();
   for (const rel of [STATE_DIR, ...paths]) {
+    tick();
     let link: string | null = null;
     try {
       link = linkBelow(vault, path.join(vault.root, ...rel.split("/")));

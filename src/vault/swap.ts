@@ -13,6 +13,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
+import { gcTick } from "../gc-tick.ts";
 import { fsyncDir } from "./_fs.ts";
 import { linkBelow, stateIn } from "./_links.ts";
 import { pidAlive } from "./lock.ts";
@@ -77,7 +78,10 @@ export function swapIn(
   try {
     const aside = path.join(work, OLD);
     for (const p of replaced) moveTo(abs(root, p), abs(aside, p), done);
+    // A restore moves 100k files in: their paths' garbage is collected as it goes (gc-tick.ts).
+    const tick = gcTick();
     for (const p of incoming) {
+      tick();
       const target = abs(root, p);
       if (fs.lstatSync(target, { throwIfNoEntry: false })) moveTo(target, abs(aside, p), done);
       moveTo(abs(stagedIn(work), p), target, done);
@@ -103,7 +107,9 @@ export function swapIn(
 }
 
 function syncDirs(done: readonly Move[]): void {
-  for (const dir of new Set(done.flatMap(([from, to]) => [path.dirname(from), path.dirname(to)]))) {
+  const dirs = new Set<string>();
+  for (const [from, to] of done) dirs.add(path.dirname(from)).add(path.dirname(to));
+  for (const dir of dirs) {
     try {
       fsyncDir(dir);
     } catch {
