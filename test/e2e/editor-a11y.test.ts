@@ -16,7 +16,8 @@ import { makeVault, removeDir } from "../support/vault.ts";
 
 const WHO = "test/e2e/editor-a11y.test.ts";
 const hasChromium = haveChromium(WHO);
-const hasBook = haveRealFixture(WHO, "sora_Eldoria_V10.6.0.json");
+const hasBook =
+  haveRealFixture(WHO, "sora_Eldoria_V10.6.0.json") && haveRealFixture(WHO, "st-card-Seraphina.chara.json");
 const SHOTS =
   process.env.LORECARDS_DOCS_SHOTS === "1"
     ? path.join(import.meta.dir, "..", "..", "docs", "editor")
@@ -87,6 +88,14 @@ const VIEWS: [string, (page: Page, phone: boolean) => Promise<void>][] = [
       await page.locator("form.card-form").waitFor();
     },
   ],
+  [
+    "books",
+    async (page) => {
+      // A character's book beside the vault's own: the Book switch over the list, the Books panel.
+      await page.locator(".book-switch").waitFor();
+      await panel(page, "shelf", ".shelf-book");
+    },
+  ],
   ["changes", async (page) => void (await panel(page, "changes", ".steps li"))],
   ["budget", async (page) => void (await panel(page, "budget", ".always-list li"))],
   [
@@ -134,6 +143,11 @@ describe.skipIf(!hasChromium || !hasBook)("every view of the editor, checked by 
       Bun.spawnSync([bin, "import", book, "--book", "main", "--vault", root], { env: { HOME: root } })
         .exitCode,
     ).toBe(0);
+    // A character card makes a book of its own, bound to its character: the vault has two books.
+    const character = path.join(REAL_FIXTURES, "st-card-Seraphina.chara.json");
+    expect(Bun.spawnSync([bin, "import", character, "--vault", root], { env: { HOME: root } }).exitCode).toBe(
+      0,
+    );
     Bun.spawnSync([bin, "archive", "Alice", "--vault", root], { env: { HOME: root } });
     const store = await openStore(stateUrl(root));
     const text = "### 光晶石 [entry]\n圣光在深层地层中沉淀形成的结晶矿。";
