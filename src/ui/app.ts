@@ -96,10 +96,19 @@ function showEditor(target: EditorTarget, focus = true): void {
   if (focus) (form.elements.namedItem("title") as HTMLInputElement).focus();
 }
 
+/**
+ * Counts the cards asked to be shown (an open, a new card, the address followed): a card whose answer
+ * arrives after a later one was asked for is not shown, so the address followed at the start, or a
+ * slow first click, never replaces the card the person has opened since and is typing in.
+ */
+let asked = 0;
+
 async function openCard(kind: string, key: string, push = true): Promise<void> {
   if (!leaveOk()) return;
+  const mine = ++asked;
   try {
     const card = await api<CardData>("GET", path(kind, key));
+    if (mine !== asked) return;
     if (push) pushRoute({ view: "card", kind: card.kind, key: card.key });
     showEditor({ kind: kindInfo(card.kind), card });
   } catch (err) {
@@ -109,6 +118,7 @@ async function openCard(kind: string, key: string, push = true): Promise<void> {
 
 function newCard(kind: string, draft?: EditorTarget["draft"]): void {
   if (!leaveOk()) return;
+  asked++;
   pushRoute({ view: "new", kind });
   showEditor({ kind: kindInfo(kind), draft });
 }

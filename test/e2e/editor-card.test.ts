@@ -251,6 +251,45 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     }
   });
 
+  test("a card the address names, still on its way at the start, does not replace the card the person opened meanwhile", async () => {
+    // The address names the corner cafe; its answer is held until the person has opened Alice and typed.
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let asked = false;
+    const cafe = "**/api/cards/places/the%20corner%20cafe";
+    await page.route(cafe, async (route) => {
+      asked = true;
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.goto(`${base}/?again#/places/the%20corner%20cafe`);
+      await page.locator('[role="option"]').first().waitFor();
+      await pollUntil(
+        async () => String(asked),
+        (v) => v === "true",
+        "the address's card asked for",
+      );
+      await open("Alice");
+      await expand("Lorebook settings");
+      const order = page.locator("form.card-form").getByLabel("Order", { exact: true });
+      await order.fill("12");
+      await page.evaluate(() => {
+        (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
+      });
+      release();
+      await page.locator("body[data-started]").waitFor({ state: "attached" });
+      expect(await page.locator("form.card-form[data-mine]").count()).toBe(1);
+      expect(await page.locator(".editor-head h2").textContent()).toBe("Alice");
+      expect(await order.inputValue()).toBe("12");
+    } finally {
+      release();
+      await page.unroute(cafe);
+    }
+  });
+
   test("refs are picked from the vault's cards, and the card named shows who names it", async () => {
     await page.reload();
     await page.locator('[role="option"]').first().waitFor();
