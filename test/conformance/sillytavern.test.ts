@@ -24,18 +24,7 @@ import {
   stQuestion,
   stReplay,
 } from "./_files.ts";
-
-const POSITIONS = [
-  "before_char",
-  "after_char",
-  "an_top",
-  "an_bottom",
-  "at_depth",
-  "em_top",
-  "em_bottom",
-  "outlet",
-];
-const ROLES = ["system", "user", "assistant"];
+import { ST_POSITIONS as POSITIONS, ST_ROLES as ROLES } from "./_st-numbers.ts";
 
 type StEntry = Record<string, unknown>;
 

@@ -30,6 +30,7 @@ import {
 } from "../support/sillytavern.ts";
 import { removeDir, tempDir } from "../support/vault.ts";
 import { bookSource, conformanceFiles, judgeOf } from "./_files.ts";
+import { ST_POSITIONS as POSITIONS, ST_ROLES as ROLES } from "./_st-numbers.ts";
 
 /** The real books: SillyTavern's own, a card as PNG and as JSON, and three from its users. */
 const REAL = [
@@ -46,18 +47,6 @@ const REAL = [
  * the sweep within minutes on a busy machine and still reaches every kind of entry the book has.
  */
 const PER_BOOK = 120;
-
-const POSITIONS = [
-  "before_char",
-  "after_char",
-  "an_top",
-  "an_bottom",
-  "at_depth",
-  "em_top",
-  "em_bottom",
-  "outlet",
-];
-const ROLES = ["system", "user", "assistant"];
 
 type StEntry = Record<string, unknown> & { uid: number };
 
