@@ -119,6 +119,18 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
   test("each sort orders the list as it says", async () => {
     await filter("book", "sora_Eldoria_V10.6.0.json");
     const first = async () => (await titles())[0];
+    /** The page loaded again (it reads the disk), the book's cards sorted by `sort`: `title` comes first. */
+    const firstAfterReload = async (sort: string, title: string, what: string) => {
+      await page.reload();
+      await page.locator('[role="option"]').first().waitFor();
+      await filter("book", "sora_Eldoria_V10.6.0.json");
+      await page.locator("#sort").selectOption(sort);
+      await pollUntil(
+        async () => (await first()) ?? "",
+        (t) => t === title,
+        what,
+      );
+    };
     // Size, largest first: the sizes shown never grow down the list.
     await page.locator("#sort").selectOption("tokens");
     const sizes = await page.locator("#card-list .size").allTextContents();
@@ -127,15 +139,7 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
     // Last edited: a card saved now comes first.
     const someone = entryFiles().find((f) => f.startsWith("Thalion"))!;
     fs.appendFileSync(path.join(root, someone), "\nEdited now.\n");
-    await page.reload();
-    await page.locator('[role="option"]').first().waitFor();
-    await filter("book", "sora_Eldoria_V10.6.0.json");
-    await page.locator("#sort").selectOption("edited");
-    await pollUntil(
-      async () => (await first()) ?? "",
-      (t) => t === someone.slice(0, -3),
-      "the edited card first",
-    );
+    await firstAfterReload("edited", someone.slice(0, -3), "the edited card first");
     // Most often sent, and never sent first: from the hit log.
     const hit = JSON.stringify({
       time: new Date().toISOString(),
@@ -146,28 +150,12 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
     });
     fs.mkdirSync(path.join(root, ".lorecards"), { recursive: true });
     fs.writeFileSync(path.join(root, ".lorecards", "hits.jsonl"), `${hit}\n${hit}\n`);
-    await page.reload();
-    await page.locator('[role="option"]').first().waitFor();
-    await filter("book", "sora_Eldoria_V10.6.0.json");
-    await page.locator("#sort").selectOption("fired");
-    await pollUntil(
-      async () => (await first()) ?? "",
-      (t) => t === "Seraphina",
-      "the card sent most first",
-    );
+    await firstAfterReload("fired", "Seraphina", "the card sent most first");
     await page.locator("#sort").selectOption("never");
     expect(await first()).not.toBe("Seraphina");
     // Priority: highest first.
     fs.writeFileSync(path.join(root, someone), read(someone).replace("\ntitle:", "\npriority: 9\ntitle:"));
-    await page.reload();
-    await page.locator('[role="option"]').first().waitFor();
-    await filter("book", "sora_Eldoria_V10.6.0.json");
-    await page.locator("#sort").selectOption("priority");
-    await pollUntil(
-      async () => (await first()) ?? "",
-      (t) => t === someone.slice(0, -3),
-      "the card of priority 9 first",
-    );
+    await firstAfterReload("priority", someone.slice(0, -3), "the card of priority 9 first");
     // Lorebook order: lower first.
     await page.locator("#sort").selectOption("order");
     expect(await first()).toBeDefined();
