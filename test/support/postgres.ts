@@ -9,7 +9,9 @@
  * (SIGSTOP: the server answers nothing, connections stay open), `restart` stops and starts it
  * (`pg_ctl restart -m fast`: sessions ended, state kept), `down` and `up` do the same with the time
  * between in the test's hands, `cut` ends every client's session from the server side
- * (`pg_terminate_backend`: what a client sees when its connection is cut).
+ * (`pg_terminate_backend`: what a client sees when its connection is cut), and returns once those
+ * sessions are gone: the function itself only signals them, so a cut "between" two requests could
+ * otherwise land in the middle of the next one on a loaded machine.
  */
 
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -123,7 +125,7 @@ export async function startPostgres(who: string): Promise<Postgres | null> {
     async cut(application) {
       const who = application ? `application_name = '${application}'` : "application_name <> 'psql'";
       const out = await psql(
-        `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE backend_type = 'client backend' AND ${who} AND pid <> pg_backend_pid()`,
+        `SELECT count(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity WHERE backend_type = 'client backend' AND ${who} AND pid <> pg_backend_pid()`,
       );
       return Number(out.trim());
     },
