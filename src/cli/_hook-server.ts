@@ -26,6 +26,8 @@ export interface HookServerOptions {
   /** The server's state URL when it names one (`--store`); a hook that names another runs itself. */
   state?: string;
   warn: (line: string) => void;
+  /** Waited for before each hook: the vault's keeper catches up with every change made before it. */
+  catchUp?: () => Promise<unknown>;
 }
 
 export interface HookServer {
@@ -60,6 +62,7 @@ export async function serveHooks(options: HookServerOptions): Promise<HookServer
     const stderr: string[] = [];
     try {
       const { runHook } = await import("../hook/index.ts");
+      await options.catchUp?.();
       const shared = { engine: await options.engine(), store: await sharedStore() };
       const result = await runHook(request.stdin, { ...hook, shared, warn: (l) => stderr.push(l) });
       return { stdout: result.stdout, stderr };

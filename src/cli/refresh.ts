@@ -3,8 +3,13 @@
 // it after bulk edits made outside lorecards (docs/CARDS.md "When an edit is seen").
 // `lorecards refresh --watch`: the keeper of a large vault (vault/keeper.ts), which the hook and `try`
 // start in the background; it stays while it is asked for, and leaves after --idle seconds without.
-import { refreshVault } from "../recall/index.ts";
-import { IDLE_MS, openVault, runKeeper } from "../vault/index.ts";
+// Once up, it answers the hook over the vault's socket as a running gateway does (cli/_hook-server.ts),
+// on an engine of its own that its watcher keeps current: a prompt then costs the hook a compiled
+// client's start, not a cold load of the index, the matcher and the stores.
+import { warnOnStderr } from "../errors.ts";
+import { type Engine, openEngine, refreshVault } from "../recall/index.ts";
+import { IDLE_MS, openVault, runKeeper, type Vault } from "../vault/index.ts";
+import { type HookServer, startHookServer } from "./_hook-server.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
 
@@ -29,12 +34,7 @@ export const refreshCommand = defineCommand({
   async run({ args }) {
     const vault = openVault(vaultPath(args), { create: isDefaultVault(args) });
     if (args.watch) {
-      const idle = wholeNumber(args.idle, "--idle");
-      await runKeeper(vault, {
-        compare: (paths) => refreshVault(vault, paths === "all" ? { all: true } : { touched: paths }),
-        ...(idle !== undefined && { idleMs: Math.max(1, idle) * 1000 }),
-        onReady: () => process.stderr.write(`lorecards: keeping ${vault.root} up to date\n`),
-      });
+      await keep(vault, wholeNumber(args.idle, "--idle"));
       return 0;
     }
     const report = refreshVault(vault, { all: args.all === true });
@@ -43,3 +43,36 @@ export const refreshCommand = defineCommand({
     return 0;
   },
 });
+
+/** The keeper (vault/keeper.ts), answering hooks once it is up; resolves when it has left. */
+async function keep(vault: Vault, idle: number | undefined): Promise<void> {
+  let engine: Engine | undefined;
+  let hooks: Promise<HookServer | undefined> | undefined;
+  await runKeeper(vault, {
+    compare: (paths) => {
+      refreshVault(vault, paths === "all" ? { all: true } : { touched: paths });
+      // The engine's own watcher and rechecks are off: this one names every change to it.
+      engine?.invalidate(paths === "all" ? undefined : paths);
+    },
+    ...(idle !== undefined && { idleMs: Math.max(1, idle) * 1000 }),
+    onReady: (keeper) => {
+      process.stderr.write(`lorecards: keeping ${vault.root} up to date\n`);
+      hooks = startHookServer({
+        vaultRoot: vault.root,
+        engine: async () => {
+          engine ??= await openEngine(vault.root, {
+            watch: true,
+            watcher: false,
+            recheckMs: Number.POSITIVE_INFINITY,
+            persist: true,
+          });
+          return engine;
+        },
+        catchUp: () => keeper.caughtUp(),
+        warn: warnOnStderr,
+      });
+    },
+  });
+  await (await hooks)?.close();
+  engine?.close();
+}

@@ -45,7 +45,10 @@ export interface SourceOptions {
    * vault, whose own watcher covers its books. Default true.
    */
   watcher?: boolean;
-  /** How often a watching server compares folder mtimes with the index (default 2000 ms). */
+  /**
+   * How often a watching server compares folder mtimes with the index (default 2000 ms); Infinity:
+   * never, where every change is named by `invalidate` (the keeper's own engine, cli/refresh.ts).
+   */
   recheckMs?: number;
   /**
    * Save a rebuilt index (index.db) and matcher (matcher.bin) in the vault's state folder, so the
@@ -98,7 +101,9 @@ export class VaultSource {
         if (!rel.startsWith(`${BOOKS_DIR}/`)) this.touch(rel);
         options.onFile?.(rel);
       });
-    this.every = setInterval(() => this.recheck(), options.recheckMs ?? 2000);
+    const recheckMs = options.recheckMs ?? 2000;
+    if (!Number.isFinite(recheckMs)) return;
+    this.every = setInterval(() => this.recheck(), recheckMs);
     this.every.unref();
   }
 

@@ -16,6 +16,8 @@
  * done; a keeper that is gone, or does not answer within SYNC_WAIT_MS, is treated as missing: the load
  * compares every file itself and a new keeper is started. A keeper leaves after IDLE_MS with no
  * request, and a keeper that finds another one alive leaves at once.
+ * Once up, the keeper also answers the hook itself over the vault's socket, as a running gateway does
+ * (cli/refresh.ts): each hook it answers first catches up the same way, through its own sync file.
  */
 import fs, { type FSWatcher } from "node:fs";
 import path from "node:path";
@@ -83,8 +85,18 @@ export interface KeeperOptions {
   /** Compare the named vault-relative files with the index and commit them (catalog's touched load). */
   compare(paths: string[] | "all"): void;
   idleMs?: number;
-  /** Said once the keeper is up (tests wait for it). */
-  onReady?: () => void;
+  /** Said once the keeper is up (tests wait for it), with what work done in its own process waits on. */
+  onReady?: (keeper: RunningKeeper) => void;
+}
+
+/** A keeper that is up, as work done in its own process (a hook it answers) uses it. */
+export interface RunningKeeper {
+  /**
+   * Resolves once every change made before the call is in the index, as a cold asker's sync file is
+   * answered (and counts as a request, which keeps the keeper); false when the watcher did not see it
+   * within SYNC_WAIT_MS.
+   */
+  caughtUp(): Promise<boolean>;
 }
 
 /**
@@ -96,6 +108,8 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
   fs.mkdirSync(syncDir, { recursive: true });
   const touched = new Set<string>();
   const requests = new Set<string>();
+  /** This process's own sync files, and who waits on each. */
+  const waiting = new Map<string, (seen: boolean) => void>();
   let flushing: ReturnType<typeof setTimeout> | undefined;
   /** A change the watcher could not name was seen since the last flush. */
   let lost = false;
@@ -126,7 +140,10 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
       if (lost) options.compare("all");
       else if (paths.length > 0) options.compare(paths);
       lost = false;
-      for (const r of requests) fs.rmSync(path.join(syncDir, r), { force: true });
+      for (const r of requests) {
+        fs.rmSync(path.join(syncDir, r), { force: true });
+        waiting.get(r)?.(true);
+      }
       if (requests.size > 0) rest();
       requests.clear();
     };
@@ -157,6 +174,26 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
     process.once("SIGTERM", leave);
     process.once("SIGINT", leave);
     rest();
-    options.onReady?.();
+    options.onReady?.({ caughtUp: () => ownRequest(syncDir, waiting) });
+  });
+}
+
+/** A sync file of the keeper's own, answered by its watcher as any other (see `RunningKeeper`). */
+function ownRequest(syncDir: string, waiting: Map<string, (seen: boolean) => void>): Promise<boolean> {
+  const name = `${process.pid}-${randomHex(4)}`;
+  return new Promise<boolean>((resolve) => {
+    const done = (seen: boolean) => {
+      clearTimeout(timer);
+      waiting.delete(name);
+      if (!seen) fs.rmSync(path.join(syncDir, name), { force: true });
+      resolve(seen);
+    };
+    const timer = setTimeout(() => done(false), SYNC_WAIT_MS);
+    waiting.set(name, done);
+    try {
+      fs.writeFileSync(path.join(syncDir, name), "");
+    } catch {
+      done(false);
+    }
   });
 }

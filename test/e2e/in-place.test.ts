@@ -2,7 +2,8 @@
 // folder's mtime alone, is seen by the very next hook and `try` of the compiled binary: in a small vault
 // because a cold load compares every file, in a large one (over STAT_ALL_MAX card files) because the
 // keeper the first cold process started (`refresh --watch`, vault/keeper.ts) tells the index, and the
-// next process asks it to catch up first. Every keeper a test starts is stopped by its pid.
+// next process asks it to catch up first; once up, the keeper answers the hook itself over the vault's
+// socket, as a running gateway does. Every keeper a test starts is stopped by its pid.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
@@ -46,6 +47,26 @@ const keeperPid = (vault: string): number | undefined => {
     return undefined;
   }
 };
+const socket = (vault: string) => path.join(vault, ".lorecards", "hook.sock");
+
+/** One request over a hook socket, as the hook's client makes it; the server's answer. */
+function askSocket(file: string, request: object): Promise<{ stdout: string; stderr?: string[] }> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    Bun.connect({
+      unix: file,
+      socket: {
+        open: (s) => void s.write(`${JSON.stringify(request)}\n`),
+        data: (_s, chunk) => {
+          text += Buffer.from(chunk).toString("utf8");
+        },
+        close: () => resolve(JSON.parse(text)),
+        error: (_s, err) => reject(err),
+      },
+    }).catch(reject);
+  });
+}
+
 const stopKeeper = (vault: string) => {
   const pid = keeperPid(vault);
   if (pid !== undefined) {
@@ -117,6 +138,22 @@ describe(`a vault over ${STAT_ALL_MAX} card files`, () => {
     expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain("Hooked in a large vault.");
   }, 60_000);
 
+  test("the keeper answers the hook itself, over the vault's socket, after an edit written in place", async () => {
+    await until(() => keeperPid(vault) !== undefined && fs.existsSync(socket(vault)), "the keeper's socket");
+    writeInPlace(path.join(vault, "people", "person13.md"), card("zname13", "Answered by the keeper."));
+    const stdin = (session: string) =>
+      JSON.stringify({ session_id: session, hook_event_name: "UserPromptSubmit", prompt: "zname13?" });
+    // The request the hook's client sends (cli/hook-client.ts), asked of the socket directly: the
+    // answer can only be the keeper's, and it is the hook's own.
+    const request = { vault, argv: ["--no-learn"], stdin: stdin("kept"), env: {}, cwd: vault };
+    const answer = await askSocket(socket(vault), request);
+    expect(JSON.parse(answer.stdout).hookSpecificOutput.additionalContext).toContain(
+      "Answered by the keeper.",
+    );
+    const hook = await runBinary(["hook", "--vault", vault, "--no-learn"], { stdin: stdin("kept-too") });
+    expect(hook).toMatchObject({ code: 0, stdout: answer.stdout, stderr: "" });
+  }, 60_000);
+
   test("a keeper that answers stands for the periodic full check: a try after a minute's idle compares no file itself", async () => {
     await until(() => keeperPid(vault) !== undefined, "the keeper to be up", 60_000);
     const db = new Database(path.join(vault, ".lorecards", "index.db"));
@@ -143,5 +180,6 @@ describe(`a vault over ${STAT_ALL_MAX} card files`, () => {
     await until(() => keeperPid(vault) === keeper.pid, "the keeper to be up", 60_000);
     expect(await keeper.exited).toBe(0);
     expect(fs.existsSync(keeperFile(vault))).toBe(false);
+    expect(fs.existsSync(socket(vault))).toBe(false);
   }, 120_000);
 });
