@@ -15,7 +15,10 @@
  * `.lorecards/keeper.json` names the keeper (`pid`) once its watcher is up and its first full check is
  * done; a keeper that is gone, or does not answer within SYNC_WAIT_MS, is treated as missing: the load
  * compares every file itself and a new keeper is started. A keeper leaves after IDLE_MS with no
- * request, and a keeper that finds another one alive leaves at once.
+ * request, a keeper that finds another one alive leaves at once, and a keeper leaves within CHECK_MS
+ * once the folder it watches is no longer the vault's (removed, moved away, replaced by another folder
+ * or a copy) or its file no longer names it (`.lorecards` removed, another keeper took over): a watcher
+ * follows the folder it was given, not the path, so such a keeper could only stall every asker.
  * Once up, the keeper also answers the hook itself over the vault's socket, as a running gateway does
  * (cli/refresh.ts): each hook it answers first catches up the same way, through its own sync file.
  */
@@ -31,6 +34,8 @@ export const STAT_ALL_MAX = 2000;
 export const SYNC_WAIT_MS = 1000;
 /** A keeper with no request for this long leaves. */
 export const IDLE_MS = 30 * 60_000;
+/** How often a keeper checks that its vault is still the folder it watches (two stats and a read). */
+export const CHECK_MS = 2000;
 
 const KEEPER_FILE = "keeper.json";
 const SYNC_DIR = "sync";
@@ -50,12 +55,24 @@ function alive(pid: number): boolean {
 
 /** The running keeper's pid, or undefined when there is none (its file gone, unreadable or stale). */
 export function keeperPid(vault: Vault): number | undefined {
+  const pid = namedPid(vault);
+  return pid !== undefined && pid !== process.pid && alive(pid) ? pid : undefined;
+}
+
+/** The pid the keeper file names, alive or not; undefined when it is gone or unreadable. */
+function namedPid(vault: Vault): number | undefined {
   try {
     const { pid } = JSON.parse(fs.readFileSync(stateFile(vault, KEEPER_FILE), "utf8")) as { pid?: unknown };
-    return typeof pid === "number" && pid !== process.pid && alive(pid) ? pid : undefined;
+    return typeof pid === "number" ? pid : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The folder's identity: a folder put in its place (or a copy) has another inode. */
+function folderId(dir: string): string | undefined {
+  const stat = fs.statSync(dir, { throwIfNoEntry: false });
+  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}` : undefined;
 }
 
 /**
@@ -114,31 +131,44 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
   /** A change the watcher could not name was seen since the last flush. */
   let lost = false;
   let idle: ReturnType<typeof setTimeout> | undefined;
+  let checking: ReturnType<typeof setInterval> | undefined;
   let watcher: FSWatcher | undefined;
+  const root = folderId(vault.root);
+  let left = false;
   return new Promise<void>((resolve) => {
     const leave = () => {
+      if (left) return;
+      left = true;
       watcher?.close();
       if (flushing) clearTimeout(flushing);
       if (idle) clearTimeout(idle);
-      try {
-        const file = stateFile(vault, KEEPER_FILE);
-        const { pid } = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: unknown };
-        if (pid === process.pid) fs.rmSync(file, { force: true });
-      } catch {
-        // not ours, or gone
-      }
+      if (checking) clearInterval(checking);
+      // Only a file naming this keeper is removed: a folder put in the vault's place may hold a copy.
+      if (namedPid(vault) === process.pid && folderId(vault.root) === root)
+        fs.rmSync(stateFile(vault, KEEPER_FILE), { force: true });
       resolve();
     };
+    /** The vault is still the folder watched, and (once it is written) its file still names this keeper. */
+    const stillKeeping = (written: boolean) =>
+      root !== undefined && folderId(vault.root) === root && (!written || namedPid(vault) === process.pid);
     const rest = () => {
       if (idle) clearTimeout(idle);
       idle = setTimeout(leave, options.idleMs ?? IDLE_MS);
     };
     const flush = () => {
       flushing = undefined;
+      // A folder removed or moved away is seen by the watcher as a change it cannot name: no compare.
+      if (!stillKeeping(checking !== undefined)) return leave();
       const paths = [...touched];
       touched.clear();
-      if (lost) options.compare("all");
-      else if (paths.length > 0) options.compare(paths);
+      try {
+        if (lost) options.compare("all");
+        else if (paths.length > 0) options.compare(paths);
+      } catch (err) {
+        // The vault went away while it was being compared; any other failure is a fault to report.
+        if (!stillKeeping(checking !== undefined)) return leave();
+        throw err;
+      }
       lost = false;
       for (const r of requests) {
         fs.rmSync(path.join(syncDir, r), { force: true });
@@ -166,13 +196,18 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
       // A burst of events (a save is often several) is compared once, a moment later.
       flushing ??= setTimeout(flush, 5);
     });
+    watcher.on("error", leave);
     options.compare("all");
-    if (keeperPid(vault) !== undefined) return leave();
+    if (keeperPid(vault) !== undefined || !stillKeeping(false)) return leave();
     fs.writeFileSync(stateFile(vault, KEEPER_FILE), JSON.stringify({ pid: process.pid }));
     // Requests made before the file existed were answered by a full check of the asker's own.
     for (const stale of fs.readdirSync(syncDir)) fs.rmSync(path.join(syncDir, stale), { force: true });
     process.once("SIGTERM", leave);
     process.once("SIGINT", leave);
+    // A parent folder moved or a vault swapped for another raises no event here: look now and then.
+    checking = setInterval(() => {
+      if (!stillKeeping(true)) leave();
+    }, CHECK_MS);
     rest();
     options.onReady?.({ caughtUp: () => ownRequest(syncDir, waiting) });
   });

@@ -11,6 +11,7 @@ import path from "node:path";
 import { FULL_CHECK_MS } from "../../src/vault/index.ts";
 import { STAT_ALL_MAX } from "../../src/vault/keeper.ts";
 import { ensureBinary, runBinary } from "../support/binary.ts";
+import { keeperFile, keeperPid, stopKeeper } from "../support/keeper.ts";
 import { removeDir, tempDir } from "../support/vault.ts";
 import { until } from "../support/wait.ts";
 
@@ -39,14 +40,6 @@ async function tryContext(vault: string, words: string): Promise<string> {
   return r.stdout;
 }
 
-const keeperFile = (vault: string) => path.join(vault, ".lorecards", "keeper.json");
-const keeperPid = (vault: string): number | undefined => {
-  try {
-    return (JSON.parse(fs.readFileSync(keeperFile(vault), "utf8")) as { pid: number }).pid;
-  } catch {
-    return undefined;
-  }
-};
 const socket = (vault: string) => path.join(vault, ".lorecards", "hook.sock");
 
 /** One request over a hook socket, as the hook's client makes it; the server's answer. */
@@ -66,15 +59,6 @@ function askSocket(file: string, request: object): Promise<{ stdout: string; std
     }).catch(reject);
   });
 }
-
-const stopKeeper = (vault: string) => {
-  const pid = keeperPid(vault);
-  if (pid !== undefined) {
-    try {
-      process.kill(pid, "SIGTERM");
-    } catch {}
-  }
-};
 
 beforeAll(() => ensureBinary(), 120_000);
 
@@ -111,8 +95,8 @@ describe(`a vault over ${STAT_ALL_MAX} card files`, () => {
   beforeAll(() => {
     vault = vaultOf(STAT_ALL_MAX + 100);
   });
-  afterAll(() => {
-    stopKeeper(vault);
+  afterAll(async () => {
+    await stopKeeper(vault);
     removeDir(vault);
   });
 
@@ -171,8 +155,7 @@ describe(`a vault over ${STAT_ALL_MAX} card files`, () => {
   }, 60_000);
 
   test("a keeper with no request leaves after its idle time, and says so by removing its file", async () => {
-    stopKeeper(vault);
-    await until(() => keeperPid(vault) === undefined, "the old keeper to leave", 20_000);
+    await stopKeeper(vault);
     const keeper = Bun.spawn([await ensureBinary(), "refresh", "--watch", "--idle", "1", "--vault", vault], {
       stdout: "ignore",
       stderr: "ignore",
@@ -182,4 +165,64 @@ describe(`a vault over ${STAT_ALL_MAX} card files`, () => {
     expect(fs.existsSync(keeperFile(vault))).toBe(false);
     expect(fs.existsSync(socket(vault))).toBe(false);
   }, 120_000);
+});
+
+describe("a keeper whose vault goes away", () => {
+  /** A keeper of a fresh small vault, up (its file names it); `--idle` long enough never to end it. */
+  async function keeperOf(vault: string) {
+    const keeper = Bun.spawn(
+      [await ensureBinary(), "refresh", "--watch", "--idle", "3600", "--vault", vault],
+      {
+        stdout: "ignore",
+        stderr: "pipe",
+      },
+    );
+    await until(
+      () => keeperPid(vault) === keeper.pid || keeper.exitCode !== null,
+      "the keeper to be up",
+      60_000,
+    );
+    expect(keeperPid(vault)).toBe(keeper.pid);
+    return keeper;
+  }
+
+  test.each([
+    ["is removed", (vault: string) => fs.rmSync(vault, { recursive: true, force: true })],
+    [
+      "is moved away and another folder takes its place",
+      (vault: string) => {
+        fs.renameSync(vault, `${vault}-old`);
+        fs.mkdirSync(path.join(vault, "people"), { recursive: true });
+      },
+    ],
+    [
+      "is replaced by a copy of itself, keeper file and all",
+      (vault: string) => {
+        fs.cpSync(vault, `${vault}-copy`, { recursive: true });
+        fs.rmSync(vault, { recursive: true, force: true });
+        fs.renameSync(`${vault}-copy`, vault);
+      },
+    ],
+    [
+      "loses its .lorecards folder",
+      (vault: string) => fs.rmSync(path.join(vault, ".lorecards"), { recursive: true }),
+    ],
+  ])(
+    "leaves, cleanly, once the folder %s",
+    async (_name, change) => {
+      const vault = vaultOf(5);
+      const keeper = await keeperOf(vault);
+      try {
+        change(vault);
+        await until(() => keeper.exitCode !== null, "the keeper to leave");
+        expect(keeper.exitCode).toBe(0);
+        expect(await new Response(keeper.stderr).text()).toBe(`lorecards: keeping ${vault} up to date\n`);
+      } finally {
+        keeper.kill();
+        removeDir(vault);
+        removeDir(`${vault}-old`);
+      }
+    },
+    150_000,
+  );
 });

@@ -1,12 +1,14 @@
 // `kill -9` of the compiled binary while it indexes a fresh vault (index.db is written in batches):
 // the next process finds a usable index and finishes it, and every card on disk is listed and found,
-// as if the first run had never happened.
+// as if the first run had never happened. The vault is large enough for a keeper (vault/keeper.ts): the
+// one the later processes start is stopped by its pid.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureBinary, runBinary } from "../support/binary.ts";
+import { keeperPid, stopKeeper } from "../support/keeper.ts";
 import { until } from "../support/wait.ts";
 
 let bin = "";
@@ -15,7 +17,10 @@ beforeAll(async () => {
   bin = await ensureBinary();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-index-kill-"));
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await stopKeeper(path.join(dir, "v"));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 const PER_FOLDER = 3000;
 const FOLDERS = ["people", "places"];
@@ -80,5 +85,7 @@ describe("an indexer killed part way", () => {
       ]);
     }
     expect(rowsIn(root)).toBe(FOLDERS.length * PER_FOLDER);
+    // A try that compared every file of this large vault itself started its keeper.
+    await until(() => keeperPid(root) !== undefined, "the keeper the tries started");
   });
 });
