@@ -92,13 +92,21 @@ export function editInPlace(file: string, n: number): void {
 
 /** Stop the keeper a cold process started for the vault at `root` (vault/keeper.ts), if one runs. */
 export function stopKeeper(root: string): void {
+  const pid = keeperPid(root);
+  if (pid === undefined) return;
   try {
-    const { pid } = JSON.parse(readFileSync(join(root, ".lorecards", "keeper.json"), "utf8")) as {
-      pid: number;
-    };
     process.kill(pid, "SIGTERM");
   } catch {
-    // none
+    // gone already
+  }
+}
+
+/** The pid a vault's keeper.json names (vault/keeper.ts), or undefined when there is none. */
+export function keeperPid(root: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(root, ".lorecards", "keeper.json"), "utf8")) as { pid: number }).pid;
+  } catch {
+    return undefined;
   }
 }
 
