@@ -134,6 +134,9 @@ interface RowOfConversation {
 
 /** Statements by conversation take its number `n` (see TABLES_4), except those that find it by id. */
 export interface Queries {
+  begin: Statement<unknown, []>;
+  commit: Statement<unknown, []>;
+  rollback: Statement<unknown, []>;
   conversation: Statement<RowOfConversation, [string]>;
   injections: Statement<{ card: string; turn: number; version: string }, [number]>;
   replays: Statement<ReplayRow, [number]>;
@@ -150,13 +153,14 @@ export interface Queries {
   >;
   dropReplay: Statement<unknown, [number, number, string]>;
   evict: Statement<{ n: number }, [number]>;
-  dropInjections: Statement<unknown, [number]>;
-  dropReplays: Statement<unknown, [number]>;
+  /** Each takes the numbers of the conversations as a JSON array. */
+  dropInjectionsOf: Statement<unknown, [string]>;
+  dropReplaysOf: Statement<unknown, [string]>;
+  dropTurnsOf: Statement<unknown, [string]>;
   turn: Statement<{ record: string }, [number, number]>;
   turnNumbers: Statement<{ turn: number }, [number]>;
   putTurn: Statement<unknown, [number, number, number, string, string]>;
   dropTurn: Statement<unknown, [number, number]>;
-  dropTurns: Statement<unknown, [number]>;
   /** By conversation id: its newest `limit` records, oldest first. */
   turns: Statement<{ record: string }, [string, number]>;
   turnsSince: Statement<{ id: string; record: string }, [number]>;
@@ -236,6 +240,10 @@ export function rebuild(file: string, warn: (line: string) => void, cause: unkno
 
 function prepare(db: Database): Queries {
   return lazyStatements<Queries>(db, {
+    // Immediate: the read-modify-write of one process never interleaves with another's (sqlite.ts).
+    begin: "BEGIN IMMEDIATE",
+    commit: "COMMIT",
+    rollback: "ROLLBACK",
     conversation: "SELECT n, turn, last_seen, opening, timed FROM conversations WHERE id = ?",
     injections: "SELECT card, turn, version FROM injections WHERE conversation = ? ORDER BY turn, card",
     replays:
@@ -260,13 +268,13 @@ function prepare(db: Database): Queries {
     evict:
       "DELETE FROM conversations WHERE n IN (SELECT n FROM conversations ORDER BY last_seen ASC, id " +
       "LIMIT max(0, (SELECT count(*) FROM conversations) - ?)) RETURNING n",
-    dropInjections: "DELETE FROM injections WHERE conversation = ?",
-    dropReplays: "DELETE FROM replays WHERE conversation = ?",
+    dropInjectionsOf: "DELETE FROM injections WHERE conversation IN (SELECT value FROM json_each(?))",
+    dropReplaysOf: "DELETE FROM replays WHERE conversation IN (SELECT value FROM json_each(?))",
+    dropTurnsOf: "DELETE FROM turns WHERE conversation IN (SELECT value FROM json_each(?))",
     turn: "SELECT record FROM turns WHERE conversation = ? AND turn = ?",
     turnNumbers: "SELECT turn FROM turns WHERE conversation = ?",
     putTurn: "INSERT OR REPLACE INTO turns (conversation, turn, at, surface, record) VALUES (?, ?, ?, ?, ?)",
     dropTurn: "DELETE FROM turns WHERE conversation = ? AND turn = ?",
-    dropTurns: "DELETE FROM turns WHERE conversation = ?",
     turns:
       "SELECT record FROM (SELECT record, turn, at FROM turns WHERE conversation = " +
       "(SELECT n FROM conversations WHERE id = ?1) ORDER BY turn DESC, at DESC LIMIT ?2) ORDER BY turn, at",

@@ -2,24 +2,35 @@
  * The rows of a state file (_sqlite-file.ts) as the driver's `Tx` (_driver.ts): one prepared
  * statement per operation, run inside whatever transaction the driver holds. The orders a query spans
  * the table with are written in SQL here, where an index serves them, each naming the rule it keeps.
+ *
+ * A group commit runs the writes of many requests in one transaction, and the writes of one request
+ * (its commit, its turn record, its usage) each read the conversation's row, its turn numbers and its
+ * day's totals again, and write them again. So a transaction remembers what it read and wrote
+ * (`_sqlite-seen.ts`): a row read twice is read once, a row written unchanged is not written, a turn
+ * record is written once at the end however often it changed, and each day's totals are read once and
+ * written once. What it remembers dies with it; nothing is cached across transactions, where another
+ * process may have written.
  */
 
 import type { Tx } from "./_driver.ts";
 import type { ConversationRow } from "./_rules.ts";
 import type { Connection, ReplayRow } from "./_sqlite-file.ts";
 import { recallTx } from "./_sqlite-recalls.ts";
-import { addShare, emptyShare, type Share } from "./stats.ts";
+import { TxMemory } from "./_sqlite-seen.ts";
+import type { Share } from "./stats.ts";
 import type { CardRef, Placement, ReplayRecord, Tier, TurnRecord } from "./types.ts";
 
-export function sqliteTx(c: Connection): Tx {
+/** A transaction's `Tx`, and `finish`: writes what it held back, before the commit. */
+export interface SqliteTx extends Tx {
+  finish(): void;
+}
+
+export function sqliteTx(c: Connection): SqliteTx {
   const { q } = c;
-  const rowOf = (id: string): (ConversationRow & { n: number }) | null => {
-    const r = q.conversation.get(id);
-    return r && { n: r.n, turn: r.turn, lastSeen: r.last_seen, opening: r.opening, timed: r.timed };
-  };
+  const seen = new TxMemory(q);
+  const rowOf = (id: string) => seen.row(id);
   /** Stores the row; returns the conversation's number, what its other rows are keyed by. */
-  const putRow = (id: string, row: ConversationRow): number =>
-    q.putConversation.get(id, row.turn, row.lastSeen, row.opening, row.timed)!.n;
+  const putRow = (id: string, row: ConversationRow): number => seen.putRow(id, row);
 
   return {
     load(id, sessions) {
@@ -42,6 +53,7 @@ export function sqliteTx(c: Connection): Tx {
       const stored = rowOf(id);
       if (stored === null) return { row: null, injections: [], replays: [] };
       const { n, ...row } = stored;
+      if (seen.isNew(n)) return { row, ...seen.ledgerOfNew(n) };
       return { row, injections: q.injectionKeys.all(n), replays: q.replayKeys.all(n) };
     },
     putCommit(id, row, change) {
@@ -54,6 +66,7 @@ export function sqliteTx(c: Connection): Tx {
         const cards = JSON.stringify(r.cards);
         q.putReplay.run(n, r.anchor, r.hash, r.place, r.text, r.turn, cards, r.role ?? null, r.tier ?? null);
       }
+      seen.ledgerChanged(n, change);
     },
     conversation(id) {
       const stored = rowOf(id);
@@ -62,54 +75,62 @@ export function sqliteTx(c: Connection): Tx {
       return row;
     },
     putConversation: (id, row) => void putRow(id, row),
-    byOpening: (opening) => q.byOpening.get(opening)?.id ?? null,
+    byOpening: (opening) => {
+      seen.settle();
+      return q.byOpening.get(opening)?.id ?? null;
+    },
     evict(max) {
-      for (const { n } of q.evict.all(max)) {
-        q.dropInjections.run(n);
-        q.dropReplays.run(n);
-        q.dropTurns.run(n);
-      }
+      seen.settle();
+      const gone = q.evict.all(max).map((r) => r.n);
+      if (gone.length === 0) return;
+      const ns = JSON.stringify(gone);
+      q.dropInjectionsOf.run(ns);
+      q.dropReplaysOf.run(ns);
+      q.dropTurnsOf.run(ns);
+      seen.forget();
     },
 
     turnKeys(id, turn) {
       const stored = rowOf(id);
       if (stored === null) return { row: null, old: null, turns: [] };
       const { n, ...row } = stored;
-      const old = q.turn.get(n, turn);
-      return { row, old: old && turnRecord(id, old.record), turns: q.turnNumbers.all(n).map((t) => t.turn) };
+      return { row, old: seen.turnRecord(id, n, turn), turns: seen.turnNumbers(n) };
     },
     putTurn(id, row, put, drop, days) {
       const n = putRow(id, row);
-      for (const t of drop) q.dropTurn.run(n, t);
-      if (put) {
-        const { conversation: _id, ...stored } = put;
-        q.putTurn.run(n, put.turn, put.at, put.surface, JSON.stringify(stored));
-      }
-      for (const d of days) {
-        const before = q.day.get(d.day);
-        const share = before ? (JSON.parse(before.totals) as Share) : emptyShare();
-        q.putDay.run(d.day, JSON.stringify(addShare(share, d.share, d.sign)));
-      }
+      seen.putTurns(n, put, drop);
+      for (const d of days) seen.addToDay(d);
     },
-    turns: (id, limit) => q.turns.all(id, limit).map((r) => turnRecord(id, r.record)),
-    turnsSince: (since) => q.turnsSince.all(since).map((r) => turnRecord(r.id, r.record)),
-    withTurns: (limit) =>
-      q.withTurns.all(limit).map((r) => ({
+    turns: (id, limit) => {
+      seen.settle();
+      return q.turns.all(id, limit).map((r) => turnRecord(id, r.record));
+    },
+    turnsSince: (since) => {
+      seen.settle();
+      return q.turnsSince.all(since).map((r) => turnRecord(r.id, r.record));
+    },
+    withTurns: (limit) => {
+      seen.settle();
+      return q.withTurns.all(limit).map((r) => ({
         id: r.id,
         surface: r.surface as TurnRecord["surface"],
         turns: r.turns,
         lastSeen: r.last_seen,
         name: r.name,
-      })),
+      }));
+    },
     nameConversation: (id, name) => q.nameConversation.run(name, id).changes > 0,
-    days: (sinceDay) =>
-      q.days.all(sinceDay).map((r) => ({ day: r.day, share: JSON.parse(r.totals) as Share })),
+    days: (sinceDay) => {
+      seen.settle();
+      return q.days.all(sinceDay).map((r) => ({ day: r.day, share: JSON.parse(r.totals) as Share }));
+    },
     putLore(session, lore, at, keep) {
       if (lore === null) q.dropLore.run(session);
       else q.putLore.run(session, lore, at);
       q.dropLoreBeyond.run(keep);
     },
     ...recallTx(c.db),
+    finish: () => seen.settle(),
   };
 }
 

@@ -100,13 +100,15 @@ function sqliteDriver(file: string, warn: (line: string) => void): Driver {
   };
 
   const immediate = async <T>(c: Connection, body: (tx: Tx) => Promise<T>): Promise<T> => {
-    c.db.run("BEGIN IMMEDIATE");
+    c.q.begin.run();
     try {
-      const result = await body(sqliteTx(c));
-      c.db.run("COMMIT");
+      const tx = sqliteTx(c);
+      const result = await body(tx);
+      tx.finish();
+      c.q.commit.run();
       return result;
     } catch (err) {
-      if (c.db.inTransaction) c.db.run("ROLLBACK");
+      if (c.db.inTransaction) c.q.rollback.run();
       throw err;
     }
   };

@@ -12,22 +12,25 @@ import {
   type CardRef,
   type ConversationChange,
   hitsPath,
+  type Limits,
   openStore,
   type Store,
   statePath,
   stateUrl,
 } from "../../src/state/index.ts";
 import { removeDir, tempDir } from "../support/vault.ts";
-import { hit, record } from "./contract.ts";
+import { hit, noon, record, turnRecord, usage } from "./contract.ts";
 
 const dirs: string[] = [];
 const stores: Store[] = [];
 
-async function fresh(): Promise<{ root: string; store: Store; warnings: string[] }> {
+async function fresh(
+  limits: Partial<Limits> = {},
+): Promise<{ root: string; store: Store; warnings: string[] }> {
   const root = tempDir();
   dirs.push(root);
   const warnings: string[] = [];
-  const store = await openStore(stateUrl(root), { warn: (l) => warnings.push(l) });
+  const store = await openStore(stateUrl(root), { warn: (l) => warnings.push(l), limits });
   stores.push(store);
   return { root, store, warnings };
 }
@@ -100,6 +103,53 @@ describe("sqlite store: group commit", () => {
     expect((await store.loadConversation("c")).injections.map((i) => [i.id, i.turn])).toEqual([
       ["people/c", 2],
       ["people/a", 3],
+    ]);
+  });
+
+  test("turn records, usage, days, the caps and an eviction made together come out as made one by one", async () => {
+    // One transaction remembers the rows it read and holds back turn records and days' totals until
+    // its commit (_sqlite-seen.ts): the same writes made one at a time must leave the same state.
+    const limits = { turnsPerConversation: 2, conversations: 2 };
+    const steps: ((s: Store) => Promise<unknown>)[] = [
+      (s) => s.commitTurn("c", { ...change(1, ["people/a"]), replay: record(1, 1, ["people/a"]) }),
+      (s) => s.commitTurn("c", { ...change(1), replay: record(2, 1, ["people/a"]) }),
+      (s) => s.recordTurn(turnRecord("c", 1, noon(3))),
+      (s) => s.recordUsage("c", 1, usage(900, 100), noon(3, 1)),
+      (s) => s.recordUsage("c", 1, usage(50), noon(3, 2)),
+      // The same turn sent again: its record is replaced, keeping what was billed.
+      (s) => s.recordTurn(turnRecord("c", 1, noon(3, 3), { replayedChars: 7 })),
+      (s) => s.commitTurn("c", { ...change(2, ["people/b"]), replay: record(3, 2, ["people/b"]) }),
+      (s) => s.recordTurn(turnRecord("c", 2, noon(3, 4))),
+      // A third turn: the cap keeps the two highest.
+      (s) => s.recordTurn(turnRecord("c", 3, noon(3, 5))),
+      (s) => s.recordUsage("c", 3, usage(10), noon(4)),
+      // Usage alone, on another day, for a turn with no record yet.
+      (s) => s.recordUsage("d", 1, usage(5), noon(4, 1)),
+      (s) => s.nameConversation("c", "the market"),
+      // A third conversation: the least recently seen (c) is evicted, with what was written of it above.
+      (s) => s.commitTurn("e", { ...change(1, ["people/e"]), now: noon(5) }),
+      (s) => s.recordTurn(turnRecord("e", 1, noon(5))),
+    ];
+    const { store } = await fresh(limits);
+    const together = await Promise.all(steps.map((step) => step(store)));
+    const { store: oneByOne } = await fresh(limits);
+    const apart: unknown[] = [];
+    for (const step of steps) apart.push(await step(oneByOne));
+    expect(together).toEqual(apart);
+    const state = async (s: Store) => ({
+      conversations: await s.conversations(10),
+      loaded: await Promise.all(["c", "d", "e"].map((id) => s.loadConversation(id))),
+      turns: await Promise.all(["c", "d", "e"].map((id) => s.turns(id, 10))),
+      since: await s.turnsSince(0),
+      days: await s.days("2025-01-01"),
+    });
+    const expected = await state(oneByOne);
+    expect(await state(store)).toEqual(expected);
+    expect(expected.conversations.map((c) => c.id)).toEqual(["e", "d"]);
+    expect(expected.days.map((d) => [d.day, d.turns])).toEqual([
+      ["2025-03-03", 3],
+      ["2025-03-04", 1],
+      ["2025-03-05", 1],
     ]);
   });
 
