@@ -100,8 +100,6 @@ export function buildLayer(cards: CardSource, offset = 0, count = cards.length -
 
 export class Matcher {
   readonly layers: readonly Layer[];
-  /** The regex keys of every regex card in one scan, built on the first lookup that needs it. */
-  private regexScan?: RegexScan;
 
   /** Compile `cards` in one layer, or adopt layers compiled earlier (a snapshot, an overlay). */
   constructor(
@@ -259,32 +257,46 @@ export class Matcher {
 
   /** The regex keys matching message `m`, kept for each card whose window reaches that far. */
   private patternHits(msg: WindowMessage, m: number, options: MatchOptions, note: Note): void {
-    if (this.layers.every((l) => l.table.regexCards.length === 0)) return;
-    this.regexScan ??= new RegexScan(this.regexKeys());
-    for (const { card: index, key, written, pattern } of this.regexScan.matching(msg.raw)) {
-      const card = this.cards.at(index);
-      if (card === undefined || m >= windowSize(card, options)) continue;
-      const compiled = compilePattern(pattern);
-      const text = ("regex" in compiled ? firstMatch(compiled.regex, msg.raw) : null) ?? "";
-      note(index, `re:${key}`, text.length > 0 ? fold(text) : written, m);
+    for (const layer of this.layers) {
+      if (layer.table.regexCards.length === 0) continue;
+      for (const { card, key, written, pattern } of this.regexScan(layer).matching(msg.raw)) {
+        if (layer.hidden?.has(card)) continue;
+        const index = layer.offset + card;
+        const meta = this.cards.at(index);
+        if (meta === undefined || m >= windowSize(meta, options)) continue;
+        const compiled = compilePattern(pattern);
+        const text = ("regex" in compiled ? firstMatch(compiled.regex, msg.raw) : null) ?? "";
+        note(index, `re:${key}`, text.length > 0 ? fold(text) : written, m);
+      }
     }
   }
 
-  /** Every regex key of the regex cards, not yet compiled (the scan drops the invalid ones). */
-  private regexKeys(): RegexKey[] {
-    const out: RegexKey[] = [];
-    for (const card of this.live((t) => t.regexCards)) {
-      const meta = this.cards.at(card);
+  /**
+   * The regex keys of a layer's regex cards in one scan (its own card numbers), built on the first
+   * lookup that needs it and kept with the layer's table: the next version of a server's matcher
+   * shares the snapshot's layer, and a save does not compile every regex key of the vault again.
+   */
+  private regexScan(layer: Layer): RegexScan {
+    let scan = regexScans.get(layer.table);
+    if (scan) return scan;
+    const keys: RegexKey[] = [];
+    for (const card of layer.table.regexCards) {
+      const meta = this.cards.at(layer.offset + card);
       if (meta === undefined) continue;
       const rules = rulesOf(meta);
       cardPatterns(meta).forEach((written, key) => {
         const pattern = keySource(written, rules);
-        if (pattern) out.push({ card, key, written: written.trim(), pattern });
+        if (pattern) keys.push({ card, key, written: written.trim(), pattern });
       });
     }
-    return out;
+    scan = new RegexScan(keys);
+    regexScans.set(layer.table, scan);
+    return scan;
   }
 }
+
+/** Each layer's regex scan, by its table (a table's card numbers always name the same cards). */
+const regexScans = new WeakMap<TermTable, RegexScan>();
 
 type Note = (card: number, id: number | string, text: string, m: number) => void;
 

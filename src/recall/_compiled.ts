@@ -8,17 +8,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import type { BrokenCard, CardMeta, KindsConfig } from "../card/types.ts";
-import {
-  buildLayer,
-  type CardSource,
-  findIn,
-  type Layer,
-  loadSnapshot,
-  Matcher,
-  type Snapshot,
-  type Strings,
-  saveSnapshot,
-} from "../match/index.ts";
+import { buildLayer, loadSnapshot, Matcher, type Snapshot, saveSnapshot } from "../match/index.ts";
 import {
   atomicWrite,
   type CardLookup,
@@ -28,51 +18,12 @@ import {
   type Vault,
   type VaultIndex,
 } from "../vault/index.ts";
+import { CardList, type Cards, extend, layered, type Overlay } from "./_layers.ts";
+
+export type { Cards } from "./_layers.ts";
 
 /** Changed cards compiled in a layer of their own before the snapshot is rebuilt instead. */
 export const OVERLAY_MAX = 256;
-
-/** Cards kept decoded before the cache starts again (a long-running server must not keep them all). */
-const MAX_CACHED = 5000;
-
-/** The cards of a matcher by position, as recall reads them. */
-export interface Cards extends CardSource {
-  at(index: number): CardMeta | undefined;
-}
-
-/** The matcher's cards by position (the snapshot's paths, then the changed cards'), decoded on use. */
-export class CardList implements Cards {
-  private readonly cache = new Map<number, CardMeta | null>();
-  readonly length: number;
-
-  constructor(
-    private readonly parts: readonly Strings[],
-    private readonly entries: VaultIndex["entries"],
-  ) {
-    this.length = parts.reduce((n, p) => n + p.length, 0);
-  }
-
-  private pathAt(index: number): string | undefined {
-    let i = index;
-    for (const part of this.parts) {
-      if (i < part.length) return part.at(i);
-      i -= part.length;
-    }
-    return undefined;
-  }
-
-  /** The card at `index`; undefined when its file is gone (or is broken) since the matcher was made. */
-  at(index: number): CardMeta | undefined {
-    let card = this.cache.get(index);
-    if (card === undefined) {
-      const path = this.pathAt(index);
-      card = (path === undefined ? undefined : this.entries.meta(path)) ?? null;
-      if (this.cache.size >= MAX_CACHED) this.cache.clear();
-      this.cache.set(index, card);
-    }
-    return card ?? undefined;
-  }
-}
 
 /**
  * One vault version as recall reads it: the matcher and cards, and a card's public text on demand. A
@@ -99,6 +50,8 @@ export interface Loaded {
   matcher: Matcher;
   /** Cards by name (vault/ lookup), for refs; its tables are built on first use. */
   names?: CardLookup;
+  /** The snapshot and the changed cards' layers this version stands on (_layers.ts), to extend. */
+  overlay?: Overlay;
 }
 
 /** Where the compiled matcher of the current vault state is kept for the next cold start. */
@@ -131,23 +84,6 @@ function savedSnapshot(vault: Vault): Snapshot | undefined {
 /** The snapshot last mapped per file, with the stats it was mapped at. */
 const mapped = new Map<string, { signature: string; snapshot: Snapshot }>();
 
-/** Where each path sits in a snapshot, found once (a binary search decodes a path per step). */
-const positions = new WeakMap<Snapshot, Map<string, number>>();
-
-function positionIn(saved: Snapshot, path: string): number {
-  let known = positions.get(saved);
-  if (!known) {
-    known = new Map();
-    positions.set(saved, known);
-  }
-  let at = known.get(path);
-  if (at === undefined) {
-    at = findIn(saved.paths, saved.byPath, path);
-    known.set(path, at);
-  }
-  return at;
-}
-
 function mapSnapshot(file: string): Snapshot | undefined {
   let bytes: Uint8Array;
   try {
@@ -162,25 +98,6 @@ function mapSnapshot(file: string): Snapshot | undefined {
   return loadSnapshot(bytes);
 }
 
-/**
- * The snapshot plus a layer of the cards changed since it was saved, when the index can tell what
- * changed and that is few enough; else undefined.
- */
-function layered(index: VaultIndex, saved: Snapshot, most: number): Loaded | undefined {
-  const changes = index.changesSince(saved.stamp);
-  if (changes === undefined || changes.changed.length + changes.gone.length > most) return undefined;
-  const hidden = new Set<number>();
-  for (const path of [...changes.changed, ...changes.gone]) {
-    const at = positionIn(saved, path);
-    if (at !== -1) hidden.add(at);
-  }
-  const added = changes.changed.filter((p) => index.entries.meta(p)?.enabled === true).sort();
-  const cards = new CardList([saved.paths, added], index.entries);
-  const layers: Layer[] = [{ table: saved.table, automaton: saved.automaton, offset: 0, hidden }];
-  if (added.length > 0) layers.push(buildLayer(cards, saved.paths.length, added.length));
-  return { stamp: index.stamp, index, cards, matcher: new Matcher(cards, layers) };
-}
-
 export interface CompileOptions {
   /** Save a rebuilt snapshot for the next process (default false: recall writes nothing). */
   persist?: boolean;
@@ -190,6 +107,11 @@ export interface CompileOptions {
    * then never runs a rebuild between requests.
    */
   overlayMax?: number;
+  /**
+   * The version this one follows (a server's last): when it stands on the same snapshot, only the
+   * cards changed since it are compiled, and its decoded cards are carried over.
+   */
+  previous?: Loaded;
 }
 
 /**
@@ -199,8 +121,21 @@ export interface CompileOptions {
  */
 export function compile(vault: Vault, index: VaultIndex, opts: CompileOptions = {}): Loaded {
   const saved = savedSnapshot(vault);
-  const loaded = saved && layered(index, saved, opts.overlayMax ?? OVERLAY_MAX);
-  if (loaded) return loaded;
+  const most = opts.overlayMax ?? OVERLAY_MAX;
+  const { previous } = opts;
+  const next =
+    saved &&
+    ((previous?.overlay && previous.cards instanceof CardList
+      ? extend(
+          { ...previous, cards: previous.cards, overlay: previous.overlay },
+          previous.stamp,
+          index,
+          saved,
+          most,
+        )
+      : undefined) ??
+      layered(index, saved, most));
+  if (next) return { stamp: index.stamp, index, ...next };
   // Each enabled card is decoded once to compile it and not kept: the matcher's list fetches the few
   // cards a lookup hits.
   const { paths, rows } = index.entries.enabledRows();

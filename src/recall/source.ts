@@ -152,7 +152,8 @@ export class VaultSource {
     if (this.compiled && this.compiled.loaded.stamp === index.stamp) return this.compiled;
     // A server with a refresher leaves rebuilds to it: its own thread only ever adds a layer.
     const overlayMax = this.options.refresher ? Number.POSITIVE_INFINITY : undefined;
-    const loaded = compile(this.vault, index, { persist, overlayMax });
+    const previous = this.compiled?.loaded;
+    const loaded = compile(this.vault, index, { persist, overlayMax, ...(previous && { previous }) });
     this.compiled = { loaded, kinds: this.vault.kinds, publicText: (card) => this.publicText(card) };
     return this.compiled;
   }

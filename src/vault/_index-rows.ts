@@ -15,8 +15,8 @@ import { brokenOfRow, decodeRow, type Row, readRow, warningsOfRow } from "./_ind
 const MAX_KEPT = 5000;
 
 export class IndexRows {
-  private readonly rows = new Map<string, Row | null>();
-  private readonly metas = new Map<string, CardMeta>();
+  private rows = new Map<string, Row | null>();
+  private metas = new Map<string, CardMeta>();
   private readonly owner: (rel: string) => { kind: string; key: string } | undefined;
   private ordered?: string[];
 
@@ -28,6 +28,21 @@ export class IndexRows {
       const at = cardAt(config, rel);
       return at === undefined ? undefined : { kind: at.kind.name, key: at.key };
     };
+  }
+
+  /**
+   * Take over the rows and cards `from` (an older version of the same index) decoded, but those at
+   * `changed`: a server's next version starts with what the last one read, not from nothing. `from` is
+   * not used afterwards (its caches are this one's now).
+   */
+  adopt(from: IndexRows, changed: Iterable<string>): void {
+    if (from.idx !== this.idx) return;
+    for (const rel of changed) {
+      from.rows.delete(rel);
+      from.metas.delete(rel);
+    }
+    this.rows = from.rows;
+    this.metas = from.metas;
   }
 
   /** Every path, kinds in table order, then file names in code-unit order. */

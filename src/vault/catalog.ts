@@ -252,7 +252,12 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     // What a killed write of ours (the matcher snapshot's temp file) left in the state folder.
     if (idx.onDisk) removeStaleTemps(path.join(vault.root, STATE_DIR));
   }
-  return summarize(idx, vault, parsed, keeper);
+  const index = summarize(idx, vault, parsed, keeper);
+  // A server's next version: the rows the last one decoded stay, but for the ones changed since.
+  const last = opts.previous;
+  const changes = last?.db === idx ? index.changesSince(last.stamp) : undefined;
+  if (last && changes) index.entries.adopt(last.entries, [...changes.changed, ...changes.gone]);
+  return index;
 }
 
 /**

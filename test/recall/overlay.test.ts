@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { Matcher } from "../../src/match/index.ts";
-import { compile, OVERLAY_MAX } from "../../src/recall/_compiled.ts";
+import { compile, type Loaded, OVERLAY_MAX } from "../../src/recall/_compiled.ts";
 import { loadIndex, openVault, type Vault } from "../../src/vault/index.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
@@ -80,35 +80,87 @@ async function noticed(matcher: Matcher, cardAt: (i: number) => { path: string }
   return out;
 }
 
+/** Runs `check` on random vaults: a random start written and its snapshot saved, then random edits. */
+async function onRandomVaults(
+  numRuns: number,
+  maxEdits: number,
+  check: (vault: Vault, edits: Op[]) => Promise<void>,
+): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(op, { maxLength: 12 }),
+      fc.array(op, { minLength: 1, maxLength: maxEdits }),
+      async (start, edits) => {
+        temp = tempVault();
+        try {
+          const vault = openVault(temp.root);
+          for (const o of start) apply(vault, o);
+          compile(vault, loadIndex(vault), { persist: true });
+          await check(vault, edits);
+        } finally {
+          temp.remove();
+          temp = undefined;
+        }
+      },
+    ),
+    { numRuns },
+  );
+}
+
+/** The compiled matcher notices what a matcher rebuilt from every enabled card of the index notices. */
+async function expectAsRebuilt(loaded: Loaded): Promise<void> {
+  const enabled = loaded.index.cards.filter((c) => c.enabled);
+  expect(await noticed(loaded.matcher, (i) => loaded.cards.at(i))).toEqual(
+    await noticed(new Matcher(enabled), (i) => enabled[i]),
+  );
+}
+
 describe("the snapshot plus a layer of changed cards", () => {
   test("finds exactly what a matcher rebuilt from every card finds, after any sequence of edits", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(op, { maxLength: 12 }),
-        fc.array(op, { minLength: 1, maxLength: 12 }),
-        async (start, edits) => {
-          temp = tempVault();
-          try {
-            const vault = openVault(temp.root);
-            for (const o of start) apply(vault, o);
-            compile(vault, loadIndex(vault), { persist: true });
-            for (const o of edits) apply(vault, o);
-            const index = loadIndex(vault);
-            const loaded = compile(vault, index);
-            const enabled = index.cards.filter((c) => c.enabled);
-            const rebuilt = new Matcher(enabled);
-            expect(await noticed(loaded.matcher, (i) => loaded.cards.at(i))).toEqual(
-              await noticed(rebuilt, (i) => enabled[i]),
-            );
-            expect(loaded.matcher.alwaysCards()).toEqual([]);
-          } finally {
-            temp.remove();
-            temp = undefined;
-          }
-        },
+    await onRandomVaults(60, 12, async (vault, edits) => {
+      for (const o of edits) apply(vault, o);
+      const loaded = compile(vault, loadIndex(vault));
+      await expectAsRebuilt(loaded);
+      expect(loaded.matcher.alwaysCards()).toEqual([]);
+    });
+  });
+
+  test("a server's matcher, extended one save at a time, finds what a rebuild finds after every save", async () => {
+    await onRandomVaults(40, 16, async (vault, edits) => {
+      let loaded = compile(vault, loadIndex(vault));
+      for (const o of edits) {
+        apply(vault, o);
+        const index = loadIndex(vault, { previous: loaded.index });
+        loaded = compile(vault, index, { previous: loaded, overlayMax: Number.POSITIVE_INFINITY });
+        await expectAsRebuilt(loaded);
+      }
+      // Layers stay few: a binary counter of the changed cards' layers, never one per save.
+      expect(loaded.matcher.layers.length).toBeLessThanOrEqual(2 + Math.log2(edits.length + 1));
+    });
+  });
+
+  test("a save after a layer compiles the saved card alone and keeps the cards decoded before", () => {
+    temp = tempVault(
+      Object.fromEntries(
+        ["a", "b", "c", "d"].map((k) => [`people/${k}.md`, cardText("keywords: [amber]", "x\n")]),
       ),
-      { numRuns: 60 },
     );
+    const vault = openVault(temp.root);
+    compile(vault, loadIndex(vault), { persist: true });
+    for (const key of ["a", "b", "c"])
+      apply(vault, { kind: "write", dir: "people", key, words: ["dune"], enabled: true });
+    const first = compile(vault, loadIndex(vault));
+    expect(first.overlay!.parts).toEqual([["people/a.md", "people/b.md", "people/c.md"]]);
+    const d = first.cards.at(3)!;
+    expect(d.path).toBe("people/d.md");
+    apply(vault, { kind: "write", dir: "people", key: "a", words: ["fjord"], enabled: true });
+    const next = compile(vault, loadIndex(vault, { previous: first.index }), { previous: first });
+    // The layer of a, b and c keeps b and c (a set aside), and the new layer holds a alone.
+    expect(next.overlay!.parts).toEqual([["people/a.md", "people/b.md", "people/c.md"], ["people/a.md"]]);
+    expect(next.matcher.layers).toHaveLength(3);
+    expect([...next.matcher.layers[1]!.hidden!]).toEqual([0]);
+    expect(next.cards.at(3)).toBe(d);
+    expect(next.cards.at(7)!.keywords).toEqual(["fjord"]);
   });
 
   test("an edit after a saved snapshot is compiled as a layer, not as a rebuild", () => {

@@ -180,6 +180,17 @@ describe("when an edit is seen", () => {
     expect(after.changesSince(after.stamp)).toEqual({ changed: [], gone: [] });
   });
 
+  test("a load after another keeps the cards that one decoded, but for the ones changed since", () => {
+    const vault = settledVault();
+    const before = loadIndex(vault);
+    const [alice, bob] = [before.entries.meta("people/Alice.md")!, before.entries.meta("people/Bob.md")!];
+    atomicSave(vault, "people/Bob.md", card("Bobby"));
+    const after = loadIndex(vault, { previous: before });
+    expect(after.entries.meta("people/Alice.md")).toBe(alice);
+    expect(after.entries.meta("people/Bob.md")).not.toBe(bob);
+    expect(after.entries.meta("people/Bob.md")!.title).toBe("Bobby");
+  });
+
   test("a write through lorecards is told to the index: the next load parses nothing and looks in no folder", async () => {
     const vault = settledVault();
     // An edit written in place beside it, which only a look inside the folder would find.
