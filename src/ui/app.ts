@@ -125,6 +125,10 @@ function newCard(kind: string, draft?: EditorTarget["draft"]): void {
 
 async function save(body: Record<string, unknown>, force?: string): Promise<void> {
   const target = state.target!;
+  // A card opened while the save was on its way is the one the person is in now: the save's answer
+  // says it went through, and rebuilds nothing over the newer form.
+  const mine = asked;
+  const stillHere = () => mine === asked;
   try {
     const card = target.card
       ? await api<CardData>("PUT", path(target.card.kind, target.card.key), {
@@ -132,14 +136,19 @@ async function save(body: Record<string, unknown>, force?: string): Promise<void
           mtime: force ?? target.card.mtime,
         })
       : await api<CardData>("POST", "/api/cards", body);
-    state.dirty = false;
-    replaceRoute({ view: "card", kind: card.kind, key: card.key });
+    if (stillHere()) {
+      state.dirty = false;
+      replaceRoute({ view: "card", kind: card.kind, key: card.key });
+    }
     await browse.load();
-    showEditor({ kind: kindInfo(card.kind), card }, false);
-    if (state.form) warnInForm(state.form, card.checks ?? []);
+    if (stillHere()) {
+      showEditor({ kind: kindInfo(card.kind), card }, false);
+      if (state.form) warnInForm(state.form, card.checks ?? []);
+    }
     toast(target.card ? `Saved “${card.title}”.` : `Created “${card.title}”.`);
   } catch (err) {
-    if (isApiError(err) && err.status === 409 && target.card && err.body.current)
+    if (!stillHere()) fail(err);
+    else if (isApiError(err) && err.status === 409 && target.card && err.body.current)
       conflict(body, err.body.current as CardData);
     else if (state.form) alertInForm(state.form, detail(err));
   }

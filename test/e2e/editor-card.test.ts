@@ -14,6 +14,7 @@ import {
   type EditorInChromium,
   editorOverVault,
   haveChromium,
+  openFromList,
   openPanel,
   pollUntil,
   seeText,
@@ -34,10 +35,7 @@ const frontmatter = (rel: string) => YAML.parse(read(rel).split("---\n")[1]!) as
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 const LONG = "Lorem".repeat(34);
 
-async function open(title: string, on: Page = page): Promise<void> {
-  await on.locator(".row", { hasText: title }).first().click();
-  await seeText(on.locator(".editor-head h2"), title);
-}
+const open = (title: string, on: Page = page) => openFromList(on, title);
 
 /**
  * Opens the form's `<details>` whose summary says `label`: clicked until the page shows it open, so the
@@ -287,6 +285,46 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     } finally {
       release();
       await page.unroute(cafe);
+    }
+  });
+
+  test("a save still on its way when the person opens another card saves, and leaves the newer card's form alone", async () => {
+    await page.reload();
+    await page.locator('[role="option"]').first().waitFor();
+    await open("Alice");
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let sent = false;
+    const alice = "**/api/cards/people/Alice";
+    await page.route(alice, async (route) => {
+      if (route.request().method() !== "PUT") return route.continue();
+      sent = true;
+      await held;
+      await route.continue();
+    });
+    try {
+      const form = page.locator("form.card-form");
+      await form.locator('[name="keywords"]').fill("Alice, Ally");
+      await form.getByRole("button", { name: "Save" }).click();
+      await pollUntil(
+        async () => String(sent),
+        (v) => v === "true",
+        "the save sent",
+      );
+      await open("the corner cafe");
+      await page.evaluate(() => {
+        (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
+      });
+      release();
+      await seeText(page.locator("#toasts"), "Saved “Alice”");
+      expect(frontmatter("people/Alice.md").keywords).toEqual(["Alice", "Ally"]);
+      expect(await page.locator("form.card-form[data-mine]").count()).toBe(1);
+      expect(await page.locator(".editor-head h2").textContent()).toBe("the corner cafe");
+    } finally {
+      release();
+      await page.unroute(alice);
     }
   });
 

@@ -10,6 +10,7 @@ import {
   type EditorInChromium,
   editorOverVault,
   haveChromium,
+  openFromList,
   openPanel,
   pollUntil,
   seeText,
@@ -35,10 +36,7 @@ function editOnDisk(rel: string, from: string, to: string): void {
   fs.utimesSync(p, later, later);
 }
 
-async function openCard(title: string): Promise<void> {
-  await page.locator(".row", { hasText: title }).first().click();
-  await seeText(page.locator(".editor-head h2"), title);
-}
+const openCard = (title: string) => openFromList(page, title);
 
 function expect_(cond: boolean, message: string): void {
   if (!cond) throw new Error(message);

@@ -186,3 +186,14 @@ export function seeText(loc: Locator, want: string | RegExp): Promise<string> {
     `expected text ${want}`,
   );
 }
+
+/**
+ * Opens a card from the list and returns once the form built for this click shows it: the form shown
+ * before is marked first, because the card may already be open (a title seen at once would let the
+ * test go on while the click's own answer is still on its way, and that answer rebuilds the form).
+ */
+export async function openFromList(on: Page, title: string): Promise<void> {
+  await on.evaluate(() => document.querySelector("form.card-form")?.setAttribute("data-before-open", ""));
+  await on.locator(".row", { hasText: title }).first().click();
+  await seeText(on.locator("form.card-form:not([data-before-open]) .editor-head h2"), title);
+}
