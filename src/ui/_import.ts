@@ -1,11 +1,14 @@
-// The "Import / export" panel. A book comes in by a drop on the drop zone or by picking a file; the import
-// shows how far it got (`POST /api/import` answering in lines as it writes the cards), then everything it
-// said where it was asked: the counts, each note ("set char: Seraphina"), each write-check warning and
+// The "Import / export" panel. A book comes in by a drop on the drop zone or by picking a file, into the
+// book `lorecards import` would put it in (`?book=auto`, docs/BOOKS.md: a character card's own book, a
+// lorebook's book named after it), or into the book the page shows when the person asks for that; the
+// import shows how far it got (`POST /api/import` answering in lines as it writes the cards), then
+// everything it said where it was asked: the book it went into (with a way to show it), the counts, each
+// note ("set char: Seraphina"), each write-check warning and
 // each entry skipped, naming the card with a link to it; and what the budget does to the book's
 // always-on entries (`GET /api/budget`), with the book's own settings offered as settings.yaml lines.
 import type { Budget, ImportResult, Kinds } from "../api/types.ts";
 import { alwaysOnWarning } from "./_budget.ts";
-import { api, download, importStream } from "./_client.ts";
+import { api, currentBook, download, importStream } from "./_client.ts";
 import { el, field } from "./_dom.ts";
 import { toast } from "./_toast.ts";
 import { plural } from "./_words.ts";
@@ -15,6 +18,8 @@ export interface BookHooks {
   /** The vault changed: load the list again. */
   imported(): void;
   open(kind: string, key: string): void;
+  /** Show that book's cards (the Book switch). */
+  show(book: string): void;
 }
 
 const EXPORTS: [string, string][] = [
@@ -75,11 +80,25 @@ async function budgetNote(result: ImportResult): Promise<HTMLElement | null> {
 }
 
 async function showResult(box: HTMLElement, name: string, r: ImportResult, hooks: BookHooks): Promise<void> {
-  const into = (r as { into?: { name: string; made: boolean } }).into;
-  const book = into ? ` into the book ${into.name}${into.made ? " (new)" : ""}` : "";
-  const summary = `Imported ${name}${book}: ${r.created} new, ${r.overwritten} overwritten, ${r.kept} kept, ${r.skipped.length} skipped.`;
+  // Without `into` the cards went into the vault's own (`main`), the book the page showed.
+  const into = (r as { into?: { name: string; made: boolean } }).into ?? { name: "main", made: false };
+  const where = into.name === "main" ? "the vault's own cards (main)" : `the book ${into.name}`;
+  const summary = `Imported ${name} into ${where}${into.made ? " (new)" : ""}: ${r.created} new, ${r.overwritten} overwritten, ${r.kept} kept, ${r.skipped.length} skipped.`;
+  const elsewhere = into.name !== currentBook();
   const parts = [
     el("p", { class: "summary" }, summary),
+    // The list shows another book: one press shows the cards just imported.
+    elsewhere
+      ? el(
+          "p",
+          {},
+          el(
+            "button",
+            { type: "button", class: "small", onclick: () => hooks.show(into.name) },
+            `Show ${into.name === "main" ? "the vault's own cards" : `the book ${into.name}`}`,
+          ),
+        )
+      : null,
     section(
       "Notes",
       r.notes.map((n) => el("li", {}, n)),
@@ -113,12 +132,16 @@ export function buildBooks(body: HTMLElement, hooks: BookHooks): void {
     { name: "import-kind" },
     ...hooks.kinds.kinds.map((k) => el("option", { value: k.name, selected: k.name === "entry" }, k.name)),
   );
-  // Into the book the page shows (`X-Lorecards-Book`), or the file's own (`?book=auto`, docs/BOOKS.md).
+  // Into the file's own book as the CLI does (`?book=auto`, docs/BOOKS.md), or the one the page shows.
   const into = el(
     "select",
     { name: "import-into" },
-    el("option", { value: "" }, "the book shown"),
-    el("option", { value: "auto" }, "its own book (a character card: hers, bound to her)"),
+    el(
+      "option",
+      { value: "auto", selected: true },
+      "its own book, as lorecards import does (a character card: hers, bound to her; a lorebook: one named after it)",
+    ),
+    el("option", { value: "shown" }, "the book shown in the list"),
   );
   const force = el("input", { type: "checkbox", name: "force" });
   const progress = el("progress", { max: 1, value: 0, hidden: true, "aria-label": "Import progress" });
@@ -135,7 +158,7 @@ export function buildBooks(body: HTMLElement, hooks: BookHooks): void {
       kind: kind.value,
       force: String(force.checked),
       filename: chosen.name,
-      ...(into.value && { book: into.value }),
+      book: into.value === "shown" ? currentBook() : "auto",
     });
     try {
       const r = await importStream(`/api/import?${query}`, chosen, (done, total) => {

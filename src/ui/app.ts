@@ -304,6 +304,7 @@ async function start(): Promise<void> {
       kinds: state.kinds,
       imported: () => void Promise.all([browse.load(), shelf.load()]).catch(fail),
       open,
+      show: (book) => shelf.choose(book),
     });
     await browse.load(cards);
     await books;

@@ -6,6 +6,7 @@
 // character or a conversation would: her book and the world, never the other character's.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { ensureBinary, runBinary } from "../support/binary.ts";
@@ -213,5 +214,47 @@ describe.skipIf(!ready)("the editor over two characters' books and a world, in C
       (v) => Number(v) > 0,
       `the list shows ${name}'s cards`,
     );
+    await page.locator("#books summary").click();
+  });
+
+  test("a character card imported as it comes lands where lorecards import puts it, whichever book is shown", async () => {
+    const card = path.join(REAL_FIXTURES, "st-card-Seraphina.chara.json");
+    // The CLI's answer: the same file imported with its defaults into a copy of the vault as it is now.
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), "lc-cli-import-"));
+    try {
+      fs.cpSync(root, copy, { recursive: true, filter: (from) => path.basename(from) !== ".lorecards" });
+      const cli = await runBinary(["import", card, "--vault", copy], { env: { HOME: copy } });
+      expect({ code: cli.code, err: cli.stderr }).toEqual({ code: 0, err: "" });
+      expect(cli.stdout).toContain("into the book seraphina");
+
+      await page.locator("#book").selectOption("mira");
+      await listShows(["Lamp", "Rules"]);
+      const panel = await openPanel(page, "books");
+      await page.locator('#books input[type="file"]').setInputFiles(card);
+      await page.locator('#books form[aria-label^="Import"] button[type="submit"]').click();
+      await seeText(
+        panel.locator(".import-result .summary"),
+        "Imported st-card-Seraphina.chara.json into the book seraphina: 0 new, 0 overwritten, 4 kept",
+      );
+      expect(cardFiles(root)).toEqual(cardFiles(copy));
+      // Said where it went, and one press shows it.
+      await panel.getByRole("button", { name: "Show the book seraphina" }).click();
+      await listShows(["eldoria", "glade", "power", "shadowfang"]);
+      expect(await page.locator("#book").inputValue()).toBe("seraphina");
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
+
+/** Every file of the vault but its state (`.lorecards`), by path, with its text. */
+function cardFiles(dir: string, under = ""): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of fs.readdirSync(path.join(dir, under), { withFileTypes: true })) {
+    if (entry.name === ".lorecards") continue;
+    const rel = path.join(under, entry.name);
+    if (entry.isDirectory()) Object.assign(files, cardFiles(dir, rel));
+    else files[rel] = fs.readFileSync(path.join(dir, rel), "utf8");
+  }
+  return files;
+}

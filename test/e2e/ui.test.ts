@@ -220,9 +220,11 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
       mimeType: "application/json",
       buffer: Buffer.from(JSON.stringify(book)),
     });
+    // Into the book the list shows (by default it would go to a book of its own, as the CLI's import).
+    await page.getByLabel("Import into").selectOption("shown");
     await page.getByLabel("Import as kind").selectOption("thing");
     await page.getByRole("button", { name: "Import", exact: true }).click();
-    await seeText(page.locator("#toasts"), "1 new");
+    await seeText(page.locator("#toasts"), "into the vault's own cards (main): 1 new");
     expect(read("things", "Quill.md")).toContain("The inn's cat.");
     await page.locator(".row", { hasText: "Quill" }).waitFor();
 
@@ -263,6 +265,7 @@ describe.skipIf(!hasChromium)("the web editor in Chromium", () => {
         mimeType: "application/octet-stream",
         buffer: bytes,
       });
+      await page.getByLabel("Import into").selectOption("shown");
       await page.getByLabel("Import as kind").selectOption(kind);
       await page.getByRole("button", { name: "Import", exact: true }).click();
       await seeText(page.locator("#toasts"), `Imported ${name}`);
