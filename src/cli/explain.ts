@@ -63,7 +63,7 @@ export const explainCommand = defineCommand({
   },
   async run({ args, rawArgs }) {
     const turns = parseTurns(turnsJson(args.turns), args.text, { name: "--turns", code: "usage" });
-    const engine = await openEngine(vaultPath(args));
+    const engine = await openEngine(vaultPath(args), { once: true });
     try {
       const given = recallFlags(args);
       const conversation = args.conversation

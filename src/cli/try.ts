@@ -69,6 +69,7 @@ export const tryCommand = defineCommand({
     const asOf = openAsOf(args);
     const root = asOf?.root ?? vaultPath(args);
     const engine = await openEngine(root, {
+      once: true,
       create: !asOf && isDefaultVault(args),
       persist: !asOf,
       ...(!asOf && { keeper: selfKeeper(root) }),

@@ -5,7 +5,8 @@
  * otherwise reading never changes a file. One exception, which is a repair, not a cache: loadIndex
  * settles an import killed part way before reading (vault/_settle.ts).
  *
- * A cold process checks the vault on each call (folder mtimes: vault/catalog.ts). A long-running
+ * A cold process checks the vault on each call (folder mtimes: vault/catalog.ts), or with `once` (a
+ * one-shot command) at its first call only. A long-running
  * server (`watch`) never makes a request wait for a scan of the vault or a rebuild:
  * - a watcher names the files that changed; they alone are compared, after a short pause, between
  *   requests (an in-process writer names its file through `invalidate`, and sees it at once);
@@ -68,6 +69,12 @@ export interface SourceOptions {
    * `lorecards refresh --watch` in the background) when a load found none.
    */
   keeper?: () => void;
+  /**
+   * Without `watch`: check the vault at the first call only, then only what `invalidate` names. For a
+   * one-shot command (`try`, `explain`), which reads the cards several times for one answer (how far
+   * back to read, then each message of `--turns`) and answers for the vault as it found it.
+   */
+  once?: boolean;
 }
 
 /** Bodies kept before the cache starts again (a cache hit saves a file read per fired card). */
@@ -130,7 +137,7 @@ export class VaultSource {
       this.priming ??= this.options.refresher().catch((err) => this.refreshFailedWith(err));
       await this.priming;
     }
-    if (this.compiled === undefined || this.dirty || !this.options.watch) {
+    if (this.compiled === undefined || this.dirty || !(this.options.watch || this.options.once)) {
       this.dirty = false;
       return this.load({ check: "changed", inPlace: !this.options.watch });
     }
