@@ -191,6 +191,8 @@ export interface Target {
   done: number;
   cpu: number;
   injected: number;
+  /** The warm-up's requests and the CPU seconds they cost (a fresh server compiles its code meanwhile). */
+  warm: { done: number; cpu: number };
 }
 
 export const target = (server: Target["server"], bodies: readonly string[]): Target => ({
@@ -200,13 +202,15 @@ export const target = (server: Target["server"], bodies: readonly string[]): Tar
   done: 0,
   cpu: 0,
   injected: 0,
+  warm: { done: 0, cpu: 0 },
 });
 
 /**
  * `targets` measured in turns (`rounds` of `seconds` each, after a warm-up of a second and at least
- * `warm` requests each, so that a fresh server has loaded what it loads on first use), so that
- * whatever else the machine does weighs on all alike; beside each rate, the CPU its server spent per
- * request (all its threads), which moves less with the machine's load.
+ * `warm` requests each, so that a fresh server has loaded what it loads on first use and its JIT has
+ * compiled its hot code: the steady state of a long-running server), so that whatever else the
+ * machine does weighs on all alike; beside each rate, the CPU its server spent per request (all its
+ * threads), which moves less with the machine's load. What the warm-up cost is kept too.
  */
 export async function measureInTurns(
   targets: Target[],
@@ -214,8 +218,11 @@ export async function measureInTurns(
 ): Promise<void> {
   const { rounds, seconds, concurrency } = turns;
   for (const t of targets) {
-    await load(t.server.url, t.bodies, { seconds: Math.min(1, seconds), concurrency });
-    await load(t.server.url, t.bodies, { count: turns.warm ?? 0, concurrency });
+    const pid = t.server.pid;
+    const cpu = pid === undefined ? 0 : cpuSecondsOf(pid);
+    const first = await load(t.server.url, t.bodies, { seconds: Math.min(1, seconds), concurrency });
+    const rest = await load(t.server.url, t.bodies, { count: turns.warm ?? 0, concurrency });
+    t.warm = { done: first.done + rest.done, cpu: pid === undefined ? 0 : cpuSecondsOf(pid) - cpu };
   }
   for (let round = 0; round < rounds; round++) {
     for (const t of targets) {

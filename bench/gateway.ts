@@ -19,7 +19,12 @@
  *   5. prefix stability over a scripted 30-turn conversation, replay vs plain per-turn injection.
  *
  *   bun bench/gateway.ts [--sizes 1000,100000] [--seconds 2] [--rounds 3] [--requests 400]
- *                        [--rss-requests 10000] [--edit-seconds 10] [--vaults DIR] [--source]
+ *                        [--rss-requests 10000] [--edit-seconds 10] [--warm 10000] [--vaults DIR] [--source]
+ *
+ * The rates are a long-running gateway's: each server first answers `--warm` requests of the row's
+ * bodies, by which time the runtime's JIT has compiled the request path (a fresh gateway spends
+ * about as much CPU compiling as serving over its first few thousand requests); what those first
+ * requests cost is printed beside the rates.
  *
  * Generated vaults live under `--vaults DIR` (shared with the other scripts by bench/run.ts) or a
  * temp directory; a 100k-card vault takes a while to write and to index the first time.
@@ -55,6 +60,7 @@ const ROUNDS = Number(option("--rounds", "3"));
 const REQUESTS = Number(option("--requests", "400"));
 const RSS_REQUESTS = Number(option("--rss-requests", "10000"));
 const EDIT_SECONDS = Number(option("--edit-seconds", "10"));
+const WARM = Number(option("--warm", "10000"));
 const CONCURRENCY = 32;
 /** Connections of the row behind a slow upstream, and how slow it is. */
 const SLOW = { concurrency: 64, delayMs: 50 } as const;
@@ -105,6 +111,9 @@ function figure(row: GoalRow, line: string): void {
 }
 
 const perRequest = (t: Target) => (t.server.pid === undefined ? "-" : ms((t.cpu / t.done) * 1000));
+/** The CPU a request of the warm-up cost, and how many there were. */
+const warmedUp = (t: Target) =>
+  t.server.pid === undefined ? "-" : `${ms((t.warm.cpu / t.warm.done) * 1000)} (first ${t.warm.done})`;
 
 /** Section 1: the gateway's request rate as a share of the bare proxy's, with the same bodies. */
 async function rates(gateway: Server, bare: Server, chats: readonly string[]): Promise<void> {
@@ -117,14 +126,14 @@ async function rates(gateway: Server, bare: Server, chats: readonly string[]): P
   });
   await measureInTurns(
     rows.flatMap((r) => [r.bare, r.gateway]),
-    { rounds: ROUNDS, seconds: SECONDS, concurrency: CONCURRENCY },
+    { rounds: ROUNDS, seconds: SECONDS, concurrency: CONCURRENCY, warm: WARM },
   );
   console.log(
     `1. request rate, ${CONCURRENCY} connections, instant upstream, median of ${ROUNDS} rounds of ${SECONDS} s`,
   );
   console.log(
     table([
-      ["bodies", "bare proxy", "gateway", "share", "CPU/request: bare", "gateway", "injected"],
+      ["bodies", "bare proxy", "gateway", "share", "CPU/request: bare", "gateway", "warm-up", "injected"],
       ...rows.map((r) => [
         r.label,
         `${median(r.bare.rates).toFixed(0)}/s`,
@@ -132,6 +141,7 @@ async function rates(gateway: Server, bare: Server, chats: readonly string[]): P
         pct(median(r.gateway.rates) / median(r.bare.rates)),
         perRequest(r.bare),
         perRequest(r.gateway),
+        warmedUp(r.gateway),
         `${r.gateway.injected}/${r.gateway.done}`,
       ]),
     ]),
@@ -165,7 +175,7 @@ async function ratesBehindSlowUpstream(vault: string, chats: readonly string[]):
       rounds: ROUNDS,
       seconds: SECONDS,
       concurrency: SLOW.concurrency,
-      warm: 1000,
+      warm: WARM,
     });
     const share = median(through.rates) / median(direct.rates);
     console.log(
@@ -173,12 +183,13 @@ async function ratesBehindSlowUpstream(vault: string, chats: readonly string[]):
     );
     console.log(
       table([
-        ["direct", "gateway", "share", "gateway CPU/request", "injected"],
+        ["direct", "gateway", "share", "gateway CPU/request", "warm-up", "injected"],
         [
           `${median(direct.rates).toFixed(0)}/s`,
           `${median(through.rates).toFixed(0)}/s`,
           pct(share),
           perRequest(through),
+          warmedUp(through),
           `${through.injected}/${through.done}`,
         ],
       ]),
