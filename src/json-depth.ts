@@ -22,6 +22,8 @@ const CLOSE_OBJECT = 0x7d;
  * costs next to nothing. Bytes of multi-byte UTF-8 characters are never ASCII, so bytes suffice.
  */
 export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  // Each level opens with a byte of its own: a shorter text cannot nest that deep (most chat bodies).
+  if (bytes.length <= limit) return false;
   let depth = 0;
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!;

@@ -144,7 +144,7 @@ export function messageKey(role: string, content: unknown): string {
 }
 
 function sha(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 32);
+  return Bun.CryptoHasher.hash("sha256", text, "hex").slice(0, 32);
 }
 
 /** A view over `messages` with hashes computed on demand (a body may carry megabytes of images). */

@@ -86,7 +86,7 @@ function opened(role: string, text: string): string {
 }
 
 function sha256(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+  return Bun.CryptoHasher.hash("sha256", text, "hex");
 }
 
 /**

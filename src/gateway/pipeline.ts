@@ -184,9 +184,9 @@ function hear(
   conversation: string,
   markers: Markers,
 ): void {
-  if (plan.turn <= state.turn) return;
+  if (plan.turn <= state.turn || deps.observe === undefined) return;
   const message = { conversation, turn: plan.turn, hash: view.hash(plan.target), markers };
-  deps.observe?.({ ...message, text: view.messages[plan.target]!.text });
+  deps.observe({ ...message, text: view.messages[plan.target]!.text });
 }
 
 /** What phase 6 records: the turn as the turn record sees it, and its replay records. */

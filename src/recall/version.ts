@@ -9,7 +9,7 @@
 const PREFIX = "sha256:";
 
 export function cardVersion(text: string): string {
-  return `${PREFIX}${new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 16)}`;
+  return `${PREFIX}${Bun.CryptoHasher.hash("sha256", text, "hex").slice(0, 16)}`;
 }
 
 /**

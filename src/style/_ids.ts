@@ -23,7 +23,7 @@ const PREFIX: Record<HabitKind, string> = {
 
 /** Bun's own hasher: node:crypto would cost a cold hook about 2 ms just to load. */
 export function sha(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+  return Bun.CryptoHasher.hash("sha256", text, "hex");
 }
 
 /** Ids already worked out: a running gateway sees the same few hundred habits in every message. */
