@@ -8,7 +8,8 @@
  *          compared with the rows ("" = compare again next time; "none" = a kind folder that is missing)
  *   cards  path → its folder (`dir`), its kind's folder (`kdir`), mtime (ms, as a number: -1 = compare
  *          again), size, row (vault/_index-row.ts, which keeps the exact mtime in ns), the `gen` that
- *          wrote it, and its status
+ *          wrote it, its status, and its key and title case-folded (`fkey`, `ftitle`: vault/lookup.ts
+ *          finds a card by a folded name with an indexed look-up, never a table of every card)
  *          (STATUS: every recall reports the broken files, and a rebuild reads only the enabled
  *          cards, both without decoding every row)
  *   gone   path → the `gen` that removed it: what "what changed since" needs for deleted cards
@@ -29,16 +30,18 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WIT
 CREATE TABLE IF NOT EXISTS dirs (dir TEXT PRIMARY KEY, mtime TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cards (
   path TEXT PRIMARY KEY, dir TEXT NOT NULL, kdir TEXT NOT NULL, ms REAL NOT NULL, size INTEGER NOT NULL,
-  row TEXT NOT NULL, gen INTEGER NOT NULL, status INTEGER NOT NULL);
+  row TEXT NOT NULL, gen INTEGER NOT NULL, status INTEGER NOT NULL, fkey TEXT, ftitle TEXT);
 CREATE INDEX IF NOT EXISTS cards_dir ON cards (dir);
 CREATE INDEX IF NOT EXISTS cards_kdir ON cards (kdir);
 CREATE INDEX IF NOT EXISTS cards_broken ON cards (status) WHERE status = 2;
 CREATE INDEX IF NOT EXISTS cards_gen ON cards (gen);
+CREATE INDEX IF NOT EXISTS cards_fkey ON cards (fkey);
+CREATE INDEX IF NOT EXISTS cards_ftitle ON cards (ftitle);
 CREATE TABLE IF NOT EXISTS gone (path TEXT PRIMARY KEY, gen INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 /** Row layout and schema together (PRAGMA user_version): a file of another layout is rebuilt. */
-export const LAYOUT = FORMAT * 100 + 5;
+export const LAYOUT = FORMAT * 100 + 6;
 
 /** A row's status column. */
 export const STATUS = { enabled: 0, disabled: 1, broken: 2 } as const;
@@ -62,12 +65,17 @@ export interface IndexQueries {
   rowsIn: Statement<{ path: string; row: string }, [string]>;
   brokenRows: Statement<{ path: string; row: string }, []>;
   enabledRowsIn: Statement<{ path: string; row: string }, [string]>;
-  put: Statement<unknown, [string, string, string, number, number, string, number, number]>;
+  put: Statement<
+    unknown,
+    [string, string, string, number, number, string, number, number, string | null, string | null]
+  >;
   restat: Statement<unknown, [number, number, string]>;
   drop: Statement<unknown, [string]>;
   bury: Statement<unknown, [string, number]>;
   unbury: Statement<unknown, [string]>;
   changedSince: Statement<{ path: string }, [number]>;
+  byFoldedKey: Statement<{ path: string }, [string]>;
+  byFoldedTitle: Statement<{ path: string }, [string]>;
   goneSince: Statement<{ path: string }, [number]>;
   pruneGone: Statement<unknown, [number]>;
   count: Statement<{ n: number }, []>;
@@ -97,12 +105,14 @@ function prepare(db: Database): IndexQueries {
     rowsIn: "SELECT path, row FROM cards WHERE kdir = ?",
     brokenRows: `SELECT path, row FROM cards WHERE status = ${STATUS.broken}`,
     enabledRowsIn: `SELECT path, row FROM cards WHERE kdir = ? AND status = ${STATUS.enabled}`,
-    put: "INSERT OR REPLACE INTO cards (path, dir, kdir, ms, size, row, gen, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    put: "INSERT OR REPLACE INTO cards (path, dir, kdir, ms, size, row, gen, status, fkey, ftitle) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     restat: "UPDATE cards SET ms = ?, size = ? WHERE path = ?",
     drop: "DELETE FROM cards WHERE path = ?",
     bury: "INSERT OR REPLACE INTO gone (path, gen) VALUES (?, ?)",
     unbury: "DELETE FROM gone WHERE path = ?",
     changedSince: "SELECT path FROM cards WHERE gen > ?",
+    byFoldedKey: "SELECT path FROM cards WHERE fkey = ?",
+    byFoldedTitle: "SELECT path FROM cards WHERE ftitle = ?",
     goneSince: "SELECT path FROM gone WHERE gen > ?",
     pruneGone: "DELETE FROM gone WHERE gen <= ?",
     count: "SELECT count(*) AS n FROM cards",

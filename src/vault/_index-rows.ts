@@ -53,10 +53,7 @@ export class IndexRows {
 
   /** The paths of broken files, in the same order: found without reading every row. */
   brokenPaths(): readonly string[] {
-    const rank = new Map(this.config.kinds.map((k, i) => [k.name, i]));
-    const dirRank = (rel: string) => rank.get(cardAt(this.config, rel)?.kind.name ?? "");
-    const paths = this.ordering(this.idx.q.brokenRows.all());
-    return paths.sort((a, b) => (dirRank(a) ?? 0) - (dirRank(b) ?? 0) || byCodeUnit(a, b));
+    return this.inOrder(this.ordering(this.idx.q.brokenRows.all()));
   }
 
   /**
@@ -74,6 +71,23 @@ export class IndexRows {
       }
     }
     return { paths, rows };
+  }
+
+  /**
+   * The cards whose key (`by: "key"`) or title, trimmed and case-folded, is one of `folded`, in the
+   * vault's order: indexed look-ups (vault/lookup.ts), whatever the vault's size.
+   */
+  named(by: "key" | "title", folded: readonly string[]): CardMeta[] {
+    const q = by === "key" ? this.idx.q.byFoldedKey : this.idx.q.byFoldedTitle;
+    const paths = new Set(folded.flatMap((name) => q.all(name).map((r) => r.path)));
+    return this.inOrder([...paths]).flatMap((rel) => this.meta(rel) ?? []);
+  }
+
+  /** `paths` in the vault's order: kinds in table order, then file names in code-unit order. */
+  private inOrder(paths: string[]): string[] {
+    const rank = new Map(this.config.kinds.map((k, i) => [k.name, i]));
+    const rankOf = (rel: string) => rank.get(cardAt(this.config, rel)?.kind.name ?? "") ?? 0;
+    return paths.sort((a, b) => rankOf(a) - rankOf(b) || byCodeUnit(a, b));
   }
 
   /** One stored row as a card, not kept (see `enabledRows`). */

@@ -20,6 +20,7 @@ import path from "node:path";
 import { cardAt } from "../card/index.ts";
 import type { BrokenCard, CardMeta } from "../card/types.ts";
 import { gcTick } from "../gc-tick.ts";
+import { fold } from "../match/index.ts";
 import {
   compareDir,
   compareFiles,
@@ -133,7 +134,18 @@ function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | und
         // The same row parsed again (a file checked twice in its racy window): no new version.
         if (q.row.get(file.rel)?.row === row) q.restat.run(ms, entry.size, file.rel);
         else {
-          q.put.run(file.rel, dirOf(file.rel), file.kind.dir, ms, entry.size, row, gen, statusOf(entry));
+          const names = foldedNames(entry);
+          q.put.run(
+            file.rel,
+            dirOf(file.rel),
+            file.kind.dir,
+            ms,
+            entry.size,
+            row,
+            gen,
+            statusOf(entry),
+            ...names,
+          );
           q.unbury.run(file.rel);
           rewritten++;
         }
@@ -163,6 +175,12 @@ function commit(vault: Vault, idx: IndexDb, pending: Pending, full: number | und
 function asParsed(abs: string, entry: ParsedEntry): boolean {
   const st = lstat(abs);
   return st?.isFile() === true && `${st.mtimeNs}` === entry.mtime && Number(st.size) === entry.size;
+}
+
+/** A card's key and title case-folded, as vault/lookup.ts compares names (none for a broken file). */
+function foldedNames(entry: ParsedEntry): [string | null, string | null] {
+  const meta = entry.meta;
+  return meta ? [fold(meta.key.trim()), fold(meta.title.trim())] : [null, null];
 }
 
 function statusOf(entry: ParsedEntry): number {

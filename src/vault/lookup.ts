@@ -22,6 +22,11 @@ export interface NamedCards {
   all(): readonly CardMeta[];
   /** A fast path: the cards whose key is exactly `key`, kinds in table order (no full table built). */
   withKey?(key: string): readonly CardMeta[];
+  /**
+   * With `withKey`, no table at all: the cards whose key (or title), trimmed and folded, is one of
+   * `folded`, in `all()`'s order.
+   */
+  withFolded?(by: "key" | "title", folded: readonly string[]): readonly CardMeta[];
 }
 
 export interface LookupOptions {
@@ -57,13 +62,24 @@ export class CardLookup {
     }
     const exact = keep(this.exact(wanted));
     if (exact.length > 0) return best(exact);
-    const folded = this.foldedTables();
     const key = fold(wanted);
-    for (const table of [folded.kindKey, folded.key, folded.title]) {
-      const named = keep(table.get(key));
+    for (const step of ["kindKey", "key", "title"] as const) {
+      const named = keep(this.foldedNamed(step, key));
       if (named.length > 0) return best(named);
     }
     return undefined;
+  }
+
+  /** The cards whose name of `step` (3–5 above) folds to `key`, in the vault's order. */
+  private foldedNamed(step: keyof Folded, key: string): readonly CardMeta[] | undefined {
+    const withFolded = this.cards.withFolded?.bind(this.cards);
+    if (!withFolded) return this.foldedTables()[step].get(key);
+    if (step !== "kindKey") return withFolded(step, [key]);
+    // `kind/key`: the key is what follows one of the slashes (a key folded may hold one too).
+    const keys: string[] = [];
+    for (let at = key.indexOf("/"); at !== -1; at = key.indexOf("/", at + 1))
+      keys.push(key.slice(at + 1).trim());
+    return keys.length === 0 ? [] : withFolded("key", keys).filter((c) => kindKeys(c).includes(key));
   }
 
   private exact(key: string): readonly CardMeta[] | undefined {
@@ -76,12 +92,17 @@ export class CardLookup {
     if (this.folded) return this.folded;
     const all = this.cards.all();
     this.folded = {
-      kindKey: group(all, (c) => [`${c.kind}/${c.key}`, `${dirOf(c) || c.kind}/${c.key}`].map(fold)),
+      kindKey: group(all, kindKeys),
       key: group(all, (c) => [fold(c.key.trim())]),
       title: group(all, (c) => [fold(c.title.trim())]),
     };
     return this.folded;
   }
+}
+
+/** A card's `kind/key` names, folded: by its kind's name and by its folder. */
+function kindKeys(c: CardMeta): string[] {
+  return [`${c.kind}/${c.key}`, `${dirOf(c) || c.kind}/${c.key}`].map(fold);
 }
 
 /** A lookup over a plain list of cards (check, tests). */
@@ -90,14 +111,15 @@ export function lookupIn(cards: readonly CardMeta[]): CardLookup {
 }
 
 /**
- * A lookup over the vault index: exact keys are found by path without decoding every card, so a cold
- * process resolving a ref by its file name never builds ten thousand CardMeta objects.
+ * A lookup over the vault index: exact keys are found by path, folded keys and titles by the index's
+ * own columns, so neither a cold process nor a server after each save builds a table of every card.
  */
 export function indexLookup(kinds: KindsConfig, index: Pick<VaultIndex, "cards" | "entries">): CardLookup {
   const prefixes = kinds.kinds.map((k) => (k.dir === "" ? "" : `${k.dir}/`));
   return new CardLookup({
     all: () => index.cards,
     withKey: (key) => prefixes.flatMap((p) => index.entries.meta(`${p}${key}.md`) ?? []),
+    withFolded: (by, folded) => index.entries.named(by, folded),
   });
 }
 

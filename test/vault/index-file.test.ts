@@ -69,9 +69,9 @@ describe("the index with lorebook rules", () => {
     writeCards();
     loadIndex(vault);
     const layout = () => withIndexDb(vault, (db) => db.query("PRAGMA user_version").get());
-    expect(layout()).toEqual({ user_version: 605 });
+    expect(layout()).toEqual({ user_version: 606 });
     withIndexDb(vault, (db) => db.exec("PRAGMA user_version = 404"));
     expect(loadIndex(vault).parsed).toBe(CARDS.length);
-    expect(layout()).toEqual({ user_version: 605 });
+    expect(layout()).toEqual({ user_version: 606 });
   });
 });

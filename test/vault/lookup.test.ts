@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import type { CardMeta } from "../../src/card/types.ts";
 import { checkCards } from "../../src/check/index.ts";
 import { contextText, openEngine } from "../../src/recall/index.ts";
-import { loadIndex, lookupIn, openVault, refTarget } from "../../src/vault/index.ts";
+import { indexLookup, loadIndex, lookupIn, openVault, refTarget } from "../../src/vault/index.ts";
 import { cardMeta } from "../support/card-meta.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
@@ -28,26 +28,28 @@ const CARDS = [
   meta("entry/Eldoria"),
 ];
 
+const NAMES: [string, string, string | undefined][] = [
+  ["its key", "Alice", "people/Alice"],
+  ["its key in another case", "alice", "people/Alice"],
+  ["its file name, in another case, with spaces around", "  ALICE.md ", "people/Alice"],
+  ["kind/key", "people/Alice", "people/Alice"],
+  ["kind/key in another case", "People/alice", "people/Alice"],
+  ["folder/key", "events/the Friday deploy", "event/the Friday deploy"],
+  ["folder/key in another case", "EVENTS/the friday deploy", "event/the Friday deploy"],
+  ["its title", "robert", "people/Bob"],
+  ["a key folded beyond lower case (ß = ss)", "STRASSE", "thing/Straße"],
+  ["a card in the vault root", "eldoria", "entry/Eldoria"],
+  ["a disabled card (it can still be read)", "Ghost", "people/Ghost"],
+  ["a name two cards share: the enabled one wins", "Twin", "slang/Twin"],
+  ["a name that is one card's key and another's title: the key wins, disabled or not", "Max", "people/Max"],
+  ["a name nobody has", "Nobody", undefined],
+  ["a kind that does not hold the key", "place/Alice", undefined],
+  ["a path out of the vault", "../../etc/passwd", undefined],
+];
+
 describe("finding a card by name", () => {
   const lookup = lookupIn(CARDS);
-  test.each([
-    ["its key", "Alice", "people/Alice"],
-    ["its key in another case", "alice", "people/Alice"],
-    ["its file name, in another case, with spaces around", "  ALICE.md ", "people/Alice"],
-    ["kind/key", "people/Alice", "people/Alice"],
-    ["kind/key in another case", "People/alice", "people/Alice"],
-    ["folder/key", "events/the Friday deploy", "event/the Friday deploy"],
-    ["folder/key in another case", "EVENTS/the friday deploy", "event/the Friday deploy"],
-    ["its title", "robert", "people/Bob"],
-    ["a key folded beyond lower case (ß = ss)", "STRASSE", "thing/Straße"],
-    ["a card in the vault root", "eldoria", "entry/Eldoria"],
-    ["a disabled card (it can still be read)", "Ghost", "people/Ghost"],
-    ["a name two cards share: the enabled one wins", "Twin", "slang/Twin"],
-    ["a name that is one card's key and another's title: the key wins, disabled or not", "Max", "people/Max"],
-    ["a name nobody has", "Nobody", undefined],
-    ["a kind that does not hold the key", "place/Alice", undefined],
-    ["a path out of the vault", "../../etc/passwd", undefined],
-  ])("%s", (_what, name, id) => {
+  test.each(NAMES)("%s", (_what, name, id) => {
     const card = lookup.find(name);
     expect(card && `${card.kind}/${card.key}`).toBe(id);
   });
@@ -63,6 +65,36 @@ describe("finding a card by name", () => {
     ["Nobody", "missing"],
   ])("a ref to %p is %s", (ref, status) => {
     expect(refTarget(lookup, ref).status).toBe(status as "ok" | "disabled" | "missing");
+  });
+});
+
+describe("finding a card by name in the vault index", () => {
+  let vault: TempVault | undefined;
+  afterEach(() => vault?.remove());
+
+  // The same cards as files: the index answers every step from its own columns, never from a table
+  // of every card (which at 100,000 cards a server would build again after each save).
+  test("finds what the list of every card finds, without reading that list", () => {
+    vault = tempVault(
+      Object.fromEntries(
+        CARDS.map((c) => [
+          c.path,
+          cardText(`title: ${JSON.stringify(c.title)}\nkeywords: [${c.key}]\nenabled: ${c.enabled}`, "x\n"),
+        ]),
+      ),
+    );
+    const v = openVault(vault.root);
+    const index = loadIndex(v);
+    const lookup = indexLookup(v.kinds, {
+      entries: index.entries,
+      get cards(): CardMeta[] {
+        throw new Error("every card was read");
+      },
+    });
+    for (const [what, name, id] of NAMES) {
+      const card = lookup.find(name);
+      expect([what, card && `${card.kind}/${card.key}`]).toEqual([what, id]);
+    }
   });
 });
 
