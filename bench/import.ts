@@ -43,37 +43,51 @@ function book(n: number): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({ entries }));
 }
 
+interface Run {
+  importS: number;
+  importCpuS: number;
+  userS: number;
+  systemS: number;
+  exportS: number;
+}
+
+/**
+ * The vaults are removed once every run is done, not after each: on ext4 without a journal (this
+ * machine's), creating a file skips the inodes deleted in the last seconds to minutes, one by one
+ * (`perf`: find_inode_bit → recently_deleted), so a run right after the last one's 10,000 files were
+ * deleted paid seconds of system time for them.
+ */
+const made: string[] = [];
+process.on("exit", () => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 /** One import and export into a fresh vault: their seconds. */
-async function once(
-  bytes: Uint8Array,
-  n: number,
-): Promise<{ importS: number; importCpuS: number; exportS: number }> {
+async function once(bytes: Uint8Array, n: number): Promise<Run> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-"));
-  try {
-    const root = path.join(dir, "vault");
-    initVault(root);
-    const vault = openVault(root);
-    let t = performance.now();
-    const cpu = process.cpuUsage();
-    const result = await importBook(vault, bytes, { filename: "bench-book.json" });
-    const importS = (performance.now() - t) / 1000;
-    // Every thread of this process (the writers too): the import is all it does meanwhile.
-    const used = process.cpuUsage(cpu);
-    const importCpuS = (used.user + used.system) / 1e6;
-    if (result.created !== n) throw new Error(`imported ${result.created} of ${n} entries`);
-    t = performance.now();
-    await exportBook(vault, "st");
-    return { importS, importCpuS, exportS: (performance.now() - t) / 1000 };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  made.push(dir);
+  const root = path.join(dir, "vault");
+  initVault(root);
+  const vault = openVault(root);
+  let t = performance.now();
+  const cpu = process.cpuUsage();
+  const result = await importBook(vault, bytes, { filename: "bench-book.json" });
+  const importS = (performance.now() - t) / 1000;
+  // Every thread of this process (the writers too): the import is all it does meanwhile.
+  const used = process.cpuUsage(cpu);
+  const importCpuS = (used.user + used.system) / 1e6;
+  if (result.created !== n) throw new Error(`imported ${result.created} of ${n} entries`);
+  t = performance.now();
+  await exportBook(vault, "st");
+  const exportS = (performance.now() - t) / 1000;
+  return { importS, importCpuS, userS: used.user / 1e6, systemS: used.system / 1e6, exportS };
 }
 
 const first = process.argv[2];
 const n = first !== undefined && !first.startsWith("--") ? Number(first) : GOAL_ENTRIES;
 const runs = Math.max(1, Number(option("--runs", "3")));
 const bytes = book(n);
-const times: { importS: number; importCpuS: number; exportS: number }[] = [];
+const times: Run[] = [];
 for (let r = 0; r < runs; r++) times.push(await once(bytes, n));
 
 const line = (values: number[]) =>
@@ -82,6 +96,7 @@ const imports = times.map((t) => t.importS);
 const mb = (bytes.length / 1024 / 1024).toFixed(1);
 console.log(`import ${n} entries (${mb} MB): ${line(imports)}`);
 console.log(`import CPU time: ${line(times.map((t) => t.importCpuS))}`);
+console.log(`  of it user ${line(times.map((t) => t.userS))}, system ${line(times.map((t) => t.systemS))}`);
 console.log(`export ${n} cards: ${line(times.map((t) => t.exportS))}`);
 const median = percentile(
   times.map((t) => t.importCpuS),

@@ -4,7 +4,7 @@
  * coded refusal before anything reaches the disk, never an unreadable or silently changed card.
  */
 import { describeError, LoreError } from "../errors.ts";
-import { readFrontmatter, readPlainFrontmatter } from "./_frontmatter.ts";
+import { type FrontmatterRead, readFrontmatter, readPlainFrontmatter } from "./_frontmatter.ts";
 
 export interface MeantCard {
   data: Record<string, unknown>;
@@ -54,12 +54,21 @@ const show = (v: unknown) => {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 };
 
-/** Read `text` back; throw LoreError invalid_input naming what would not read back as meant. */
-export function assertReadsBack(text: string, meant: MeantCard): { body: string } {
-  let read: ReturnType<typeof readFrontmatter>;
+/**
+ * Read `text` back; throw LoreError invalid_input naming what would not read back as meant. Gives the
+ * read (and whether the fast path took it), so a writer that also wants the card need not read it twice.
+ */
+export function assertReadsBack(
+  text: string,
+  meant: MeantCard,
+): { body: string; read: FrontmatterRead; plain: boolean } {
+  let read: FrontmatterRead;
+  let plain = false;
   try {
     // As parseCard reads it: the fast path when it accepts the text (the same data), else the full one.
-    read = readPlainFrontmatter(text) ?? readFrontmatter(text);
+    const fast = readPlainFrontmatter(text);
+    plain = fast !== null;
+    read = fast ?? readFrontmatter(text);
   } catch (err) {
     throw new LoreError("invalid_input", `the card would be written unreadable: ${describeError(err)}`, {
       cause: err,
@@ -78,5 +87,5 @@ export function assertReadsBack(text: string, meant: MeantCard): { body: string 
   if (meant.body !== undefined && read.body !== meant.body) {
     throw new LoreError("invalid_input", "the card's body would not read back as written");
   }
-  return { body: read.body };
+  return { body: read.body, read, plain };
 }

@@ -68,7 +68,14 @@ export {
   rulesOf,
   rulesWith,
 } from "./rules.ts";
-export { type CardEdit, replaceSection, serializeCard, setFields, updateCardText } from "./serialize.ts";
+export {
+  type CardEdit,
+  replaceSection,
+  serializeCard,
+  serializeParsedCard,
+  setFields,
+  updateCardText,
+} from "./serialize.ts";
 export type {
   BrokenCard,
   Card,

@@ -126,6 +126,20 @@ export function parseFullCard(text: string, opts: ParseOptions): Card {
   return cardOf(text, opts, read, readFields(read.data, read.root, fileName(opts.key)));
 }
 
+/**
+ * What parseCard gives for `text`, from a read of it made already (`plain`: by readPlainFrontmatter, else
+ * by readFrontmatter): a writer's read-back check has just read the text it wrote.
+ */
+export function cardOfRead(text: string, opts: ParseOptions, read: FrontmatterRead, plain: boolean): Card {
+  if (!plain) return cardOf(text, opts, read, readFields(read.data, read.root, fileName(opts.key)));
+  try {
+    return cardOf(text, opts, read, readFields(read.data, read.root, fileName(opts.key)));
+  } catch (err) {
+    if (err instanceof SourceNeeded) return parseFullCard(text, opts);
+    throw err;
+  }
+}
+
 /** Parse one card file's text. Throws LoreError parse_error when the frontmatter cannot be read. */
 export function parseCard(text: string, opts: ParseOptions): Card {
   return parsePlainCard(text, opts) ?? parseFullCard(text, opts);

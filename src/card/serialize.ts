@@ -15,6 +15,8 @@ import { plainFrontmatter } from "./_plain-write.ts";
 import { assertReadsBack } from "./_readback.ts";
 import { LOREBOOK_FIELDS } from "./_rule-fields.ts";
 import { deleteKey, rootMap, setKey, yamlText } from "./_yaml-edit.ts";
+import { cardOfRead, type ParseOptions } from "./parse.ts";
+import type { Card } from "./types.ts";
 
 /**
  * What an update may change: any frontmatter keys (a value of `undefined` deletes the key), the body.
@@ -106,11 +108,26 @@ export function newFrontmatter(
 
 /** A whole new card file. LoreError invalid_input when it would not read back as given. */
 export function serializeCard(draft: { frontmatter: Record<string, unknown>; body: string }): string {
+  return newCardText(draft).text;
+}
+
+/**
+ * A whole new card file and the card it parses as (what parseCard gives with `opts`), from the one
+ * read the read-back check makes: an import indexes the cards it writes without reading them again.
+ */
+export function serializeParsedCard(
+  draft: { frontmatter: Record<string, unknown>; body: string },
+  opts: ParseOptions,
+): { text: string; card: Card } {
+  const { text, read, plain } = newCardText(draft);
+  return { text, card: cardOfRead(text, opts, read, plain) };
+}
+
+function newCardText(draft: { frontmatter: Record<string, unknown>; body: string }) {
   const body = ensureFinalNewline(normalizeText(draft.body));
   const { yaml, meant } = newFrontmatter(draft.frontmatter);
   const text = `---\n${yaml}---\n${body}`;
-  assertReadsBack(text, { data: meant, body });
-  return text;
+  return { text, ...assertReadsBack(text, { data: meant, body }) };
 }
 
 /**

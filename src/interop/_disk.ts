@@ -13,12 +13,13 @@ import {
   kindByName,
   parseCard,
   publicTextOf,
-  serializeCard,
+  serializeParsedCard,
 } from "../card/index.ts";
-import type { Card } from "../card/types.ts";
+import type { Card, CardMeta } from "../card/types.ts";
 import { describeError } from "../errors.ts";
 import {
   cardPath,
+  type KnownFile,
   linkBelow,
   loadIndex,
   type Placement,
@@ -92,7 +93,7 @@ export async function importBook(
   opts: ImportOptions,
 ): Promise<ImportResult> {
   const book = await parseBook(input, { filename: opts.filename, zipLimits: opts.zipLimits });
-  const kind = kindByName(vault.kinds, opts.kind ?? "entry").name;
+  const { name: kind, dir } = kindByName(vault.kinds, opts.kind ?? "entry");
   const drafts = entriesToDrafts(book.entries, { kind, namespace: book.namespace });
   const result: ImportResult = {
     format: book.format,
@@ -109,6 +110,7 @@ export async function importBook(
   const written = new Set<string>();
   if (book.character !== undefined) result.character = book.character;
   const fresh = freshVault(vault);
+  const known = new Map<string, KnownFile>();
   await withSettledLock(vault, async () => {
     // By case-folded key: macOS and Windows fold case.
     const existing = new Map(cardKeys(vault, kind).keys.map((k) => [k.toLowerCase(), k]));
@@ -121,9 +123,11 @@ export async function importBook(
       }
       const key = found ?? draft.key;
       written.add(`${kind}/${key}`);
+      const rel = dir === "" ? `${key}.md` : `${dir}/${key}.md`;
       plan.push({
         // Made while the cards before it are being written (vault/_batch.ts): as slow as writing them.
-        text: () => serializeCard(draft),
+        // With the card it parses as, which the index then takes rather than reading the file again.
+        text: () => serializeParsedCard(draft, { kind, key, path: rel, kinds: vault.kinds }),
         target: cardPath(vault, kind, key),
         replaces: found !== undefined,
       });
@@ -136,13 +140,27 @@ export async function importBook(
       action: "import",
       step: { note: path.basename(opts.filename) },
     } as const;
-    if (plan.length > 0) await placeAll(vault, plan, opts.onProgress, record);
+    if (plan.length > 0) await placeAll(vault, plan, opts.onProgress, record, [], known);
   });
-  result.checks = vetImport(vault, written);
+  // The index takes the cards just written as they were made (vault/_compare.ts KnownFile).
+  const all = indexedCards(vault, known);
+  result.checks = all === undefined ? [] : vetImport(vault, written, all);
   result.notes = applyBookSettings(vault, book.settings, book.character, { fresh, filename: opts.filename });
-  const large = alwaysOnWarning(loadIndex(vault).cards, (card) => publicTextOfFile(vault, card.path));
+  const large = all && alwaysOnWarning(all, (card) => publicTextOfFile(vault, card.path));
   if (large) result.notes.push(large);
   return result;
+}
+
+/**
+ * Every card of the vault from its index, brought up to date; undefined when the index cannot be read:
+ * the book is already in by then, and such a vault costs the warnings, never the import.
+ */
+function indexedCards(vault: Vault, known: ReadonlyMap<string, KnownFile>): readonly CardMeta[] | undefined {
+  try {
+    return loadIndex(vault, { known }).cards;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A card file's public text, never through a link; undefined when it cannot be read. */

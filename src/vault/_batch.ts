@@ -24,11 +24,13 @@
 
 import fs from "node:fs";
 import path from "node:path";
+import type { Card } from "../card/types.ts";
 import { describeError, LoreError } from "../errors.ts";
 import { type BatchRecord, IMPORT_RECORD, recordBatch, textOrNull } from "./_batch-history.ts";
+import type { KnownFile } from "./_compare.ts";
 import { atomicWrite, fsyncDir, randomHex, statExact } from "./_fs.ts";
 import { refuseLinks, stateIn } from "./_links.ts";
-import { Writers } from "./_stage-writers.ts";
+import { Writers, type WrittenStat } from "./_stage-writers.ts";
 import type { Action } from "./history.ts";
 import type { Vault } from "./paths.ts";
 
@@ -38,13 +40,19 @@ export interface Placement {
    * The file's contents, or a function that makes them: it is called once, while the files before it
    * are being written. When it throws, nothing is changed and its error is thrown as it is.
    */
-  text: string | (() => string);
+  text: string | (() => string | ParsedText);
   /** Absolute path of the card file. */
   target: string;
   /** An existing card is being overwritten (--force). */
   replaces: boolean;
   /** How its version is recorded; default the batch's action. */
   action?: Action;
+}
+
+/** A text made together with the card it parses as: the index takes the card (see placeAll's `known`). */
+export interface ParsedText {
+  text: string;
+  card: Card;
 }
 
 /** A card file the same step takes away (archived, moved to another kind, an undone create). */
@@ -103,6 +111,8 @@ class TextFailed {
  * (`forbidden`) before anything is written: the vault never writes through a link, nor silently
  * replaces one. The cards placed and removed are one step of the card history, recorded as `record`
  * says (default: by an import); resolves to that step's number (null when history could not record it).
+ * Each placed file whose text came with its card is added to `known` (by absolute path, with the inode,
+ * mtime and size its writer left it with), for loadIndex to take instead of reading and parsing it again.
  */
 export async function placeAll(
   vault: Vault,
@@ -110,6 +120,7 @@ export async function placeAll(
   onProgress?: Progress,
   record: BatchRecord = IMPORT_RECORD,
   removals: readonly Removal[] = [],
+  known?: Map<string, KnownFile>,
 ): Promise<number | null> {
   const stateDir = stateIn(vault.root);
   const stage = path.join(stateDir, `${PREFIX}${process.pid}-${randomHex(4)}`);
@@ -122,7 +133,8 @@ export async function placeAll(
   let texts: string[] = [];
   try {
     fs.mkdirSync(path.join(stage, "old"), { recursive: true });
-    texts = await stageAll(stage, files, (done) => onProgress?.(done, total));
+    const staged = await stageAll(stage, files, (done) => onProgress?.(done, total));
+    texts = staged.texts;
     for (const d of dirs) fs.mkdirSync(d, { recursive: true });
     const plan: PlanFile = {
       moves: files.map((f, i) => ({
@@ -161,6 +173,10 @@ export async function placeAll(
       onProgress?.(files.length * 2 + i + 1, total);
     });
     for (const d of new Set([...dirs, ...removals.map((r) => path.dirname(r.target))])) fsyncDir(d);
+    staged.cards.forEach((card, i) => {
+      const [ino, mtimeNs, size] = staged.stats[i]!;
+      if (card !== undefined) known?.set(files[i]!.target, { ino, mtimeNs, size, card });
+    });
   } catch (err) {
     // Undo first, then withdraw the plan, so a crash in between still ends in a whole import.
     if (undo(moved)) {
@@ -204,33 +220,39 @@ function parentsOf(made: string[]): string[] {
  * Writes and fsyncs every file into `stage` as `<i>.md`, a chunk of files at a time, spread over the
  * writers; the texts are made here meanwhile. Returns once every file is durable, or throws the first
  * failure once no writer is still writing (so a caller removing the folder never races one). Resolves
- * to the texts written, in order (the history records them).
+ * to the texts written, in order (the history records them), the cards that came with them, and each
+ * file's stats as written.
  */
 async function stageAll(
   stage: string,
   files: Placement[],
   onDone: (done: number) => void,
-): Promise<string[]> {
+): Promise<{ texts: string[]; cards: (Card | undefined)[]; stats: WrittenStat[] }> {
   const size = Math.max(MIN_CHUNK, Math.min(CHUNK, Math.ceil(files.length / WRITERS)));
   const writers = new Writers(Math.min(WRITERS, Math.ceil(files.length / size)));
   const writing: Promise<void>[] = [];
   const texts: string[] = [];
+  const cards: (Card | undefined)[] = [];
+  const stats: WrittenStat[] = [];
   let done = 0;
   let failed: unknown;
   try {
     for (let i = 0; i < files.length && failed === undefined; i += size) {
       const chunk = files.slice(i, i + size).map((f, j): [string, string] => {
         try {
-          const text = typeof f.text === "string" ? f.text : f.text();
+          const made = typeof f.text === "string" ? f.text : f.text();
+          const text = typeof made === "string" ? made : made.text;
           texts.push(text);
+          cards.push(typeof made === "string" ? undefined : made.card);
           return [path.join(stage, `${i + j}.md`), text];
         } catch (err) {
           throw new TextFailed(err);
         }
       });
       const wrote = writers.write(chunk).then(
-        (n) => {
-          done += n;
+        (written) => {
+          for (let j = 0; j < written.length; j++) stats[i + j] = written[j]!;
+          done += written.length;
           onDone(done);
         },
         (err: unknown) => {
@@ -246,7 +268,7 @@ async function stageAll(
     writers.close();
   }
   if (failed !== undefined) throw failed;
-  return texts;
+  return { texts, cards, stats };
 }
 
 /** Puts every moved file back where it was, newest first; a replaced or removed card gets its file back. */

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { cardAt, cardMeta, kindOfFolder, parseCard, pathKeyProblem, skippedFolder } from "../card/index.ts";
-import type { KindDef } from "../card/types.ts";
+import type { Card, KindDef } from "../card/types.ts";
 import { describeError } from "../errors.ts";
 import { gcTick } from "../gc-tick.ts";
 import { type IndexDb, metaValue } from "./_index-db.ts";
@@ -72,6 +72,38 @@ export function kindsSignature(vault: Vault): string {
   return JSON.stringify(vault.kinds);
 }
 
+/**
+ * A card file this process has just written, with the card its text parses as and the file's identity
+ * as written (placeAll's `known`). While the file still has that inode, mtime and size (which the index
+ * trusts for every file anyway), its card is taken as it is instead of reading and parsing the file.
+ */
+export interface KnownFile {
+  ino: string;
+  mtimeNs: string;
+  size: number;
+  card: Card;
+}
+
+/** The entry of a file known as written, if it is still the file written; undefined otherwise. */
+function knownEntry(
+  known: ReadonlyMap<string, KnownFile> | undefined,
+  file: CardFile,
+  exact: fs.BigIntStats,
+): ParsedEntry | undefined {
+  const k = known?.get(file.abs);
+  if (k === undefined || k.ino !== `${exact.ino}` || k.mtimeNs !== `${exact.mtimeNs}`) return undefined;
+  const { card } = k;
+  if (k.size !== Number(exact.size) || card.path !== file.rel || card.kind !== file.kind.name)
+    return undefined;
+  if (card.key !== file.key || pathKeyProblem(file.key) !== null) return undefined;
+  const meta = cardMeta(card);
+  meta.mtime = k.mtimeNs;
+  meta.size = k.size;
+  const entry: ParsedEntry = { mtime: k.mtimeNs, size: k.size, meta };
+  if (card.warnings.length > 0) entry.warnings = card.warnings;
+  return entry;
+}
+
 export function parseEntry(vault: Vault, file: CardFile, mtime: string, size: number): ParsedEntry {
   const base = { path: file.rel, kind: file.kind.name, key: file.key };
   try {
@@ -108,6 +140,8 @@ export interface Pending {
   visited: Set<string>;
   /** Called for each file a folder comparison looks at (a terminal's progress line). */
   seen?: () => void;
+  /** Files just written with their cards (KnownFile), by absolute path. */
+  known?: ReadonlyMap<string, KnownFile>;
 }
 
 export type Stat = fs.BigIntStats | undefined;
@@ -135,10 +169,12 @@ export function changed(
   file: CardFile,
   plain: fs.Stats,
   started: number,
+  known?: ReadonlyMap<string, KnownFile>,
 ): Pending["put"][number] | undefined {
   const exact = lstat(file.abs);
   if (exact === undefined || !exact.isFile()) return undefined;
-  const entry = parseEntry(vault, file, `${exact.mtimeNs}`, Number(exact.size));
+  const entry =
+    knownEntry(known, file, exact) ?? parseEntry(vault, file, `${exact.mtimeNs}`, Number(exact.size));
   return { file, entry, ms: isRacy(plain.mtimeMs, started) ? -1 : plain.mtimeMs };
 }
 
@@ -192,7 +228,7 @@ export function compareDir(
       if (row[1] === st.mtimeMs && row[2] === st.size) continue;
     }
     const key = (kind!.dir === "" ? rel : rel.slice(kind!.dir.length + 1)).slice(0, -3);
-    const put = changed(vault, { rel, abs: abs + name, kind: kind!, key }, st, started);
+    const put = changed(vault, { rel, abs: abs + name, kind: kind!, key }, st, started, out.known);
     if (put === undefined) continue;
     racy ||= put.ms === -1;
     out.put.push(put);
@@ -236,7 +272,7 @@ export function compareFiles(
       continue;
     }
     if (old && old.ms === st.mtimeMs && old.size === st.size) continue;
-    const put = changed(vault, { rel, abs, kind: at.kind, key: at.key }, st, started);
+    const put = changed(vault, { rel, abs, kind: at.kind, key: at.key }, st, started, out.known);
     if (put) out.put.push(put);
     else if (old) out.drop.push(rel);
   }

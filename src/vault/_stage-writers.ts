@@ -7,22 +7,26 @@
 /**
  * Worker threads that create, write and fsync files: each takes a list of [path, text], makes each file
  * durable in turn (exclusive create, write, fsync, close: one descriptor open at a time), and answers
- * with the count or the first error. Its code is a string, not a module, so that the compiled binary
+ * with each file's identity as written (inode, mtime in ns, size: what the index compares) or the first
+ * error. Its code is a string, not a module, so that the compiled binary
  * needs no second entry point.
  */
 const WRITER_SOURCE = `const fs = require("node:fs");
 self.onmessage = (event) => {
+  const stats = [];
   try {
     for (const [file, text] of event.data) {
       const fd = fs.openSync(file, "wx");
       try {
         fs.writeFileSync(fd, text);
         fs.fsyncSync(fd);
+        const st = fs.fstatSync(fd, { bigint: true });
+        stats.push([String(st.ino), String(st.mtimeNs), Number(st.size)]);
       } finally {
         fs.closeSync(fd);
       }
     }
-    postMessage({ n: event.data.length });
+    postMessage({ stats });
   } catch (err) {
     postMessage({ error: String(err && err.message ? err.message : err) });
   }
@@ -30,10 +34,13 @@ self.onmessage = (event) => {
 
 let writerUrl: string | undefined;
 
+/** A file as its writer left it: inode and mtime (ns) as decimal strings, and its size. */
+export type WrittenStat = [ino: string, mtimeNs: string, size: number];
+
 interface Writer {
   worker: Worker;
   /** The chunks sent and not yet answered, oldest first (a writer answers in order). */
-  waiting: { resolve: (n: number) => void; reject: (e: Error) => void }[];
+  waiting: { resolve: (stats: WrittenStat[]) => void; reject: (e: Error) => void }[];
   /** Set when the thread died: it will answer nothing more. */
   dead?: Error;
 }
@@ -47,10 +54,10 @@ export class Writers {
     const url = writerUrl;
     this.writers = Array.from({ length: count }, () => {
       const w: Writer = { worker: new Worker(url), waiting: [] };
-      w.worker.onmessage = (event: MessageEvent<{ n?: number; error?: string }>) => {
+      w.worker.onmessage = (event: MessageEvent<{ stats?: WrittenStat[]; error?: string }>) => {
         const chunk = w.waiting.shift();
         if (event.data.error !== undefined) chunk?.reject(new Error(event.data.error));
-        else chunk?.resolve(event.data.n ?? 0);
+        else chunk?.resolve(event.data.stats ?? []);
       };
       w.worker.onerror = (event: ErrorEvent) => {
         w.dead = new Error(`a writer thread failed: ${event.message}`);
@@ -60,8 +67,8 @@ export class Writers {
     });
   }
 
-  /** Hands a chunk to the next writer in turn; resolves with how many files it made durable. */
-  write(files: [string, string][]): Promise<number> {
+  /** Hands a chunk to the next writer in turn; resolves with the stats of the files it made durable. */
+  write(files: [string, string][]): Promise<WrittenStat[]> {
     const w = this.writers[this.next++ % this.writers.length]!;
     if (w.dead !== undefined) return Promise.reject(w.dead);
     return new Promise((resolve, reject) => {

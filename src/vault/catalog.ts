@@ -30,6 +30,7 @@ import {
   foldersToCheck,
   fullCheckDue,
   isKindFolder,
+  type KnownFile,
   kindsSignature,
   knownMarks,
   lstat,
@@ -93,6 +94,8 @@ export interface LoadIndexOptions {
   check?: "changed" | "all" | "none";
   /** Vault-relative paths compared whatever their folder shows (the files a watcher named). */
   touched?: readonly string[];
+  /** Card files this process has just written, with their cards (placeAll's `known`): not parsed again. */
+  known?: ReadonlyMap<string, KnownFile>;
   /**
    * The `touched` paths are every change a watcher saw since the index was last compared in full (the
    * keeper's): their folders' marks are recorded too, so the next load does not list them.
@@ -233,6 +236,7 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     drop: [],
     dirs: new Map(),
     visited: new Set(),
+    known: opts.known,
     flush() {
       parsed += pending.put.length;
       wrote = true;

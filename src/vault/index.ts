@@ -9,9 +9,10 @@
  * which `revert.ts` goes back to and `as-of.ts` rebuilds a past vault from.
  */
 
-export { type Placement, type Progress, placeAll, type Removal } from "./_batch.ts";
+export { type ParsedText, type Placement, type Progress, placeAll, type Removal } from "./_batch.ts";
 export type { BatchRecord } from "./_batch-history.ts";
 export { hasLeftovers, recoverImports } from "./_batch-recover.ts";
+export type { KnownFile } from "./_compare.ts";
 export { atomicCreate, atomicWrite, fsyncDir, randomHex } from "./_fs.ts";
 export type { IndexRows } from "./_index-rows.ts";
 export { findLinks, linkBelow, readNoFollow, stateIn, type VaultLink } from "./_links.ts";

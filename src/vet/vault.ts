@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { kindByName, parseCard, serializeCard } from "../card/index.ts";
-import type { Card, CardDraft } from "../card/types.ts";
+import type { Card, CardDraft, CardMeta } from "../card/types.ts";
 import {
   cardPath,
   loadIndex,
@@ -66,13 +66,17 @@ export function vetUpdate(
 }
 
 /**
- * The warnings of an import that wrote `written` (kind/key ids), read from the vault it left. The book
- * is already in by then: a vault that cannot be read back now costs the warnings, never the import.
+ * The warnings of an import that wrote `written` (kind/key ids), given `all` the cards of the vault it
+ * left (its index, brought up to date). The book is already in by then: a vault whose settings cannot
+ * be read now costs the warnings, never the import.
  */
-export function vetImport(vault: Vault, written: ReadonlySet<string>): ImportWarning[] {
+export function vetImport(
+  vault: Vault,
+  written: ReadonlySet<string>,
+  all: readonly CardMeta[],
+): ImportWarning[] {
   if (written.size === 0) return [];
   try {
-    const all = loadIndex(vault).cards;
     const cards = all.filter((c) => written.has(`${c.kind}/${c.key}`));
     return checkImport(cards, all, vaultCaps(vault));
   } catch {

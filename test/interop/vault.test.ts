@@ -1,9 +1,18 @@
+import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { progressBar } from "../../src/cli/import.ts";
 import { exportBook, importBook } from "../../src/interop/index.ts";
-import { initVault, openVault, parseSettings, readCard, type Vault } from "../../src/vault/index.ts";
+import {
+  indexPath,
+  initVault,
+  loadIndex,
+  openVault,
+  parseSettings,
+  readCard,
+  type Vault,
+} from "../../src/vault/index.ts";
 import { bad, HAVE_REAL, json, real, tempDir } from "./_support.ts";
 
 type Raw = Record<string, unknown>;
@@ -138,6 +147,37 @@ describe("importBook", () => {
       const before = snapshot(vault.root);
       await expect(importBook(vault, bad(name), { filename: name })).rejects.toThrow(name);
       expect(snapshot(vault.root)).toEqual(before);
+    },
+  );
+
+  test.skipIf(!HAVE_REAL)(
+    "the index an import leaves (its cards taken as made) is the one its files give when read again",
+    async () => {
+      const vault = newVault();
+      for (const name of [
+        "sora_Eldoria_V10.6.0.json",
+        "dootaang_lorebook_export.json",
+        "st-card-Seraphina.png",
+      ])
+        await importBook(vault, real(name), {
+          filename: name,
+          kind: name.startsWith("st-") ? "entry" : "places",
+        });
+      // Every row as stored (the mtime it was compared at aside: a file seconds old is compared again).
+      const rows = () => {
+        const db = new Database(indexPath(vault), { readonly: true });
+        try {
+          return db.query("SELECT path, size, row, status FROM cards ORDER BY path").all();
+        } finally {
+          db.close();
+        }
+      };
+      const imported = rows();
+      expect(imported.length).toBeGreaterThan(700);
+      for (const f of fs.readdirSync(path.dirname(indexPath(vault))))
+        if (f.startsWith("index.db")) fs.rmSync(path.join(path.dirname(indexPath(vault)), f));
+      loadIndex(vault);
+      expect(rows()).toEqual(imported);
     },
   );
 

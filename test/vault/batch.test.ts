@@ -5,8 +5,17 @@
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { cardAt, parseCard as parseText } from "../../src/card/index.ts";
 import { LoreError } from "../../src/errors.ts";
-import { cardPath, placeAll, recoverImports, STATE_DIR, type Vault } from "../../src/vault/index.ts";
+import {
+  cardPath,
+  type KnownFile,
+  loadIndex,
+  placeAll,
+  recoverImports,
+  STATE_DIR,
+  type Vault,
+} from "../../src/vault/index.ts";
 import { tempVault } from "./_helpers.ts";
 
 const CHILD = path.join(import.meta.dir, "_batch-child.ts");
@@ -29,6 +38,12 @@ function cards(v: Vault): Record<string, string> {
 function stagingFolders(v: Vault): string[] {
   const state = path.join(v.root, STATE_DIR);
   return fs.existsSync(state) ? fs.readdirSync(state).filter((n) => n.startsWith("import-")) : [];
+}
+
+/** The card of `t` at `at`, titled `title` whatever the text says. */
+function parseCard(t: string, at: { kind: { name: string }; key: string }, title: string) {
+  const card = parseText(t, { kind: at.kind.name, key: at.key, path: `people/${at.key}.md` });
+  return { ...card, title };
 }
 
 const text = (i: number, what: string) => `---\ntitle: P${i}\n---\n${what} ${i}\n`;
@@ -158,6 +173,31 @@ describe("a batch placement in a live process", () => {
     await placeAll(vault, lazy);
     expect(made).toEqual(Array.from({ length: COUNT }, (_, i) => i));
     expect(fs.readFileSync(cardPath(vault, "people", "P299"), "utf8")).toBe(text(299, "MADE"));
+  });
+
+  test("hands the index the card made with each text: a load takes it while the file is the one written", async () => {
+    vault = tempVault();
+    const v = vault;
+    const known = new Map<string, KnownFile>();
+    // Each card is made with a title its file does not hold, so a load that read the file would show.
+    const made = files(v, COUNT).map((f, i) => ({
+      ...f,
+      text: () => {
+        const t = text(i, "MADE");
+        return { text: t, card: parseCard(t, cardAt(v.kinds, `people/P${i}.md`)!, "From memory") };
+      },
+    }));
+    await placeAll(v, made, undefined, undefined, [], known);
+    expect(known.size).toBe(COUNT);
+    // Every file compared, as a full check does: the known cards are taken all the same.
+    const title = (i: number) =>
+      loadIndex(v, { known, check: "all" }).cards.find((c) => c.key === `P${i}`)?.title;
+    expect(title(0)).toBe("From memory");
+    expect(title(COUNT - 1)).toBe("From memory");
+    // Written since (in place, another size): the file is read again, whatever the process remembers.
+    fs.writeFileSync(cardPath(v, "people", "P7"), "---\ntitle: Edited later\n---\nnew text\n");
+    expect(title(7)).toBe("Edited later");
+    expect(title(8)).toBe("From memory");
   });
 
   test("a text that cannot be made fails with its own error and changes nothing", async () => {
