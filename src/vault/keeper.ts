@@ -135,7 +135,7 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
   let watcher: FSWatcher | undefined;
   const root = folderId(vault.root);
   let left = false;
-  return new Promise<void>((resolve) => {
+  return new Promise<void>((resolve, reject) => {
     const leave = () => {
       if (left) return;
       left = true;
@@ -197,19 +197,32 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
       flushing ??= setTimeout(flush, 5);
     });
     watcher.on("error", leave);
-    options.compare("all");
-    if (keeperPid(vault) !== undefined || !stillKeeping(false)) return leave();
-    fs.writeFileSync(stateFile(vault, KEEPER_FILE), JSON.stringify({ pid: process.pid }));
-    // Requests made before the file existed were answered by a full check of the asker's own.
-    for (const stale of fs.readdirSync(syncDir)) fs.rmSync(path.join(syncDir, stale), { force: true });
-    process.once("SIGTERM", leave);
-    process.once("SIGINT", leave);
-    // A parent folder moved or a vault swapped for another raises no event here: look now and then.
-    checking = setInterval(() => {
-      if (!stillKeeping(true)) leave();
-    }, CHECK_MS);
-    rest();
-    options.onReady?.({ caughtUp: () => ownRequest(syncDir, waiting) });
+    let written = false;
+    const start = () => {
+      options.compare("all");
+      if (keeperPid(vault) !== undefined || !stillKeeping(false)) return leave();
+      fs.writeFileSync(stateFile(vault, KEEPER_FILE), JSON.stringify({ pid: process.pid }));
+      written = true;
+      // Requests made before the file existed were answered by a full check of the asker's own.
+      for (const stale of fs.readdirSync(syncDir)) fs.rmSync(path.join(syncDir, stale), { force: true });
+      process.once("SIGTERM", leave);
+      process.once("SIGINT", leave);
+      // A parent folder moved or a vault swapped for another raises no event here: look now and then.
+      checking = setInterval(() => {
+        if (!stillKeeping(true)) leave();
+      }, CHECK_MS);
+      rest();
+      options.onReady?.({ caughtUp: () => ownRequest(syncDir, waiting) });
+    };
+    try {
+      start();
+    } catch (err) {
+      // The vault went away while the keeper started (its watcher must not hold the process open with
+      // no keeper file to stop it by); any other failure is a fault to report.
+      const gone = !stillKeeping(written);
+      leave();
+      if (!gone) reject(err);
+    }
   });
 }
 
