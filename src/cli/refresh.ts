@@ -8,7 +8,7 @@
 // client's start, not a cold load of the index, the matcher and the stores.
 import { warnOnStderr } from "../errors.ts";
 import { type Engine, openEngine, refreshVault } from "../recall/index.ts";
-import { IDLE_MS, openVault, runKeeper, type Vault } from "../vault/index.ts";
+import { IDLE_MS, openVault, type RunningKeeper, runKeeper, type Vault } from "../vault/index.ts";
 import { type HookServer, startHookServer } from "./_hook-server.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
 import { isDefaultVault, vaultPath } from "./_vault.ts";
@@ -44,10 +44,42 @@ export const refreshCommand = defineCommand({
   },
 });
 
-/** The keeper (vault/keeper.ts), answering hooks once it is up; resolves when it has left. */
+/** How often a keeper whose vault's socket another server holds tries to take it over. */
+const CLAIM_EVERY_MS = 2000;
+
+/**
+ * The keeper (vault/keeper.ts), answering hooks once it is up; resolves when it has left. While another
+ * server holds the vault's socket (a gateway, or a keeper that is leaving because this one replaced
+ * it), it tries again now and then, so hooks are answered again once that one is gone.
+ */
 async function keep(vault: Vault, idle: number | undefined): Promise<void> {
   let engine: Engine | undefined;
-  let hooks: Promise<HookServer | undefined> | undefined;
+  let hooks: HookServer | undefined;
+  let claiming: Promise<void> | undefined;
+  let retry: ReturnType<typeof setInterval> | undefined;
+  const serve = (keeper: RunningKeeper) => {
+    claiming ??= startHookServer({
+      vaultRoot: vault.root,
+      engine: async () => {
+        engine ??= await openEngine(vault.root, {
+          watch: true,
+          watcher: false,
+          recheckMs: Number.POSITIVE_INFINITY,
+          persist: true,
+        });
+        return engine;
+      },
+      catchUp: () => keeper.caughtUp(),
+      warn: warnOnStderr,
+    })
+      .then((server) => {
+        hooks = server;
+        if (server) clearInterval(retry);
+      })
+      .finally(() => {
+        claiming = undefined;
+      });
+  };
   await runKeeper(vault, {
     compare: (paths) => {
       refreshVault(vault, paths === "all" ? { all: true } : { touched: paths });
@@ -57,22 +89,12 @@ async function keep(vault: Vault, idle: number | undefined): Promise<void> {
     ...(idle !== undefined && { idleMs: Math.max(1, idle) * 1000 }),
     onReady: (keeper) => {
       process.stderr.write(`lorecards: keeping ${vault.root} up to date\n`);
-      hooks = startHookServer({
-        vaultRoot: vault.root,
-        engine: async () => {
-          engine ??= await openEngine(vault.root, {
-            watch: true,
-            watcher: false,
-            recheckMs: Number.POSITIVE_INFINITY,
-            persist: true,
-          });
-          return engine;
-        },
-        catchUp: () => keeper.caughtUp(),
-        warn: warnOnStderr,
-      });
+      serve(keeper);
+      retry = setInterval(() => hooks ?? serve(keeper), CLAIM_EVERY_MS);
     },
   });
-  await (await hooks)?.close();
+  clearInterval(retry);
+  await claiming;
+  await hooks?.close();
   engine?.close();
 }

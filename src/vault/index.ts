@@ -74,7 +74,14 @@ export {
   type Writer,
 } from "./history.ts";
 export { findHistoryCard, type HistoryCard } from "./history-card.ts";
-export { IDLE_MS, keeperPid, runKeeper, STAT_ALL_MAX, syncWithKeeper } from "./keeper.ts";
+export {
+  IDLE_MS,
+  keeperPid,
+  type RunningKeeper,
+  runKeeper,
+  STAT_ALL_MAX,
+  syncWithKeeper,
+} from "./keeper.ts";
 export { acquireLock, type LockOptions, lockPath, tryLock, withLock } from "./lock.ts";
 export {
   CardLookup,

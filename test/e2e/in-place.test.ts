@@ -8,6 +8,8 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { serveHooks } from "../../src/cli/_hook-server.ts";
+import { openEngine } from "../../src/recall/index.ts";
 import { FULL_CHECK_MS } from "../../src/vault/index.ts";
 import { STAT_ALL_MAX } from "../../src/vault/keeper.ts";
 import { ensureBinary, runBinary } from "../support/binary.ts";
@@ -153,6 +155,39 @@ describe(`a vault over ${STAT_ALL_MAX} card files`, () => {
       db.close();
     }
   }, 60_000);
+
+  test("a keeper whose vault's socket another server holds answers the hook once that server is gone", async () => {
+    await stopKeeper(vault);
+    // Another server on the socket: one that answers hooks in this process, as a gateway would.
+    const engine = await openEngine(vault, { watch: true });
+    const other = await serveHooks({ vaultRoot: vault, engine: async () => engine, warn: () => {} });
+    expect(other).toBeDefined();
+    const keeper = Bun.spawn([await ensureBinary(), "refresh", "--watch", "--vault", vault], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    try {
+      await until(() => keeperPid(vault) === keeper.pid, "the keeper to be up", 60_000);
+      await other!.close();
+      engine.close();
+      await until(() => fs.existsSync(socket(vault)), "the keeper to take the socket over", 60_000);
+      const stdin = JSON.stringify({
+        session_id: "taken-over",
+        hook_event_name: "UserPromptSubmit",
+        prompt: "zname15?",
+      });
+      const answer = await askSocket(socket(vault), {
+        vault,
+        argv: ["--no-learn"],
+        stdin,
+        env: {},
+        cwd: vault,
+      });
+      expect(JSON.parse(answer.stdout).hookSpecificOutput.additionalContext).toContain("Card 15.");
+    } finally {
+      await stopKeeper(vault);
+    }
+  }, 120_000);
 
   test("a keeper with no request leaves after its idle time, and says so by removing its file", async () => {
     await stopKeeper(vault);
