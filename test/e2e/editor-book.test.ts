@@ -85,8 +85,13 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
         subtree: true,
       });
     });
+    // Into the cards the list shows (by default a lorebook makes a book of its own, as the CLI's import).
+    await page.getByLabel("Import into").selectOption("shown");
     await dropFile(BOOK);
-    await seeText(panel.locator(".import-result .summary"), "Imported sora_Eldoria_V10.6.0.json: 761 new");
+    await seeText(
+      panel.locator(".import-result .summary"),
+      "Imported sora_Eldoria_V10.6.0.json into the vault's own cards (main): 761 new",
+    );
     const said = await page.evaluate(() => (window as unknown as { __said: string[] }).__said);
     expect(said.some((s) => s.startsWith("Reading sora_Eldoria_V10.6.0.json"))).toBe(true);
     expect(said.some((s) => /^Writing the cards: \d+%$/.test(s))).toBe(true);
