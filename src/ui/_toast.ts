@@ -1,7 +1,9 @@
 // Feedback that stays in view: a toast at the bottom of the screen, wherever the person scrolled to. A
-// confirmation fades after a while (longer when it offers an action, such as Undo); an error stays until
-// dismissed. Every toast has a close button, and Escape closes the newest. The region is a live region,
-// so a screen reader reads each toast as it comes.
+// confirmation fades after a while; an error stays until dismissed, and so does a toast that offers an
+// action (Undo): a person who looked away must still find it, so only their dismissing it or a newer
+// action's toast takes it away, never the clock, nor a stream of confirmations. Every toast has a close
+// button, and Escape closes the newest. The region is a live region, so a screen reader reads each toast
+// as it comes.
 import { $, el } from "./_dom.ts";
 
 export interface ToastAction {
@@ -17,7 +19,6 @@ export interface ToastOptions {
 }
 
 const FADE_MS = 6000;
-const FADE_WITH_ACTION_MS = 15_000;
 const MAX_SHOWN = 4;
 
 export function toast(message: string, opts: ToastOptions = {}): HTMLElement {
@@ -25,7 +26,11 @@ export function toast(message: string, opts: ToastOptions = {}): HTMLElement {
   const close = () => item.remove();
   const item = el(
     "div",
-    { class: opts.error ? "toast error" : "toast", role: opts.error ? "alert" : "status" },
+    {
+      class: opts.error ? "toast error" : "toast",
+      role: opts.error ? "alert" : "status",
+      ...(opts.action && { "data-action": "" }),
+    },
     el(
       "div",
       { class: "toast-body" },
@@ -54,9 +59,13 @@ export function toast(message: string, opts: ToastOptions = {}): HTMLElement {
       : null,
     el("button", { type: "button", class: "small close", "aria-label": "Dismiss", onclick: close }, "×"),
   );
+  // A newer action replaces the older one's toast (the older step is still undone from Recent changes).
+  if (opts.action) for (const older of host.querySelectorAll("[data-action]")) older.remove();
   host.append(item);
-  while (host.children.length > MAX_SHOWN) host.firstElementChild!.remove();
-  if (!opts.error) setTimeout(close, opts.action ? FADE_WITH_ACTION_MS : FADE_MS);
+  // Too many: the oldest go, an action's toast last.
+  while (host.children.length > MAX_SHOWN)
+    ([...host.children].find((t) => !t.hasAttribute("data-action")) ?? host.firstElementChild!).remove();
+  if (!opts.error && !opts.action) setTimeout(close, FADE_MS);
   return item;
 }
 
