@@ -5,6 +5,7 @@
  * texts segmented lately are kept, the least recently used let go first, within a budget of
  * characters, so what is kept is bounded whatever the messages: a cut costs 4 bytes a word.
  */
+import { TextMemo } from "./_text-memo.ts";
 import type { Segmenter } from "./segment.ts";
 
 /** Where words of a text end (and 0): `has(i)` says whether a word starts or ends at i. */
@@ -34,28 +35,17 @@ class SortedCuts implements Cuts {
 }
 
 /** One memory per segmenter loader (a test may bring its own segmenter). */
-const memories = new WeakMap<() => Promise<Segmenter>, Memory>();
-
-interface Memory {
-  cuts: Map<string, Cuts>;
-  /** Characters of the texts in `cuts`. */
-  kept: number;
-}
+const memories = new WeakMap<() => Promise<Segmenter>, TextMemo<Cuts>>();
 
 /** The cuts of `text` by the segmenter `load` gives: remembered, or cut now. */
 export async function cutsOf(text: string, load: () => Promise<Segmenter>): Promise<Cuts> {
   let memory = memories.get(load);
   if (memory === undefined) {
-    memory = { cuts: new Map(), kept: 0 };
+    memory = new TextMemo(BUDGET, LONGEST);
     memories.set(load, memory);
   }
-  const known = memory.cuts.get(text);
-  if (known !== undefined) {
-    // Most recently used last: a Map keeps insertion order.
-    memory.cuts.delete(text);
-    memory.cuts.set(text, known);
-    return known;
-  }
+  const known = memory.peek(text);
+  if (known !== undefined) return known;
   const words = (await load()).cut(text);
   const at = new Uint32Array(words.length + 1);
   let end = 0;
@@ -64,13 +54,6 @@ export async function cutsOf(text: string, load: () => Promise<Segmenter>): Prom
     at[i + 1] = end;
   }
   const cuts = new SortedCuts(at);
-  if (text.length > LONGEST) return cuts;
-  for (const old of memory.cuts.keys()) {
-    if (memory.kept + text.length <= BUDGET) break;
-    memory.cuts.delete(old);
-    memory.kept -= old.length;
-  }
-  memory.cuts.set(text, cuts);
-  memory.kept += text.length;
+  memory.remember(text, cuts);
   return cuts;
 }

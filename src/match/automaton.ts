@@ -7,6 +7,8 @@
  * a snapshot builds nothing.
  */
 
+import { TextMemo } from "./_text-memo.ts";
+
 export interface AutomatonHit {
   term: number;
   /** Start and end (exclusive) in UTF-16 units of the scanned text. */
@@ -30,6 +32,15 @@ export interface AutomatonParts {
 
 const ASCII = 128;
 
+/**
+ * Characters of the texts whose hits an automaton keeps (`hitsOf`): the window messages of the latest
+ * requests, each of which comes back while it stays in its conversation's window. Hits are few beside
+ * the text, so this is about 1 MB of retained text at most.
+ */
+const HITS_KEPT = 500_000;
+/** A text longer than this is scanned each time. */
+const HITS_LONGEST = 64_000;
+
 export class Automaton {
   /** The root's children while building; frozen into `rootAscii` and `rootPairs` once built. */
   private building?: Map<number, number> = new Map();
@@ -46,6 +57,7 @@ export class Automaton {
   private depth: Int32Array;
   private size = 1;
   readonly termCount: number;
+  private readonly hits = new TextMemo<readonly AutomatonHit[]>(HITS_KEPT, HITS_LONGEST);
 
   constructor(terms: readonly string[] | AutomatonParts) {
     if (!Array.isArray(terms)) {
@@ -173,6 +185,18 @@ export class Automaton {
         queue[tail++] = c;
       }
     }
+  }
+
+  /**
+   * Every occurrence of every term in `text` (already folded), in the order `scan` finds them;
+   * remembered for the texts scanned lately (a message is scanned on every turn it stays in the window).
+   */
+  hitsOf(text: string): readonly AutomatonHit[] {
+    return this.hits.get(text, () => {
+      const found: AutomatonHit[] = [];
+      this.scan(text, (hit) => found.push(hit));
+      return found;
+    });
   }
 
   /** Every occurrence of every term in `text` (already folded). */

@@ -9,7 +9,7 @@
  */
 import { rulesOf } from "../card/rules.ts";
 import type { CardMeta, CardRules } from "../card/types.ts";
-import { Automaton, type AutomatonHit } from "./automaton.ts";
+import { Automaton } from "./automaton.ts";
 import { fold } from "./fold.ts";
 import { compilePattern, firstMatch, keySource } from "./pattern.ts";
 import { type RegexKey, RegexScan } from "./regex-scan.ts";
@@ -227,8 +227,7 @@ export class Matcher {
     note: Note,
   ): Promise<void> {
     const { texts, cardStart, cardList } = layer.table;
-    const hits: AutomatonHit[] = [];
-    layer.automaton.scan(msg.folded, (hit) => hits.push(hit));
+    const hits = layer.automaton.hitsOf(msg.folded);
     // A card counts a term once per message; a case-sensitive verdict covers the whole message.
     const settled = new Set<string>();
     for (const hit of hits) {

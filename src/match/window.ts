@@ -7,6 +7,7 @@
  */
 import type { CardRules } from "../card/types.ts";
 import { type Cuts, cutsOf } from "./_cuts.ts";
+import { TextMemo } from "./_text-memo.ts";
 import { charCount, fold, isWordCharAt, UNSPACED } from "./fold.ts";
 import type { Segmenter } from "./segment.ts";
 
@@ -51,11 +52,17 @@ export interface WindowMessage {
 /** Which form of a message an occurrence was found in. */
 export type Side = "folded" | "raw";
 
+/**
+ * Messages folded lately: a message is folded again on every turn it stays in the window (NFKC and
+ * two case mappings of the whole text). About 2 MB of texts at most, half of them the folded forms.
+ */
+const folds = new TextMemo<string>(500_000, 64_000);
+
 /** The last `count` messages, newest first. */
 export function newestFirst(messages: readonly string[], count: number): WindowMessage[] {
   const out: WindowMessage[] = [];
   for (let i = messages.length - 1; i >= 0 && out.length < count; i--) {
-    out.push({ raw: messages[i]!, folded: fold(messages[i]!) });
+    out.push({ raw: messages[i]!, folded: folds.get(messages[i]!, fold) });
   }
   return out;
 }
