@@ -21,9 +21,13 @@ import {
 import { CardList, type Cards, extend, layered, type Overlay } from "./_layers.ts";
 
 export type { Cards } from "./_layers.ts";
+export { outsideSnapshot } from "./_layers.ts";
 
 /** Changed cards compiled in a layer of their own before the snapshot is rebuilt instead. */
 export const OVERLAY_MAX = 256;
+
+/** A refresh rebuilds the snapshot sooner than a cold lookup would, to keep every layer small. */
+export const REFRESH_OVERLAY_MAX = Math.floor(OVERLAY_MAX / 4);
 
 /**
  * One vault version as recall reads it: the matcher and cards, and a card's public text on demand. A

@@ -200,3 +200,14 @@ export function extend(
   cards.adopt(last.cards, offset, changedAt);
   return { cards, matcher: new Matcher(cards, nextLayers), overlay: { base: saved, parts: next } };
 }
+
+/**
+ * How many cards a version holds outside its snapshot (changed, added or gone since it was saved), as
+ * a cold process would count them: at most what the index's list of changes since the snapshot holds.
+ */
+export function outsideSnapshot(loaded: { matcher: Matcher; overlay?: Overlay } | undefined): number {
+  if (loaded?.overlay === undefined) return 0;
+  const { base, parts } = loaded.overlay;
+  const added = new Set(parts.flat().filter((path) => positionIn(base, path) === -1));
+  return (loaded.matcher.layers[0]!.hidden?.size ?? 0) + added.size;
+}

@@ -5,10 +5,7 @@
  * outside lorecards (`--all` also catches edits written into files in place).
  */
 import { loadIndex, type Vault } from "../vault/index.ts";
-import { compile, OVERLAY_MAX } from "./_compiled.ts";
-
-/** A refresh rebuilds the snapshot sooner than a cold lookup would, to keep servers' layers small. */
-const REFRESH_OVERLAY_MAX = Math.floor(OVERLAY_MAX / 4);
+import { compile, REFRESH_OVERLAY_MAX } from "./_compiled.ts";
 
 export interface RefreshReport {
   /** Card files in the index (broken ones included). */

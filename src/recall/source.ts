@@ -29,7 +29,7 @@ import {
   type Vault,
   type VaultIndex,
 } from "../vault/index.ts";
-import { type Compiled, compile } from "./_compiled.ts";
+import { type Compiled, compile, outsideSnapshot, REFRESH_OVERLAY_MAX } from "./_compiled.ts";
 import { type VaultWatcher, watchCards } from "./_watch.ts";
 
 /**
@@ -141,8 +141,17 @@ export class VaultSource {
       this.dirty = false;
       return this.load({ check: "changed", inPlace: !this.options.watch });
     }
-    if (this.touched.size > 0) return this.load({ check: "none", touched: this.take() });
+    if (this.touched.size > 0) return this.load(this.named());
     return this.compiled;
+  }
+
+  /**
+   * A load of the files named since the last one. With its own watcher, whatever changed in their
+   * folders was named too, so the folders' new marks are recorded (vault/ `watched`): a save is then
+   * one file compared, and the periodic folder check does not hand the refresher a folder to list.
+   */
+  private named(): LoadIndexOptions {
+    return { check: "none", touched: this.take(), ...(this.watcher && { watched: true }) };
   }
 
   private take(): string[] {
@@ -187,17 +196,23 @@ export class VaultSource {
       // Only the named files: the folders they moved are settled by the next periodic check, so a
       // burst of saves starts one refresh every `recheckMs` at most, not one per save.
       this.guard(() => {
-        if (this.compiled && this.touched.size > 0) this.load({ check: "none", touched: this.take() });
+        if (this.compiled && this.touched.size > 0) this.load(this.named());
       });
     }, SETTLE_MS);
     this.settling.unref?.();
   }
 
-  /** Compare folder mtimes (a few stats); when they moved or a full check is due, refresh. */
+  /**
+   * Compare folder mtimes (a few stats); when they moved or a full check is due, refresh. So does a
+   * server whose matcher holds more changed cards outside the snapshot than a refresh lets stand: the
+   * refresher rebuilds the snapshot, for this server and for every cold process after it.
+   */
   private recheck(): void {
     this.guard(() => {
-      if (this.refreshing || this.index === undefined || !indexStale(this.vault, this.index)) return;
+      if (this.refreshing || this.index === undefined) return;
       const refresher = this.options.refresher;
+      const grown = refresher !== undefined && outsideSnapshot(this.compiled?.loaded) > REFRESH_OVERLAY_MAX;
+      if (!grown && !indexStale(this.vault, this.index)) return;
       if (!refresher) {
         this.load({ check: "changed" });
         return;

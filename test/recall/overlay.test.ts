@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { Matcher } from "../../src/match/index.ts";
-import { compile, type Loaded, OVERLAY_MAX } from "../../src/recall/_compiled.ts";
+import { compile, type Loaded, OVERLAY_MAX, outsideSnapshot } from "../../src/recall/_compiled.ts";
 import { loadIndex, openVault, type Vault } from "../../src/vault/index.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
@@ -136,6 +136,11 @@ describe("the snapshot plus a layer of changed cards", () => {
       }
       // Layers stay few: a binary counter of the changed cards' layers, never one per save.
       expect(loaded.matcher.layers.length).toBeLessThanOrEqual(2 + Math.log2(edits.length + 1));
+      // What a server counts outside the snapshot (to ask its refresher for a new one) is never more
+      // than the refresh counts, which would otherwise not rebuild and be asked again and again.
+      const since = loaded.index.changesSince(loaded.overlay!.base.stamp)!;
+      const outside = outsideSnapshot(loaded);
+      expect(outside).toBeLessThanOrEqual(since.changed.length + since.gone.length);
     });
   });
 
@@ -161,6 +166,7 @@ describe("the snapshot plus a layer of changed cards", () => {
     expect([...next.matcher.layers[1]!.hidden!]).toEqual([0]);
     expect(next.cards.at(3)).toBe(d);
     expect(next.cards.at(7)!.keywords).toEqual(["fjord"]);
+    expect(outsideSnapshot(next)).toBe(3);
   });
 
   test("an edit after a saved snapshot is compiled as a layer, not as a rebuild", () => {

@@ -7,11 +7,14 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { join, relative } from "node:path";
 import { contextText, injectedKeys, openEngine } from "../../src/recall/index.ts";
+import { indexStale } from "../../src/vault/index.ts";
 import { backdate, cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 import { until } from "../support/wait.ts";
 
@@ -149,6 +152,37 @@ describe("a long-running server's source", () => {
         async () => injectedKeys(await engine.recall([user("Cafe")])).includes("Cafe"),
         "the new card",
       );
+    } finally {
+      engine.close();
+    }
+  });
+
+  test("a save its watcher named leaves no folder for the refresher to list again", async () => {
+    vault = tempVault(files);
+    backdate(vault.root);
+    let calls = 0;
+    const refresher = async () => {
+      calls++;
+    };
+    // No periodic check in this test's time: what it would find is asked directly, below.
+    const engine = await openEngine(vault.root, {
+      segmenter: false,
+      persist: true,
+      watch: true,
+      recheckMs: 3_600_000,
+      refresher,
+    });
+    try {
+      expect(contextText(await engine.recall([user("Alice")]))).toContain("Alice runs payments.");
+      const card = join(vault.root, "people/Alice.md");
+      writeFileSync(`${card}.tmp`, cardText("keywords: [Alice]", "## who\nAlice now runs ops.\n"));
+      renameSync(`${card}.tmp`, card);
+      await until(
+        async () => contextText(await engine.recall([user("Alice")])).includes("Alice now runs ops."),
+        "the save to be seen",
+      );
+      expect(indexStale(engine.vault, (await engine.index()).index)).toBe(false);
+      expect(calls).toBe(1); // the first load's, before any save
     } finally {
       engine.close();
     }
