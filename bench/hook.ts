@@ -56,6 +56,11 @@ function injected(stdout: string): number {
   return (context.match(/^### /gm) ?? []).length;
 }
 
+/**
+ * How long the keeper may take to come up: its first full check runs at a low priority (cli/_self.ts),
+ * which on a machine kept busy by other work can take it minutes.
+ */
+const KEEPER_UP_MS = 600_000;
 const socketOf = (root: string) => join(root, ".lorecards", "hook.sock");
 
 /** A gateway on the vault (its upstream never asked), up once its hook socket is; stopped by the caller. */
@@ -104,7 +109,7 @@ for (const size of sizes) {
     const first = timedRun(cmd, { stdin: english("first")(0) });
     startup.runs(size, "English, the first prompt, no keeper yet (it compares every file)", [first]);
     peaks.push(first.rssMB);
-    await until(() => existsSync(socketOf(w.root)), "the keeper to answer hooks");
+    await until(() => existsSync(socketOf(w.root)), "the keeper to answer hooks", KEEPER_UP_MS);
   }
   // Every prompt in a process of its own: the keeper's socket (a large vault's) set aside meanwhile,
   // so the hook finds no server to ask, as with no keeper answering or a vault of at most STAT_ALL_MAX.
@@ -148,7 +153,7 @@ for (const size of sizes) {
   if (large) {
     // A keeper again, for the rows below as users meet them.
     peaks.push(timedRun(cmd, { stdin: english("again")(0) }).rssMB);
-    await until(() => existsSync(socketOf(w.root)), "the keeper to answer hooks");
+    await until(() => existsSync(socketOf(w.root)), "the keeper to answer hooks", KEEPER_UP_MS);
   }
 
   const idle: Run[] = [];
