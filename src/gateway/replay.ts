@@ -156,6 +156,9 @@ function locate(view: ChatView, target: number): (r: ReplayRecord) => number {
     const message = messageHashOf(r.hash);
     const tilde = message.indexOf("~");
     if (tilde === -1) return r.anchor <= target && view.hash(r.anchor) === message ? r.anchor : -1;
+    // Mostly the message is still where it was and follows what it followed: no other place can be
+    // nearer, so the whole conversation need not be keyed to find it (a long one costs a hash a message).
+    if (stillInPlace(view, r.anchor, target, message)) return r.anchor;
     index ??= build();
     const candidates = index.byKey.get(message.slice(0, tilde)) ?? [];
     if (candidates.length <= 1) return candidates[0] ?? -1;
@@ -168,6 +171,13 @@ function locate(view: ChatView, target: number): (r: ReplayRecord) => number {
 
 /** Characters of the previous message's key a record keeps, to tell two equal messages apart. */
 const FOLLOWS_CHARS = 8;
+
+/** Whether the chat message at `anchor` is the one `identity` (its key and what it follows) names. */
+function stillInPlace(view: ChatView, anchor: number, target: number, identity: string): boolean {
+  const role = view.messages[anchor]?.role;
+  if (anchor > target || (role !== "user" && role !== "assistant")) return false;
+  return identityOf(view, anchor) === identity;
+}
 
 /** What a record made now says its message is: its key, and the key of the chat message before it. */
 function identityOf(view: ChatView, anchor: number): string {

@@ -5,7 +5,7 @@
  * texts segmented lately are kept, the least recently used let go first, within a budget of
  * characters, so what is kept is bounded whatever the messages: a cut costs 4 bytes a word.
  */
-import { TextMemo } from "./_text-memo.ts";
+import { TextMemo } from "../text-memo.ts";
 import type { Segmenter } from "./segment.ts";
 
 /** Where words of a text end (and 0): `has(i)` says whether a word starts or ends at i. */

@@ -7,7 +7,7 @@
  * a snapshot builds nothing.
  */
 
-import { TextMemo } from "./_text-memo.ts";
+import { TextMemo } from "../text-memo.ts";
 
 export interface AutomatonHit {
   term: number;

@@ -6,8 +6,8 @@
  * comes up; with `whole_words: true`, SillyTavern's rule).
  */
 import type { CardRules } from "../card/types.ts";
+import { TextMemo } from "../text-memo.ts";
 import { type Cuts, cutsOf } from "./_cuts.ts";
-import { TextMemo } from "./_text-memo.ts";
 import { charCount, fold, isWordCharAt, UNSPACED } from "./fold.ts";
 import type { Segmenter } from "./segment.ts";
 

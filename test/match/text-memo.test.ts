@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { TextMemo } from "../../src/match/_text-memo.ts";
 import { Automaton, type AutomatonHit } from "../../src/match/automaton.ts";
+import { TextMemo } from "../../src/text-memo.ts";
 
 /** A memo whose values say how many times each text was worked out. */
 function counting(budget: number, longest: number) {
