@@ -21,8 +21,11 @@ interface Turns {
   kept: Set<number>;
   /** Records read or written here (null: none stored for that turn). */
   records: Map<number, TurnRecord | null>;
-  /** Turns whose record changed here and is not written yet. */
-  unwritten: Set<number>;
+  /**
+   * Records changed here and not written yet, as the text to store: made at once, so a record that
+   * cannot be stored fails its own write, not the commit of every write with it.
+   */
+  unwritten: Map<number, { at: number; surface: string; text: string }>;
 }
 
 /** The ledger keys of a conversation this transaction stored first (no other rows of it exist). */
@@ -58,7 +61,7 @@ export class TxMemory {
     // Read as missing in this transaction, so stored now for the first time: it has no other rows.
     if (before === null) {
       this.created.set(n, { injections: new Map(), replays: new Map() });
-      this.turns.set(n, { kept: new Set(), records: new Map(), unwritten: new Set() });
+      this.turns.set(n, { kept: new Set(), records: new Map(), unwritten: new Map() });
     }
     return n;
   }
@@ -86,7 +89,7 @@ export class TxMemory {
     let t = this.turns.get(n);
     if (t === undefined) {
       const kept = new Set(this.q.turnNumbers.all(n).map((r) => r.turn));
-      t = { kept, records: new Map(), unwritten: new Set() };
+      t = { kept, records: new Map(), unwritten: new Map() };
       this.turns.set(n, t);
     }
     return t;
@@ -117,9 +120,11 @@ export class TxMemory {
       t.unwritten.delete(turn);
     }
     if (put) {
+      const { conversation: _id, ...stored } = put;
+      const text = JSON.stringify(stored);
       t.kept.add(put.turn);
       t.records.set(put.turn, put);
-      t.unwritten.add(put.turn);
+      t.unwritten.set(put.turn, { at: put.at, surface: put.surface, text });
     }
   }
 
@@ -138,10 +143,7 @@ export class TxMemory {
   /** Writes the turn records and days' totals held back. */
   settle(): void {
     for (const [n, t] of this.turns) {
-      for (const turn of t.unwritten) {
-        const { conversation: _id, ...stored } = t.records.get(turn)!;
-        this.q.putTurn.run(n, turn, stored.at, stored.surface, JSON.stringify(stored));
-      }
+      for (const [turn, r] of t.unwritten) this.q.putTurn.run(n, turn, r.at, r.surface, r.text);
       t.unwritten.clear();
     }
     for (const [day, d] of this.days) {

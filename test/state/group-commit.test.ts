@@ -179,6 +179,19 @@ describe("sqlite store: group commit", () => {
     const outcomes = await Promise.allSettled(writes);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(committed(root).map((r) => r.id)).toEqual(["a", "c"]);
+
+    // A turn record is written at the end of its transaction, yet one that cannot be stored fails alone too.
+    const loop: unknown[] = [];
+    loop.push(loop);
+    const turns = [
+      store.recordTurn(turnRecord("a", 2, noon(3))),
+      store.recordTurn({ ...turnRecord("b", 1, noon(3)), leftOut: loop as never }),
+      store.recordTurn(turnRecord("c", 2, noon(3))),
+    ];
+    const recorded = await Promise.allSettled(turns);
+    expect(recorded.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((await store.turns("a", 5)).map((t) => t.turn)).toEqual([2]);
+    expect(await store.turns("b", 5)).toEqual([]);
   });
 
   test("a transaction that fails rejects every write in it, and the next one works", async () => {
