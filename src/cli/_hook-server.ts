@@ -8,7 +8,7 @@
  * argv only citty parses, a store of another URL) is answered `fallback`, and the client runs the
  * hook itself. A socket another live server holds is left to it; a dead one's is taken over.
  */
-import { chmodSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import { describeError } from "../errors.ts";
 import type { Engine } from "../recall/index.ts";
@@ -91,8 +91,15 @@ export async function serveHooks(options: HookServerOptions): Promise<HookServer
       },
     },
   });
-  chmodSync(socket, 0o600);
-  const listening = statSync(socket);
+  let listening: Stats;
+  try {
+    chmodSync(socket, 0o600);
+    listening = statSync(socket);
+  } catch (err) {
+    // The folder went away under it (a vault removed): a listener left open would keep the process.
+    server.stop(true);
+    throw err;
+  }
   return {
     async close() {
       server.stop(true);

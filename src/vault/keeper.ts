@@ -139,6 +139,9 @@ export function runKeeper(vault: Vault, options: KeeperOptions): Promise<void> {
     const leave = () => {
       if (left) return;
       left = true;
+      // Gone, a signal ends the process as it would any other: nothing of the keeper's is left to undo.
+      process.off("SIGTERM", leave);
+      process.off("SIGINT", leave);
       watcher?.close();
       if (flushing) clearTimeout(flushing);
       if (idle) clearTimeout(idle);
