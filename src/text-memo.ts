@@ -17,22 +17,18 @@ export class TextMemo<T> {
 
   /** What `make` gives for `text`: remembered, or made now (and remembered when the text is short enough). */
   get(text: string, make: (text: string) => T): T {
-    const known = this.kept.get(text);
-    if (known !== undefined) {
-      // Most recently used last: a Map keeps insertion order.
-      this.kept.delete(text);
-      this.kept.set(text, known);
-      return known;
-    }
+    const known = this.peek(text);
+    if (known !== undefined) return known;
     const made = make(text);
     this.remember(text, made);
     return made;
   }
 
-  /** The value kept for `text`, if any (marked as used). */
+  /** The value kept for `text`, if any (marked as the most recently used). */
   peek(text: string): T | undefined {
     const known = this.kept.get(text);
     if (known !== undefined) {
+      // Most recently used last: a Map keeps insertion order.
       this.kept.delete(text);
       this.kept.set(text, known);
     }
