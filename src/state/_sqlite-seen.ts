@@ -10,7 +10,7 @@
 
 import type { DayChange, LedgerChange } from "./_driver.ts";
 import type { ConversationRow, StoredKeys } from "./_rules.ts";
-import type { Queries } from "./_sqlite-file.ts";
+import type { Queries } from "./_sqlite-queries.ts";
 import { addShare, emptyShare, type Share } from "./stats.ts";
 import type { TurnRecord } from "./types.ts";
 

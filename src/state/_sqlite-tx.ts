@@ -1,7 +1,7 @@
 /**
  * The rows of a state file (_sqlite-file.ts) as the driver's `Tx` (_driver.ts): one prepared
- * statement per operation, run inside whatever transaction the driver holds. The orders a query spans
- * the table with are written in SQL here, where an index serves them, each naming the rule it keeps.
+ * statement per operation (_sqlite-queries.ts, where the orders a query spans a table with are written
+ * in SQL), run inside whatever transaction the driver holds.
  *
  * A group commit runs the writes of many requests in one transaction, and the writes of one request
  * (its commit, its turn record, its usage) each read the conversation's row, its turn numbers and its
@@ -14,7 +14,8 @@
 
 import type { Tx } from "./_driver.ts";
 import type { ConversationRow } from "./_rules.ts";
-import type { Connection, ReplayRow } from "./_sqlite-file.ts";
+import type { Connection } from "./_sqlite-file.ts";
+import type { ReplayRow } from "./_sqlite-queries.ts";
 import { recallTx } from "./_sqlite-recalls.ts";
 import { TxMemory } from "./_sqlite-seen.ts";
 import type { Share } from "./stats.ts";
