@@ -14,10 +14,13 @@ export interface TarEntry {
   size: number;
 }
 
-/** What the caller does with an entry's content; none for an entry without content. */
+/**
+ * What the caller does with an entry's content; none for an entry without content. Reading waits for
+ * the promise `end` may return (a reader that writes what it reads keeps pace with its writers).
+ */
 export interface TarSink {
   data(bytes: Uint8Array): void;
-  end(): void;
+  end(): void | Promise<void>;
 }
 
 const BLOCK = 512;
@@ -155,7 +158,7 @@ export async function readTar(
       sink?.data(part);
       left -= part.length;
     }
-    sink?.end();
+    await sink?.end();
     if (!(await bytes.fill(padding))) throw new TarError("it ends inside a tar entry");
     bytes.take(padding);
   }

@@ -6,18 +6,27 @@
  * a path a backup can hold. Anything else (an unlisted file, a symbolic link, a FIFO, a device, an
  * entry larger than it says) refuses the whole archive there, so a gzip bomb costs what its first
  * header costs, not the 2 GiB it once did. Each kept file is hashed as it arrives and checked against
- * the manifest's SHA-256. Any doubt refuses the archive before anything is written.
+ * the manifest's SHA-256, and handed on only then. Any doubt refuses the archive: `readBackup` holds
+ * every file until the end; a restore stages each as it comes (readBackupAs) and removes them all when
+ * a later entry refuses the archive.
  */
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { describeError, LoreError } from "../errors.ts";
 import { gcTick } from "../gc-tick.ts";
-import { FILES_PREFIX, MANIFEST_NAME, type Manifest, parseManifest, refusal } from "./_manifest.ts";
+import {
+  FILES_PREFIX,
+  MANIFEST_NAME,
+  type Manifest,
+  type ManifestFile,
+  parseManifest,
+  refusal,
+} from "./_manifest.ts";
 import { readTar, TarError, type TarSink } from "./_tar.ts";
 
 /**
- * The most a backup may unpack to, in bytes: it is held in memory while it is checked, and a home
- * server has little. Backups are written in memory too, so no larger one is made.
+ * The most a backup may unpack to, in bytes: a backup is written in memory (and `readBackup` holds one),
+ * and a home server has little, so no larger one is made or read.
  */
 export const MAX_UNPACKED = 1024 ** 3;
 /** The most the manifest itself may take. */
@@ -63,12 +72,13 @@ function inflated(file: string): AsyncIterable<Uint8Array> {
 class Slabs {
   private slab = new Uint8Array(0);
   private used = 0;
+  constructor(private readonly size = SLAB) {}
 
   /** `parts` copied into one view. */
   keep(parts: readonly Uint8Array[]): Uint8Array {
     const size = parts.reduce((n, p) => n + p.length, 0);
     if (this.used + size > this.slab.length) {
-      this.slab = new Uint8Array(Math.max(SLAB, size));
+      this.slab = new Uint8Array(Math.max(this.size, size));
       this.used = 0;
     }
     const view = this.slab.subarray(this.used, this.used + size);
@@ -85,7 +95,10 @@ class Slabs {
 const SLAB = 1024 ** 2;
 
 /** Collects one entry's bytes, hashing them as they come. */
-function collector(onEnd: (bytes: Uint8Array, sha256: string) => void, slabs = new Slabs()): TarSink {
+function collector(
+  onEnd: (bytes: Uint8Array, sha256: string) => void | Promise<void>,
+  keep: (parts: readonly Uint8Array[]) => Uint8Array = own,
+): TarSink {
   const parts: Uint8Array[] = [];
   const hash = new Bun.CryptoHasher("sha256");
   return {
@@ -94,9 +107,14 @@ function collector(onEnd: (bytes: Uint8Array, sha256: string) => void, slabs = n
       hash.update(bytes);
     },
     end() {
-      onEnd(slabs.keep(parts), hash.digest("hex"));
+      return onEnd(keep(parts), hash.digest("hex"));
     },
   };
+}
+
+/** `parts` copied into a buffer of their own. */
+function own(parts: readonly Uint8Array[]): Uint8Array {
+  return new Slabs(0).keep(parts);
 }
 
 /**
@@ -117,14 +135,56 @@ function listing(manifest: Manifest) {
   return { byPath, folders };
 }
 
-/** Read and check the backup in `file`; throws `parse_error` for a damaged or foreign archive. */
+/** The reader's own failure (a file it could not write): passed on as it is, never as a broken archive. */
+class ReaderFailed {
+  constructor(readonly error: unknown) {}
+}
+
+/** What a streamed read tells as it goes (readBackupAs). */
+export interface BackupReader {
+  /** The manifest, checked, before any file. */
+  manifest(manifest: Manifest): void;
+  /** A file the manifest lists, checked (size, SHA-256), in a buffer of its own; reading waits for it. */
+  file(f: ManifestFile, bytes: Uint8Array): void | Promise<void>;
+}
+
+/** Read and check the backup in `file`, holding every file; throws `parse_error` for a damaged or foreign archive. */
 export async function readBackup(file: string, max = MAX_UNPACKED): Promise<UnpackedBackup> {
+  const files = new Map<string, Uint8Array>();
+  let manifest: Manifest | undefined;
+  const slabs = new Slabs();
+  await readBackupAs(
+    file,
+    {
+      manifest: (m) => {
+        manifest = m;
+      },
+      file: (f, bytes) => {
+        files.set(f.path, bytes);
+      },
+    },
+    max,
+    (parts) => slabs.keep(parts),
+  );
+  return { manifest: manifest!, files };
+}
+
+/**
+ * Read and check the backup in `file`, handing each file to `reader` once it is checked, so that none
+ * need be held; throws `parse_error` for a damaged or foreign archive, which may come after files were
+ * handed on (a file missing at the end, a later entry that does not match).
+ */
+export async function readBackupAs(
+  file: string,
+  reader: BackupReader,
+  max = MAX_UNPACKED,
+  keep: (parts: readonly Uint8Array[]) => Uint8Array = own,
+): Promise<Manifest> {
   const stream = inflated(file);
   let manifest: Manifest | undefined;
   /** The manifest's files by path, and the folders that hold them (archive names): looked up per entry. */
   let listed: { byPath: Map<string, Manifest["files"][number]>; folders: Set<string> } | undefined;
-  const files = new Map<string, Uint8Array>();
-  const slabs = new Slabs();
+  const seen = new Set<string>();
   // Inflating leaves its chunks behind faster than the files it keeps (gc-tick.ts).
   const tick = gcTick(1000);
   try {
@@ -137,10 +197,16 @@ export async function readBackup(file: string, max = MAX_UNPACKED): Promise<Unpa
         if (entry.name !== MANIFEST_NAME) throw refusal(file, `it does not open with ${MANIFEST_NAME}`);
         if (entry.size > MAX_MANIFEST) throw refusal(file, `its ${MANIFEST_NAME} has ${entry.size} bytes`);
         return collector((bytes) => {
-          manifest = parseManifest(new TextDecoder().decode(bytes), file);
-          const total = manifest.files.reduce((sum, f) => sum + f.size, 0);
+          const m = parseManifest(new TextDecoder().decode(bytes), file);
+          const total = m.files.reduce((sum, f) => sum + f.size, 0);
           if (total > max) throw refusal(file, `it unpacks to ${total} bytes, more than ${max}`);
-          listed = listing(manifest);
+          manifest = m;
+          listed = listing(m);
+          try {
+            reader.manifest(m);
+          } catch (err) {
+            throw new ReaderFailed(err);
+          }
         });
       }
       if (listed === undefined) throw refusal(file, `its ${MANIFEST_NAME} came without its files`);
@@ -151,14 +217,20 @@ export async function readBackup(file: string, max = MAX_UNPACKED): Promise<Unpa
       const path = entry.name.startsWith(FILES_PREFIX) ? entry.name.slice(FILES_PREFIX.length) : null;
       const f = path === null ? undefined : listed.byPath.get(path);
       if (f === undefined) throw refusal(file, `${entry.name} is not in its manifest`);
-      if (files.has(f.path)) throw refusal(file, `${entry.name} is in it twice`);
+      if (seen.has(f.path)) throw refusal(file, `${entry.name} is in it twice`);
       if (entry.size !== f.size) throw refusal(file, `${f.path} has ${entry.size} bytes, not ${f.size}`);
-      return collector((bytes, sha256) => {
+      seen.add(f.path);
+      return collector(async (bytes, sha256) => {
         if (sha256 !== f.sha256) throw refusal(file, `${f.path} does not match its SHA-256`);
-        files.set(f.path, bytes);
-      }, slabs);
+        try {
+          await reader.file(f, bytes);
+        } catch (err) {
+          throw new ReaderFailed(err);
+        }
+      }, keep);
     });
   } catch (err) {
+    if (err instanceof ReaderFailed) throw err.error;
     if (err instanceof LoreError) throw err;
     if (err instanceof TarError) throw refusal(file, err.message, err);
     throw refusal(file, "its compressed data is broken", err);
@@ -166,6 +238,6 @@ export async function readBackup(file: string, max = MAX_UNPACKED): Promise<Unpa
     (stream as unknown as { destroy?: () => void }).destroy?.();
   }
   if (manifest === undefined) throw refusal(file, `it has no ${MANIFEST_NAME}`);
-  for (const f of manifest.files) if (!files.has(f.path)) throw refusal(file, `${f.path} is missing`);
-  return { manifest, files };
+  for (const f of manifest.files) if (!seen.has(f.path)) throw refusal(file, `${f.path} is missing`);
+  return manifest;
 }

@@ -1,10 +1,10 @@
 /**
  * Restoring a backup: into an empty (or missing) folder, or with `force` over a vault, whose current
- * files are backed up first (`before-restore-…`, never rotated away). The archive is checked whole
- * before anything is written (`_unpack.ts`), its files are staged (`_stage.ts`) and then swapped in
- * under the vault lock (vault/swap.ts); a damaged or foreign archive, a non-empty target without
- * `force`, or a failure on the way leaves the target as it was, and a restore killed during its swap
- * is finished by the next command that touches the vault.
+ * files are backed up first (`before-restore-…`, never rotated away). Each file of the archive is
+ * checked (`_unpack.ts`) and staged (`_stage.ts`) as it is read, and once the whole archive has held
+ * up, swapped in under the vault lock (vault/swap.ts); a damaged or foreign archive, a non-empty target
+ * without `force`, or a failure on the way removes what was staged and leaves the target as it was,
+ * and a restore killed during its swap is finished by the next command that touches the vault.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -23,8 +23,8 @@ import {
 } from "../vault/index.ts";
 import { replacedPaths, vaultForBackup } from "./_contents.ts";
 import type { Manifest } from "./_manifest.ts";
-import { stageFiles } from "./_stage.ts";
-import { readBackup } from "./_unpack.ts";
+import { Stager } from "./_stage.ts";
+import { readBackupAs } from "./_unpack.ts";
 import { type BackupResult, writeBackupLocked } from "./write.ts";
 
 export interface RestoreOptions {
@@ -104,29 +104,40 @@ function undoFolders(target: string, made: boolean): void {
 
 /** Restore the backup in `file`; see the module comment. */
 export async function restoreBackup(file: string, opts: RestoreOptions): Promise<RestoreResult> {
-  const { manifest, files } = await readBackup(file);
   const target = path.resolve(opts.target);
-  const before = stateOf(target);
-  if (before === "full" && !opts.force) throw notEmpty(target);
-  if (before === "missing") fs.mkdirSync(target, { recursive: true });
-  const vault = vaultForBackup(target);
-  const incoming = manifest.files.map((f) => f.path);
+  let before: TargetState | undefined;
+  let vault: Vault | undefined;
   let work = "";
+  let stager: Stager | undefined;
+  let incoming: string[] = [];
   let replaced: BackupResult | undefined;
+  let manifest: Manifest;
   try {
-    refuseLinks(vault, incoming);
-    fs.mkdirSync(path.join(target, STATE_DIR), { recursive: true });
-    work = swapFolder(target, randomHex(4));
-    stageFiles(stagedIn(work), manifest.files, files, opts.progress);
-    files.clear(); // on disk now: the swap needs only the paths
+    // Staged as it is read and checked: a doubt at any entry refuses the archive and removes the folder.
+    manifest = await readBackupAs(file, {
+      manifest(m) {
+        before = stateOf(target);
+        if (before === "full" && !opts.force) throw notEmpty(target);
+        if (before === "missing") fs.mkdirSync(target, { recursive: true });
+        vault = vaultForBackup(target);
+        incoming = m.files.map((f) => f.path);
+        refuseLinks(vault, incoming);
+        fs.mkdirSync(path.join(target, STATE_DIR), { recursive: true });
+        work = swapFolder(target, randomHex(4));
+        stager = new Stager(stagedIn(work), m.files.length, opts.progress);
+      },
+      file: (f, bytes) => stager!.add(f, bytes),
+    });
+    await stager!.finish();
+    const v = vault!;
     await withSettledLock(
-      vault,
+      v,
       async () => {
         // Looked at again under the lock: a writer may have come in since.
         if (!opts.force && stateOf(target, [STATE_DIR]) === "full") throw notEmpty(target);
-        const old = opts.force ? replacedPaths(vault) : [];
+        const old = opts.force ? replacedPaths(v) : [];
         if (old.length > 0)
-          replaced = await writeBackupLocked(vault, {
+          replaced = await writeBackupLocked(v, {
             kind: "before-restore",
             withRecalls: true,
             now: opts.now,
@@ -136,8 +147,9 @@ export async function restoreBackup(file: string, opts: RestoreOptions): Promise
       opts.lock,
     );
   } catch (err) {
+    await stager?.settle();
     if (work !== "") fs.rmSync(work, { recursive: true, force: true });
-    if (before !== "full") undoFolders(target, before === "missing");
+    if (before !== undefined && before !== "full") undoFolders(target, before === "missing");
     if (err instanceof LoreError) throw err;
     throw new LoreError("io_error", `cannot restore into ${target}: ${describeError(err)}`, {
       cause: err,

@@ -1,24 +1,27 @@
 /**
- * The threads an import stages its files with (_batch.ts): each creates, writes and fsyncs the files it
- * is handed. Several fsyncs in flight at once let the file system commit many in one journal commit,
- * where Bun's own pool runs only a few file operations at a time.
+ * The threads an import (_batch.ts) and a restore (backup/_stage.ts) stage their files with: each
+ * creates, writes and fsyncs the files it is handed. Several fsyncs in flight at once let the file
+ * system commit many in one journal commit, where Bun's own pool runs only a few file operations at a
+ * time, and the thread that reads or makes the files goes on meanwhile.
  */
 
 /**
- * Worker threads that create, write and fsync files: each takes a list of [path, text], makes each file
- * durable in turn (exclusive create, write, fsync, close: one descriptor open at a time), and answers
- * with each file's identity as written (inode, mtime in ns, size: what the index compares) or the first
- * error. Its code is a string, not a module, so that the compiled binary
- * needs no second entry point.
+ * Worker threads that create, write and fsync files: each takes a list of StagedFile, makes each file
+ * durable in turn (exclusive create, write, its mode and modification time when given, fsync, close:
+ * one descriptor open at a time), and answers with each file's identity as written (inode, mtime in ns,
+ * size: what the index compares) or the first error. Its code is a string, not a module, so that the
+ * compiled binary needs no second entry point.
  */
 const WRITER_SOURCE = `const fs = require("node:fs");
 self.onmessage = (event) => {
   const stats = [];
   try {
-    for (const [file, text] of event.data) {
-      const fd = fs.openSync(file, "wx");
+    for (const [file, data, mode, mtimeMs] of event.data) {
+      const fd = mode === undefined ? fs.openSync(file, "wx") : fs.openSync(file, "wx", mode);
       try {
-        fs.writeFileSync(fd, text);
+        fs.writeFileSync(fd, data);
+        if (mode !== undefined) fs.fchmodSync(fd, mode);
+        if (mtimeMs !== undefined) fs.futimesSync(fd, mtimeMs / 1000, mtimeMs / 1000);
         fs.fsyncSync(fd);
         const st = fs.fstatSync(fd, { bigint: true });
         stats.push([String(st.ino), String(st.mtimeNs), Number(st.size)]);
@@ -31,6 +34,13 @@ self.onmessage = (event) => {
     postMessage({ error: String(err && err.message ? err.message : err) });
   }
 };`;
+
+/**
+ * A file to stage: its path, its contents (a string is written as UTF-8; bytes should have a buffer of
+ * their own, since a view is sent to the thread with its whole buffer), and optionally the mode it
+ * gets whatever the umask, and its modification time in ms.
+ */
+export type StagedFile = [path: string, data: string | Uint8Array, mode?: number, mtimeMs?: number];
 
 let writerUrl: string | undefined;
 
@@ -68,7 +78,7 @@ export class Writers {
   }
 
   /** Hands a chunk to the next writer in turn; resolves with the stats of the files it made durable. */
-  write(files: [string, string][]): Promise<WrittenStat[]> {
+  write(files: StagedFile[]): Promise<WrittenStat[]> {
     const w = this.writers[this.next++ % this.writers.length]!;
     if (w.dead !== undefined) return Promise.reject(w.dead);
     return new Promise((resolve, reject) => {

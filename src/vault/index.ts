@@ -17,6 +17,7 @@ export { atomicCreate, atomicWrite, fsyncDir, randomHex } from "./_fs.ts";
 export type { IndexRows } from "./_index-rows.ts";
 export { findLinks, linkBelow, readNoFollow, stateIn, type VaultLink } from "./_links.ts";
 export { settleImports, withSettledLock } from "./_settle.ts";
+export { type StagedFile, Writers } from "./_stage-writers.ts";
 export { removeStaleTemps, sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { type AsOfPoint, type AsOfVault, cardTextAt, parseAsOf, vaultAsOf } from "./as-of.ts";

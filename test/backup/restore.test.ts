@@ -40,6 +40,57 @@ describe("restoreBackup", () => {
   });
 });
 
+describe("an archive found damaged after some of its files were staged", () => {
+  /** A backup of 300 cards whose last file, or its last card file, is changed: found only at its end. */
+  async function damagedLate(how: "changed" | "missing"): Promise<string> {
+    const cards: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) cards[`people/P${i}.md`] = `---\nkeywords: [p${i}]\n---\nPerson ${i}.\n`;
+    source = tempVault(cards);
+    out = fs.mkdtempSync(path.join(os.tmpdir(), "lc-backups-"));
+    const { file } = await writeBackup(vaultForBackup(source.root), { dir: out });
+    const entries: [string, Uint8Array][] = [];
+    for (const [name, f] of await new Bun.Archive(fs.readFileSync(file)).files())
+      entries.push([name, await f.bytes()]);
+    const last = entries.findLastIndex(([name]) => name.endsWith(".md"));
+    if (how === "missing") entries.splice(last, 1);
+    else entries[last]![1] = entries[last]![1].map((b, i) => (i === 0 ? b ^ 1 : b));
+    const forged = path.join(out, `${how}.tar.gz`);
+    fs.writeFileSync(
+      forged,
+      await new Bun.Archive(Object.fromEntries(entries), { compress: "gzip" }).bytes(),
+    );
+    return forged;
+  }
+
+  test.each(["changed", "missing"] as const)(
+    "(the last card %s) is refused, and the target is as it was: nothing staged is left",
+    async (how) => {
+      const file = await damagedLate(how);
+      // Into a folder that is not there: it is not there after.
+      const into = path.join(out, "restored");
+      let staged = 0;
+      const progress = (done: number) => {
+        staged = done;
+      };
+      const err = await restoreBackup(file, { target: into, progress }).catch((e) => e);
+      expect(err.code).toBe("parse_error");
+      expect(staged).toBeGreaterThan(0);
+      expect(fs.existsSync(into)).toBe(false);
+      // Over a vault: byte for byte as it was, no staging folder, nothing backed up (nothing was replaced).
+      target = tempVault({ "people/Alice.md": "---\nkeywords: [Alice]\n---\nx\n" });
+      const before = vaultFiles(target.root);
+      staged = 0;
+      const again = await restoreBackup(file, { target: target.root, force: true, progress }).catch((e) => e);
+      expect(again.code).toBe("parse_error");
+      expect(staged).toBeGreaterThan(0);
+      expect(vaultFiles(target.root)).toEqual(before);
+      const state = path.join(target.root, ".lorecards");
+      const left = fs.existsSync(state) ? fs.readdirSync(state) : [];
+      expect(left.filter((n) => n.startsWith("restore-") || n === "backups")).toEqual([]);
+    },
+  );
+});
+
 describe("the modes a restore gives", () => {
   test("are lorecards' own, never a manifest's: cards 0644, the marker secret 0600", async () => {
     source = backupVault();
