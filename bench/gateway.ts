@@ -15,7 +15,8 @@
  *      direct to the upstream), one request at a time, the three interleaved;
  *   3. RSS of the gateway after `--rss-requests` injecting requests, at each of `--sizes` cards;
  *   4. at the largest size, added latency while another process saves a card every 100 ms (a temp
- *      file renamed over the card, as an editor saves);
+ *      file renamed over the card, as an editor saves), and the gateway's CPU per request then against
+ *      the same requests without saves;
  *   5. prefix stability over a scripted 30-turn conversation, replay vs plain per-turn injection.
  *
  *   bun bench/gateway.ts [--sizes 1000,100000] [--seconds 2] [--rounds 3] [--requests 400]
@@ -51,7 +52,7 @@ import {
   target,
   type Via,
 } from "./_servers.ts";
-import { mb, ms, option, percentile, table } from "./_stats.ts";
+import { cpuSecondsOf, mb, ms, option, percentile, table } from "./_stats.ts";
 import { vaultsDir, workload } from "./_workload.ts";
 
 const SIZES = option("--sizes", "1000,100000").split(",").map(Number);
@@ -307,21 +308,39 @@ const timer = setInterval(() => editCard(files[edits % files.length], edits++), 
 process.on("SIGTERM", () => { clearInterval(timer); console.log(edits); process.exit(0); });
 `;
 
-/** Section 4: added latency while a card is saved every 100 ms, the way an editor saves. */
+/**
+ * Section 4: added latency while a card is saved every 100 ms, the way an editor saves; and, the
+ * steadier figure on a loaded machine, the CPU the gateway spends per request while saves come in,
+ * against the same sequential requests without saves just before (its own threads, then the refresh
+ * processes it ran and waited for).
+ */
 async function latencyWhileEditing(
-  gateway: string,
+  gateway: Server,
   direct: string,
   cards: readonly GenCard[],
   files: readonly string[],
 ): Promise<void> {
+  const pid = gateway.pid!;
+  const cpu = () => ({ own: cpuSecondsOf(pid), all: cpuSecondsOf(pid, true) });
+  const run = async (offset: number) => {
+    const before = cpu();
+    const s = await samplesOf({ direct, gateway: gateway.url }, (i) => chatBody(cards, offset + i), {
+      seconds: EDIT_SECONDS,
+    });
+    const after = cpu();
+    const own = after.own - before.own;
+    return { s, own: (own / s.gateway!.length) * 1000, children: after.all - before.all - own };
+  };
+  const quiet = await run(1000);
   const editor = Bun.spawn([BUN, "-e", EDITOR, ...files], { stdout: "pipe", stderr: "inherit" });
-  let s: Awaited<ReturnType<typeof samplesOf>>;
+  let saving: Awaited<ReturnType<typeof run>>;
   try {
-    s = await samplesOf({ direct, gateway }, (i) => chatBody(cards, i), { seconds: EDIT_SECONDS });
+    saving = await run(0);
   } finally {
     editor.kill("SIGTERM");
     await editor.exited;
   }
+  const { s } = saving;
   const edits = (await new Response(editor.stdout).text()).trim();
   const r = {
     p50: added(s, "gateway", 50, "total"),
@@ -337,7 +356,13 @@ async function latencyWhileEditing(
       met: r.p99 <= GOAL.editP99,
     },
     `p99 added latency at ${cards.length.toLocaleString("en")} cards, a card saved every 100 ms: ${ms(r.p99)} ` +
-      `(p50 ${ms(r.p50)}; ${r.samples} requests in ${EDIT_SECONDS} s, ${edits} edits)`,
+      `(p50 ${ms(r.p50)}; ${r.samples} requests in ${EDIT_SECONDS} s, ${edits} edits; ` +
+      `without saves p99 ${ms(added(quiet.s, "gateway", 99, "total"))}, p50 ${ms(added(quiet.s, "gateway", 50, "total"))})`,
+  );
+  console.log(
+    `  gateway CPU per request: ${ms(saving.own)} while saving, ${ms(quiet.own)} without ` +
+      `(${(saving.own / quiet.own).toFixed(2)}×); refresh processes: ${saving.children.toFixed(2)} s of CPU ` +
+      `while saving, ${quiet.children.toFixed(2)} s without`,
   );
 }
 
@@ -373,7 +398,7 @@ try {
     await rssAfterRequests(gw, cards);
     if (size === Math.max(...SIZES)) {
       console.log(`\n4. added latency at ${size.toLocaleString("en")} cards while cards are edited`);
-      await latencyWhileEditing(gw.url, upstream.url, cards, work.cards);
+      await latencyWhileEditing(gw, upstream.url, cards, work.cards);
     }
     await gw.stop();
     servers.length = 0;
