@@ -58,6 +58,7 @@ try {
     vaults,
     ...(quick ? [...quickGateway, "--rss-requests", "2000", "--edit-seconds", "3"] : []),
   ]);
+  run("bench/saves.ts", ["--vaults", vaults, ...(quick ? ["--sizes", "1000,10000", "--saves", "100"] : [])]);
   run("bench/import.ts", quick ? ["2000", "--runs", "1"] : []);
   run("bench/big-ops.ts", ["--vaults", vaults, ...(quick ? ["--cards", "10000"] : [])]);
   run("bench/caching.ts", []);
