@@ -31,14 +31,13 @@
  * temp directory; a 100k-card vault takes a while to write and to index the first time.
  */
 
-import path from "node:path";
 import { startFakeUpstream } from "../test/support/fake-upstream.ts";
+import { whileEditing } from "./_editing.ts";
 import { type GenCard, generateCards, sampleWindow } from "./_gen.ts";
 import { type GoalRow, reportGoals } from "./_goals.ts";
 import { prefixStability } from "./_prefix-stability.ts";
 import {
   added,
-  BUN,
   load,
   measureInTurns,
   memoryOf,
@@ -52,7 +51,7 @@ import {
   target,
   type Via,
 } from "./_servers.ts";
-import { cpuSecondsOf, mb, ms, option, percentile, table } from "./_stats.ts";
+import { mb, ms, option, percentile, table } from "./_stats.ts";
 import { vaultsDir, workload } from "./_workload.ts";
 
 const SIZES = option("--sizes", "1000,100000").split(",").map(Number);
@@ -296,23 +295,9 @@ async function rssAfterRequests(gateway: Server, cards: readonly GenCard[]): Pro
 }
 
 /**
- * The editing loop of section 4, in a process of its own (so its file writes never delay a timed
- * request here): saves one of the files given as arguments every 100 ms until stopped, then prints
- * how many saves it made.
- */
-const EDITOR = `
-const { editCard } = await import(${JSON.stringify(path.join(import.meta.dir, "_workload.ts"))});
-const files = process.argv.slice(1);
-let edits = 0;
-const timer = setInterval(() => editCard(files[edits % files.length], edits++), 100);
-process.on("SIGTERM", () => { clearInterval(timer); console.log(edits); process.exit(0); });
-`;
-
-/**
  * Section 4: added latency while a card is saved every 100 ms, the way an editor saves; and, the
- * steadier figure on a loaded machine, the CPU the gateway spends per request while saves come in,
- * against the same sequential requests without saves just before (its own threads, then the refresh
- * processes it ran and waited for).
+ * steadier figure on a loaded machine, the gateway's CPU per request then against the same requests
+ * without saves just before (_editing.ts).
  */
 async function latencyWhileEditing(
   gateway: Server,
@@ -320,33 +305,15 @@ async function latencyWhileEditing(
   cards: readonly GenCard[],
   files: readonly string[],
 ): Promise<void> {
-  const pid = gateway.pid!;
-  const cpu = () => ({ own: cpuSecondsOf(pid), all: cpuSecondsOf(pid, true) });
-  const run = async (offset: number) => {
-    const before = cpu();
-    const s = await samplesOf({ direct, gateway: gateway.url }, (i) => chatBody(cards, offset + i), {
-      seconds: EDIT_SECONDS,
-    });
-    const after = cpu();
-    const own = after.own - before.own;
-    return { s, own: (own / s.gateway!.length) * 1000, children: after.all - before.all - own };
-  };
-  const quiet = await run(1000);
-  const editor = Bun.spawn([BUN, "-e", EDITOR, ...files], { stdout: "pipe", stderr: "inherit" });
-  let saving: Awaited<ReturnType<typeof run>>;
-  try {
-    saving = await run(0);
-  } finally {
-    editor.kill("SIGTERM");
-    await editor.exited;
-  }
-  const { s } = saving;
-  const edits = (await new Response(editor.stdout).text()).trim();
+  const body = (i: number) => chatBody(cards, i);
+  const { quiet, saving, edits } = await whileEditing(gateway, direct, files, body, EDIT_SECONDS);
+  const s = saving.samples;
   const r = {
     p50: added(s, "gateway", 50, "total"),
     p99: added(s, "gateway", 99, "total"),
     samples: s.gateway!.length,
   };
+  const without = `p99 ${ms(added(quiet.samples, "gateway", 99, "total"))}, p50 ${ms(added(quiet.samples, "gateway", 50, "total"))}`;
   figure(
     {
       figure: "gateway p99 added latency while cards are edited",
@@ -356,8 +323,7 @@ async function latencyWhileEditing(
       met: r.p99 <= GOAL.editP99,
     },
     `p99 added latency at ${cards.length.toLocaleString("en")} cards, a card saved every 100 ms: ${ms(r.p99)} ` +
-      `(p50 ${ms(r.p50)}; ${r.samples} requests in ${EDIT_SECONDS} s, ${edits} edits; ` +
-      `without saves p99 ${ms(added(quiet.s, "gateway", 99, "total"))}, p50 ${ms(added(quiet.s, "gateway", 50, "total"))})`,
+      `(p50 ${ms(r.p50)}; ${r.samples} requests in ${EDIT_SECONDS} s, ${edits} edits; without saves ${without})`,
   );
   console.log(
     `  gateway CPU per request: ${ms(saving.own)} while saving, ${ms(quiet.own)} without ` +
