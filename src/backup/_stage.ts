@@ -5,9 +5,9 @@
  * swap itself is vault/swap.ts's: journaled, so a killed restore is finished by the next command.
  *
  * The files go to the vault's writer threads (vault/_stage-writers.ts) a chunk at a time while the
- * archive is still being read: many fsyncs in flight share the file system's commits, and no file is
- * held once written, so a restore's memory does not grow with the backup. Reading waits while too
- * many chunks are in flight.
+ * archive is still being read, and no file is held once written, so a restore's memory does not grow
+ * with the backup; reading waits while too many chunks are in flight. They are made durable all at
+ * once when the last is written (vault/_sync-fs.ts), or each by its writer where that cannot be done.
  *
  * A file gets the mode lorecards gives such a file, never the one a manifest names (a forged one can
  * say 0777, or make the marker secret readable by all): cards and settings 0644 (less what the umask
@@ -16,7 +16,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { fsyncDir, STATE_DIR, type StagedFile, Writers } from "../vault/index.ts";
+import { fsyncDir, STATE_DIR, type StagedFile, syncsAtOnce, syncWritten, Writers } from "../vault/index.ts";
 import type { ManifestFile } from "./_manifest.ts";
 
 const abs = (root: string, rel: string) => path.join(root, ...rel.split("/"));
@@ -44,6 +44,8 @@ export class Stager {
   private readonly made = new Set<string>();
   private readonly writers: Writers;
   private readonly umask = process.umask();
+  /** Written plain, then made durable at once (vault/_sync-fs.ts); else each fsynced by its writer. */
+  private readonly atOnce = syncsAtOnce();
   private chunk: StagedFile[] = [];
   private chunkBytes = 0;
   private readonly inFlight: Promise<void>[] = [];
@@ -57,7 +59,7 @@ export class Stager {
     private readonly progress?: (done: number, total: number) => void,
   ) {
     this.size = Math.max(MIN_CHUNK, Math.min(CHUNK, Math.ceil(total / WRITERS)));
-    this.writers = new Writers(Math.max(1, Math.min(WRITERS, Math.ceil(total / this.size))));
+    this.writers = new Writers(Math.max(1, Math.min(WRITERS, Math.ceil(total / this.size))), !this.atOnce);
   }
 
   /** Stage one file (`bytes` in a buffer of its own); resolves once reading may go on. */
@@ -84,6 +86,7 @@ export class Stager {
     this.send();
     await this.settle();
     if (this.failed !== undefined) throw this.failed;
+    if (this.atOnce) syncWritten(this.dir);
     for (const d of this.made) fsyncDir(d);
   }
 

@@ -14,12 +14,12 @@
  * An error inside a live process undoes its moves at once instead. Callers hold the vault lock. The
  * recovery is _batch-recover.ts's.
  *
- * Step 1 is most of an import's time. No file's contents can be made durable without an fsync of that
- * file (a folder's fsync covers its names, not its files' data), so each staged file gets one; what
- * makes ten thousand of them cheap is issuing them from several threads at once, which lets the file
- * system commit many in one journal commit. Bun's own pool runs only a few file operations at a time,
- * so the staged files are written by a few worker threads (`Writers`), while this thread goes on making
- * the next texts (a text may be given as a function for that: making cards costs as much as writing them).
+ * Step 1 is most of an import's time. No file's contents are durable until something flushes them (a
+ * folder's fsync covers its names, not its files' data): on Linux the staged files are written plain and
+ * their file system is synced once when all are written (`syncfs`, _sync-fs.ts), elsewhere each gets an
+ * fsync, issued from several threads at once so the file system can commit many together. Either way
+ * the files are written by a few worker threads (`Writers`), while this thread goes on making the next
+ * texts (a text may be given as a function for that: making cards costs as much as writing them).
  */
 
 import fs from "node:fs";
@@ -31,6 +31,7 @@ import type { KnownFile } from "./_compare.ts";
 import { atomicWrite, fsyncDir, randomHex, statExact } from "./_fs.ts";
 import { refuseLinks, stateIn } from "./_links.ts";
 import { Writers, type WrittenStat } from "./_stage-writers.ts";
+import { syncsAtOnce, syncWritten } from "./_sync-fs.ts";
 import type { Action } from "./history.ts";
 import type { Vault } from "./paths.ts";
 
@@ -229,7 +230,8 @@ async function stageAll(
   onDone: (done: number) => void,
 ): Promise<{ texts: string[]; cards: (Card | undefined)[]; stats: WrittenStat[] }> {
   const size = Math.max(MIN_CHUNK, Math.min(CHUNK, Math.ceil(files.length / WRITERS)));
-  const writers = new Writers(Math.min(WRITERS, Math.ceil(files.length / size)));
+  const atOnce = syncsAtOnce();
+  const writers = new Writers(Math.min(WRITERS, Math.ceil(files.length / size)), !atOnce);
   const writing: Promise<void>[] = [];
   const texts: string[] = [];
   const cards: (Card | undefined)[] = [];
@@ -268,6 +270,7 @@ async function stageAll(
     writers.close();
   }
   if (failed !== undefined) throw failed;
+  if (atOnce) syncWritten(stage);
   return { texts, cards, stats };
 }
 

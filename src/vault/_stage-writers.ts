@@ -7,8 +7,8 @@
 
 /**
  * Worker threads that create, write and fsync files: each takes a list of StagedFile, makes each file
- * durable in turn (exclusive create, write, its mode and modification time when given, fsync, close:
- * one descriptor open at a time), and answers with each file's identity as written (inode, mtime in ns,
+ * in turn (exclusive create, write, its mode and modification time when given, fsync unless the caller
+ * syncs them all at once afterwards (_sync-fs.ts), close: one descriptor open at a time), and answers with each file's identity as written (inode, mtime in ns,
  * size: what the index compares) or the first error. Its code is a string, not a module, so that the
  * compiled binary needs no second entry point.
  */
@@ -16,13 +16,14 @@ const WRITER_SOURCE = `const fs = require("node:fs");
 self.onmessage = (event) => {
   const stats = [];
   try {
-    for (const [file, data, mode, mtimeMs] of event.data) {
+    const { files, sync } = event.data;
+    for (const [file, data, mode, mtimeMs] of files) {
       const fd = mode === undefined ? fs.openSync(file, "wx") : fs.openSync(file, "wx", mode);
       try {
         fs.writeFileSync(fd, data);
         if (mode !== undefined) fs.fchmodSync(fd, mode);
         if (mtimeMs !== undefined) fs.futimesSync(fd, mtimeMs / 1000, mtimeMs / 1000);
-        fs.fsyncSync(fd);
+        if (sync) fs.fsyncSync(fd);
         const st = fs.fstatSync(fd, { bigint: true });
         stats.push([String(st.ino), String(st.mtimeNs), Number(st.size)]);
       } finally {
@@ -59,7 +60,11 @@ export class Writers {
   private readonly writers: Writer[];
   private next = 0;
 
-  constructor(count: number) {
+  /** `sync`: fsync each file; false when the caller makes them all durable at once (_sync-fs.ts). */
+  constructor(
+    count: number,
+    private readonly sync = true,
+  ) {
     writerUrl ??= URL.createObjectURL(new Blob([WRITER_SOURCE], { type: "application/javascript" }));
     const url = writerUrl;
     this.writers = Array.from({ length: count }, () => {
@@ -77,13 +82,13 @@ export class Writers {
     });
   }
 
-  /** Hands a chunk to the next writer in turn; resolves with the stats of the files it made durable. */
+  /** Hands a chunk to the next writer in turn; resolves with the stats of the files it wrote. */
   write(files: StagedFile[]): Promise<WrittenStat[]> {
     const w = this.writers[this.next++ % this.writers.length]!;
     if (w.dead !== undefined) return Promise.reject(w.dead);
     return new Promise((resolve, reject) => {
       w.waiting.push({ resolve, reject });
-      w.worker.postMessage(files);
+      w.worker.postMessage({ files, sync: this.sync });
     });
   }
 

@@ -18,6 +18,7 @@ export type { IndexRows } from "./_index-rows.ts";
 export { findLinks, linkBelow, readNoFollow, stateIn, type VaultLink } from "./_links.ts";
 export { settleImports, withSettledLock } from "./_settle.ts";
 export { type StagedFile, Writers } from "./_stage-writers.ts";
+export { syncsAtOnce, syncWritten } from "./_sync-fs.ts";
 export { removeStaleTemps, sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { type AsOfPoint, type AsOfVault, cardTextAt, parseAsOf, vaultAsOf } from "./as-of.ts";
