@@ -43,7 +43,7 @@ export interface Manifest {
 }
 
 export function sha256(bytes: Uint8Array): string {
-  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+  return Bun.CryptoHasher.hash("sha256", bytes, "hex");
 }
 
 /** A refusal of an archive: damaged, or not a lorecards backup. Nothing has been written. */
