@@ -8,7 +8,7 @@
  * argv only citty parses, a store of another URL) is answered `fallback`, and the client runs the
  * hook itself. A socket another live server holds is left to it; a dead one's is taken over.
  */
-import { chmodSync, mkdirSync, rmSync, type Stats, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import { describeError } from "../errors.ts";
 import type { Engine } from "../recall/index.ts";
@@ -28,6 +28,11 @@ export interface HookServerOptions {
   warn: (line: string) => void;
   /** Waited for before each hook: the vault's keeper catches up with every change made before it. */
   catchUp?: () => Promise<unknown>;
+  /**
+   * Make the vault's state folder when it is missing (default true). A keeper passes false: its state
+   * folder gone means its vault is going away, not a folder to make again.
+   */
+  makeFolder?: boolean;
 }
 
 export interface HookServer {
@@ -44,7 +49,7 @@ interface Request {
 /** Starts answering hooks for the vault; undefined when this platform or vault has no socket for it. */
 export async function serveHooks(options: HookServerOptions): Promise<HookServer | undefined> {
   const socket = hookSocketPath(options.vaultRoot, process.env);
-  if (socket === undefined || !(await claim(socket))) return undefined;
+  if (socket === undefined || !(await claim(socket, options.makeFolder !== false))) return undefined;
   let store: Promise<Store> | undefined;
   const sharedStore = () => {
     store ??= openStore(options.state ?? stateUrl(options.vaultRoot), { warn: options.warn });
@@ -115,14 +120,15 @@ export async function serveHooks(options: HookServerOptions): Promise<HookServer
  * The socket path is ours to listen on: its folder exists and is private, and no live server answers
  * there (a file left by one that died is removed).
  */
-async function claim(socket: string): Promise<boolean> {
+async function claim(socket: string, makeFolder: boolean): Promise<boolean> {
   const dir = path.dirname(socket);
   try {
     // The vault's state folder is made inside a vault that exists, never the vault itself.
-    if (path.basename(dir) === STATE_DIR) mkdirSync(dir);
+    if (makeFolder && path.basename(dir) === STATE_DIR) mkdirSync(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") return false;
   }
+  if (!existsSync(dir)) return false;
   if (!privateSocketFolder(socket, true)) return false;
   if (statSync(socket, { throwIfNoEntry: false }) === undefined) return true;
   if (await answers(socket)) return false;

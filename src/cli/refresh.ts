@@ -6,7 +6,6 @@
 // Once up, it answers the hook over the vault's socket as a running gateway does (cli/_hook-server.ts),
 // on an engine of its own that its watcher keeps current: a prompt then costs the hook a compiled
 // client's start, not a cold load of the index, the matcher and the stores.
-import { warnOnStderr } from "../errors.ts";
 import { type Engine, openEngine, refreshVault } from "../recall/index.ts";
 import { IDLE_MS, openVault, type RunningKeeper, runKeeper, type Vault } from "../vault/index.ts";
 import { type HookServer, startHookServer } from "./_hook-server.ts";
@@ -70,7 +69,10 @@ async function keep(vault: Vault, idle: number | undefined): Promise<void> {
         return engine;
       },
       catchUp: () => keeper.caughtUp(),
-      warn: warnOnStderr,
+      makeFolder: false,
+      // Started by a hook, a keeper's output goes nowhere; a keeper that cannot answer hooks leaves
+      // them to run on their own, as they did before, and tries again.
+      warn: () => {},
     })
       .then((server) => {
         hooks = server;

@@ -133,7 +133,12 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
   // Edits written in place: a small vault compares every file; a large one asks its keeper (keeper.ts).
   let keeper: VaultIndex["keeper"];
   let everyFile = due || check === "all";
-  const large = () => (idx.q.count.get()?.n ?? 0) > STAT_ALL_MAX;
+  // Counted once, when first asked (a small vault's cold load asks twice).
+  let cards: number | undefined;
+  const large = () => {
+    cards ??= idx.q.count.get()?.n ?? 0;
+    return cards > STAT_ALL_MAX;
+  };
   if (check === "changed" && opts.inPlace && large()) {
     // A keeper that answered has written every change its watcher saw, which is every change since its
     // own full check: the periodic full check would find nothing it has not (keeper.ts).
