@@ -49,6 +49,11 @@ export function syncWritten(dir: string): void {
       fs.closeSync(fd);
     }
   }
+  fsyncEach(dir);
+}
+
+/** fsync every file under `dir` (links and folders aside), one at a time. */
+export function fsyncEach(dir: string): void {
   for (const rel of fs.readdirSync(dir, { recursive: true }) as string[]) {
     const file = path.join(dir, rel);
     if (!fs.lstatSync(file).isFile()) continue;

@@ -129,7 +129,7 @@ describe("a batch placement in a live process", () => {
       }),
       spyOn(fs, "renameSync").mockImplementation((from, to) => {
         if (String(to).endsWith("plan.json")) {
-          // The writer threads have fsynced each file before reporting it, so each must be whole here.
+          // Every staged file was made durable before the plan (one syncfs, or its writer's fsync): whole here.
           const stage = path.dirname(String(to));
           for (let i = 0; i < COUNT; i++) {
             expect(fs.readFileSync(path.join(stage, `${i}.md`), "utf8")).toBe(text(i, "NEW"));
