@@ -5,7 +5,7 @@
  * once it is.
  *
  * A running gateway never creates its vault. Before each chat request it checks that the folder is
- * there; while it is not (moved away, deleted, never created), requests pass through unchanged, one
+ * there (a watching gateway asks its watcher, _vault-facts.ts); while it is not (moved away, deleted, never created), requests pass through unchanged, one
  * line on stderr says so, and everything opened on the old folder is let go, so nothing writes into a
  * folder that moved and nothing re-creates the path. When the folder is back, one more line, and cards
  * are injected again. The one vault made on purpose is the default one (`engine.create`): it is
@@ -17,12 +17,13 @@ import type { Markers } from "../inject/index.ts";
 import { markersFromSecret } from "../inject/index.ts";
 import type { BookAsk, RecallOptions, RecallResult, Turn } from "../recall/index.ts";
 import { type EngineOptions, openEngine } from "../recall/index.ts";
-import { type HitEntry, openStore, type Store, stateUrl } from "../state/index.ts";
+import { type HitEntry, openStore, type Store, secretPath, stateUrl } from "../state/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import { blockOpening } from "../style-surface/brief.ts";
 import { gatewayLearner } from "../style-surface/index.ts";
 import { openVault } from "../vault/index.ts";
 import { isVaultFolder } from "../vault/root.ts";
+import { vaultFacts } from "./_vault-facts.ts";
 import type { PipelineDeps } from "./pipeline.ts";
 
 type Engine = Awaited<ReturnType<typeof openEngine>>;
@@ -80,7 +81,12 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     options.learn === false
       ? undefined
       : gatewayLearner({ vaultRoot: root, style: options.style, warn, who: "lorecards gateway" });
-  let present = isVaultFolder(root);
+  // The folder, the guide and the secret's file, from a watcher while the gateway watches its vault.
+  const facts = vaultFacts(root, { watch: engineOptions.watch === true });
+  // The secret's file is the vault's own only with the vault's own state.db (a named store keeps its
+  // own); its path is known once the store has opened (a vault that is a file has none).
+  let secretFile: string | undefined;
+  let present = facts.present();
   if (!present) warnMissing();
 
   function warnMissing(): void {
@@ -135,7 +141,7 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     ready() {
       // Closed (a tenant let go of): nothing more is opened, a late usage is not recorded.
       if (closed) return false;
-      const now = isVaultFolder(root);
+      const now = facts.present();
       if (now !== present) {
         present = now;
         if (now) warn(`lorecards gateway: the vault ${root} is there now: injecting cards`);
@@ -157,8 +163,14 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     store: openedStore,
     engine: openedEngine,
     async markers() {
-      // The store hands out the secret the hook uses too, made anew if its file was deleted.
+      // The store hands out the secret the hook uses too, made anew if its file was deleted: asked
+      // again once the watcher of its file says it changed (or cannot say).
+      if (markers && secretFile !== undefined && !facts.secretChanged(secretFile)) return markers.markers;
       const secret = await (await openedStore()).markerSecret();
+      if (options.state === undefined) {
+        secretFile ??= secretPath(root);
+        facts.secretRead(secretFile);
+      }
       if (markers?.secret !== secret) markers = { secret, markers: markersFromSecret(secret) };
       return markers.markers;
     },
@@ -168,13 +180,15 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
     async guide(context: string) {
       const { vault } = await openedEngine();
       const { styleBrief, style } = options;
-      return blockOpening(vault, { styleBrief, style, context, warn, who: "lorecards gateway" });
+      const guide = facts.guide(vault.kinds);
+      return blockOpening(vault, { styleBrief, style, context, warn, who: "lorecards gateway", guide });
     },
     now: options.now ?? Date.now,
     warn,
     ...(learner && { observe: learner.observe }),
     async close() {
       closed = true;
+      facts.close();
       await learner?.release();
       if (!options.sharedEngine) void engine?.then((e) => e.close()).catch(() => undefined);
       await closeStore();

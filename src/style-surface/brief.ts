@@ -19,6 +19,8 @@ export interface OpeningOptions {
   warn: Warn;
   /** Who says a problem (`lorecards gateway`, `lorecards hook`). */
   who: string;
+  /** The guide's text when the caller keeps it (a watching gateway); else it is read now. */
+  guide?: string;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function blockOpening(
   vault: { root: string; kinds: KindsConfig },
   options: OpeningOptions,
 ): Promise<string> {
-  const guide = readGuide(vault.root, vault.kinds);
+  const guide = options.guide ?? readGuide(vault.root, vault.kinds);
   if (!options.styleBrief) return guide;
   return opening(guide, await styleBrief(vault.root, options));
 }
