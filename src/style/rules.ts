@@ -84,9 +84,7 @@ export function sighted(
 ): HabitRecord {
   const hashes = prev?.conversationHashes ?? [];
   const known = hashes.includes(conversation);
-  const conversationHashes = [...hashes.filter((h) => h !== conversation), conversation].slice(
-    -rules.conversationCap,
-  );
+  const conversationHashes = latestLast(hashes, conversation, known, rules.conversationCap);
   const count = (prev?.count ?? 0) + 1;
   const conversations = (prev?.conversations ?? 0) + (known ? 0 : 1);
   const state = stateAfterSighting(prev?.state ?? "candidate", passesGate({ count, conversations }, rules));
@@ -110,6 +108,19 @@ export function sighted(
   else next.example = example;
   if (seen.note === undefined) delete next.note;
   return next;
+}
+
+/**
+ * `hashes` with `conversation` moved (or added) to the end, the latest `cap` kept. A sighting in a
+ * conversation the habit has not been seen in is the common case (a batch of new messages): one copy
+ * of the kept part, not a filtered copy, a spread and a slice.
+ */
+function latestLast(hashes: readonly string[], conversation: string, known: boolean, cap: number): string[] {
+  if (known || !Number.isInteger(cap) || cap < 1)
+    return [...hashes.filter((h) => h !== conversation), conversation].slice(-cap);
+  const out = hashes.slice(Math.max(0, hashes.length + 1 - cap));
+  out.push(conversation);
+  return out;
 }
 
 /**
