@@ -185,8 +185,10 @@ function hear(
   markers: Markers,
 ): void {
   if (plan.turn <= state.turn || deps.observe === undefined) return;
-  const message = { conversation, turn: plan.turn, hash: view.hash(plan.target), markers };
-  deps.observe({ ...message, text: view.messages[plan.target]!.text });
+  // The message's hash (to hear each turn once) is made with the moment's batch, after the request.
+  const target = plan.target;
+  const text = view.messages[target]!.text;
+  deps.observe({ conversation, turn: plan.turn, hash: () => view.hash(target), text, markers });
 }
 
 /** What phase 6 records: the turn as the turn record sees it, and its replay records. */

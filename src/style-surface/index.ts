@@ -29,9 +29,12 @@ export interface LearnOptions {
 /** One user message as a surface met it: the raw text of the message, before anything was stripped. */
 export interface SeenMessage {
   conversation: string;
-  /** The turn it is (the number of user messages up to it), and a hash of it as the client sent it. */
+  /**
+   * The turn it is (the number of user messages up to it), and a hash of it as the client sent it, or
+   * how to make one: the gateway's is made when the message's moment is learned, not on the request.
+   */
   turn: number;
-  hash: string;
+  hash: string | (() => string);
   text: string;
   markers?: Markers;
 }
@@ -101,7 +104,7 @@ export function gatewayLearner(options: LearnOptions): Learner {
   };
 
   const firstTime = (m: SeenMessage): boolean => {
-    const key = `${m.turn}:${m.hash}`;
+    const key = `${m.turn}:${typeof m.hash === "string" ? m.hash : m.hash()}`;
     const turns = seen.get(m.conversation);
     if (turns?.has(key)) return false;
     const next = turns ?? new Set<string>();
@@ -114,8 +117,10 @@ export function gatewayLearner(options: LearnOptions): Learner {
     return true;
   };
 
-  const learn = async (batch: SeenMessage[]): Promise<void> => {
+  const learn = async (handed: SeenMessage[]): Promise<void> => {
     try {
+      // Told apart from what was heard before here, in the moment's batch, in the order they came.
+      const batch = handed.filter(firstTime);
       if (!learningAllowed(settings)) return;
       const messages = batch
         .map((m) => ({ conversation: styleConversation(m.conversation), text: ownWords(m.text, m.markers) }))
@@ -144,7 +149,6 @@ export function gatewayLearner(options: LearnOptions): Learner {
   };
   return {
     observe(message) {
-      if (!firstTime(message)) return;
       queue.push(message);
       // A full batch goes at once: a larger one would hold up the requests behind it.
       if (queue.length >= LEARN_AT_MOST && timer !== undefined) clearTimeout(timer);
@@ -155,7 +159,11 @@ export function gatewayLearner(options: LearnOptions): Learner {
     },
     async release(discard = false) {
       if (timer !== undefined) clearTimeout(timer);
-      if (discard) queue = [];
+      // What is let go of was heard all the same: sent again, it is not learned then either.
+      if (discard) {
+        for (const m of queue) firstTime(m);
+        queue = [];
+      }
       learnQueued();
       await Promise.all(pending);
       const closing = book;
