@@ -163,12 +163,22 @@ export class Matcher {
     return false;
   }
 
-  /** True when some card term of two or more characters occurs in `folded` (for candidate keywords). */
+  /**
+   * True when some live card's term of two or more characters occurs in `folded` (for candidate
+   * keywords). A hidden card's terms are left out: a card saved or archived since its layer was built
+   * no longer covers the words it had.
+   */
   containsTerm(folded: string): boolean {
     let found = false;
-    for (const { table, automaton } of this.layers) {
+    for (const { table, automaton, hidden } of this.layers) {
       automaton.scan(folded, (hit) => {
-        if (table.single[hit.term] === 0) found = true;
+        if (found || table.single[hit.term] !== 0) return;
+        if (!hidden?.size) found = true;
+        else {
+          for (let c = table.cardStart[hit.term]!; c < table.cardStart[hit.term + 1]!; c++) {
+            if (!hidden.has(table.cardList[c]!)) found = true;
+          }
+        }
       });
     }
     return found;
