@@ -14,6 +14,7 @@ import {
   type EditorInChromium,
   editorOverVault,
   haveChromium,
+  holdRequests,
   openFromList,
   openPanel,
   pollUntil,
@@ -214,14 +215,7 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
   test("a card opened while the page is still starting stays as the person has it", async () => {
     // The books' answer, the last the page waits for at the start, is held until the person has opened
     // a card, its lorebook settings, and typed in one.
-    let release = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    await page.route("**/api/books", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const books = await holdRequests(page, "**/api/books");
     const asked: string[] = [];
     const ask = (d: { message(): string }) => void asked.push(d.message());
     try {
@@ -237,39 +231,24 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
       await page.evaluate(() => {
         (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
       });
-      release();
+      books.release();
       await page.locator("body[data-started]").waitFor({ state: "attached" });
       expect(asked).toEqual([]);
       expect(await page.locator("form.card-form[data-mine] details.lorebook[open]").count()).toBe(1);
       expect(await order.inputValue()).toBe("12");
     } finally {
-      release();
       page.off("dialog", ask);
-      await page.unroute("**/api/books");
+      await books.stop();
     }
   });
 
   test("a card the address names, still on its way at the start, does not replace the card the person opened meanwhile", async () => {
     // The address names the corner cafe; its answer is held until the person has opened Alice and typed.
-    let release = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let asked = false;
-    const cafe = "**/api/cards/places/the%20corner%20cafe";
-    await page.route(cafe, async (route) => {
-      asked = true;
-      await held;
-      await route.continue();
-    });
+    const cafe = await holdRequests(page, "**/api/cards/places/the%20corner%20cafe");
     try {
       await page.goto(`${base}/?again#/places/the%20corner%20cafe`);
       await page.locator('[role="option"]').first().waitFor();
-      await pollUntil(
-        async () => String(asked),
-        (v) => v === "true",
-        "the address's card asked for",
-      );
+      await cafe.untilAsked("the address's card asked for");
       await open("Alice");
       await expand("Lorebook settings");
       const order = page.locator("form.card-form").getByLabel("Order", { exact: true });
@@ -277,14 +256,13 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
       await page.evaluate(() => {
         (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
       });
-      release();
+      cafe.release();
       await page.locator("body[data-started]").waitFor({ state: "attached" });
       expect(await page.locator("form.card-form[data-mine]").count()).toBe(1);
       expect(await page.locator(".editor-head h2").textContent()).toBe("Alice");
       expect(await order.inputValue()).toBe("12");
     } finally {
-      release();
-      await page.unroute(cafe);
+      await cafe.stop();
     }
   });
 
@@ -292,39 +270,23 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     await page.reload();
     await page.locator('[role="option"]').first().waitFor();
     await open("Alice");
-    let release = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let sent = false;
-    const alice = "**/api/cards/people/Alice";
-    await page.route(alice, async (route) => {
-      if (route.request().method() !== "PUT") return route.continue();
-      sent = true;
-      await held;
-      await route.continue();
-    });
+    const save = await holdRequests(page, "**/api/cards/people/Alice", (method) => method === "PUT");
     try {
       const form = page.locator("form.card-form");
       await form.locator('[name="keywords"]').fill("Alice, Ally");
       await form.getByRole("button", { name: "Save" }).click();
-      await pollUntil(
-        async () => String(sent),
-        (v) => v === "true",
-        "the save sent",
-      );
+      await save.untilAsked("the save sent");
       await open("the corner cafe");
       await page.evaluate(() => {
         (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
       });
-      release();
+      save.release();
       await seeText(page.locator("#toasts"), "Saved “Alice”");
       expect(frontmatter("people/Alice.md").keywords).toEqual(["Alice", "Ally"]);
       expect(await page.locator("form.card-form[data-mine]").count()).toBe(1);
       expect(await page.locator(".editor-head h2").textContent()).toBe("the corner cafe");
     } finally {
-      release();
-      await page.unroute(alice);
+      await save.stop();
     }
   });
 

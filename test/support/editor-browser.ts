@@ -197,3 +197,34 @@ export async function openFromList(on: Page, title: string): Promise<void> {
   await on.locator(".row", { hasText: title }).first().click();
   await seeText(on.locator("form.card-form:not([data-before-open]) .editor-head h2"), title);
 }
+
+/**
+ * Holds the page's requests to `url` (those `which` picks; the others go on) until `release()`, so a
+ * test can act while an answer is still on its way. `untilAsked` waits for the first held request.
+ */
+export async function holdRequests(on: Page, url: string, which: (method: string) => boolean = () => true) {
+  let release = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  let asked = false;
+  await on.route(url, async (route) => {
+    if (!which(route.request().method())) return route.continue();
+    asked = true;
+    await held;
+    await route.continue();
+  });
+  return {
+    release: () => release(),
+    untilAsked: (what: string) =>
+      pollUntil(
+        async () => String(asked),
+        (v) => v === "true",
+        what,
+      ),
+    async stop(): Promise<void> {
+      release();
+      await on.unroute(url);
+    },
+  };
+}

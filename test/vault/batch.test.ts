@@ -16,6 +16,7 @@ import {
   STATE_DIR,
   type Vault,
 } from "../../src/vault/index.ts";
+import { spyOnFsyncs } from "../support/fsync-spy.ts";
 import { tempVault } from "./_helpers.ts";
 
 const CHILD = path.join(import.meta.dir, "_batch-child.ts");
@@ -115,18 +116,9 @@ describe("a batch placement in a live process", () => {
   test("syncs in order: every staged file whole, then its folders, then the plan; the card folders before it returns", async () => {
     vault = tempVault();
     const events: string[] = [];
-    const paths = new Map<number, string>();
-    const { openSync, fsyncSync, renameSync } = fs;
+    const { renameSync } = fs;
     const spies = [
-      spyOn(fs, "openSync").mockImplementation(((...args: Parameters<typeof openSync>) => {
-        const fd = openSync(...args);
-        paths.set(fd, String(args[0]));
-        return fd;
-      }) as typeof openSync),
-      spyOn(fs, "fsyncSync").mockImplementation((fd) => {
-        events.push(`fsync ${paths.get(fd)}`);
-        fsyncSync(fd);
-      }),
+      ...spyOnFsyncs((p) => events.push(`fsync ${p}`)),
       spyOn(fs, "renameSync").mockImplementation((from, to) => {
         if (String(to).endsWith("plan.json")) {
           // Every staged file was made durable before the plan (one syncfs, or its writer's fsync): whole here.

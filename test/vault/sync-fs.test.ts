@@ -1,10 +1,11 @@
 // Staged files made durable at once (vault/_sync-fs.ts): one syncfs of their file system where Linux
 // has it, else an fsync of every file under the staging folder, nested ones too.
-import { afterEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fsyncEach, syncsAtOnce, syncWritten } from "../../src/vault/_sync-fs.ts";
+import { spyOnFsyncs } from "../support/fsync-spy.ts";
 
 let dir = "";
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -23,20 +24,8 @@ function staged(): string[] {
 
 /** The paths fs.fsyncSync was called on while `fn` ran. */
 function fsynced(fn: () => void): string[] {
-  const paths = new Map<number, string>();
   const synced: string[] = [];
-  const { openSync, fsyncSync } = fs;
-  const spies = [
-    spyOn(fs, "openSync").mockImplementation(((...args: Parameters<typeof openSync>) => {
-      const fd = openSync(...args);
-      paths.set(fd, String(args[0]));
-      return fd;
-    }) as typeof openSync),
-    spyOn(fs, "fsyncSync").mockImplementation((fd) => {
-      synced.push(paths.get(fd)!);
-      fsyncSync(fd);
-    }),
-  ];
+  const spies = spyOnFsyncs((p) => synced.push(p));
   try {
     fn();
   } finally {
