@@ -8,10 +8,11 @@
  * that drops events must not leave a stale answer standing for long. Without watching (tests, cold
  * processes) or without a watcher (none could be started), every request looks, as before.
  */
-import { type FSWatcher, type Stats, statSync, watch } from "node:fs";
+import { type FSWatcher, watch } from "node:fs";
 import path from "node:path";
 import type { KindsConfig } from "../card/types.ts";
 import { GUIDE_FILE, readGuide } from "../vault/index.ts";
+import { folderId } from "../vault/root.ts";
 
 /** How long an answer stands without a look, whatever the watcher says. */
 export const TRUST_MS = 1000;
@@ -91,10 +92,9 @@ export function vaultFacts(root: string, options: { watch: boolean; now?: () => 
   let secret: { file: string; watch: Watched } | undefined;
 
   const look = (at: number): boolean => {
-    const stat = statOf(root);
-    const there = stat?.isDirectory() === true;
     // Another folder in its place (a folder above swapped): the watch is of the old one.
-    const id = there ? `${stat.dev}:${stat.ino}` : undefined;
+    const id = folderId(root);
+    const there = id !== undefined;
     if (id !== folder.id) rootWatch.close();
     folder = { present: there, id };
     // A look stands for the guide too: it is read again after each.
@@ -129,12 +129,4 @@ export function vaultFacts(root: string, options: { watch: boolean; now?: () => 
       secret = undefined;
     },
   };
-}
-
-function statOf(file: string): Stats | undefined {
-  try {
-    return statSync(file);
-  } catch {
-    return undefined;
-  }
 }

@@ -27,6 +27,7 @@ import path from "node:path";
 import { randomHex } from "./_fs.ts";
 import { stateIn } from "./_links.ts";
 import { STATE_DIR, type Vault } from "./paths.ts";
+import { folderId } from "./root.ts";
 
 /** Up to this many card files a cold load stats every file; above, it asks the keeper. */
 export const STAT_ALL_MAX = 2000;
@@ -67,12 +68,6 @@ function namedPid(vault: Vault): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The folder's identity: a folder put in its place (or a copy) has another inode. */
-function folderId(dir: string): string | undefined {
-  const stat = fs.statSync(dir, { throwIfNoEntry: false });
-  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}` : undefined;
 }
 
 /**

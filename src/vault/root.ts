@@ -18,6 +18,16 @@ export function checkVaultRoot(vaultRoot: string): void {
   if (!isDir) throw new LoreError("io_error", `the vault ${vaultRoot} is not a directory`);
 }
 
+/**
+ * The folder at `dir` as the file system knows it (device and inode), undefined when no folder is
+ * there: another folder put in its place, or a copy, has another identity, which a watcher of the old
+ * one would never report.
+ */
+export function folderId(dir: string): string | undefined {
+  const stat = statSync(dir, { throwIfNoEntry: false });
+  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}` : undefined;
+}
+
 /** True when `vaultRoot` is a folder now (a vault moved away, deleted or never made is not). */
 export function isVaultFolder(vaultRoot: string): boolean {
   try {
