@@ -102,6 +102,13 @@ function mapSnapshot(file: string): Snapshot | undefined {
   return loadSnapshot(bytes);
 }
 
+/** The version after `previous` by adding to its layers, when it stands on layers to add to. */
+function extended(previous: Loaded | undefined, index: VaultIndex, saved: Snapshot, most: number) {
+  const { cards, matcher, overlay, stamp } = previous ?? {};
+  if (!overlay || !matcher || !(cards instanceof CardList)) return undefined;
+  return extend({ cards, matcher, overlay }, stamp!, index, saved, most);
+}
+
 export interface CompileOptions {
   /** Save a rebuilt snapshot for the next process (default false: recall writes nothing). */
   persist?: boolean;
@@ -126,19 +133,7 @@ export interface CompileOptions {
 export function compile(vault: Vault, index: VaultIndex, opts: CompileOptions = {}): Loaded {
   const saved = savedSnapshot(vault);
   const most = opts.overlayMax ?? OVERLAY_MAX;
-  const { previous } = opts;
-  const next =
-    saved &&
-    ((previous?.overlay && previous.cards instanceof CardList
-      ? extend(
-          { ...previous, cards: previous.cards, overlay: previous.overlay },
-          previous.stamp,
-          index,
-          saved,
-          most,
-        )
-      : undefined) ??
-      layered(index, saved, most));
+  const next = saved && (extended(opts.previous, index, saved, most) ?? layered(index, saved, most));
   if (next) return { stamp: index.stamp, index, ...next };
   // Each enabled card is decoded once to compile it and not kept: the matcher's list fetches the few
   // cards a lookup hits.
