@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import YAML from "yaml";
 import { openStore, stateUrl } from "../../src/state/index.ts";
 import {
@@ -53,6 +53,23 @@ async function expand(label: string, on: Page = page): Promise<void> {
     (v) => v === "true",
     `${label} open`,
   );
+}
+
+/** Marks the form shown now, so a test can tell whether a later answer replaced it. */
+function markForm(): Promise<void> {
+  return page.evaluate(() => {
+    (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
+  });
+}
+
+/** Opens Alice, types 12 into her lorebook order and marks the form: what a late answer must not undo. */
+async function typeInAlice(): Promise<Locator> {
+  await open("Alice");
+  await expand("Lorebook settings");
+  const order = page.locator("form.card-form").getByLabel("Order", { exact: true });
+  await order.fill("12");
+  await markForm();
+  return order;
 }
 
 /** Whether an element's box is inside the window as scrolled now. */
@@ -224,13 +241,7 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
       // Asked from now on, the page as it starts (a reload's own "leave the page?" is before).
       page.on("dialog", ask);
       expect(await page.evaluate(() => "started" in document.body.dataset)).toBe(false);
-      await open("Alice");
-      await expand("Lorebook settings");
-      const order = page.locator("form.card-form").getByLabel("Order", { exact: true });
-      await order.fill("12");
-      await page.evaluate(() => {
-        (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
-      });
+      const order = await typeInAlice();
       books.release();
       await page.locator("body[data-started]").waitFor({ state: "attached" });
       expect(asked).toEqual([]);
@@ -249,13 +260,7 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
       await page.goto(`${base}/?again#/places/the%20corner%20cafe`);
       await page.locator('[role="option"]').first().waitFor();
       await cafe.untilAsked("the address's card asked for");
-      await open("Alice");
-      await expand("Lorebook settings");
-      const order = page.locator("form.card-form").getByLabel("Order", { exact: true });
-      await order.fill("12");
-      await page.evaluate(() => {
-        (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
-      });
+      const order = await typeInAlice();
       cafe.release();
       await page.locator("body[data-started]").waitFor({ state: "attached" });
       expect(await page.locator("form.card-form[data-mine]").count()).toBe(1);
@@ -277,9 +282,7 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
       await form.getByRole("button", { name: "Save" }).click();
       await save.untilAsked("the save sent");
       await open("the corner cafe");
-      await page.evaluate(() => {
-        (document.querySelector("form.card-form") as HTMLFormElement).dataset.mine = "";
-      });
+      await markForm();
       save.release();
       await seeText(page.locator("#toasts"), "Saved “Alice”");
       expect(frontmatter("people/Alice.md").keywords).toEqual(["Alice", "Ally"]);
