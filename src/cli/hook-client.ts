@@ -13,6 +13,7 @@ import { existsSync, fstatSync } from "node:fs";
 import { resolveVaultPath } from "../vault/where.ts";
 import { hookSocketPath, privateSocketFolder } from "./_hook-socket.ts";
 import { writeAll } from "./_out.ts";
+import { readAllStdin } from "./_stdin.ts";
 
 /** How long the hook waits for a server before it runs itself (Claude Code's own limit is 60 s). */
 const ANSWER_WITHIN_MS = 10_000;
@@ -43,7 +44,7 @@ export async function askedServer(argv: readonly string[]): Promise<boolean> {
   const vault = resolveVaultPath(hook.vault, process.env);
   const socket = hookSocketPath(vault, process.env);
   if (socket === undefined || !existsSync(socket) || !privateSocketFolder(socket, false)) return false;
-  const stdin = stdinIsPiped() ? await Bun.stdin.text() : "";
+  const stdin = stdinIsPiped() ? readAllStdin() : "";
   stdinRead = stdin;
   if (!isPrompt(stdin)) return false;
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => PASSED_ENV.test(k)));

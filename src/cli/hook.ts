@@ -20,6 +20,7 @@ import {
 import { writeAll } from "./_out.ts";
 import { selfKeeper } from "./_self.ts";
 import { defineCommand, vaultArg, wholeNumber } from "./_shared.ts";
+import { readAllStdin } from "./_stdin.ts";
 import { namedStore, storeArg } from "./_store.ts";
 import { learningFromEnv, styleOptions } from "./_style-clock.ts";
 import { readStdin } from "./hook-client.ts";
@@ -47,7 +48,7 @@ export const hookCommand = defineCommand({
   async run({ args }) {
     try {
       // The client read stdin already when it asked a running server, which did not answer.
-      const stdin = readStdin() ?? ((await stdinIsTerminal()) ? "" : await Bun.stdin.text());
+      const stdin = readStdin() ?? ((await stdinIsTerminal()) ? "" : readAllStdin());
       const { runHook } = await import("../hook/index.ts");
       const options = hookOptions(args, process.env);
       const result = await runHook(stdin, { ...options, keeper: selfKeeper(options.vaultRoot) });
