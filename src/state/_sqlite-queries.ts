@@ -26,6 +26,12 @@ interface RowOfConversation {
   timed: string | null;
 }
 
+/** A conversation's row or nulls, and the switch of each of two sessions (`lore`, `bare`). */
+type LoadedRow = { [K in keyof RowOfConversation]: RowOfConversation[K] | null } & {
+  lore: string | null;
+  bare: string | null;
+};
+
 /**
  * Statements by conversation take its number `n` (TABLES_4 in _sqlite-file.ts), except those that find it by id;
  * the `drop…Of` ones take the numbers of several as a JSON array.
@@ -34,6 +40,8 @@ export interface Queries
   extends Record<"begin" | "commit" | "rollback", Statement<unknown, []>>,
     Record<"dropInjectionsOf" | "dropReplaysOf" | "dropTurnsOf", Statement<unknown, [string]>> {
   conversation: Statement<RowOfConversation, [string]>;
+  /** By id, with the switches of two sessions: the row's columns are null when there is no row. */
+  loaded: Statement<LoadedRow, [string, string | null, string | null]>;
   injections: Statement<{ card: string; turn: number; version: string }, [number]>;
   replays: Statement<ReplayRow, [number]>;
   injectionKeys: Statement<{ id: string; turn: number }, [number]>;
@@ -78,6 +86,13 @@ export function prepare(db: Database): Queries {
     commit: "COMMIT",
     rollback: "ROLLBACK",
     conversation: "SELECT n, turn, last_seen, opening, timed FROM conversations WHERE id = ?",
+    // One statement, one read transaction: a load outside a transaction is a read of its own per
+    // statement, and most of a statement's cost there is beginning and ending that read.
+    loaded:
+      "SELECT c.n, c.turn, c.last_seen, c.opening, c.timed, " +
+      "(SELECT lore FROM lore_switches WHERE session = ?2) AS lore, " +
+      "(SELECT lore FROM lore_switches WHERE session = ?3) AS bare " +
+      "FROM (SELECT 1) LEFT JOIN conversations c ON c.id = ?1",
     injections: "SELECT card, turn, version FROM injections WHERE conversation = ? ORDER BY turn, card",
     replays:
       "SELECT anchor, hash, place, text, turn, cards, role, tier FROM replays WHERE conversation = ? " +

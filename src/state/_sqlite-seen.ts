@@ -52,6 +52,26 @@ export class TxMemory {
     return row;
   }
 
+  /**
+   * The row, and the switches of up to two sessions read in the same statement (`loaded`); the row
+   * this transaction already knows wins, as in `row`.
+   */
+  rowAndSwitches(
+    id: string,
+    sessions: readonly [string?, string?],
+  ): { row: Row | null; switches: (string | null)[] } {
+    const r = this.q.loaded.get(id, sessions[0] ?? null, sessions[1] ?? null)!;
+    let row = this.rows.get(id);
+    if (row === undefined) {
+      row =
+        r.n === null
+          ? null
+          : { n: r.n, turn: r.turn!, lastSeen: r.last_seen!, opening: r.opening, timed: r.timed };
+      this.rows.set(id, row);
+    }
+    return { row, switches: [r.lore, r.bare] };
+  }
+
   /** Stores the row unless it is what is stored; returns the conversation's number. */
   putRow(id: string, row: ConversationRow): number {
     const before = this.rows.get(id);

@@ -35,12 +35,11 @@ export function sqliteTx(c: Connection): SqliteTx {
 
   return {
     load(id, sessions) {
-      let lore: string | null = null;
-      for (const s of sessions) {
-        lore = q.lore.get(s)?.lore ?? null;
-        if (lore !== null) break;
-      }
-      const found = rowOf(id);
+      // The row and the first two sessions' switches in one statement (sessionsOf gives two at most).
+      const [first, second, ...more] = sessions;
+      const { row: found, switches } = seen.rowAndSwitches(id, [first, second]);
+      let lore = switches[0] ?? switches[1] ?? null;
+      for (const s of more) lore ??= q.lore.get(s)?.lore ?? null;
       if (found === null) return { stored: null, lore };
       const { n, ...row } = found;
       const stored = {
