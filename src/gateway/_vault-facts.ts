@@ -8,60 +8,11 @@
  * that drops events must not leave a stale answer standing for long. Without watching (tests, cold
  * processes) or without a watcher (none could be started), every request looks, as before.
  */
-import { type FSWatcher, watch } from "node:fs";
 import path from "node:path";
 import type { KindsConfig } from "../card/types.ts";
 import { GUIDE_FILE, readGuide } from "../vault/index.ts";
 import { folderId } from "../vault/root.ts";
-
-/** How long an answer stands without a look, whatever the watcher says. */
-export const TRUST_MS = 1000;
-
-/**
- * One path watched for changes: `fresh()` says whether what was seen at the last `seen()` still
- * stands. An event `own` picks (by the name the watcher gives: a folder's watcher names its entries
- * and, for the folder itself, its own name) ends that: the watch is let go too, since it follows what
- * moved or went, and the next look that finds the path there watches it anew.
- */
-interface Watched {
-  fresh(now: number): boolean;
-  /** Looked at the path `now`, and whether it was there (it is watched from then on if it was). */
-  seen(now: number, there: boolean): void;
-  close(): void;
-}
-
-function watched(target: string, enabled: boolean, own: (name: string | null) => boolean): Watched {
-  let watcher: FSWatcher | undefined;
-  let lookedAt = Number.NEGATIVE_INFINITY;
-  const stop = () => {
-    watcher?.close();
-    watcher = undefined;
-  };
-  const start = () => {
-    try {
-      const w = watch(target, (_event, name) => {
-        if (w === watcher && own(typeof name === "string" ? name : null)) stop();
-      });
-      w.on("error", () => {
-        if (w === watcher) stop();
-      });
-      w.unref();
-      watcher = w;
-    } catch {
-      watcher = undefined; // gone again already, or not watchable: every request looks
-    }
-  };
-  return {
-    fresh: (now) => watcher !== undefined && now - lookedAt < TRUST_MS,
-    seen(now, there) {
-      if (!enabled) return;
-      if (!there) return stop();
-      if (watcher === undefined) start();
-      lookedAt = now;
-    },
-    close: stop,
-  };
-}
+import { type Watched, watched } from "../watched-path.ts";
 
 export interface VaultFacts {
   /** Whether the vault folder is there (a stat only when the watcher cannot say). */

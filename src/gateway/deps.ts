@@ -111,7 +111,10 @@ export function vaultDeps(options: VaultDepsOptions): VaultDeps {
   const openedStore = (): Promise<Store> => {
     if (closed) return Promise.reject(new Error("the gateway's state was closed"));
     if (!store) {
-      const opening = openStore(options.state ?? stateUrl(root), { warn });
+      const opening = openStore(options.state ?? stateUrl(root), {
+        warn,
+        watch: engineOptions.watch === true,
+      });
       store = opening;
       opening.catch(() => {
         if (store === opening) store = undefined;

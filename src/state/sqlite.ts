@@ -14,7 +14,9 @@
  * read and each transaction it compares the file at the path with the one it opened (device and
  * inode, one stat of a few microseconds); when they differ it closes the old connection (SQLite then
  * neither checkpoints into nor deletes anything of a moved database), opens the file now there,
- * creating it when missing, and says so in one line. A database that goes bad while open is moved
+ * creating it when missing, and says so in one line. A watching store (`watch`: a gateway that watches
+ * its vault) stats the file only when a watcher of it saw it change (deleted, replaced, written by a
+ * checkpoint), failed, or a second has gone by (watched-path.ts), not on every request. A database that goes bad while open is moved
  * aside and rebuilt, and the operation is tried once more. The state folder is only ever made inside
  * a folder that exists (the vault): a vault that is gone is an error, never re-created.
  */
@@ -24,6 +26,7 @@ import path from "node:path";
 import { isCorrupt } from "../sqlite-file.ts";
 import { stateIn } from "../vault/index.ts";
 import { checkVaultRoot } from "../vault/root.ts";
+import { watched } from "../watched-path.ts";
 import { ensureStateDir } from "./_dir.ts";
 import { storeOver } from "./_domain.ts";
 import type { Driver, Tx } from "./_driver.ts";
@@ -37,6 +40,10 @@ export interface SqliteStoreOptions {
   limits: Limits;
   /** Where the "moved aside and rebuilt" and "deleted or replaced" notices go. */
   warn: (line: string) => void;
+  /** Watch the file instead of a stat per operation (a long-running process); off by default. */
+  watch?: boolean;
+  /** The watch's clock (tests move it). */
+  now?: () => number;
 }
 
 export function statePath(vaultRoot: string): string {
@@ -52,13 +59,15 @@ export function secretPath(vaultRoot: string): string {
 }
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions): Store {
-  return storeOver(sqliteDriver(file, options.warn), { limits: options.limits, name: file });
+  return storeOver(sqliteDriver(file, options), { limits: options.limits, name: file });
 }
 
 /** The transaction of this process on each file, which the next one on the same file waits for. */
 const writing = new Map<string, Promise<unknown>>();
 
-function sqliteDriver(file: string, warn: (line: string) => void): Driver {
+function sqliteDriver(file: string, options: SqliteStoreOptions): Driver {
+  const { warn } = options;
+  const now = options.now ?? performance.now.bind(performance);
   const dir = path.dirname(file);
   const vault = path.dirname(dir);
   checkVaultRoot(vault);
@@ -70,9 +79,18 @@ function sqliteDriver(file: string, warn: (line: string) => void): Driver {
   /** This handle's open transaction: its reads wait for it, or they would read what it has not committed. */
   let open: Promise<unknown> = Promise.resolve();
 
+  // Any event of the file's own watcher means it may not be the one opened now.
+  const opened = watched(file, options.watch === true, () => true);
+
   /** The connection to the file now at the path; one deleted or replaced under us is opened anew. */
   const current = (): Connection => {
-    if (conn !== undefined && isSameFile(file, conn.file)) return conn;
+    const at = now();
+    if (conn !== undefined && opened.fresh(at)) return conn;
+    if (conn !== undefined && isSameFile(file, conn.file)) {
+      opened.seen(at, true);
+      return conn;
+    }
+    opened.close();
     if (conn !== undefined) {
       conn.db.close();
       conn = undefined;
@@ -80,6 +98,7 @@ function sqliteDriver(file: string, warn: (line: string) => void): Driver {
     }
     ensureDir();
     conn = connect(file, warn);
+    opened.seen(now(), true);
     return conn;
   };
 
@@ -90,6 +109,7 @@ function sqliteDriver(file: string, warn: (line: string) => void): Driver {
     } catch (err) {
       if (!isCorrupt(err) || conn === undefined) throw wrap(err, file);
       conn.db.close();
+      opened.close();
       conn = rebuild(file, warn, err);
       try {
         return await op(conn);
@@ -144,6 +164,7 @@ function sqliteDriver(file: string, warn: (line: string) => void): Driver {
     },
     async close() {
       await open;
+      opened.close();
       conn?.db.close();
       conn = undefined;
     },

@@ -26,6 +26,8 @@ export interface StoreOptions {
   limits?: Partial<Limits>;
   /** Where one-line notices go (a state file rebuilt or followed); defaults to stderr. */
   warn?: (line: string) => void;
+  /** A long-running process: a state file is watched, not stat'ed per operation (sqlite.ts). */
+  watch?: boolean;
 }
 
 /** The default store of a vault. */
@@ -40,7 +42,8 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
   if (scheme === "sqlite" || scheme === "memory") {
     const [rest, query] = splitQuery(url.slice(colon + 1));
     const limits: Limits = { ...LIMITS, ...capOf(url, query), ...options.limits };
-    if (scheme === "sqlite" && rest !== "") return openSqliteStore(path.resolve(rest), { limits, warn });
+    if (scheme === "sqlite" && rest !== "")
+      return openSqliteStore(path.resolve(rest), { limits, warn, watch: options.watch });
     if (scheme === "memory" && rest === "") return openMemoryStore({ limits });
   }
   if ((scheme === "postgres" || scheme === "postgresql") && url.startsWith("//", colon + 1)) {

@@ -10,7 +10,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { defaultKinds } from "../../src/card/index.ts";
-import { TRUST_MS, type VaultFacts, vaultFacts } from "../../src/gateway/_vault-facts.ts";
+import { type VaultFacts, vaultFacts } from "../../src/gateway/_vault-facts.ts";
+import { TRUST_MS } from "../../src/watched-path.ts";
 import { makeVault, removeDir, tempDir } from "../support/vault.ts";
 
 const cleanup: (() => void)[] = [];
