@@ -188,64 +188,122 @@ export function fullCheckDue(idx: IndexDb, now: number): boolean {
   return now - Number(metaValue(idx, "checked") ?? 0) > FULL_CHECK_MS;
 }
 
-/**
- * Compare one folder's files with their rows: what to parse again, what is gone. Its sub-folders the
- * index has never seen are walked the same way (a folder created or moved in with its files); those it
- * knows are compared on their own marks. A folder that is gone (`mark` "none") drops its rows.
- */
-export function compareDir(
+/** A folder being compared: its kind (none for a folder that is gone), where its files are, and their paths' prefix. */
+interface Folder {
+  dir: string;
+  kind: KindDef | undefined;
+  /** The folder's absolute path with a separator at the end. */
+  abs: string;
+  prefix: string;
+  /** A file in it was changed too recently to trust its stat (isRacy): compared again next time. */
+  racy: boolean;
+}
+
+function folderOf(vault: Vault, dir: string): Folder {
+  const abs = folderAbs(vault, dir) + path.sep;
+  return { dir, kind: kindOfFolder(vault.kinds, dir), abs, prefix: dir === "" ? "" : `${dir}/`, racy: false };
+}
+
+/** A folder's rows as [path, ms, size]. */
+function statsIn(idx: IndexDb, dir: string): [string, number, number][] {
+  return idx.q.statsIn.values(dir) as [string, number, number][];
+}
+
+/** The file `name` of `folder`, whose stat differs from its row's (or that has none), parsed and held. */
+function putChanged(vault: Vault, folder: Folder, name: string, st: fs.Stats, started: number, out: Pending) {
+  const rel = folder.prefix + name;
+  const kind = folder.kind!;
+  const key = (kind.dir === "" ? rel : rel.slice(kind.dir.length + 1)).slice(0, -3);
+  const put = changed(vault, { rel, abs: folder.abs + name, kind, key }, st, started, out.known);
+  if (put === undefined) return;
+  folder.racy ||= put.ms === -1;
+  out.put.push(put);
+  if (out.put.length >= BATCH) out.flush();
+}
+
+/** The folder's mark as compared, or "" (compared again next time) when it or a file in it is too recent to trust. */
+function markCompared(folder: Folder, mark: string, started: number, out: Pending) {
+  const dirStat = mark === "none" ? undefined : lstat(folder.abs);
+  const racy = folder.racy || (dirStat !== undefined && isRacy(Number(dirStat.mtimeNs) / 1e6, started));
+  out.dirs.set(folder.dir, racy ? "" : mark);
+  out.visited.add(folder.dir);
+}
+
+/** Compares the files of folder `dir`, whose mark is now `mark`, with their rows, into `out`. */
+type CompareFolder = (
   vault: Vault,
   idx: IndexDb,
   dir: string,
   mark: string,
   started: number,
   out: Pending,
-  known: ReadonlyMap<string, string>,
+) => void;
+
+/**
+ * Compare one folder's files with their rows: what to parse again, what is gone. Its sub-folders the
+ * index has never seen are walked the same way (a folder created or moved in with its files); those it
+ * knows are compared on their own marks. A folder that is gone (`mark` "none") drops its rows.
+ */
+export function compareDir(
+  ...[vault, idx, dir, mark, started, out, known]: [...Parameters<CompareFolder>, ReadonlyMap<string, string>]
 ) {
-  const kind = kindOfFolder(vault.kinds, dir);
-  const rows = idx.q.statsIn.values(dir) as [string, number, number][];
+  const folder = folderOf(vault, dir);
+  const rows = statsIn(idx, dir);
+  // The rows by file name (each row's path is its folder's prefix and a name): the listing's names
+  // are looked up as they are, not joined to the folder first.
   const at = new Map<string, number>();
-  for (let i = 0; i < rows.length; i++) at.set(rows[i]![0], i);
+  for (let i = 0; i < rows.length; i++) at.set(rows[i]![0].slice(folder.prefix.length), i);
   const seen = new Uint8Array(rows.length);
-  const abs = folderAbs(vault, dir) + path.sep;
-  const prefix = dir === "" ? "" : `${dir}/`;
   const { files, folders } =
-    mark === "none" || kind === undefined ? { files: [], folders: [] } : folderEntries(vault, dir);
-  let racy = false;
+    mark === "none" || folder.kind === undefined ? { files: [], folders: [] } : folderEntries(vault, dir);
   // One plain lstat per file of a folder that changed (lstat: a card file that is a link is skipped).
   for (const name of files) {
     // The guide lives in the vault root but is no card: it opens a boot block and never fires (guide.ts).
-    if (prefix === "" && name === GUIDE_FILE) continue;
+    if (folder.prefix === "" && name === GUIDE_FILE) continue;
     out.seen?.();
     tick();
-    const st = fs.lstatSync(abs + name, { throwIfNoEntry: false });
+    const st = fs.lstatSync(folder.abs + name, NO_THROW);
     if (st === undefined || !st.isFile()) continue; // gone since the listing, a folder named *.md, a link
-    const rel = prefix + name;
-    const i = at.get(rel);
+    const i = at.get(name);
     if (i !== undefined) {
       seen[i] = 1;
       const row = rows[i]!;
       if (row[1] === st.mtimeMs && row[2] === st.size) continue;
     }
-    const key = (kind!.dir === "" ? rel : rel.slice(kind!.dir.length + 1)).slice(0, -3);
-    const put = changed(vault, { rel, abs: abs + name, kind: kind!, key }, st, started, out.known);
-    if (put === undefined) continue;
-    racy ||= put.ms === -1;
-    out.put.push(put);
-    if (out.put.length >= BATCH) out.flush();
+    putChanged(vault, folder, name, st, started, out);
   }
   for (let i = 0; i < rows.length; i++) if (seen[i] === 0) out.drop.push(rows[i]![0]);
-  const dirStat = mark === "none" ? undefined : lstat(abs);
-  out.dirs.set(
-    dir,
-    racy || (dirStat !== undefined && isRacy(Number(dirStat.mtimeNs) / 1e6, started)) ? "" : mark,
-  );
-  out.visited.add(dir);
+  markCompared(folder, mark, started, out);
   for (const sub of folders) {
     if (known.has(sub) || out.visited.has(sub)) continue;
     compareDir(vault, idx, sub, dirMark(vault, folderAbs(vault, sub)), started, out, known);
   }
 }
+
+/**
+ * Compare a folder's files with their rows without listing it, when its mark is the one they were
+ * last compared at: nothing was created, removed or renamed in it since (each moves the folder's
+ * mtime, and a change too recent to tell left the mark "" instead), so its rows name its card files
+ * and its known sub-folders are compared on their own. Each file is stat'ed all the same: an edit
+ * written in place moves only the file's own mtime.
+ */
+export const compareRows: CompareFolder = (vault, idx, dir, mark, started, out) => {
+  const folder = folderOf(vault, dir);
+  for (const [rel, ms, size] of statsIn(idx, dir)) {
+    out.seen?.();
+    tick();
+    const name = rel.slice(folder.prefix.length);
+    // A row whose file is gone or is no file now goes, as a listing would tell; so do the rows of a
+    // folder no kind owns (compareDir lists nothing there).
+    const st = folder.kind === undefined ? undefined : fs.lstatSync(folder.abs + name, NO_THROW);
+    if (st === undefined || !st.isFile()) out.drop.push(rel);
+    else if (ms !== st.mtimeMs || size !== st.size) putChanged(vault, folder, name, st, started, out);
+  }
+  markCompared(folder, mark, started, out);
+};
+
+/** One options object for every stat of a folder's files, not one made per file. */
+const NO_THROW = { throwIfNoEntry: false } as const;
 
 /** A folder of 40,000 files leaves as many stat results behind (gc-tick.ts). */
 const tick = gcTick();

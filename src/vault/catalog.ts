@@ -23,6 +23,7 @@ import { gcTick } from "../gc-tick.ts";
 import {
   compareDir,
   compareFiles,
+  compareRows,
   dirMark,
   FULL_CHECK_MS,
   folderAbs,
@@ -178,8 +179,12 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
   for (const dir of check === "none" ? [] : foldersToCheck(vault, known)) {
     if (pending.visited.has(dir)) continue; // walked already, as a new sub-folder of another
     const mark = dirMark(vault, folderAbs(vault, dir));
-    if (!everyFile && known.get(dir) === mark && mark !== "") continue;
-    compareDir(vault, idx, dir, mark, started, pending, walkFrom);
+    const unmoved = known.get(dir) === mark && mark !== "";
+    if (!everyFile && unmoved) continue;
+    // Looking for edits written in place, a folder whose names did not change need not be listed.
+    if (unmoved && mark !== "none" && opts.inPlace && check === "changed")
+      compareRows(vault, idx, dir, mark, started, pending);
+    else compareDir(vault, idx, dir, mark, started, pending, walkFrom);
   }
   // What comparing every file of a large vault left (a folder's rows, names and stats at a time) is
   // garbage by now, some 45 MB at 100k cards: collected before the matcher and recall add theirs, the

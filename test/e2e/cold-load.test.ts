@@ -1,7 +1,7 @@
-// A cold process of the compiled binary looks at the vault once: it lists each folder and compares the
-// cards with the index one time, however many times it reads the cards after that (a `try` asks how far
-// back to read, then recalls; `--turns` recalls once per message). Counted with strace: the opens of a
-// kind folder for listing, not a clock.
+// A cold process of the compiled binary looks at the vault once: it compares the cards with the index
+// one time (listing a folder only when its names may have changed), however many times it reads the
+// cards after that (a `try` asks how far back to read, then recalls; `--turns` recalls once per
+// message). Counted with strace: the opens of a kind folder for listing, not a clock.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
@@ -56,7 +56,7 @@ describe.skipIf(!ready)("a cold process looks at the vault once", () => {
       ],
     ],
     ["an explanation", ["explain", "ask alice about the corner cafe"]],
-  ])("%s lists the people folder once", async (_name, args) => {
-    expect(await listings(args, "people")).toBe(1);
+  ])("%s lists the people folder once at most", async (_name, args) => {
+    expect(await listings(args, "people")).toBeLessThanOrEqual(1);
   });
 });

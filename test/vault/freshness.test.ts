@@ -3,7 +3,7 @@
 // are seen by the very next load; an edit written into the file in place is seen by the next full
 // check (`full`, or a cold load once the last full check is older than FULL_CHECK_MS).
 import { Database } from "bun:sqlite";
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import {
@@ -56,28 +56,52 @@ function inPlaceEdit(vault: Vault, rel: string, text: string): void {
   fs.utimesSync(file, then, then);
 }
 
+/** Changes that move their folder's mtime, and the titles the next load gives. */
+const NAMED_CHANGES: [string, (v: Vault) => void, string[]][] = [
+  [
+    "a created card",
+    (v: Vault) => fs.writeFileSync(path.join(v.root, "people/Carol.md"), card("Carol")),
+    ["Alice", "Bob", "Carol", "Cafe"],
+  ],
+  ["a deleted card", (v: Vault) => fs.rmSync(path.join(v.root, "people/Bob.md")), ["Alice", "Cafe"]],
+  [
+    "a renamed card",
+    (v: Vault) => fs.renameSync(path.join(v.root, "people/Bob.md"), path.join(v.root, "people/Robert.md")),
+    ["Alice", "Bob", "Cafe"],
+  ],
+  ["an atomic save", (v: Vault) => atomicSave(v, "people/Bob.md", card("Bobby")), ["Alice", "Bobby", "Cafe"]],
+];
+
 describe("when an edit is seen", () => {
-  test.each([
-    [
-      "a created card",
-      (v: Vault) => fs.writeFileSync(path.join(v.root, "people/Carol.md"), card("Carol")),
-      ["Alice", "Bob", "Carol", "Cafe"],
-    ],
-    ["a deleted card", (v: Vault) => fs.rmSync(path.join(v.root, "people/Bob.md")), ["Alice", "Cafe"]],
-    [
-      "a renamed card",
-      (v: Vault) => fs.renameSync(path.join(v.root, "people/Bob.md"), path.join(v.root, "people/Robert.md")),
-      ["Alice", "Bob", "Cafe"],
-    ],
-    [
-      "an atomic save",
-      (v: Vault) => atomicSave(v, "people/Bob.md", card("Bobby")),
-      ["Alice", "Bobby", "Cafe"],
-    ],
-  ])("%s is seen by the very next load", (_name, change, expected) => {
+  test.each(NAMED_CHANGES)("%s is seen by the very next load", (_name, change, expected) => {
     const vault = settledVault();
     change(vault);
     expect(titles(vault)).toEqual(expected);
+  });
+
+  test.each(NAMED_CHANGES)(
+    "%s is seen by the next load that looks for edits written in place",
+    (_name, change, expected) => {
+      const vault = settledVault();
+      change(vault);
+      expect(loadIndex(vault, { inPlace: true }).cards.map((c) => c.title)).toEqual(expected);
+    },
+  );
+
+  test("a load that looks for edits written in place stats every file, but lists only the folders whose names changed", () => {
+    const vault = settledVault();
+    inPlaceEdit(vault, "people/Bob.md", card("Bobby", "\npriority: 3"));
+    fs.writeFileSync(path.join(vault.root, "places/Park.md"), card("Park"));
+    const listed = spyOn(fs, "readdirSync");
+    try {
+      const index = loadIndex(vault, { inPlace: true });
+      expect(index.cards.map((c) => c.title)).toEqual(["Alice", "Bobby", "Cafe", "Park"]);
+      // The state folder aside (a load looks there for what an import or a killed write left).
+      const folders = listed.mock.calls.map(([dir]) => path.relative(vault.root, String(dir)));
+      expect(folders.filter((dir) => dir !== ".lorecards")).toEqual(["places"]);
+    } finally {
+      listed.mockRestore();
+    }
   });
 
   test("a renamed card is found under its new path, and its old path is gone", () => {
