@@ -70,7 +70,34 @@ const ADDED_8 = `
 CREATE TABLE lore_switches (session TEXT PRIMARY KEY, lore TEXT NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX lore_switches_at ON lore_switches (at, session);
 `;
-const SCHEMA = `${TABLES_4}${INDEXES}${ADDED_5}${ADDED_6}${ADDED_7}${ADDED_8}PRAGMA user_version = 8;`;
+/**
+ * Version 9: turn records and replay records in tables with rowids, their keys in an index beside.
+ * A table without rowid keeps a row over about 1 KB of a 4 KB page (a turn record with its blocks'
+ * text, most replay records) mostly on an overflow page of its own, so each such row written cost a
+ * page of the log by itself, and each evicted one a read of that page and a change to the free list;
+ * in a table with rowids rows up to about 4 KB share the table's last page. The index of openings
+ * keeps only conversations that have one (most clients that name their conversations never do).
+ */
+const REBUILT_9 = `
+ALTER TABLE turns RENAME TO old_turns;
+CREATE TABLE turns (
+  conversation INTEGER NOT NULL, turn INTEGER NOT NULL, at INTEGER NOT NULL, surface TEXT NOT NULL,
+  record TEXT NOT NULL, PRIMARY KEY (conversation, turn));
+INSERT INTO turns SELECT conversation, turn, at, surface, record FROM old_turns ORDER BY conversation, turn;
+DROP TABLE old_turns;
+CREATE INDEX turns_at ON turns (at);
+ALTER TABLE replays RENAME TO old_replays;
+CREATE TABLE replays (
+  conversation INTEGER NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL, place TEXT NOT NULL,
+  text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL, role TEXT, tier TEXT,
+  PRIMARY KEY (conversation, anchor, hash));
+INSERT INTO replays SELECT conversation, anchor, hash, place, text, turn, cards, role, tier
+  FROM old_replays ORDER BY conversation, anchor, hash;
+DROP TABLE old_replays;
+DROP INDEX conversations_opening;
+CREATE INDEX conversations_opening ON conversations (opening, last_seen) WHERE opening IS NOT NULL;
+`;
+const SCHEMA = `${TABLES_4}${INDEXES}${ADDED_5}${ADDED_6}${ADDED_7}${ADDED_8}${REBUILT_9}PRAGMA user_version = 9;`;
 
 /** Each step takes a database from version `i + 1` to `i + 2`; a new file gets SCHEMA at once. */
 const MIGRATIONS = [
@@ -110,6 +137,9 @@ const MIGRATIONS = [
   // 7 → 8: sessions' lore switches.
   `${ADDED_8}
    PRAGMA user_version = 8;`,
+  // 8 → 9: turn and replay records in tables with rowids; every row kept.
+  `${REBUILT_9}
+   PRAGMA user_version = 9;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 

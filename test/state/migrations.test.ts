@@ -188,7 +188,7 @@ test.each(MIGRATIONS)("a version $version state file is migrated in place: $what
 });
 
 test("the schema the table ends at is the one a store writes now", () => {
-  expect(SCHEMA_VERSION).toBe(8);
+  expect(SCHEMA_VERSION).toBe(9);
 });
 
 /** A state file as version `version` left it: one of today's with what came after taken out. */
@@ -197,6 +197,7 @@ async function vaultBackTo(version: number, undo: string): Promise<string> {
   dirs.push(root);
   const store = await opened(root);
   await store.recordTurn(turnRecord("c1", 1, noon(1)));
+  await store.commitTurn("c1", { turn: 1, now: noon(1), replay: record(2, 1, ["people/Bob"]), opening: "o" });
   await store.close();
   const old = new Database(statePath(root));
   old.exec(`${undo} PRAGMA user_version = ${version};`);
@@ -223,4 +224,31 @@ test("a version 7 state file is migrated in place: its conversations stay, and s
   expect((await again.loadConversation("c1")).lore).toBe("declared");
   await again.close();
   expect(userVersion(statePath(root))).toBe(SCHEMA_VERSION);
+});
+
+test("a version 8 state file is migrated in place: its turn and replay records stay, and are kept as before", async () => {
+  const root = await vaultBackTo(
+    8,
+    `DROP TABLE turns; DROP TABLE replays;
+     CREATE TABLE turns (conversation INTEGER NOT NULL, turn INTEGER NOT NULL, at INTEGER NOT NULL,
+       surface TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (conversation, turn)) WITHOUT ROWID;
+     CREATE INDEX turns_at ON turns (at);
+     CREATE TABLE replays (conversation INTEGER NOT NULL, anchor INTEGER NOT NULL, hash TEXT NOT NULL,
+       place TEXT NOT NULL, text TEXT NOT NULL, turn INTEGER NOT NULL, cards TEXT NOT NULL, role TEXT,
+       tier TEXT, PRIMARY KEY (conversation, anchor, hash)) WITHOUT ROWID;
+     INSERT INTO turns SELECT n, 1, ${noon(1)}, 'gateway', '${JSON.stringify({ ...turnRecord("c1", 1, noon(1)), conversation: undefined })}' FROM conversations;
+     INSERT INTO replays SELECT n, 2, 'h2', 'prefix', 'block 2', 1, '[{"id":"people/Bob","version":"1:1"}]', NULL, NULL FROM conversations;
+     DROP INDEX conversations_opening; CREATE INDEX conversations_opening ON conversations (opening, last_seen);`,
+  );
+  const again = await opened(root);
+  expect(await again.turns("c1", 5)).toEqual([turnRecord("c1", 1, noon(1))]);
+  expect((await again.loadConversation("c1")).replays).toEqual([record(2, 1, ["people/Bob"])]);
+  expect(await again.findByOpening("o")).toBe("c1");
+  await again.recordTurn(turnRecord("c1", 2, noon(2)));
+  await again.commitTurn("c1", { turn: 2, now: noon(2), replay: record(3, 2, ["people/Alice"]) });
+  expect((await again.turns("c1", 5)).map((t) => t.turn)).toEqual([1, 2]);
+  expect((await again.loadConversation("c1")).replays.map((r) => r.anchor)).toEqual([2, 3]);
+  await again.close();
+  expect(userVersion(statePath(root))).toBe(SCHEMA_VERSION);
+  expect(rowCounts(statePath(root))).toEqual([1, 0, 2, 2, 2]);
 });
