@@ -175,18 +175,21 @@ export function gatewayLearner(options: LearnOptions): Learner {
 
 /**
  * The hook's: one prompt, one process. Claude Code sends each prompt once (a tool loop sends none), so
- * there is nothing to dedupe; the book is opened for the prompt and closed again.
+ * there is nothing to dedupe. The prompt is read now and what it shows goes to style memory's inbox,
+ * which every use of style memory learns first (style/note.ts): no SQLite on the prompt's path.
  */
 export async function learnOnce(options: LearnOptions, conversation: string, text: string): Promise<void> {
   try {
     if (!learningAllowed(new SettingsFile(options.vaultRoot, () => {}))) return;
     if (text === "") return;
-    const book = await openBook(options);
-    try {
-      await book.observe(styleConversation(conversation), text);
-    } finally {
-      await book.close();
-    }
+    if (!isVaultFolder(options.vaultRoot)) throw new Error(`no vault at ${options.vaultRoot}`);
+    const { noteStyle } = await import("../style/index.ts");
+    await noteStyle(
+      options.vaultRoot,
+      { warn: options.warn, ...options.style },
+      styleConversation(conversation),
+      text,
+    );
   } catch (err) {
     options.warn(`${options.who}: style not learned (${describeError(err)})`);
   }

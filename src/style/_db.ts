@@ -169,24 +169,44 @@ export function stylePath(vaultRoot: string): string {
   return stateIn(vaultRoot, "style.db");
 }
 
+/** What a hook left to be learned (_inbox.ts): folded in before every use of the store. */
+export interface Pending {
+  waiting(): boolean;
+  /** Learns what waits, in the caller's transaction; what it returns is called once that commits. */
+  fold(q: Queries): () => void;
+}
+
 export class StyleDb {
   private open?: Open;
 
   constructor(
     readonly file: string,
     private readonly warn: (line: string) => void,
+    private readonly pending?: Pending,
   ) {}
 
-  /** `fn` on the store, or `empty` when nothing was ever written (no file is made for a read). */
+  /**
+   * `fn` on the store, or `empty` when nothing was ever written (no file is made for a read unless
+   * the inbox holds something to learn first).
+   */
   read<T>(fn: (q: Queries) => T, empty: T): T {
+    if (this.pending?.waiting()) this.write(() => undefined);
     if (!this.current(false)) return empty;
     return this.run(() => fn(this.open!.q));
   }
 
-  /** `fn` in one immediate transaction, making the file when it is missing. */
+  /** `fn` in one immediate transaction, after the inbox's lines, making the file when it is missing. */
   write<T>(fn: (q: Queries) => T): T {
     this.current(true);
-    return this.run(() => this.open!.db.transaction(() => fn(this.open!.q)).immediate());
+    let folded: (() => void) | undefined;
+    const out = this.run(() =>
+      this.open!.db.transaction(() => {
+        folded = this.pending?.waiting() ? this.pending.fold(this.open!.q) : undefined;
+        return fn(this.open!.q);
+      }).immediate(),
+    );
+    folded?.();
+    return out;
   }
 
   close(): void {

@@ -7,20 +7,21 @@
  * preferences' code is loaded only when asked for, so a hook that observes loads the least.
  */
 import { LoreError, warnOnStderr } from "../errors.ts";
-import { excerpt, sanitize } from "../sanitize.ts";
+import { sanitize } from "../sanitize.ts";
 import { rowValues, StyleDb, stylePath, toRecord } from "./_db.ts";
+import { markHinted, settleHinted } from "./_hinted.ts";
 import { conversationHash, habitId } from "./_ids.ts";
+import { Inbox, inboxPath } from "./_inbox.ts";
+import { learnBatch, type ReadContext, readObserved, seenOf } from "./_learn.ts";
 import { Readers } from "./_readers.ts";
 import type { InitResult, InitState } from "./_seed.ts";
 import { StyleSettingsFile } from "./_settings-file.ts";
 import { aging, findHabit, isPaused, listOrder, putHabit, shown, sweep } from "./_store.ts";
 import { guessLocale } from "./dictionary.ts";
-import { styleFold } from "./fold.ts";
 import { distillProblem, type Hint, hintSignal } from "./hints.ts";
 import { fate, type HabitRecord, pinned, type Rules, type Seen, sighted } from "./rules.ts";
 import type { StyleScore } from "./score.ts";
 import type { Resolved } from "./settings.ts";
-import { readMessage, type Signal } from "./sightings.ts";
 import type {
   BriefAnswer,
   BriefItem,
@@ -43,10 +44,14 @@ export class Book implements StyleBook {
   private readonly readers: Readers;
   private readonly settingsFile: StyleSettingsFile;
 
-  constructor(vaultRoot: string, options: StyleOptions) {
+  constructor(
+    private readonly vaultRoot: string,
+    options: StyleOptions,
+  ) {
     this.now = options.now ?? Date.now;
     this.warn = options.warn ?? warnOnStderr;
-    this.db = new StyleDb(stylePath(vaultRoot), this.warn);
+    const inbox = new Inbox(inboxPath(vaultRoot), learnBatch, this.warn);
+    this.db = new StyleDb(stylePath(vaultRoot), this.warn, inbox);
     this.settingsFile = new StyleSettingsFile(vaultRoot, options.settings);
     this.readers = new Readers(vaultRoot, this.warn);
   }
@@ -56,50 +61,21 @@ export class Book implements StyleBook {
   }
 
   async observeAll(messages: readonly { conversation: string; text: string }[]): Promise<void> {
-    const texts = messages.filter((m) => typeof m.text === "string" && m.text.trim() !== "");
-    if (texts.length === 0) return;
-    // Once for the batch: each is a stat, and the hinted phrases a read of the store.
-    const reader = this.readers.reader();
-    const learned = this.learned();
-    const readings = texts
-      .map((m) => ({
-        conv: conversationHash(String(m.conversation)),
-        reading: readMessage(m.text, reader, learned),
-        text: m.text,
-      }))
-      .filter((r) => r.reading.sightings.length > 0);
-    if (readings.length === 0) return;
-    const now = this.now();
+    if (!messages.some((m) => typeof m.text === "string" && m.text.trim() !== "")) return;
     const rules = this.rules();
-    const keep = rules.exampleLength;
+    const read = readObserved(messages, this.readContext(rules));
+    if (read.length === 0) return;
+    const now = this.now();
     this.db.write((q) => {
-      if (isPaused(q)) return;
-      // A habit seen again in the batch is read once and written once: the sightings fold over the
-      // record in memory, in order, as they would row by row. A new habit is stored at once (the cap
-      // it may trip reads the table), after what the batch changed so far.
-      const changed = new Map<string, HabitRecord>();
-      const flush = () => {
-        for (const h of changed.values()) q.putHabit.run(...rowValues(h));
-        changed.clear();
-      };
-      for (const { conv, reading, text } of readings) {
-        const shows = excerptOf(text, keep);
-        for (const s of reading.sightings) {
-          const id = habitId(s.kind, s.signal);
-          const stored = changed.has(id) ? undefined : q.habit.get(id);
-          const prev = changed.get(id) ?? (stored ? toRecord(stored) : undefined);
-          const example = prev?.example ?? (s.start >= 0 ? shows(s.signal) : undefined);
-          const next = sighted(prev, seenOf(id, s, example), conv, now, false, rules);
-          if (prev) changed.set(id, next);
-          else {
-            flush();
-            putHabit(q, next, true);
-          }
-        }
-      }
-      flush();
-      sweep(q, now, rules);
+      settleHinted(this.vaultRoot, q);
+      learnBatch(q, read, now, rules);
     });
+  }
+
+  /** What messages are read with: the dictionary, the hinted phrases (a read of the store), the rules. */
+  readContext(rules: Rules): ReadContext {
+    // Once for the batch: each is a stat, and the hinted phrases a read of the store.
+    return { reader: this.readers.reader(), learned: this.learned(), keep: rules.exampleLength };
   }
 
   async hint(conversation: string, hint: Hint): Promise<HintResult> {
@@ -250,6 +226,7 @@ export class Book implements StyleBook {
     const rules = this.rules();
     return this.db.write((q): HintResult => {
       if (isPaused(q)) return { status: "paused" };
+      if (seen(undefined).source === "hint") markHinted(this.vaultRoot);
       const row = q.habit.get(id);
       const prev = row ? toRecord(row) : undefined;
       const sighting = sighted(prev, { ...seen(prev), id }, conv, now, true, rules);
@@ -295,27 +272,4 @@ export class Book implements StyleBook {
   private learned() {
     return this.readers.learned(this.db.read((q) => q.bySource.all("hint").map(toRecord), []));
   }
-}
-
-/**
- * The example a message can give a habit: its one excerpt (sanitize.ts, the same the hit log keeps),
- * for the habits the excerpt shows. Never a second window of the message: two could be joined back.
- */
-function excerptOf(text: string, keep: number): (signal: string) => string | undefined {
-  let taken: { text?: string; folded: string } | undefined;
-  return (signal) => {
-    if (keep <= 0) return undefined;
-    if (taken === undefined) {
-      const kept = excerpt(text, keep);
-      taken = {
-        ...(kept === undefined ? {} : { text: kept }),
-        folded: kept === undefined ? "" : styleFold(kept),
-      };
-    }
-    return taken.text !== undefined && taken.folded.includes(styleFold(signal)) ? taken.text : undefined;
-  };
-}
-
-function seenOf(id: string, s: Signal, example: string | undefined): Seen {
-  return { ...s, id, ...(example === undefined ? {} : { example }) };
 }

@@ -22,6 +22,7 @@
  */
 import { checkVaultRoot } from "../vault/root.ts";
 import { Book } from "./book.ts";
+import { noteMessage } from "./note.ts";
 import type { StyleBook, StyleOptions } from "./types.ts";
 
 export { EXAMPLE_MAX, sanitize } from "../sanitize.ts";
@@ -67,4 +68,18 @@ export { VAULT_DICTIONARY } from "./vault-dictionary.ts";
 export async function openStyle(vaultRoot: string, options: StyleOptions = {}): Promise<StyleBook> {
   checkVaultRoot(vaultRoot);
   return new Book(vaultRoot, options);
+}
+
+/**
+ * One message of the person's own, read now and learned by the next use of the vault's style memory
+ * (note.ts): what the hook does with a prompt, at no SQLite cost. Every reader sees it learned.
+ */
+export async function noteStyle(
+  vaultRoot: string,
+  options: StyleOptions,
+  conversation: string,
+  text: string,
+): Promise<void> {
+  checkVaultRoot(vaultRoot);
+  return noteMessage(vaultRoot, options, conversation, text);
 }

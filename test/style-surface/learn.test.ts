@@ -1,26 +1,17 @@
 // style-surface/: what a surface hands to style memory and when. Only the person's own words (our blocks and
 // the client's wrappers out), one conversation id for a Claude Code session seen by both the hook and
 // the gateway, each turn once, nothing at all with `learn: false` in settings.yaml, and never a throw.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { markersFromSecret, wrapBlock } from "../../src/inject/index.ts";
 import { openStyle } from "../../src/style/index.ts";
 import { gatewayLearner, learnOnce, ownWords, styleConversation } from "../../src/style-surface/index.ts";
-import { makeVault, removeDir } from "../support/vault.ts";
+import { emptyVaults } from "../support/empty-vaults.ts";
+import { removeDir } from "../support/vault.ts";
 
 const markers = markersFromSecret("0123456789abcdef0123456789abcdef");
-const vaults: string[] = [];
-afterEach(() => {
-  for (const v of vaults.splice(0)) removeDir(v);
-});
-
-function vault(settings?: string): string {
-  const root = makeVault([]);
-  if (settings !== undefined) fs.writeFileSync(path.join(root, "settings.yaml"), settings);
-  vaults.push(root);
-  return root;
-}
+const vault = emptyVaults();
 
 async function signals(root: string): Promise<Map<string, number>> {
   const book = await openStyle(root);
