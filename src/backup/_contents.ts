@@ -12,6 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { defaultKinds, KINDS_FILE, loadKindsConfig } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
+import { STYLE_SIDE_FILES } from "../style/files.ts";
 import { ARCHIVE_DIR, BOOK_FILE, BOOKS_DIR, SETTINGS_FILE, STATE_DIR, type Vault } from "../vault/index.ts";
 
 /** The person's own style dictionary (style memory's, src/style/vault-dictionary.ts). */
@@ -166,6 +167,9 @@ export function replacedPaths(vault: Vault): string[] {
       if (cache.endsWith(".db"))
         for (const side of SQLITE_SIDE_FILES) out.add(`${at}${STATE_DIR}/${cache}${side}`);
     }
+  // What belongs to the style.db being replaced: its inbox (learned into it by the backup made first)
+  // and the mark that it held no hint.
+  for (const side of STYLE_SIDE_FILES) out.add(`${STATE_DIR}/${side}`);
   if (isPlainDir(path.join(vault.root, ARCHIVE_DIR))) out.add(ARCHIVE_DIR);
   return [...out].filter((p) => fs.lstatSync(path.join(vault.root, p), { throwIfNoEntry: false }));
 }

@@ -57,6 +57,7 @@ export function defaultBackupDir(root: string): string {
 /** Back up `vault`, taking the vault lock while its files are read. */
 export async function writeBackup(vault: Vault, opts: BackupOptions = {}): Promise<BackupResult> {
   const dir = prepareDir(opts.dir ?? defaultBackupDir(vault.root));
+  await learnStyleInbox(vault.root);
   const files = await withScratch(dir, (scratch) =>
     withSettledLock(vault, () => readSources(backupSources(vault), scratch, opts.withRecalls), opts.lock),
   );
@@ -66,10 +67,21 @@ export async function writeBackup(vault: Vault, opts: BackupOptions = {}): Promi
 /** Back up `vault` while the caller holds the vault lock (a restore, before it replaces the vault). */
 export async function writeBackupLocked(vault: Vault, opts: BackupOptions = {}): Promise<BackupResult> {
   const dir = prepareDir(opts.dir ?? defaultBackupDir(vault.root));
+  await learnStyleInbox(vault.root);
   const files = await withScratch(dir, (scratch) =>
     readSources(backupSources(vault), scratch, opts.withRecalls),
   );
   return pack(vault, files, dir, opts);
+}
+
+/**
+ * style.db is copied as it is: what hooks left in style memory's inbox is learned into it first, so the
+ * backup holds what a reader of style memory would see (style/note.ts). A store that cannot take it
+ * now is copied as it is, as before.
+ */
+async function learnStyleInbox(root: string): Promise<void> {
+  const { learnWaiting } = await import("../style/index.ts");
+  await learnWaiting(root).catch(() => undefined);
 }
 
 function prepareDir(dir: string): string {

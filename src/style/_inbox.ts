@@ -20,6 +20,7 @@ import path from "node:path";
 import { stateIn } from "../vault/index.ts";
 import type { Queries } from "./_db.ts";
 import { type Found, type Observed, showing } from "./_learn.ts";
+import { STYLE_INBOX, STYLE_INBOX_ASIDE } from "./files.ts";
 import type { Rules } from "./rules.ts";
 
 /** An inbox this large is renamed aside when folded, to be removed later. */
@@ -38,11 +39,11 @@ interface Entry {
 }
 
 export function inboxPath(vaultRoot: string): string {
-  return stateIn(vaultRoot, "style-inbox.jsonl");
+  return stateIn(vaultRoot, STYLE_INBOX);
 }
 
 function asidePath(file: string): string {
-  return file.replace(/\.jsonl$/, ".old.jsonl");
+  return path.join(path.dirname(file), STYLE_INBOX_ASIDE);
 }
 
 /**

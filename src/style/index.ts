@@ -20,14 +20,18 @@
  * item has a short `label`; pinning makes a candidate active, being the person's own choice (through
  * the CLI, the editor or an admin tool; a hint never can); preferences pass the same gate as habits.
  */
+import fs from "node:fs";
+import { stateIn } from "../vault/index.ts";
 import { checkVaultRoot } from "../vault/root.ts";
 import { Book } from "./book.ts";
+import { STYLE_INBOX, STYLE_INBOX_ASIDE } from "./files.ts";
 import { noteMessage } from "./note.ts";
 import type { StyleBook, StyleOptions } from "./types.ts";
 
 export { EXAMPLE_MAX, sanitize } from "../sanitize.ts";
 export { stylePath } from "./_db.ts";
 export type { InitResult, InitState } from "./_seed.ts";
+export { STYLE_SIDE_FILES } from "./files.ts";
 export { RULES } from "./rules.ts";
 export type { StyleScore } from "./score.ts";
 export {
@@ -82,4 +86,18 @@ export async function noteStyle(
 ): Promise<void> {
   checkVaultRoot(vaultRoot);
   return noteMessage(vaultRoot, options, conversation, text);
+}
+
+/**
+ * Learns what waits in the inbox now (a backup copies style.db as it is, so it folds first); opens
+ * nothing when there is no inbox.
+ */
+export async function learnWaiting(vaultRoot: string, options: StyleOptions = {}): Promise<void> {
+  if (![STYLE_INBOX, STYLE_INBOX_ASIDE].some((f) => fs.existsSync(stateIn(vaultRoot, f)))) return;
+  const book = await openStyle(vaultRoot, options);
+  try {
+    await book.learning();
+  } finally {
+    await book.close();
+  }
 }

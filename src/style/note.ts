@@ -2,10 +2,11 @@
  * A message noted now and learned later: the hook's way (README "Style memory"). The prompt is read
  * where its text is (its sightings, its one scrubbed excerpt, the moment and the rules in force), and
  * what was read is appended to the inbox beside style.db (_inbox.ts), which the next use of the store
- * learns first, so a prompt costs the hook no SQLite. Two cases learn at once as before: a store that
- * may hold phrases agents hinted at (reading a prompt for them takes the store, _hinted.ts), and an
- * inbox grown by another FOLD_EVERY bytes, folded by the hook itself when nothing else reads style
- * memory for a long while, so the inbox stays small.
+ * learns first, so a prompt costs the hook no SQLite. Two cases open the store as before: a store not
+ * known to hold no phrase agents hinted at (reading a prompt for them takes the store, _hinted.ts; a
+ * vault's first prompt, and each while hints are kept) learns the prompt at once; and an inbox grown
+ * by another FOLD_EVERY bytes is folded by the hook itself, so it stays small when nothing else reads
+ * style memory for a long while.
  */
 import { warnOnStderr } from "../errors.ts";
 import { mayHoldHints } from "./_hinted.ts";

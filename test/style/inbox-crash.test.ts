@@ -43,6 +43,7 @@ async function append(root: string, n: number): Promise<void> {
   if (line === "") {
     const scratch = makeVault([]);
     dirs.push(scratch);
+    await noteStyle(scratch, {}, "c1", TEXT); // learned at once: the store said it holds no hint
     await noteStyle(scratch, {}, "c1", TEXT);
     line = fs.readFileSync(path.join(scratch, ".lorecards", "style-inbox.jsonl"), "utf8");
   }
