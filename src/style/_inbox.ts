@@ -116,13 +116,17 @@ export class Inbox {
       if (read === undefined) continue;
       seen.set(read.key, read.size);
       const idle = Date.now() - read.mtimeMs > GRACE_MS;
-      if (f === aside && read.from === read.size && read.to === read.size && idle) {
-        fs.rmSync(f, { force: true });
+      if (
+        f === aside &&
+        read.from === read.size &&
+        read.to === read.size &&
+        idle &&
+        tidied(() => fs.rmSync(f))
+      )
         continue;
-      }
       next[read.key] = read.to;
       if (f === aside) asideLeft = true;
-      else if (read.to >= ROTATE_AT && !asideLeft) fs.renameSync(f, aside);
+      else if (read.to >= ROTATE_AT && !asideLeft) tidied(() => fs.renameSync(f, aside));
     }
     q.putMeta.run(META_KEY, JSON.stringify(next));
     return () => {
@@ -177,6 +181,19 @@ export class Inbox {
     }
     if (dropped > 0)
       this.warn(`lorecards: ${dropped} unreadable line(s) of ${file} dropped (cut short by a crash?)`);
+  }
+}
+
+/**
+ * Setting aside and removing only tidy: one that fails (a file held open where that forbids it, as
+ * on Windows) is tried again at a later fold, and the learning goes on.
+ */
+function tidied(step: () => void): boolean {
+  try {
+    step();
+    return true;
+  } catch {
+    return false;
   }
 }
 
