@@ -48,7 +48,8 @@ function asidePath(file: string): string {
 
 /**
  * Appends what was read in one message, learned at `at` under `rules`; returns the inbox's size before
- * and after it (the caller folds a large one). The state folder is made when missing.
+ * and after it (the caller folds a large one). The state folder is never made here: the hook appends
+ * only beside a store that said it holds no hint (_hinted.ts), which is in that folder.
  */
 export function appendObserved(
   file: string,
@@ -56,11 +57,11 @@ export function appendObserved(
   at: number,
   rules: Rules,
 ): { before: number; after: number } {
-  // Kept only when it can become a habit's example: when it shows one of the message's signals.
-  const shows = showing(o.excerpt());
-  const excerpt = o.sightings.some((s) => s.start >= 0 && shows(s.signal) !== undefined)
-    ? o.excerpt()
-    : undefined;
+  // Kept only when it can become a habit's example: when it shows one of the message's signals found
+  // in its text (a measured trait has no example; a message showing only those needs no excerpt).
+  const found = o.sightings.filter((s) => s.start >= 0);
+  const shows = found.length > 0 ? showing(o.excerpt()) : undefined;
+  const excerpt = shows && found.some((s) => shows(s.signal) !== undefined) ? o.excerpt() : undefined;
   const entry: Entry = {
     at,
     rules,
@@ -69,7 +70,6 @@ export function appendObserved(
     sightings: o.sightings.map((s) => ({ ...s, start: s.start >= 0 ? 0 : -1 })),
   };
   const line = `\n${JSON.stringify(entry)}\n`;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
   const fd = fs.openSync(file, "a", 0o600);
   try {
     const written = fs.writeSync(fd, line);
@@ -84,7 +84,7 @@ type Learn = (q: Queries, batch: readonly Observed[], now: number, rules: Rules)
 
 export class Inbox {
   /** What this process last folded or saw of each file (by key): skipped while it has not grown. */
-  private seen = new Map<string, number>();
+  private readonly seen = new Map<string, number>();
 
   constructor(
     private readonly file: string,
