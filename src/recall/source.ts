@@ -96,6 +96,7 @@ export class VaultSource {
   private priming?: Promise<void>;
   private refreshFailed = false;
   private readonly bodies = new Map<string, string>();
+  private readonly bodyKeys = new WeakMap<CardMeta, string>();
 
   constructor(
     readonly vault: Vault,
@@ -247,8 +248,21 @@ export class VaultSource {
     }
   }
 
+  /**
+   * A card's key in the cache of bodies, made once per card: reach and render ask for each fired
+   * card's text, and a key made anew each time was a new string to join and hash.
+   */
+  private bodyKey(card: CardMeta): string {
+    let key = this.bodyKeys.get(card);
+    if (key === undefined) {
+      key = `${card.kind}/${card.key}\0${card.mtime}:${card.size}`;
+      this.bodyKeys.set(card, key);
+    }
+    return key;
+  }
+
   private publicText(card: CardMeta): string {
-    const key = `${card.kind}/${card.key}\0${card.mtime}:${card.size}`;
+    const key = this.bodyKey(card);
     const cached = this.bodies.get(key);
     if (cached !== undefined) return cached;
     // Never through a link, even one put in place after the index was read (README "Symbolic links").
