@@ -17,6 +17,7 @@ import { type Compiled, resolveRef } from "./_compiled.ts";
 import { expandMacros, type Names } from "./macros.ts";
 import type { Fired } from "./selection.ts";
 import { idOf } from "./stages/notice.ts";
+import { codePointsOf } from "./stages/render.ts";
 
 /** One card asked for as it was: its name, and a version number or a time. */
 export interface EarlierAsk {
@@ -128,7 +129,7 @@ export function earlierEntries(
         policy: rulesOf(e.card).policy,
         earlier: { version: e.version, at: e.at },
         text,
-        chars: [...text].length,
+        chars: codePointsOf(text),
         placement: { position: null, depth: null, role: null },
         edited: false,
         hint: "stable",

@@ -55,6 +55,25 @@ export function renderContext(blocks: readonly string[], framing: string = DEFAU
   return framing + blocks.join("\n");
 }
 
+/**
+ * The characters of a text as `[...text].length` counts them (a surrogate pair is one, a lone
+ * surrogate one too), without making the array: the budget weighs every fired card by it.
+ */
+export function codePointsOf(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
 /** First non-empty line of a text that is not a heading, for "see also" lines and previews. */
 export function firstLine(text: string): string {
   for (const raw of text.split("\n")) {
@@ -87,7 +106,7 @@ export function renderCards(
       seeAlso: seeAlsoOf(entry.card, compiled, firedIds, options),
     });
     const placement = rulesOf(entry.card).placement;
-    const rendered = { ...entry, text, chars: [...text].length, placement, edited: false };
+    const rendered = { ...entry, text, chars: codePointsOf(text), placement, edited: false };
     if (rendered.verdict !== "fired" || body.trim() !== "") return rendered;
     return leftOut(rendered, "empty");
   });
