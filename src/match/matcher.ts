@@ -16,13 +16,14 @@ import { type RegexKey, RegexScan } from "./regex-scan.ts";
 import { vetoOf } from "./secondary.ts";
 import { buildTable, cardPatterns, plainSpellings, type TermTable } from "./table.ts";
 import {
-  countsAsWord,
+  isWholeToken,
   type MatchOptions,
   newestFirst,
   occursIn,
   type WindowMessage,
   windowSize,
   wordRule,
+  wordVerdict,
 } from "./window.ts";
 
 export type { MatchOptions } from "./window.ts";
@@ -255,7 +256,9 @@ export class Matcher {
           settled.add(once);
           if (await writtenIn(card, rules, term, msg, options)) note(index, hit.term, term, m);
         } else if (
-          await countsAsWord(msg, "folded", hit, term, wordRule(rules.wholeWords, options), options.segmenter)
+          // Most hits need no cut of the message: those are answered without a wait.
+          wordVerdict(msg, "folded", hit, term, wordRule(rules.wholeWords, options), options.segmenter) ??
+          (await isWholeToken(msg, hit, options.segmenter))
         ) {
           settled.add(once);
           note(index, hit.term, term, m);

@@ -101,10 +101,26 @@ export async function countsAsWord(
   rule: WordRule,
   segmenter: MatchOptions["segmenter"],
 ): Promise<boolean> {
+  return wordVerdict(msg, side, at, term, rule, segmenter) ?? isWholeToken(msg, at, segmenter, side);
+}
+
+/**
+ * `countsAsWord`'s answer when it needs no cut of the message that is not made yet, at once; undefined
+ * when it does. The automaton's hits are many per message and most need no cut: a promise and a wait
+ * for each cost more than the answer.
+ */
+export function wordVerdict(
+  msg: WindowMessage,
+  side: Side,
+  at: { start: number; end: number },
+  term: string,
+  rule: WordRule,
+  segmenter: MatchOptions["segmenter"],
+): boolean | undefined {
   if (rule === false) return true;
   if (rule === true) return /\s/u.test(term) || asciiBounded(msg[side], at);
   if (rule === null && charCount(term) > 1) return true;
-  return isWholeToken(msg, at, segmenter, side);
+  return tokenVerdict(msg, at, segmenter, side);
 }
 
 const ASCII_WORD = /[A-Za-z0-9_]/;
@@ -140,19 +156,35 @@ export async function isWholeToken(
   segmenter: MatchOptions["segmenter"],
   side: Side = "folded",
 ): Promise<boolean> {
+  const verdict = tokenVerdict(msg, at, segmenter, side);
+  if (verdict !== undefined) return verdict;
+  // tokenVerdict answers when there is no segmenter.
+  const text = msg[side];
+  let cuts: Cuts;
+  if (side === "raw") {
+    msg.rawBoundaries ??= await cutsOf(text, segmenter!);
+    cuts = msg.rawBoundaries;
+  } else {
+    msg.boundaries ??= await cutsOf(text, segmenter!);
+    cuts = msg.boundaries;
+  }
+  return cuts.has(at.start) && cuts.has(at.end);
+}
+
+/** `isWholeToken` without waiting: undefined when it takes cuts of the message not made yet. */
+function tokenVerdict(
+  msg: WindowMessage,
+  at: { start: number; end: number },
+  segmenter: MatchOptions["segmenter"],
+  side: Side,
+): boolean | undefined {
   const text = msg[side];
   const before = isWordCharAt(text, at.start - 1);
   const after = isWordCharAt(text, at.end);
   if (!before && !after) return true;
   const neighbours = text.slice(Math.max(0, at.start - 1), at.end + 1);
   if (!segmenter || !UNSPACED.test(neighbours)) return false;
-  let cuts: Cuts;
-  if (side === "raw") {
-    msg.rawBoundaries ??= await cutsOf(text, segmenter);
-    cuts = msg.rawBoundaries;
-  } else {
-    msg.boundaries ??= await cutsOf(text, segmenter);
-    cuts = msg.boundaries;
-  }
+  const cuts = side === "raw" ? msg.rawBoundaries : msg.boundaries;
+  if (cuts === undefined) return undefined;
   return cuts.has(at.start) && cuts.has(at.end);
 }
