@@ -239,14 +239,15 @@ export class Matcher {
   ): Promise<void> {
     const { texts, cardStart, cardList } = layer.table;
     const hits = layer.automaton.hitsOf(msg.folded);
-    // A card counts a term once per message; a case-sensitive verdict covers the whole message.
-    const settled = new Set<string>();
+    // A card counts a term once per message; a case-sensitive verdict covers the whole message. Keyed
+    // by a number (card, then term), not a string made per hit.
+    const settled = new Set<number>();
     for (const hit of hits) {
       const term = texts.at(hit.term)!;
       for (let c = cardStart[hit.term]!; c < cardStart[hit.term + 1]!; c++) {
         if (layer.hidden?.has(cardList[c]!)) continue;
         const index = layer.offset + cardList[c]!;
-        const once = `${index}:${hit.term}`;
+        const once = index * cardStart.length + hit.term;
         if (settled.has(once)) continue;
         const card = this.cards.at(index);
         // A card whose file went away after this matcher was made is not found: it cannot fire.
