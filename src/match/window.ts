@@ -92,22 +92,9 @@ export function turnsFor(messages: number): number {
  * needs a character that is no ASCII letter, digit or underscore (or the text's edge) on each side.
  * So in Chinese or Japanese text, where every character is such a boundary to SillyTavern, a
  * `whole_words` key matches wherever it occurs, as authors of those books saw it do.
- */
-export async function countsAsWord(
-  msg: WindowMessage,
-  side: Side,
-  at: { start: number; end: number },
-  term: string,
-  rule: WordRule,
-  segmenter: MatchOptions["segmenter"],
-): Promise<boolean> {
-  return wordVerdict(msg, side, at, term, rule, segmenter) ?? isWholeToken(msg, at, segmenter, side);
-}
-
-/**
- * `countsAsWord`'s answer when it needs no cut of the message that is not made yet, at once; undefined
- * when it does. The automaton's hits are many per message and most need no cut: a promise and a wait
- * for each cost more than the answer.
+ * Answered at once, or undefined when it takes the segmenter's cuts of the message and they are not
+ * made yet (`isWholeToken` then waits for them): the automaton's hits are many per message and most
+ * need no cut, so a promise and a wait for each cost more than the answer.
  */
 export function wordVerdict(
   msg: WindowMessage,
@@ -141,7 +128,10 @@ export async function occursIn(
   const text = msg[side];
   for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
     const span = { start: at, end: at + needle.length };
-    if (await countsAsWord(msg, side, span, needle, rule, segmenter)) return true;
+    const counts =
+      wordVerdict(msg, side, span, needle, rule, segmenter) ??
+      (await isWholeToken(msg, span, segmenter, side));
+    if (counts) return true;
   }
   return false;
 }
