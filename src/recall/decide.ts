@@ -53,6 +53,9 @@ export async function decide(
   const noticed = await notice(compiled, messagesOf(turns), match);
   let entered = policy(noticed.selection, unnamedCards(compiled, explicit, [...sticky]), explicit);
   if (declaredOnly) entered = entered.map(declaredOr);
+  // Nothing came in (no card's words in the window, none always on, asked for or still sticky): the
+  // stages after this judge, hold back or follow what came in, so none of them can make a card fire.
+  if (entered.length === 0) return { selection: entered, clock };
   let selection = await gate(entered, noticed.scan);
   selection = hold(timed(selection, { clock, sticky }), sticky);
   selection = chance(groups(selection, { seed, keep }), { seed, keep });
