@@ -16,8 +16,8 @@
  * neither checkpoints into nor deletes anything of a moved database), opens the file now there,
  * creating it when missing, and says so in one line. A watching store (`watch`: a gateway that watches
  * its vault) stats the file only when a watcher of it saw it change (deleted, replaced, written by a
- * checkpoint), failed, or a second has gone by (watched-path.ts), not on every request. A database that goes bad while open is moved
- * aside and rebuilt, and the operation is tried once more. The state folder is only ever made inside
+ * checkpoint), failed, or a second has gone by (watched-path.ts), not on every request. A database
+ * that goes bad while open is moved aside and rebuilt, and the operation is tried once more. The state folder is only ever made inside
  * a folder that exists (the vault): a vault that is gone is an error, never re-created.
  */
 

@@ -229,23 +229,19 @@ function markCompared(folder: Folder, mark: string, started: number, out: Pendin
   out.visited.add(folder.dir);
 }
 
-/** Compares the files of folder `dir`, whose mark is now `mark`, with their rows, into `out`. */
-type CompareFolder = (
-  vault: Vault,
-  idx: IndexDb,
-  dir: string,
-  mark: string,
-  started: number,
-  out: Pending,
-) => void;
-
 /**
  * Compare one folder's files with their rows: what to parse again, what is gone. Its sub-folders the
  * index has never seen are walked the same way (a folder created or moved in with its files); those it
  * knows are compared on their own marks. A folder that is gone (`mark` "none") drops its rows.
  */
 export function compareDir(
-  ...[vault, idx, dir, mark, started, out, known]: [...Parameters<CompareFolder>, ReadonlyMap<string, string>]
+  vault: Vault,
+  idx: IndexDb,
+  dir: string,
+  mark: string,
+  started: number,
+  out: Pending,
+  known: ReadonlyMap<string, string>,
 ) {
   const folder = folderOf(vault, dir);
   const rows = statsIn(idx, dir);
@@ -287,7 +283,14 @@ export function compareDir(
  * and its known sub-folders are compared on their own. Each file is stat'ed all the same: an edit
  * written in place moves only the file's own mtime.
  */
-export const compareRows: CompareFolder = (vault, idx, dir, mark, started, out) => {
+export function compareRows(
+  vault: Vault,
+  idx: IndexDb,
+  dir: string,
+  mark: string,
+  started: number,
+  out: Pending,
+): void {
   const folder = folderOf(vault, dir);
   for (const [rel, ms, size] of statsIn(idx, dir)) {
     out.seen?.();
@@ -300,7 +303,7 @@ export const compareRows: CompareFolder = (vault, idx, dir, mark, started, out) 
     else if (ms !== st.mtimeMs || size !== st.size) putChanged(vault, folder, name, st, started, out);
   }
   markCompared(folder, mark, started, out);
-};
+}
 
 /** One options object for every stat of a folder's files, not one made per file. */
 const NO_THROW = { throwIfNoEntry: false } as const;
