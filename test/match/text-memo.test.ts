@@ -33,6 +33,20 @@ describe("what was worked out of a text is remembered within a budget of charact
     expect(m.made).toEqual(["aaaa", "bbbb", "cccc", "bbbb"]);
   });
 
+  test("texts met again outlive those never met since they were kept, however many are met", () => {
+    const m = counting(12, 12);
+    for (const t of ["aaaa", "bbbb", "cccc"]) m.get(t); // 12: full
+    m.get("cccc");
+    m.get("aaaa"); // both met again: bbbb, never met, is the one to go
+    m.get("dddd");
+    for (const t of ["aaaa", "cccc", "dddd"]) m.get(t);
+    expect(m.made).toEqual(["aaaa", "bbbb", "cccc", "dddd"]);
+    // Every text met again: room is still made, the oldest first once each had its second chance.
+    m.get("eeee");
+    m.get("eeee");
+    expect(m.made).toEqual(["aaaa", "bbbb", "cccc", "dddd", "eeee"]);
+  });
+
   test("a text longer than the longest kept is worked out each time", () => {
     const m = counting(1000, 5);
     m.get("a long text");
