@@ -125,7 +125,7 @@ function dictionaryTable(): void {
   const carried = Buffer.byteLength(JSON.stringify(tables));
   const read = median(() => readDictionary(dictionaryData, "dictionary", "dictionary.yaml"));
   const build = median(() => dictionaryReader(entries));
-  const load = median(() => loadedReader(tables.entries, tables.scanner));
+  const load = median(() => loadedReader(tables));
   console.log("Style dictionary (warm, in process)");
   console.log(
     table([

@@ -113,9 +113,17 @@ export function dictionaryReader(entries: readonly DictEntry[]): DictionaryReade
   return { terms: dictionaryScanner(entries, (e) => e), emoji: emojiOf(entries) };
 }
 
-/** The reader of a dictionary saved with its scanner (_built-in-tables.ts): nothing is built. */
-export function loadedReader(entries: readonly DictEntry[], tables: ScannerTables): DictionaryReader {
-  return { terms: new TermScanner<DictEntry>({ tables, values: entries }), emoji: emojiOf(entries) };
+/** The reader of a dictionary saved with its scanner and emoji keys (_built-in-tables.ts): nothing is built. */
+export function loadedReader(saved: {
+  entries: readonly DictEntry[];
+  scanner: ScannerTables;
+  emoji: readonly (readonly [string, number])[];
+}): DictionaryReader {
+  const { entries, scanner } = saved;
+  return {
+    terms: new TermScanner<DictEntry>({ tables: scanner, values: entries }),
+    emoji: new Map(saved.emoji.map(([key, i]) => [key, entries[i]!])),
+  };
 }
 
 /** Pasted parts, each with a cheap test that the text may hold one. */
