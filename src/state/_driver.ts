@@ -87,10 +87,10 @@ export interface Tx {
   /** The conversation that opened with `opening`, most recently seen then smallest id; or null. */
   byOpening(opening: string): Maybe<string | null>;
   /**
-   * Drops the least recently seen conversations (then by id) beyond `max`, each with its ledger,
-   * replay records and turn records (its share of the days stays).
+   * Once there are more than `max + slack` conversations, drops the least recently seen (then by id)
+   * beyond `max`, each with its ledger, replay records and turn records (its share of the days stays).
    */
-  evict(max: number): Maybe<void>;
+  evict(max: number, slack: number): Maybe<void>;
 
   /** The row, the record of `turn` and every turn with a record (in no order). */
   turnKeys(id: string, turn: number): Maybe<StoredTurnKeys>;

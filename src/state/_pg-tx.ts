@@ -137,7 +137,10 @@ export function pgTx(sql: SQL, space: string): Tx {
         ORDER BY last_seen DESC, id LIMIT 1`;
       return r ? str(r.id) : null;
     },
-    async evict(max) {
+    async evict(max, slack) {
+      const [{ n }] =
+        await sql`SELECT count(*)::int AS n FROM lorecards.conversations WHERE space = ${space}`;
+      if (n <= max + slack) return;
       // `byLeastRecentlySeen` in _rules.ts; a conversation's other rows go with it (ON DELETE CASCADE).
       await sql`DELETE FROM lorecards.conversations WHERE n IN (
         SELECT n FROM lorecards.conversations WHERE space = ${space} ORDER BY last_seen, id

@@ -56,6 +56,7 @@ export interface Queries
     [number, number, string, string, string, number, string, string | null, string | null]
   >;
   dropReplay: Statement<unknown, [number, number, string]>;
+  conversationCount: Statement<{ n: number }, []>;
   evict: Statement<{ n: number }, [number]>;
   turn: Statement<{ record: string }, [number, number]>;
   turnNumbers: Statement<{ turn: number }, [number]>;
@@ -113,6 +114,7 @@ export function prepare(db: Database): Queries {
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     dropReplay: "DELETE FROM replays WHERE conversation = ? AND anchor = ? AND hash = ?",
     // The conversation cap's order (`byLeastRecentlySeen` in _rules.ts), in SQL: it spans the table.
+    conversationCount: "SELECT count(*) AS n FROM conversations",
     evict:
       "DELETE FROM conversations WHERE n IN (SELECT n FROM conversations ORDER BY last_seen ASC, id " +
       "LIMIT max(0, (SELECT count(*) FROM conversations) - ?)) RETURNING n",

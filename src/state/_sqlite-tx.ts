@@ -79,8 +79,9 @@ export function sqliteTx(c: Connection): SqliteTx {
       seen.settle();
       return q.byOpening.get(opening)?.id ?? null;
     },
-    evict(max) {
+    evict(max, slack) {
       seen.settle();
+      if (q.conversationCount.get()!.n <= max + slack) return;
       const gone = q.evict.all(max).map((r) => r.n);
       if (gone.length === 0) return;
       const ns = JSON.stringify(gone);

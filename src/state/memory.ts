@@ -197,9 +197,9 @@ function memoryTx(state: MemoryState, undo: (() => void)[] | null): Tx {
         .sort(byMostRecentlySeen);
       return found[0]?.id ?? null;
     },
-    evict(max) {
+    evict(max, slack) {
       const excess = state.conversations.size - max;
-      if (excess <= 0) return;
+      if (excess <= slack) return;
       const order = [...state.conversations.values()].map((c) => ({ id: c.id, lastSeen: c.row.lastSeen }));
       for (const { id } of order.sort(byLeastRecentlySeen).slice(0, excess))
         set(state.conversations, id, undefined);

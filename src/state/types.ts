@@ -315,8 +315,9 @@ export interface Store {
    *   `replaysPerConversation` records nearest the end (by anchor, then turn);
    * - a change with `timed` replaces the timed memory, keeping its `cardsPerConversation` entries
    *   that fired last (by `last`, then id); a new clock without one forgets it;
-   * - a conversation stored for the first time may push the store over `conversations`: the least
-   *   recently seen conversations (then by id) are dropped, with everything they hold.
+   * - a conversation stored for the first time may push the store over `conversations`: once it is
+   *   over by more than a tenth (_domain.ts `evictionSlack`), the least recently seen conversations
+   *   (then by id) are dropped down to the cap, with everything they hold.
    */
   commitTurn(id: string, change: ConversationChange): Promise<void>;
   /**

@@ -265,6 +265,18 @@ export function storeContract(name: string, place: () => Place): void {
       expect((await store.loadConversation("new")).turn).toBe(1);
     });
 
+    test("past its cap by no more than a tenth the store drops nothing; past that, back to the cap at once", async () => {
+      const { store } = await fresh({ conversations: 10 });
+      const seen = async () =>
+        (await Promise.all(Array.from({ length: 12 }, (_, i) => store.loadConversation(`c${i + 1}`))))
+          .filter((c) => c.lastSeen > 0)
+          .map((c) => c.id);
+      for (let i = 1; i <= 11; i++) await store.commitTurn(`c${i}`, { turn: 1, now: i });
+      expect(await seen()).toEqual(Array.from({ length: 11 }, (_, i) => `c${i + 1}`));
+      await store.commitTurn("c12", { turn: 1, now: 12 });
+      expect(await seen()).toEqual(Array.from({ length: 10 }, (_, i) => `c${i + 3}`));
+    });
+
     test("a dropped conversation takes everything it held; seen again, it starts empty", async () => {
       const { store } = await fresh({ conversations: 1 });
       await store.commitTurn("a", {
