@@ -202,6 +202,11 @@ export function loadIndex(vault: Vault, opts: LoadIndexOptions = {}): VaultIndex
     // What a killed write of ours (the matcher snapshot's temp file) left in the state folder.
     if (idx.onDisk) removeStaleTemps(path.join(vault.root, STATE_DIR));
   }
+  // A vault that was small to the index before this load (a first prompt indexing it from nothing, a
+  // large import since) and is large now: its keeper starts now, not on the prompt after, which would
+  // compare every file once more itself.
+  const wasSmall = check === "changed" && opts.inPlace && cards !== undefined && cards <= STAT_ALL_MAX;
+  if (wasSmall && (idx.q.count.get()?.n ?? 0) > STAT_ALL_MAX) keeper = "missing";
   const index = summarize(idx, vault, parsed, keeper);
   // A server's next version: the rows the last one decoded stay, but for the ones changed since.
   const last = opts.previous;

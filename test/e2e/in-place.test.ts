@@ -120,8 +120,7 @@ describe(`a vault over ${STAT_ALL_MAX} card files`, () => {
   });
 
   test("the first cold process starts a keeper; every later try sees an edit written in place", async () => {
-    await tryContext(vault, "zname1"); // indexes the new vault
-    await tryContext(vault, "zname1"); // finds no keeper: compares every file itself, starts one
+    await tryContext(vault, "zname1"); // indexes the new vault, finds it large and no keeper: starts one
     await until(() => keeperPid(vault) !== undefined, "the keeper to be up", 60_000);
     for (const n of [1, 2, 3]) {
       writeInPlace(path.join(vault, "people", "person7.md"), card("zname7", `Edited ${n}.`));
