@@ -4,6 +4,8 @@
  * daily ones past the newest seven are deleted. Only `daily-…` files are ever deleted; the ones the
  * `backup` command or a restore made are the user's to keep. A failed backup is one warning line and
  * the server goes on; the next hour tries again. The clock is an option, so a test can move it.
+ * `makeDailyBackup` is one such backup now, if due (`lorecards backup --daily`); the scheduler runs it
+ * through `make`, which a server points at a process of its own (cli/_backups.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -26,6 +28,8 @@ export interface DailyOptions {
   now?: () => number;
   /** One line per backup made or failed. Default: stderr. */
   say?: (line: string) => void;
+  /** Makes the backup when one is due (default `makeDailyBackup` in this process); throws when it fails. */
+  make?: (o: DailyRun) => Promise<BackupResult | null>;
 }
 
 export interface DailyBackups {
@@ -37,7 +41,10 @@ export interface DailyBackups {
   stop(): Promise<void>;
 }
 
-const DEFAULTS = { keep: 7, checkEveryMs: HOUR, now: Date.now };
+/** One run of the daily backup: where, how many to keep, and the clock it is due by. */
+export type DailyRun = Required<Pick<DailyOptions, "root" | "dir" | "keep" | "now" | "checkEveryMs">>;
+
+export const DAILY_DEFAULTS = { keep: 7, checkEveryMs: HOUR, now: Date.now };
 
 /** The daily backups in `dir`, newest first. */
 export function dailyBackups(dir: string): { file: string; at: number }[] {
@@ -71,9 +78,22 @@ export function rotate(dir: string, keep: number): string[] {
   return old.map((b) => b.file);
 }
 
+/**
+ * One daily backup of the vault at `o.root` into `o.dir`, if one is due at `o.now()`, then the daily ones
+ * past the newest `o.keep` deleted; null when none was due. Throws when the backup fails (no vault there
+ * among the reasons).
+ */
+export async function makeDailyBackup(o: DailyRun): Promise<BackupResult | null> {
+  if (!backupDue(o.dir, o.now(), o.checkEveryMs)) return null;
+  const made = await writeBackup(vaultForBackup(o.root), { dir: o.dir, kind: "daily", now: o.now });
+  rotate(o.dir, o.keep);
+  return made;
+}
+
 export function createDailyBackups(options: DailyOptions): DailyBackups {
-  const o = { ...DEFAULTS, ...options };
+  const o = { ...DAILY_DEFAULTS, ...options };
   const say = o.say ?? warnOnStderr;
+  const make = o.make ?? makeDailyBackup;
   let running: Promise<BackupResult | null> | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
 
@@ -82,10 +102,10 @@ export function createDailyBackups(options: DailyOptions): DailyBackups {
       // Looked up each time: a `.lorecards` made a link since is refused (stateIn), said in the warning.
       const dir = o.dir ?? defaultBackupDir(o.root);
       // No vault yet (a default one is made on first use): nothing to back up, nothing to warn about.
+      // Due is asked here first: a check that finds none due costs a listing, not a backup's process.
       if (!fs.existsSync(o.root) || !backupDue(dir, o.now(), o.checkEveryMs)) return null;
-      const made = await writeBackup(vaultForBackup(o.root), { dir, kind: "daily", now: o.now });
-      rotate(dir, o.keep);
-      say(`lorecards: daily backup ${made.file}`);
+      const made = await make({ root: o.root, dir, keep: o.keep, now: o.now, checkEveryMs: o.checkEveryMs });
+      if (made) say(`lorecards: daily backup ${made.file}`);
       return made;
     } catch (err) {
       say(

@@ -13,9 +13,12 @@ export { MAX_UNPACKED, readBackup, type UnpackedBackup } from "./_unpack.ts";
 export {
   backupDue,
   createDailyBackups,
+  DAILY_DEFAULTS,
   type DailyBackups,
   type DailyOptions,
+  type DailyRun,
   dailyBackups,
+  makeDailyBackup,
   rotate,
 } from "./daily.ts";
 export { type RestoreOptions, type RestoreResult, restoreBackup } from "./restore.ts";

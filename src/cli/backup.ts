@@ -1,8 +1,17 @@
-// `lorecards backup [--to DIR] [--with-recalls] [--json]`: a snapshot of the vault as a .tar.gz with a
-// manifest, in <vault>/.lorecards/backups unless --to names another folder; state's recall events only
-// with --with-recalls.
+// `lorecards backup [--to DIR] [--with-recalls] [--daily] [--json]`: a snapshot of the vault as a
+// .tar.gz with a manifest, in <vault>/.lorecards/backups unless --to names another folder; state's
+// recall events only with --with-recalls. With --daily, the daily backup a running gateway or ui makes
+// (backup/daily.ts): only when one is due, and the daily ones past the newest 7 deleted.
 import path from "node:path";
-import { type BackupResult, vaultForBackup, writeBackup } from "../backup/index.ts";
+import {
+  type BackupResult,
+  DAILY_DEFAULTS,
+  defaultBackupDir,
+  makeDailyBackup,
+  vaultForBackup,
+  writeBackup,
+} from "../backup/index.ts";
+import { LoreError } from "../errors.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { vaultPath } from "./_vault.ts";
 
@@ -36,10 +45,16 @@ export const backupCommand = defineCommand({
       type: "boolean",
       description: "keep the recall events (index recalls and the cards agents opened from them)",
     },
+    daily: {
+      type: "boolean",
+      description:
+        "the daily backup, as a running gateway or ui makes it: only if none was made in the last 23 hours, and the daily ones past the newest 7 deleted (for a timer or cron job)",
+    },
     ...vaultArg,
     ...jsonArg,
   },
   async run({ args }) {
+    if (args.daily) return daily(args);
     const vault = vaultForBackup(vaultPath(args));
     const result = await writeBackup(vault, {
       dir: args.to ? path.resolve(args.to) : undefined,
@@ -50,3 +65,18 @@ export const backupCommand = defineCommand({
     return 0;
   },
 });
+
+/**
+ * `--daily`: the daily backup if one is due. `--json` prints `{"made": …}`, the backup or null; a
+ * server runs this in a process of its own (cli/_backups.ts) and reads that line.
+ */
+async function daily(args: { vault?: string; to?: string; "with-recalls"?: boolean; json?: boolean }) {
+  if (args["with-recalls"])
+    throw new LoreError("usage", "--daily backups never keep the recall events: drop --with-recalls");
+  const root = vaultPath(args);
+  const dir = args.to ? path.resolve(args.to) : defaultBackupDir(root);
+  const made = await makeDailyBackup({ ...DAILY_DEFAULTS, root, dir });
+  if (args.json) printJson({ made });
+  else print(made ? backupLine(made) : `no daily backup due: the newest in ${dir} is less than 23 hours old`);
+  return 0;
+}

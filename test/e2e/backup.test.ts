@@ -144,6 +144,31 @@ describe("backup and restore-backup (compiled binary)", () => {
   });
 });
 
+describe("backup --daily, for a timer or a cron job (compiled binary)", () => {
+  test("it makes the daily backup only when none was made in the last 23 hours, and keeps the seven newest", async () => {
+    const dir = path.join(scratch, "daily");
+    fs.mkdirSync(dir);
+    const old = Array.from({ length: 7 }, (_, i) => `daily-2020010${i + 1}T000000Z.tar.gz`);
+    for (const name of [...old, "backup-20200101T000000Z.tar.gz"]) fs.writeFileSync(path.join(dir, name), "");
+    const first = await cli(["backup", "--daily", "--to", dir, "--vault", vault.root, "--json"]);
+    expect(first.code).toBe(0);
+    expect(path.basename(first.json.made.file)).toMatch(/^daily-\d{8}T\d{6}Z\.tar\.gz$/);
+    expect(first.json.made.recalls).toBe(false);
+    const again = await cli(["backup", "--daily", "--to", dir, "--vault", vault.root, "--json"]);
+    expect(again.json).toEqual({ made: null });
+    expect(fs.readdirSync(dir).sort()).toEqual(
+      ["backup-20200101T000000Z.tar.gz", ...old.slice(1), path.basename(first.json.made.file)].sort(),
+    );
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  test("with --with-recalls it is refused (exit 2): a daily backup never keeps them", async () => {
+    const r = await cli(["backup", "--daily", "--with-recalls", "--vault", vault.root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("drop --with-recalls");
+  });
+});
+
 describe("the daily backup of a server (compiled binary)", () => {
   test("gateway makes its first daily backup at start and keeps the seven newest daily ones", async () => {
     const dir = path.join(vault.root, ".lorecards", "backups");
@@ -157,6 +182,20 @@ describe("the daily backup of a server (compiled binary)", () => {
     expect(made).toHaveLength(1);
     expect(names).toEqual(["backup-20200101T000000Z.tar.gz", ...old.slice(2), made[0]!].sort());
     fs.rmSync(dir, { recursive: true });
+  });
+
+  test("a daily backup that fails is one warning line from the server, naming what failed", async () => {
+    const dir = path.join(vault.root, ".lorecards", "backups");
+    fs.writeFileSync(dir, "a file where the backups folder goes");
+    try {
+      const after = await runServer(["gateway", "--upstream", "http://127.0.0.1:9", "--vault", vault.root]);
+      expect(after.stderr).toContain(
+        "lorecards: warning: the daily backup failed (cannot create the backup folder",
+      );
+      expect(after.stderr).toContain("it is tried again every hour");
+    } finally {
+      fs.rmSync(dir);
+    }
   });
 
   test("ui --no-backups makes none", async () => {
