@@ -1,8 +1,8 @@
 /**
  * Writing a backup: the vault's files read under the vault lock (so no writer leaves half a set of
- * cards in it, and an import a killed process left half done is settled first), then packed as a
- * `.tar.gz` with Bun's own tar writer (`Bun.Archive`) and written beside the others with a name no
- * other backup has. The archive is mode 0600: it holds the marker secret and the conversations' state.
+ * cards in it, and an import a killed process left half done is settled first), then written as a
+ * `.tar.gz` a piece at a time (_tar-write.ts) beside the others, under a name no other backup has. The
+ * archive is mode 0600: it holds the marker secret and the conversations' state.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -21,6 +21,7 @@ import { backupSources } from "./_contents.ts";
 import { FILES_PREFIX, FORMAT, FORMAT_VERSION, MANIFEST_NAME, type Manifest, sha256 } from "./_manifest.ts";
 import { type BackupKind, backupName } from "./_names.ts";
 import { readSources, type SnapshotFile } from "./_snapshot.ts";
+import { type TarInput, writeTarGz } from "./_tar-write.ts";
 import { MAX_UNPACKED } from "./_unpack.ts";
 
 export interface BackupOptions {
@@ -135,19 +136,27 @@ async function pack(
       mtime: f.mtime,
     })),
   };
-  const entries: Record<string, Uint8Array | string> = {
-    [MANIFEST_NAME]: `${JSON.stringify(manifest, null, 2)}\n`,
-  };
-  for (const f of files) entries[`${FILES_PREFIX}${f.path}`] = f.bytes;
-  const bytes = await new Bun.Archive(entries, { compress: "gzip" }).bytes();
-  const file = writeNew(dir, bytes, (n) => backupName(kind, at, n));
+  const entries: TarInput[] = [
+    {
+      name: MANIFEST_NAME,
+      bytes: new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`),
+      mtime: at,
+    },
+  ];
+  for (const f of files)
+    entries.push({ name: `${FILES_PREFIX}${f.path}`, bytes: f.bytes, mode: f.mode, mtime: f.mtime });
+  const { file, bytes } = await writeNew(
+    dir,
+    (fd) => writeTarGz(fd, entries),
+    (n) => backupName(kind, at, n),
+  );
   return {
     file,
     kind,
     created: manifest.created,
     files: files.length,
     recalls: manifest.recalls,
-    bytes: bytes.length,
+    bytes,
   };
 }
 
@@ -167,13 +176,21 @@ function placeAt(tmp: string, file: string): boolean {
   }
 }
 
-/** Write `bytes` under the first free name (never over another backup); returns the path. */
-function writeNew(dir: string, bytes: Uint8Array, name: (n: number) => string): string {
+/**
+ * Write the archive `write` makes into a temp file, make it durable, and give it the first free name
+ * (never over another backup); returns the path and the archive's size.
+ */
+async function writeNew(
+  dir: string,
+  write: (fd: number) => Promise<number>,
+  name: (n: number) => string,
+): Promise<{ file: string; bytes: number }> {
   const tmp = path.join(dir, `.${process.pid}.${randomHex(4)}.tmp`);
   try {
     const fd = fs.openSync(tmp, "wx", 0o600);
+    let bytes: number;
     try {
-      fs.writeFileSync(fd, bytes);
+      bytes = await write(fd);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -182,7 +199,7 @@ function writeNew(dir: string, bytes: Uint8Array, name: (n: number) => string): 
       const file = path.join(dir, name(n));
       if (placeAt(tmp, file)) {
         fsyncDir(dir);
-        return file;
+        return { file, bytes };
       }
       if (n >= 100) throw new Error("a hundred backups carry this second's name");
     }
