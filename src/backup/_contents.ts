@@ -140,8 +140,10 @@ function bookFiles(root: string): { path: string; sqlite: boolean }[] {
 
 /** Every file a backup of `vault` holds, its books' included, sorted. Read it under the vault lock. */
 export function backupSources(vault: Vault): Source[] {
-  return [...ownFiles(vault.root), ...bookFiles(vault.root)]
-    .map((f) => ({ ...f, abs: path.join(vault.root, ...f.path.split("/")) }))
+  const files = [...ownFiles(vault.root), ...bookFiles(vault.root)];
+  // A path's parts are checked already (no `.` or `..`, `/` between them): joined as it is.
+  return files
+    .map((f): Source => ({ path: f.path, abs: path.join(vault.root, f.path), sqlite: f.sqlite }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
@@ -150,10 +152,13 @@ export function backupSources(vault: Vault): Source[] {
  * backup of it would hold, with the databases' side files, the whole archive folder, and the caches.
  */
 export function replacedPaths(vault: Vault): string[] {
+  // What a backup holds was listed just now, under the lock: only what is added to it (none of it a
+  // file a backup holds) is looked for.
+  const listed: string[] = [];
   const out = new Set<string>();
   for (const s of backupSources(vault)) {
     if (s.path.startsWith(`${ARCHIVE_DIR}/`)) continue;
-    out.add(s.path);
+    listed.push(s.path);
     if (s.sqlite) for (const side of SQLITE_SIDE_FILES) out.add(`${s.path}${side}`);
   }
   const books = isPlainDir(path.join(vault.root, BOOKS_DIR))
@@ -171,7 +176,8 @@ export function replacedPaths(vault: Vault): string[] {
   // and the mark that it held no hint.
   for (const side of STYLE_SIDE_FILES) out.add(`${STATE_DIR}/${side}`);
   if (isPlainDir(path.join(vault.root, ARCHIVE_DIR))) out.add(ARCHIVE_DIR);
-  return [...out].filter((p) => fs.lstatSync(path.join(vault.root, p), { throwIfNoEntry: false }));
+  const more = [...out].filter((p) => fs.lstatSync(path.join(vault.root, p), { throwIfNoEntry: false }));
+  return [...listed, ...more];
 }
 
 /**

@@ -42,6 +42,27 @@ export interface Manifest {
   files: ManifestFile[];
 }
 
+/** How many files' lines go in one piece of `manifestPieces`. */
+const LINES_A_PIECE = 1000;
+
+/**
+ * The manifest as JSON text, a piece at a time: its fields one to a line, then each file's entry on a
+ * line of its own, a thousand lines to a piece. A 100,000-card vault's manifest comes to some 15 MB;
+ * made as one string (by a builder that doubled as it grew) it was the highest point of a forced
+ * restore's memory. The writer goes through the pieces twice, once for their size (a tar header
+ * comes first) and once to write them, and holds one at a time.
+ */
+export function* manifestPieces(manifest: Manifest): Generator<string> {
+  const { files, ...about } = manifest;
+  const head = JSON.stringify(about, null, 2); // "{\n  ...\n}"
+  yield `${head.slice(0, -2)},\n  "files": [`;
+  for (let i = 0; i < files.length; i += LINES_A_PIECE) {
+    const lines = files.slice(i, i + LINES_A_PIECE).map((f) => `\n    ${JSON.stringify(f)}`);
+    yield (i === 0 ? "" : ",") + lines.join(",");
+  }
+  yield files.length === 0 ? "]\n}\n" : "\n  ]\n}\n";
+}
+
 export function sha256(bytes: Uint8Array): string {
   return Bun.CryptoHasher.hash("sha256", bytes, "hex");
 }

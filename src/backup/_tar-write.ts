@@ -14,14 +14,18 @@
 import fs from "node:fs";
 import { createGzip, type Gzip } from "node:zlib";
 
-export interface TarInput {
+/**
+ * An entry: its contents as bytes, or as pieces of text written in UTF-8 one window at a time (a
+ * large manifest, never one string or one buffer). `text` is gone through twice, first for the size
+ * the header gives, so it must give the same pieces each time.
+ */
+export type TarInput = {
   name: string;
-  bytes: Uint8Array;
   /** Permission bits (default 0o600). */
   mode?: number;
   /** Modification time in milliseconds (default 0). */
   mtime?: number;
-}
+} & ({ bytes: Uint8Array } | { text: () => Iterable<string> });
 
 const BLOCK = 512;
 const PIECE = 1024 * 1024;
@@ -30,8 +34,13 @@ const encoder = new TextEncoder();
 /** Writes `entries` as a gzip-compressed tar to the open file `fd`; resolves to the bytes written. */
 export async function writeTarGz(fd: number, entries: Iterable<TarInput>): Promise<number> {
   const tar = new TarPieces(fd);
-  for (const entry of entries) await tar.entry(entry);
-  return tar.end();
+  try {
+    for (const entry of entries) await tar.entry(entry);
+    return await tar.end();
+  } catch (err) {
+    tar.abandon(); // an entry that could not be read: nothing more may reach `fd`, which the caller closes
+    throw err;
+  }
 }
 
 class TarPieces {
@@ -56,8 +65,15 @@ class TarPieces {
       await this.header(paxName(e.name), record.length, 0o600, mtime, "x");
       await this.content(record);
     }
-    await this.header(plain ? e.name : asciiName(e.name), e.bytes.length, e.mode ?? 0o600, mtime, "0");
-    await this.content(e.bytes);
+    const size = "bytes" in e ? e.bytes.length : utf8Length(e.text());
+    await this.header(plain ? e.name : asciiName(e.name), size, e.mode ?? 0o600, mtime, "0");
+    if ("bytes" in e) await this.content(e.bytes);
+    else await this.text(e.text(), size);
+  }
+
+  abandon(): void {
+    this.gzip.removeAllListeners("data");
+    this.gzip.destroy();
   }
 
   /** The end-of-archive blocks, the rest compressed; the archive's size. */
@@ -106,6 +122,25 @@ class TarPieces {
     await this.zeros((BLOCK - (bytes.length % BLOCK)) % BLOCK);
   }
 
+  /** Text as UTF-8 straight into the buffer, a window of it at a time; then zeros, as `content`. */
+  private async text(pieces: Iterable<string>, size: number): Promise<void> {
+    let written = 0;
+    for (const text of pieces)
+      for (let at = 0; at < text.length; ) {
+        await this.room(4); // room for any one character
+        // As many UTF-16 units as there are bytes free: each takes at least a byte, so the window is
+        // never short, and one cut between the halves of a pair never gets written (the half alone
+        // would need three bytes, past the end of the buffer): it starts the next window whole.
+        const end = Math.min(text.length, at + (PIECE - this.used));
+        const done = encoder.encodeInto(text.slice(at, end), this.piece.subarray(this.used));
+        this.used += done.written;
+        written += done.written;
+        at += done.read;
+      }
+    if (written !== size) throw new Error(`the text of a tar entry came to ${written} bytes, not ${size}`);
+    await this.zeros((BLOCK - (size % BLOCK)) % BLOCK);
+  }
+
   private async zeros(n: number): Promise<void> {
     for (let left = n; left > 0; ) {
       await this.room(1);
@@ -133,6 +168,12 @@ class TarPieces {
       }),
     );
   }
+}
+
+function utf8Length(pieces: Iterable<string>): number {
+  let n = 0;
+  for (const piece of pieces) n += Buffer.byteLength(piece, "utf8");
+  return n;
 }
 
 /** `value` in octal, zero-padded to fill `length` bytes at `at` with a NUL at the end. */

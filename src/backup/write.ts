@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { describeError, LoreError } from "../errors.ts";
+import { gcTick } from "../gc-tick.ts";
 import {
   fsyncDir,
   type LockOptions,
@@ -18,7 +19,14 @@ import {
   withSettledLock,
 } from "../vault/index.ts";
 import { backupSources } from "./_contents.ts";
-import { FILES_PREFIX, FORMAT, FORMAT_VERSION, MANIFEST_NAME, type Manifest, sha256 } from "./_manifest.ts";
+import {
+  FILES_PREFIX,
+  FORMAT,
+  FORMAT_VERSION,
+  MANIFEST_NAME,
+  type Manifest,
+  manifestPieces,
+} from "./_manifest.ts";
 import { type BackupKind, backupName } from "./_names.ts";
 import { readSources, type SnapshotFile } from "./_snapshot.ts";
 import { type TarInput, writeTarGz } from "./_tar-write.ts";
@@ -55,24 +63,26 @@ export function defaultBackupDir(root: string): string {
   return stateIn(root, "backups");
 }
 
-/** Back up `vault`, taking the vault lock while its files are read. */
+/** Back up `vault`, taking the vault lock while its files are read; they are held until written. */
 export async function writeBackup(vault: Vault, opts: BackupOptions = {}): Promise<BackupResult> {
   const dir = prepareDir(opts.dir ?? defaultBackupDir(vault.root));
   await learnStyleInbox(vault.root);
-  const files = await withScratch(dir, (scratch) =>
-    withSettledLock(vault, () => readSources(backupSources(vault), scratch, opts.withRecalls), opts.lock),
-  );
-  return pack(vault, files, dir, opts);
+  return withScratch(dir, async (scratch) => {
+    const read = () => readSources(backupSources(vault), scratch, { ...opts, holding: "hold" });
+    return pack(vault, await withSettledLock(vault, read, opts.lock), dir, opts);
+  });
 }
 
-/** Back up `vault` while the caller holds the vault lock (a restore, before it replaces the vault). */
+/**
+ * Back up `vault` while the caller holds the vault lock (a restore, before it replaces the vault):
+ * each file is read to be hashed and read again to be written, so one is held at a time.
+ */
 export async function writeBackupLocked(vault: Vault, opts: BackupOptions = {}): Promise<BackupResult> {
   const dir = prepareDir(opts.dir ?? defaultBackupDir(vault.root));
   await learnStyleInbox(vault.root);
-  const files = await withScratch(dir, (scratch) =>
-    readSources(backupSources(vault), scratch, opts.withRecalls),
+  return withScratch(dir, (scratch) =>
+    pack(vault, readSources(backupSources(vault), scratch, { ...opts, holding: "read-again" }), dir, opts),
   );
-  return pack(vault, files, dir, opts);
 }
 
 /**
@@ -114,7 +124,7 @@ async function pack(
   dir: string,
   opts: BackupOptions,
 ): Promise<BackupResult> {
-  const total = files.reduce((sum, f) => sum + f.bytes.length, 0);
+  const total = files.reduce((sum, f) => sum + f.size, 0);
   if (total > MAX_UNPACKED - 64 * 1024 ** 2) {
     throw new LoreError("too_large", `the vault's files come to ${total} bytes, more than a backup can hold`);
   }
@@ -128,26 +138,23 @@ async function pack(
     created: new Date(at).toISOString(),
     vault: vault.root,
     recalls: opts.withRecalls === true,
-    files: files.map((f) => ({
-      path: f.path,
-      size: f.bytes.length,
-      sha256: sha256(f.bytes),
-      mode: f.mode,
-      mtime: f.mtime,
-    })),
+    // Each SnapshotFile writes itself as its manifest entry: no second list of 100k entries is made.
+    files,
   };
-  const entries: TarInput[] = [
-    {
-      name: MANIFEST_NAME,
-      bytes: new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`),
-      mtime: at,
-    },
-  ];
-  for (const f of files)
-    entries.push({ name: `${FILES_PREFIX}${f.path}`, bytes: f.bytes, mode: f.mode, mtime: f.mtime });
+  // The manifest goes in as pieces of text, encoded a window at a time: never one string, nor bytes.
+  const head: TarInput = { name: MANIFEST_NAME, text: () => manifestPieces(manifest), mtime: at };
+  // Each file's bytes are asked for as its turn to be written comes (held, or read again).
+  function* entries(): Generator<TarInput> {
+    yield head;
+    const tick = gcTick(); // what is read again is garbage once written (gc-tick.ts)
+    for (const f of files) {
+      yield { name: `${FILES_PREFIX}${f.path}`, bytes: f.bytes(), mode: f.mode, mtime: f.mtime };
+      tick();
+    }
+  }
   const { file, bytes } = await writeNew(
     dir,
-    (fd) => writeTarGz(fd, entries),
+    (fd) => writeTarGz(fd, entries()),
     (n) => backupName(kind, at, n),
   );
   return {
@@ -204,6 +211,7 @@ async function writeNew(
       if (n >= 100) throw new Error("a hundred backups carry this second's name");
     }
   } catch (err) {
+    if (err instanceof LoreError) throw err; // a file changed under a backup that reads it again
     throw new LoreError("io_error", `cannot write a backup in ${dir}: ${describeError(err)}`, {
       cause: err,
     });

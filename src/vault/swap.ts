@@ -26,12 +26,13 @@ const OLD = "old";
 
 interface Journal {
   /** Vault paths (`/`-separated) moved aside. */
-  replaced: string[];
+  replaced: readonly string[];
   /** Vault paths moved in from the staging folder. */
-  incoming: string[];
+  incoming: readonly string[];
 }
 
-const abs = (root: string, rel: string) => path.join(root, ...rel.split("/"));
+/** `rel`, a vault path (`/`-separated, checked: no `.` or `..` parts), under `root`. */
+const abs = (root: string, rel: string) => path.join(root, rel);
 
 /** A new work folder for a swap into `root` (not made yet); stage the files under `stagedIn(work)`. */
 export function swapFolder(root: string, hex: string): string {
@@ -42,12 +43,27 @@ export function stagedIn(work: string): string {
   return path.join(work, NEW);
 }
 
-type Move = [from: string, to: string];
+/** The folders moves touched, to be synced once the moves are done. */
+class Touched {
+  private readonly dirs = new Set<string>();
 
-function moveTo(from: string, to: string, done: Move[]): void {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  fs.renameSync(from, to);
-  done.push([from, to]);
+  /** Renames `from` to `to`, making `to`'s folder first unless a move went there already. */
+  move(from: string, to: string): void {
+    const into = path.dirname(to);
+    if (!this.dirs.has(into)) fs.mkdirSync(into, { recursive: true });
+    fs.renameSync(from, to);
+    this.dirs.add(path.dirname(from)).add(into);
+  }
+
+  sync(): void {
+    for (const dir of this.dirs) {
+      try {
+        fsyncDir(dir);
+      } catch {
+        // a folder moved away since (an emptied one): nothing to sync
+      }
+    }
+  }
 }
 
 function writeJournal(work: string, journal: Journal): void {
@@ -73,21 +89,35 @@ export function swapIn(
   replaced: readonly string[],
   incoming: readonly string[],
 ): void {
-  writeJournal(work, { replaced: [...replaced], incoming: [...incoming] });
-  const done: Move[] = [];
+  writeJournal(work, { replaced, incoming });
+  const aside = path.join(work, OLD);
+  const staged = stagedIn(work);
+  // Each move made, as a number rather than its two paths (a restore makes 200k): replaced[i] moved
+  // aside is 3i, what stood at incoming[i] moved aside 3i+1, incoming[i] moved in 3i+2.
+  const moveOf = (made: number): [from: string, to: string] => {
+    const i = Math.floor(made / 3);
+    if (made % 3 === 0) return [abs(root, replaced[i]!), abs(aside, replaced[i]!)];
+    const p = incoming[i]!;
+    return made % 3 === 1 ? [abs(root, p), abs(aside, p)] : [abs(staged, p), abs(root, p)];
+  };
+  const touched = new Touched();
+  const done: number[] = [];
+  const move = (made: number) => {
+    touched.move(...moveOf(made));
+    done.push(made);
+  };
   try {
-    const aside = path.join(work, OLD);
-    for (const p of replaced) moveTo(abs(root, p), abs(aside, p), done);
+    for (let i = 0; i < replaced.length; i++) move(3 * i);
     // A restore moves 100k files in: their paths' garbage is collected as it goes (gc-tick.ts).
     const tick = gcTick();
-    for (const p of incoming) {
+    for (let i = 0; i < incoming.length; i++) {
       tick();
-      const target = abs(root, p);
-      if (fs.lstatSync(target, { throwIfNoEntry: false })) moveTo(target, abs(aside, p), done);
-      moveTo(abs(stagedIn(work), p), target, done);
+      if (fs.lstatSync(abs(root, incoming[i]!), { throwIfNoEntry: false })) move(3 * i + 1);
+      move(3 * i + 2);
     }
   } catch (err) {
-    for (const [from, to] of done.reverse()) {
+    for (const made of done.reverse()) {
+      const [from, to] = moveOf(made);
       try {
         fs.renameSync(to, from);
       } catch {
@@ -103,19 +133,7 @@ export function swapIn(
       },
     );
   }
-  syncDirs(done);
-}
-
-function syncDirs(done: readonly Move[]): void {
-  const dirs = new Set<string>();
-  for (const [from, to] of done) dirs.add(path.dirname(from)).add(path.dirname(to));
-  for (const dir of dirs) {
-    try {
-      fsyncDir(dir);
-    } catch {
-      // a folder moved away since (an emptied one): nothing to sync
-    }
-  }
+  touched.sync();
 }
 
 /** The work folders of swaps in `vault` (cheap: one directory listing); none when the state folder is a link. */
@@ -187,12 +205,12 @@ function rollForward(vault: Vault, dir: string, journal: Journal): void {
     return p.startsWith(root + path.sep) && linkBelow(vault, path.dirname(p)) === null ? p : null;
   };
   const exists = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false }) !== undefined;
-  const done: Move[] = [];
+  const touched = new Touched();
   const aside = path.join(dir, OLD);
   for (const rel of journal.replaced) {
     const target = inside(rel);
     if (target === null || !exists(target) || exists(abs(aside, String(rel)))) continue;
-    moveTo(target, abs(aside, String(rel)), done);
+    touched.move(target, abs(aside, String(rel)));
   }
   for (const rel of journal.incoming) {
     const target = inside(rel);
@@ -202,9 +220,9 @@ function rollForward(vault: Vault, dir: string, journal: Journal): void {
     // restore holds what was replaced).
     if (exists(target)) {
       const away = abs(aside, String(rel));
-      moveTo(target, exists(away) ? `${away}.${process.pid}-${Date.now()}` : away, done);
+      touched.move(target, exists(away) ? `${away}.${process.pid}-${Date.now()}` : away);
     }
-    moveTo(staged, target, done);
+    touched.move(staged, target);
   }
-  syncDirs(done);
+  touched.sync();
 }

@@ -2,6 +2,7 @@
 // hidden folder, or over a cache), and the names backups carry, read back as the time they were made.
 import { describe, expect, test } from "bun:test";
 import { allowedPath } from "../../src/backup/_contents.ts";
+import { manifestPieces, parseManifest } from "../../src/backup/_manifest.ts";
 import { backupName, parseBackupName, timeStamp } from "../../src/backup/_names.ts";
 
 describe("paths a manifest may name", () => {
@@ -56,4 +57,40 @@ describe("backup names", () => {
   ])("%s reads as %p", (name, parsed) => {
     expect(parseBackupName(name)).toEqual(parsed as never);
   });
+});
+
+describe("the manifest's text, written in pieces", () => {
+  const about = {
+    format: "lorecards-backup" as const,
+    version: 1 as const,
+    lorecards: "0.1.0",
+    kind: "manual" as const,
+    created: "2026-12-02T16:00:00.000Z",
+    vault: "/home/ann/.lorecards",
+    recalls: false,
+  };
+  const file = (i: number) => ({
+    path: `people/小林 ${i}.md`,
+    size: i,
+    sha256: "0".repeat(64),
+    mode: 420,
+    mtime: i,
+  });
+
+  test.each([0, 1, 999, 1000, 1001, 2500])(
+    "with %i files reads back as the manifest it was made from",
+    (n) => {
+      const manifest = { ...about, files: Array.from({ length: n }, (_, i) => file(i)) };
+      const pieces = [...manifestPieces(manifest)];
+      expect(parseManifest(pieces.join(""), "b.tar.gz")).toEqual(manifest);
+      expect(pieces.length).toBe(2 + Math.ceil(n / 1000));
+      // One file to a line, as a person reading it by hand would want.
+      expect(
+        pieces
+          .join("")
+          .split("\n")
+          .filter((l) => l.includes('"sha256"')),
+      ).toHaveLength(n);
+    },
+  );
 });

@@ -80,4 +80,21 @@ describe("the archive a backup writes", () => {
     expect(new Uint8Array(fs.readFileSync(path.join(scratch, "x/first.bin")))).toEqual(bytes);
     expect(fs.readFileSync(path.join(scratch, "x/second.txt"), "utf8")).toBe("after");
   });
+  test("a text entry comes back as its UTF-8, emoji and Chinese across every megabyte's edge and between its pieces", async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), "lc-tar-"));
+    // Odd lengths put a surrogate pair, or a three-byte character, where each megabyte window ends.
+    const text = Array.from({ length: 120_000 }, (_, i) => `${i} 😂 小林 ${"x".repeat(i % 7)}\n`).join("");
+    const cut = text.indexOf("\n", 1000) + 1;
+    const file = path.join(scratch, "t.tar.gz");
+    const fd = fs.openSync(file, "w");
+    await writeTarGz(fd, [
+      { name: "x/manifest.json", text: () => [text.slice(0, cut), text.slice(cut)] },
+      { name: "x/after.txt", bytes: Buffer.from("after") },
+    ]);
+    fs.closeSync(fd);
+    expect(tar(["xzf", file, "-C", scratch]).exitCode).toBe(0);
+    expect(fs.readFileSync(path.join(scratch, "x/manifest.json"))).toEqual(Buffer.from(text, "utf8"));
+    expect(Buffer.byteLength(text)).toBeGreaterThan(2 * 1024 * 1024);
+    expect(fs.readFileSync(path.join(scratch, "x/after.txt"), "utf8")).toBe("after");
+  });
 });
