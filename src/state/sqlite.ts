@@ -17,12 +17,14 @@
  * creating it when missing, and says so in one line. A watching store (`watch`: a gateway that watches
  * its vault) stats the file only when a watcher of it saw it change (deleted, replaced, written by a
  * checkpoint), failed, or a second has gone by (watched-path.ts), not on every request. A database
- * that goes bad while open is moved aside and rebuilt, and the operation is tried once more. The state folder is only ever made inside
+ * that goes bad while open is moved aside and rebuilt, and the operation is tried once more. A watching
+ * store's checkpoints run on a thread of their own (sqlite-checkpoints.ts), never in a request's commit. The state folder is only ever made inside
  * a folder that exists (the vault): a vault that is gone is an error, never re-created.
  */
 
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { type Checkpoints, checkpointAside } from "../sqlite-checkpoints.ts";
 import { isCorrupt } from "../sqlite-file.ts";
 import { stateIn } from "../vault/index.ts";
 import { checkVaultRoot } from "../vault/root.ts";
@@ -81,6 +83,14 @@ function sqliteDriver(file: string, options: SqliteStoreOptions): Driver {
 
   // Any event of the file's own watcher means it may not be the one opened now.
   const opened = watched(file, options.watch === true, () => true);
+  // A long-running process checkpoints on a thread of its own, off the requests' (sqlite-checkpoints.ts).
+  let checkpoints: Checkpoints | undefined;
+  const adopted = (c: Connection): Connection => {
+    if (options.watch !== true) return c;
+    checkpoints ??= checkpointAside(file, warn);
+    checkpoints.adopt(c.db);
+    return c;
+  };
 
   /** The connection to the file now at the path; one deleted or replaced under us is opened anew. */
   const current = (): Connection => {
@@ -97,7 +107,7 @@ function sqliteDriver(file: string, options: SqliteStoreOptions): Driver {
       warn(`lorecards: state ${file} was deleted or replaced while in use; opened the file now at that path`);
     }
     ensureDir();
-    conn = connect(file, warn);
+    conn = adopted(connect(file, warn));
     opened.seen(now(), true);
     return conn;
   };
@@ -110,7 +120,7 @@ function sqliteDriver(file: string, options: SqliteStoreOptions): Driver {
       if (!isCorrupt(err) || conn === undefined) throw wrap(err, file);
       conn.db.close();
       opened.close();
-      conn = rebuild(file, warn, err);
+      conn = adopted(rebuild(file, warn, err));
       try {
         return await op(conn);
       } catch (again) {
@@ -165,6 +175,8 @@ function sqliteDriver(file: string, options: SqliteStoreOptions): Driver {
     async close() {
       await open;
       opened.close();
+      checkpoints?.stop();
+      checkpoints = undefined;
       conn?.db.close();
       conn = undefined;
     },

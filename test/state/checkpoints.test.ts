@@ -1,0 +1,173 @@
+// A long-running process's checkpoints run on a thread of their own (src/sqlite-checkpoints.ts): a
+// commit that takes the -wal file past SQLite's 1,000 pages copies nothing into the database file and
+// fsyncs nothing on the thread that committed (a gateway's request), and the thread copies it soon
+// after. What is observable from outside: the database file alone (its -wal set aside) holds what was
+// committed only once a checkpoint has run. The thread runs beside the commits, so only a connection
+// whose thread looks elsewhere shows what its own commits do.
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { type Checkpoints, checkpointAside } from "../../src/sqlite-checkpoints.ts";
+
+let dir = "";
+let db: Database | undefined;
+let checkpoints: Checkpoints | undefined;
+afterEach(() => {
+  checkpoints?.stop();
+  checkpoints = undefined;
+  db?.close();
+  db = undefined;
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const ROWS = 3000; // a row a page: three times past SQLite's threshold
+
+function walDatabase(): { file: string; db: Database } {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-checkpoints-"));
+  const file = path.join(dir, "state.db");
+  const d = new Database(file);
+  d.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  d.exec("CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
+  return { file, db: d };
+}
+
+/** Commits a row a page, each in its own transaction, as requests do. */
+function commitPages(d: Database, from = 0, count = ROWS): void {
+  const put = d.prepare("INSERT INTO t (n, pad) VALUES (?, ?)");
+  for (let i = from; i < from + count; i++) put.run(i, "x".repeat(3000));
+}
+
+/** The rows the database file holds on its own: a copy without its -wal file. */
+function rowsInFileAlone(file: string): number {
+  const copy = `${file}.alone`;
+  fs.rmSync(copy, { force: true });
+  fs.rmSync(`${copy}-wal`, { force: true });
+  fs.copyFileSync(file, copy);
+  const alone = new Database(copy, { readonly: true });
+  try {
+    return alone.query<{ n: number }, []>("SELECT count(*) AS n FROM t").get()?.n ?? 0;
+  } catch {
+    return 0; // not even the table: nothing was ever checkpointed
+  } finally {
+    alone.close();
+  }
+}
+
+async function until(what: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 150; i++) {
+    if (what()) return true;
+    await Bun.sleep(40);
+  }
+  return what();
+}
+
+describe("checkpoints on a thread of their own", () => {
+  test("a connection left to the thread copies nothing into the file in its own commits", () => {
+    const made = walDatabase();
+    db = made.db;
+    // The thread is given another path here, so only the connection's own commits could checkpoint.
+    checkpoints = checkpointAside(path.join(dir, "elsewhere.db"), () => undefined);
+    checkpoints.adopt(db);
+    commitPages(db);
+    expect(rowsInFileAlone(made.file)).toBe(0);
+    expect(fs.statSync(`${made.file}-wal`).size).toBeGreaterThan(ROWS * 4096);
+  });
+
+  test("the thread copies them soon after: all but the last thousand pages, as SQLite would", async () => {
+    const made = walDatabase();
+    db = made.db;
+    const warned: string[] = [];
+    checkpoints = checkpointAside(made.file, (line) => warned.push(line));
+    checkpoints.adopt(db);
+    commitPages(db);
+    expect(await until(() => rowsInFileAlone(made.file) >= ROWS - 1000)).toBe(true);
+    expect(warned).toEqual([]);
+  });
+
+  test("once a checkpoint has copied all of it, the next commit starts the -wal file over, cut back", () => {
+    const made = walDatabase();
+    db = made.db;
+    checkpoints = checkpointAside(path.join(dir, "elsewhere.db"), () => undefined);
+    checkpoints.adopt(db);
+    commitPages(db);
+    // What the thread does, done here from a connection of the test's own.
+    const other = new Database(made.file);
+    try {
+      other.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    } finally {
+      other.close();
+    }
+    commitPages(db, ROWS, 1);
+    // Its size is again what waits to be copied, which is what the thread measures.
+    expect(fs.statSync(`${made.file}-wal`).size).toBeLessThan(10 * 4096);
+  });
+
+  test("one file let go of, another is still looked after by the same thread", async () => {
+    const made = walDatabase();
+    db = made.db;
+    const otherFile = path.join(dir, "other.db");
+    const other = new Database(otherFile);
+    try {
+      other.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
+      const warned: string[] = [];
+      const first = checkpointAside(otherFile, (line) => warned.push(line));
+      first.adopt(other);
+      checkpoints = checkpointAside(made.file, (line) => warned.push(line));
+      checkpoints.adopt(db);
+      first.stop();
+      commitPages(db);
+      const copied = await until(() => rowsInFileAlone(made.file) >= ROWS - 1000);
+      expect(warned).toEqual([]);
+      expect(copied).toBe(true);
+    } finally {
+      other.close();
+    }
+  });
+
+  test("a connection not left to it checkpoints in its own commits, as SQLite does by default", () => {
+    const made = walDatabase();
+    db = made.db;
+    commitPages(db);
+    expect(rowsInFileAlone(made.file)).toBeGreaterThan(ROWS - 1000);
+  });
+
+  test("a thread that fails says so once, and the connection checkpoints itself again", async () => {
+    const made = walDatabase();
+    db = made.db;
+    const broken = path.join(dir, "broken.db");
+    fs.writeFileSync(broken, "this is not a database");
+    fs.writeFileSync(`${broken}-wal`, Buffer.alloc(5 * 1024 * 1024));
+    const warned: string[] = [];
+    checkpoints = checkpointAside(broken, (line) => warned.push(line));
+    checkpoints.adopt(db);
+    expect(await until(() => warned.length > 0)).toBe(true);
+    await Bun.sleep(500);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toContain(`checkpoints of ${broken} went back to the serving thread`);
+    commitPages(db);
+    expect(rowsInFileAlone(made.file)).toBeGreaterThan(ROWS - 1000);
+  });
+
+  test("a process whose watching store is closed exits on its own: the thread keeps nothing alive", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-checkpoints-"));
+    fs.mkdirSync(path.join(dir, ".lorecards"));
+    const store = path.resolve(import.meta.dir, "../../src/state/sqlite.ts");
+    const types = path.resolve(import.meta.dir, "../../src/state/types.ts");
+    const script = `
+      import { openSqliteStore } from ${JSON.stringify(store)};
+      import { LIMITS } from ${JSON.stringify(types)};
+      const s = openSqliteStore(${JSON.stringify(path.join(dir, ".lorecards", "state.db"))}, {
+        limits: LIMITS, warn: (l) => console.error(l), watch: true,
+      });
+      for (let i = 0; i < 50; i++) await s.commitTurn("c" + i, { turn: 1, now: i });
+      await s.close();
+      console.log("closed");`;
+    // A process that hangs fails the test by its timeout.
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    expect(await child.exited).toBe(0);
+    expect(await new Response(child.stdout).text()).toBe("closed\n");
+    expect(await new Response(child.stderr).text()).toBe("");
+  }, 30_000);
+});
