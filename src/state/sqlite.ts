@@ -18,8 +18,9 @@
  * its vault) stats the file only when a watcher of it saw it change (deleted, replaced, written by a
  * checkpoint), failed, or a second has gone by (watched-path.ts), not on every request. A database
  * that goes bad while open is moved aside and rebuilt, and the operation is tried once more. A watching
- * store's checkpoints run on a thread of their own (sqlite-checkpoints.ts), never in a request's commit. The state folder is only ever made inside
- * a folder that exists (the vault): a vault that is gone is an error, never re-created.
+ * store's checkpoints run on a thread of their own (sqlite-checkpoints.ts); a request's commit makes one
+ * only as a backstop, every 10,000 pages. The state folder is only ever made inside a folder that
+ * exists (the vault): a vault that is gone is an error, never re-created.
  */
 
 import { existsSync } from "node:fs";
