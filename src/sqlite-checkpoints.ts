@@ -48,23 +48,33 @@ const drop = (file) => {
     timer = undefined;
   }
 };
+// Opened whole or not at all: a lock met half way leaves nothing half set for the next look.
+const open = (file, f, ino) => {
+  const db = new Database(file, { readwrite: true, create: false });
+  try {
+    db.exec("PRAGMA busy_timeout = 50");
+    f.frame = db.query("PRAGMA page_size").get().page_size + 24;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  f.db = db;
+  f.ino = ino;
+};
 const look = (file, f, pages) => {
   const wal = fs.statSync(file + "-wal", { throwIfNoEntry: false });
-  if (wal === undefined) return;
-  if (f.db === undefined) {
-    f.db = new Database(file, { readwrite: true, create: false });
-    f.db.exec("PRAGMA busy_timeout = 50");
-    f.ino = fs.statSync(file, { bigint: true }).ino;
-    f.frame = f.db.query("PRAGMA page_size").get().page_size + 24;
-  }
-  const frames = Math.floor(Math.max(0, wal.size - 32) / f.frame);
-  if (frames < f.copied) f.copied = 0;
-  if (frames - f.copied < pages) return;
-  if (fs.statSync(file, { bigint: true }).ino !== f.ino) {
+  const now = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+  // Gone, or another file at the path now (the store follows the path, and so does this).
+  if (now === undefined || (f.db !== undefined && now.ino !== f.ino)) {
     close(f);
     f.copied = 0;
     return;
   }
+  if (wal === undefined) return;
+  if (f.db === undefined) open(file, f, now.ino);
+  const frames = Math.floor(Math.max(0, wal.size - 32) / f.frame);
+  if (frames < f.copied) f.copied = 0;
+  if (frames - f.copied < pages) return;
   const done = f.db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
   if (done.checkpointed > 0) f.copied = done.checkpointed;
 };

@@ -126,6 +126,29 @@ describe("checkpoints on a thread of their own", () => {
     }
   });
 
+  test("a file deleted under it is let be; one made again at its path is looked after anew", async () => {
+    const made = walDatabase();
+    const warned: string[] = [];
+    checkpoints = checkpointAside(made.file, (line) => warned.push(line));
+    checkpoints.adopt(made.db);
+    commitPages(made.db, 0, 10);
+    await Bun.sleep(300); // the thread has opened the first file
+    // The file deleted while its -wal file fills: nothing to checkpoint there, and nothing to say.
+    fs.rmSync(made.file);
+    commitPages(made.db, 10, 2000);
+    await Bun.sleep(500);
+    expect(warned).toEqual([]);
+    // What the store does next: a new file at the path, adopted.
+    made.db.close();
+    for (const suffix of ["-wal", "-shm"]) fs.rmSync(`${made.file}${suffix}`, { force: true });
+    db = new Database(made.file);
+    db.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
+    checkpoints.adopt(db);
+    commitPages(db);
+    expect(await until(() => rowsInFileAlone(made.file) >= ROWS - 1000)).toBe(true);
+    expect(warned).toEqual([]);
+  });
+
   test("a connection not left to it checkpoints in its own commits, as SQLite does by default", () => {
     const made = walDatabase();
     db = made.db;
