@@ -184,9 +184,11 @@ describe("the hook", () => {
           const answer = JSON.parse(stdout) as {
             hookSpecificOutput: { hookEventName: string; additionalContext: string };
           };
-          expect(answer.hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
+          // A session's start may be answered too (its boot note), under its own event's name.
+          const start = (o as { hook_event_name?: unknown }).hook_event_name === "SessionStart";
+          expect(answer.hookSpecificOutput.hookEventName).toBe(start ? "SessionStart" : "UserPromptSubmit");
           expect(answer.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(MAX_CONTEXT_CHARS);
-          expect(injected.length).toBeGreaterThan(0);
+          if (!start) expect(injected.length).toBeGreaterThan(0);
         }),
         BUDGET,
       );
