@@ -26,21 +26,28 @@ import { join } from "node:path";
 const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "windows-x64"] as const;
 type Target = (typeof TARGETS)[number];
 
+/**
+ * The modules a thread of the program runs (src/match/segment-thread.ts), each an entry point of the
+ * binary: a worker's code must be one (Bun's single-file executables), and is named from src/ there.
+ */
+export const THREADS = ["src/match/_segment-worker.ts"];
+
 /** Tier-up thresholds ×10 at start: the warm hook ~1.5 ms (12%) and ~3 MB sooner (bench/README.md). */
 const JIT_POLICY = 10;
 
 /**
  * Compile `entrypoint` into the executable `outfile`, for `target` (default: this machine), with the
- * bytecode laid out by the recorded `order` files when given.
+ * bytecode laid out by the recorded `order` files when given, and the modules of its `threads`.
  */
 export async function compile(
   entrypoint: string,
   outfile: string,
   target?: Target,
   order: string[] = [],
+  threads: string[] = [],
 ): Promise<void> {
   const result = await Bun.build({
-    entrypoints: [entrypoint],
+    entrypoints: [entrypoint, ...threads],
     compile: {
       ...(target === undefined ? {} : { target: `bun-${target}` as Bun.Build.CompileTarget }),
       outfile,
@@ -70,7 +77,7 @@ export async function compile(
 async function recordOrder(dir: string): Promise<string[]> {
   const bin = join(dir, "lorecards-profile");
   const vault = join(dir, "vault");
-  await compile("src/main.ts", bin);
+  await compile("src/main.ts", bin, undefined, [], THREADS);
   const env = { ...process.env, HOME: dir, LORECARDS_VAULT: vault };
   const run = (args: string[], stdin?: string, out?: string) =>
     Bun.spawnSync([bin, ...args], {
@@ -121,7 +128,7 @@ if (import.meta.main) {
     for (const target of all ? TARGETS : (["host"] as const)) {
       const started = performance.now();
       const out = outfileFor(target);
-      await compile("src/main.ts", out, target === "host" ? undefined : target, order);
+      await compile("src/main.ts", out, target === "host" ? undefined : target, order, THREADS);
       console.log(`${out}  (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
   } finally {

@@ -5,16 +5,14 @@
  * a keeper is actually started.
  */
 import { existsSync } from "node:fs";
+import { isEmbedded } from "../embedded.ts";
 
 /** A nice value: the scheduler gives background work the cores the foreground leaves idle. */
 export const LOW_PRIORITY = 10;
 
-/** A compiled binary's entry point lives in its embedded file system, not on disk. */
-const EMBEDDED = /^(?:\/\$bunfs\/|[A-Za-z]:[\\/]~BUN[\\/])/;
-
 /** How to run this program again: the compiled binary alone, or the runtime with its script. */
 export function selfCommand(main = Bun.main): string[] {
-  return EMBEDDED.test(main) || !existsSync(main) ? [process.execPath] : [process.execPath, main];
+  return isEmbedded(main) || !existsSync(main) ? [process.execPath] : [process.execPath, main];
 }
 
 /**

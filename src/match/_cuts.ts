@@ -46,7 +46,7 @@ export async function cutsOf(text: string, load: () => Promise<Segmenter>): Prom
   }
   const known = memory.peek(text);
   if (known !== undefined) return known;
-  const words = (await load()).cut(text);
+  const words = await (await load()).cut(text);
   const at = new Uint32Array(words.length + 1);
   let end = 0;
   for (let i = 0; i < words.length; i++) {

@@ -25,6 +25,7 @@ export {
 export { type KeyPattern, keyPattern, type PatternRules } from "./pattern.ts";
 export { type Veto, vetoOf, type WordStop, wordIn } from "./secondary.ts";
 export { jiebaSegmenter, type Segmenter } from "./segment.ts";
+export { threadSegmenter } from "./segment-thread.ts";
 export { loadSnapshot, type Snapshot, saveSnapshot } from "./snapshot.ts";
 export { cardPatterns, cardTerms, type TermTable } from "./table.ts";
 export { type WindowMessage, windowSize } from "./window.ts";

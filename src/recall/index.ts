@@ -10,7 +10,7 @@
  */
 import { warnOnStderr } from "../errors.ts";
 import type { Segmenter } from "../match/index.ts";
-import { jiebaSegmenter } from "../match/index.ts";
+import { jiebaSegmenter, threadSegmenter } from "../match/index.ts";
 import {
   type BookInfo,
   MAIN_BOOK,
@@ -65,7 +65,10 @@ export interface EngineOptions extends SourceOptions {
   book?: boolean;
   /** Create the vault with example cards when it does not exist (the default vault does). */
   create?: boolean;
-  /** Word segmentation for Chinese/Japanese (default: jieba, loaded on demand). `false` = none. */
+  /**
+   * Word segmentation for Chinese/Japanese (default: jieba, loaded on demand; on a thread of its own in a
+   * process that watches the vault). `false` = none.
+   */
   segmenter?: (() => Promise<Segmenter>) | false;
   /** Where a problem with the vault's settings.yaml is said (default: stderr). */
   warn?: (line: string) => void;
@@ -91,7 +94,9 @@ export class Engine {
       options.onFile?.(rel);
     };
     this.source = new VaultSource(vault, { ...options, onFile });
-    this.segmenter = options.segmenter === false ? undefined : (options.segmenter ?? jiebaSegmenter);
+    // A process that watches the vault serves requests: jieba loads and cuts on a thread of its own there.
+    const segmenter = options.watch ? threadSegmenter : jiebaSegmenter;
+    this.segmenter = options.segmenter === false ? undefined : (options.segmenter ?? segmenter);
     if (options.book) return;
     // A book's engine: the server's options, read in this process, its files named by this watcher.
     const bookOptions: EngineOptions = {
