@@ -17,7 +17,9 @@
  *   4. at the largest size, added latency while another process saves a card every 100 ms (a temp
  *      file renamed over the card, as an editor saves), and the gateway's CPU per request then against
  *      the same requests without saves;
- *   5. prefix stability over a scripted 30-turn conversation, replay vs plain per-turn injection.
+ *   5. prefix stability over a scripted 30-turn conversation, replay vs plain per-turn injection;
+ *   6. a fresh gateway, warm on English, meets its first Chinese: how long requests sent beside it,
+ *      one at a time, wait while jieba loads (a server loads it on a thread of its own).
  *
  *   bun bench/gateway.ts [--sizes 1000,100000] [--seconds 2] [--rounds 3] [--requests 400]
  *                        [--rss-requests 10000] [--edit-seconds 10] [--warm 10000] [--vaults DIR] [--source]
@@ -78,9 +80,9 @@ const GOAL = {
 const startGateway = (vault: string, upstream: string) =>
   startGatewayOn(vault, upstream, process.argv.includes("--source"));
 
-/** A chat of three turns naming three cards of `cards` (which cards depends on `seed`). */
-function chatBody(cards: readonly GenCard[], seed: number, stream = false): string {
-  const messages = sampleWindow(cards, seed).map((content, i) => ({
+/** A chat of three turns naming three cards of `cards` (which cards depends on `seed`), in Chinese if asked. */
+function chatBody(cards: readonly GenCard[], seed: number, stream = false, chinese = false): string {
+  const messages = sampleWindow(cards, seed, chinese).map((content, i) => ({
     role: i % 2 === 0 ? "user" : "assistant",
     content,
   }));
@@ -332,6 +334,38 @@ async function latencyWhileEditing(
   );
 }
 
+/**
+ * Section 6: a fresh gateway on `vault`, warm on conversations whose cards are all English, meets
+ * conversations about Chinese cards, whose word boundaries load jieba; meanwhile other requests go
+ * one at a time, beside them. Their longest wait is what jieba's load costs everyone else.
+ */
+async function besideFirstChinese(vault: string, upstream: string, cards: readonly GenCard[]): Promise<void> {
+  const han = /\p{Script=Han}/u;
+  const english = cards.filter((c) => !han.test(c.title));
+  const chinese = cards.filter((c) => han.test(c.title));
+  const gateway = await startGateway(vault, upstream);
+  try {
+    for (let i = 0; i < 300; i++) await once(gateway.url, chatBody(english, i));
+    let going = true;
+    const beside: number[] = [];
+    const side = (async () => {
+      for (let i = 1000; going; i++) beside.push((await once(gateway.url, chatBody(english, i))).total);
+    })();
+    const first: number[] = [];
+    for (let i = 0; i < 20; i++)
+      first.push((await once(gateway.url, chatBody(chinese, i, false, true))).total);
+    going = false;
+    await side;
+    console.log(
+      `\n6. a fresh gateway's first Chinese (${cards.length.toLocaleString("en")} cards): the slowest of 20 ` +
+        `Chinese conversations ${ms(Math.max(...first))}; ${beside.length} requests beside them, ` +
+        `one at a time: the longest waited ${ms(Math.max(...beside))} (median ${ms(median(beside))})`,
+    );
+  } finally {
+    await gateway.stop();
+  }
+}
+
 const vaults = vaultsDir(process.argv.includes("--vaults") ? option("--vaults", "") : undefined);
 const upstream = startFakeUpstream({ reply: () => "That sounds lovely, tell me more about it." });
 upstream.received.push = () => 0; // keep memory flat: nothing here reads what the upstream received
@@ -380,6 +414,7 @@ try {
       ["plain", pct(plain.reuse, 1), pct(plain.minReuse, 1), `${plain.fired}/30`],
     ]),
   );
+  await besideFirstChinese(smallVault, upstream.url, smallCards);
   reportGoals("gateway", goals);
 } finally {
   for (const s of servers) await s.stop();
