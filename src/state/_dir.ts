@@ -4,7 +4,7 @@
  * mkdir is an error too, not a new empty vault.
  */
 
-import { mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { STATE_DIR, stateIn } from "../vault/index.ts";
@@ -12,8 +12,12 @@ import { checkVaultRoot } from "../vault/root.ts";
 
 /** Makes `<vaultRoot>/<name>` when missing (the vault itself must exist) and returns its path. */
 export function ensureStateDir(vaultRoot: string, name = STATE_DIR): string {
-  checkVaultRoot(vaultRoot);
   const dir = path.join(vaultRoot, name);
+  // Mostly it is there: one lstat says so (the hit log asks at every append), where the checks and a
+  // mkdir refused below cost two more calls and a thrown error. A link is not a folder to lstat, so it
+  // takes the way below and is refused there.
+  if (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return dir;
+  checkVaultRoot(vaultRoot);
   try {
     mkdirSync(dir);
   } catch (err) {
