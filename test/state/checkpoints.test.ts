@@ -24,13 +24,18 @@ afterEach(() => {
 
 const ROWS = 3000; // a row a page: three times past SQLite's threshold
 
-function walDatabase(): { file: string; db: Database } {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-checkpoints-"));
-  const file = path.join(dir, "state.db");
+/** The table of these tests, in a WAL database at `file`. */
+function walTable(file: string): Database {
   const d = new Database(file);
   d.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
   d.exec("CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
-  return { file, db: d };
+  return d;
+}
+
+function walDatabase(): { file: string; db: Database } {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-checkpoints-"));
+  const file = path.join(dir, "state.db");
+  return { file, db: walTable(file) };
 }
 
 /** Commits a row a page, each in its own transaction, as requests do. */
@@ -54,6 +59,9 @@ function rowsInFileAlone(file: string): number {
     alone.close();
   }
 }
+
+/** The thread has copied all but SQLite's last thousand pages of `commitPages` into `file`. */
+const copiedSoon = (file: string) => until(() => rowsInFileAlone(file) >= ROWS - 1000);
 
 async function until(what: () => boolean): Promise<boolean> {
   for (let i = 0; i < 150; i++) {
@@ -82,7 +90,7 @@ describe("checkpoints on a thread of their own", () => {
     checkpoints = checkpointAside(made.file, (line) => warned.push(line));
     checkpoints.adopt(db);
     commitPages(db);
-    expect(await until(() => rowsInFileAlone(made.file) >= ROWS - 1000)).toBe(true);
+    expect(await copiedSoon(made.file)).toBe(true);
     expect(warned).toEqual([]);
   });
 
@@ -108,9 +116,8 @@ describe("checkpoints on a thread of their own", () => {
     const made = walDatabase();
     db = made.db;
     const otherFile = path.join(dir, "other.db");
-    const other = new Database(otherFile);
+    const other = walTable(otherFile);
     try {
-      other.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
       const warned: string[] = [];
       const first = checkpointAside(otherFile, (line) => warned.push(line));
       first.adopt(other);
@@ -118,7 +125,7 @@ describe("checkpoints on a thread of their own", () => {
       checkpoints.adopt(db);
       first.stop();
       commitPages(db);
-      const copied = await until(() => rowsInFileAlone(made.file) >= ROWS - 1000);
+      const copied = await copiedSoon(made.file);
       expect(warned).toEqual([]);
       expect(copied).toBe(true);
     } finally {
@@ -141,11 +148,10 @@ describe("checkpoints on a thread of their own", () => {
     // What the store does next: a new file at the path, adopted.
     made.db.close();
     for (const suffix of ["-wal", "-shm"]) fs.rmSync(`${made.file}${suffix}`, { force: true });
-    db = new Database(made.file);
-    db.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
+    db = walTable(made.file);
     checkpoints.adopt(db);
     commitPages(db);
-    expect(await until(() => rowsInFileAlone(made.file) >= ROWS - 1000)).toBe(true);
+    expect(await copiedSoon(made.file)).toBe(true);
     expect(warned).toEqual([]);
   });
 
