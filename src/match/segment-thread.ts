@@ -27,6 +27,11 @@ function threadModule(): string {
   return new URL("./match/_segment-worker.ts", pathToFileURL(Bun.main)).href;
 }
 
+/** A cut made in this thread, as a process that is not a server makes it. */
+function cutHere(text: string): Promise<string[]> {
+  return jiebaSegmenter().then((s) => s.cut(text));
+}
+
 interface Asked {
   text: string;
   resolve: (words: string[]) => void;
@@ -60,7 +65,7 @@ export class SegmentThread implements Segmenter {
   }
 
   cut(text: string): Promise<string[]> {
-    if (this.failed) return jiebaSegmenter().then((s) => s.cut(text));
+    if (this.failed) return cutHere(text);
     clearTimeout(this.idle);
     this.idle = undefined;
     const worker = this.started();
@@ -121,7 +126,7 @@ export class SegmentThread implements Segmenter {
     this.stop();
     const asked = [...this.asked.values()];
     this.asked.clear();
-    for (const a of asked) jiebaSegmenter().then((s) => a.resolve(s.cut(a.text)), a.reject);
+    for (const a of asked) cutHere(a.text).then(a.resolve, a.reject);
   }
 }
 
