@@ -24,18 +24,13 @@ afterEach(() => {
 
 const ROWS = 3000; // a row a page: three times past SQLite's threshold
 
-/** The table of these tests, in a WAL database at `file`. */
-function walTable(file: string): Database {
-  const d = new Database(file);
-  d.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
-  d.exec("CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
-  return d;
-}
-
 function walDatabase(): { file: string; db: Database } {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-checkpoints-"));
   const file = path.join(dir, "state.db");
-  return { file, db: walTable(file) };
+  const d = new Database(file);
+  d.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  d.exec("CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
+  return { file, db: d };
 }
 
 /** Commits a row a page, each in its own transaction, as requests do. */
@@ -59,9 +54,6 @@ function rowsInFileAlone(file: string): number {
     alone.close();
   }
 }
-
-/** The thread has copied all but SQLite's last thousand pages of `commitPages` into `file`. */
-const copiedSoon = (file: string) => until(() => rowsInFileAlone(file) >= ROWS - 1000);
 
 async function until(what: () => boolean): Promise<boolean> {
   for (let i = 0; i < 150; i++) {
@@ -90,7 +82,7 @@ describe("checkpoints on a thread of their own", () => {
     checkpoints = checkpointAside(made.file, (line) => warned.push(line));
     checkpoints.adopt(db);
     commitPages(db);
-    expect(await copiedSoon(made.file)).toBe(true);
+    expect(await until(() => rowsInFileAlone(made.file) >= ROWS - 1000)).toBe(true);
     expect(warned).toEqual([]);
   });
 
@@ -116,8 +108,9 @@ describe("checkpoints on a thread of their own", () => {
     const made = walDatabase();
     db = made.db;
     const otherFile = path.join(dir, "other.db");
-    const other = walTable(otherFile);
+    const other = new Database(otherFile);
     try {
+      other.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
       const warned: string[] = [];
       const first = checkpointAside(otherFile, (line) => warned.push(line));
       first.adopt(other);
@@ -125,7 +118,7 @@ describe("checkpoints on a thread of their own", () => {
       checkpoints.adopt(db);
       first.stop();
       commitPages(db);
-      const copied = await copiedSoon(made.file);
+      const copied = await until(() => rowsInFileAlone(made.file) >= ROWS - 1000);
       expect(warned).toEqual([]);
       expect(copied).toBe(true);
     } finally {
@@ -148,10 +141,11 @@ describe("checkpoints on a thread of their own", () => {
     // What the store does next: a new file at the path, adopted.
     made.db.close();
     for (const suffix of ["-wal", "-shm"]) fs.rmSync(`${made.file}${suffix}`, { force: true });
-    db = walTable(made.file);
+    db = new Database(made.file);
+    db.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER PRIMARY KEY, pad TEXT NOT NULL)");
     checkpoints.adopt(db);
     commitPages(db);
-    expect(await copiedSoon(made.file)).toBe(true);
+    expect(await until(() => rowsInFileAlone(made.file) >= ROWS - 1000)).toBe(true);
     expect(warned).toEqual([]);
   });
 
