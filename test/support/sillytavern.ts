@@ -159,15 +159,21 @@ function freePort(): number {
 
 /**
  * The oracle, placed inside the app so that its `import "playwright-core"` resolves: the app's
- * node_modules gets a link to this repository's playwright-core.
+ * node_modules gets a link to this repository's playwright-core. The app is shared by every clone on
+ * the machine, so a link left by a clone since removed dangles: it is pointed here again.
  */
 function placeOracle(app: string): string {
   const link = path.join(app, "node_modules", "playwright-core");
-  if (!fs.existsSync(link))
-    fs.symlinkSync(
-      fs.realpathSync(packageDir("playwright-core") ?? "playwright-core is not installed"),
-      link,
-    );
+  const target = fs.realpathSync(packageDir("playwright-core") ?? "playwright-core is not installed");
+  if (!fs.existsSync(link)) {
+    fs.rmSync(link, { force: true });
+    try {
+      fs.symlinkSync(target, link);
+    } catch (err) {
+      // another test file placed it in the meantime
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
   const oracle = path.join(app, "lorecards-oracle.mjs");
   fs.copyFileSync(path.join(JUDGE, "oracle.mjs"), oracle);
   return oracle;
