@@ -57,7 +57,12 @@ async function committedAfter(res: Response, vault: string, conversation: string
  * commit when the request is forwarded would be caught there. `conversationOf` names the conversation
  * a forwarded body belongs to, whose committed cards are read then (null: none read).
  */
-function gateway(vault: string, conversationOf: (body: string) => string | null, breakState = () => {}) {
+function gateway(
+  vault: string,
+  conversationOf: (body: string) => string | null,
+  breakState = () => {},
+  statesLength = false,
+) {
   const warnings: string[] = [];
   const forwarded: Forwarded[] = [];
   const deps = vaultDeps({ vaultRoot: vault, engine: { watch: false }, warn: (l) => warnings.push(l) });
@@ -66,7 +71,10 @@ function gateway(vault: string, conversationOf: (body: string) => string | null,
     const body = String(init?.body);
     const conversation = conversationOf(body);
     forwarded.push({ body, committed: conversation === null ? [] : committedCards(vault, conversation) });
-    return Response.json({ choices: [{ message: { role: "assistant", content: "Noted." } }] });
+    const answer = JSON.stringify({ choices: [{ message: { role: "assistant", content: "Noted." } }] });
+    // An answer over HTTP states its length; one made here states none unless told.
+    const length: Record<string, string> = statesLength ? { "content-length": String(answer.length) } : {};
+    return new Response(answer, { headers: { "content-type": "application/json", ...length } });
   };
   const handler = createHandler({
     upstream: new URL("http://127.0.0.1:9"),
@@ -98,21 +106,27 @@ const chat = (n: number) =>
 const numberIn = (body: string) => /request (\d+)/.exec(body)?.[1] ?? "?";
 
 describe("gateway: group commit", () => {
-  test("requests sent together go upstream before their shared commit; each answer ends only once its own state is committed", async () => {
-    const vault = makeVault();
-    vaults.push(vault);
-    const g = gateway(vault, (body) => `g-${numberIn(body)}`);
-    const responses = await Promise.all(Array.from({ length: 12 }, (_, n) => g.send(`g-${n}`, chat(n))));
-    expect(responses.map((r) => r.headers.get("x-lorecards-injected"))).toEqual(
-      Array(12).fill("the Friday deploy"),
-    );
-    expect(g.forwarded).toHaveLength(12);
-    // Sent together, they went upstream before the commit they share.
-    expect(g.forwarded.filter((f) => f.committed.length === 0).length).toBeGreaterThan(0);
-    const committed = await Promise.all(responses.map((r, n) => committedAfter(r, vault, `g-${n}`)));
-    expect(committed).toEqual(Array(12).fill([FRIDAY]));
-    expect(g.warnings).toEqual([]);
-  });
+  test.each([
+    ["its length unstated", false],
+    ["its length stated", true],
+  ])(
+    "requests sent together go upstream before their shared commit; each answer (%s) ends only once its own state is committed",
+    async (_form, statesLength) => {
+      const vault = makeVault();
+      vaults.push(vault);
+      const g = gateway(vault, (body) => `g-${numberIn(body)}`, undefined, statesLength);
+      const responses = await Promise.all(Array.from({ length: 12 }, (_, n) => g.send(`g-${n}`, chat(n))));
+      expect(responses.map((r) => r.headers.get("x-lorecards-injected"))).toEqual(
+        Array(12).fill("the Friday deploy"),
+      );
+      expect(g.forwarded).toHaveLength(12);
+      // Sent together, they went upstream before the commit they share.
+      expect(g.forwarded.filter((f) => f.committed.length === 0).length).toBeGreaterThan(0);
+      const committed = await Promise.all(responses.map((r, n) => committedAfter(r, vault, `g-${n}`)));
+      expect(committed).toEqual(Array(12).fill([FRIDAY]));
+      expect(g.warnings).toEqual([]);
+    },
+  );
 
   test("a commit that fails keeps the requests' cards, with a line on stderr for each; the next one injects", async () => {
     const vault = makeVault();
