@@ -167,9 +167,11 @@ for (const size of sizes) {
 
   // After every warm row: an edit leaves its folder to be compared again for a moment (_workload.ts).
   const edited = runsAfterEdits(cmd, w.cards, edits, english("edit"));
-  startup.runs(size, `English, the first prompt after editing one card (${edits}×)`, edited);
   const inPlace = runsAfterEdits(cmd, w.cards, edits, english("in-place"), editInPlace);
-  startup.runs(size, `English, the first prompt after an edit written in place (${edits}×)`, inPlace);
+  if (edits > 0) {
+    startup.runs(size, `English, the first prompt after editing one card (${edits}×)`, edited);
+    startup.runs(size, `English, the first prompt after an edit written in place (${edits}×)`, inPlace);
+  }
   peaks.push(...[...idle, ...edited, ...inPlace].map((r) => r.rssMB));
 
   // The cold goal is the hook in its own process; the rows after an idle minute or an edit are as
@@ -177,8 +179,10 @@ for (const size of sizes) {
   const [cold, coldRss] = startGoals("hook", size, floor, warmEnglish!, [], [], 4);
   goals.push({ ...cold!, figure: "hook in its own process, CPU p50" }, coldRss!);
   if (large) goals.push(ratioGoal("hook, the keeper answering, CPU p50", size, usual, floor, "the floor", 2));
-  goals.push(afterGoal("hook after editing one card", size, usual, cpu(edited)));
-  goals.push(afterGoal("hook after an edit written in place", size, usual, cpu(inPlace)));
+  if (edits > 0) {
+    goals.push(afterGoal("hook after editing one card", size, usual, cpu(edited)));
+    goals.push(afterGoal("hook after an edit written in place", size, usual, cpu(inPlace)));
+  }
   goals.push(ratioGoal("hook with a gateway on the vault, CPU p50", size, served, floor, "the floor", 2));
   if (idle.length > 0) goals.push(afterGoal(`hook after ${IDLE_MS / 1000} s idle`, size, usual, cpu(idle)));
   goals.push(peakGoal("hook, peak RSS of every row", size, Math.max(...peaks)));
