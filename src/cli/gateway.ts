@@ -57,6 +57,12 @@ export const gatewayCommand = defineCommand({
     },
     ...allowHostArg("extra host names clients may reach the gateway by on loopback (comma-separated)"),
     ...logArg("record surfacings in hits.jsonl", "do not write hits.jsonl"),
+    "prompt-cache-key": {
+      type: "boolean",
+      description:
+        "give the requests it writes OpenAI's prompt_cache_key (default: only when the upstream is api.openai.com)",
+      negativeDescription: "never add prompt_cache_key",
+    },
     ...learnArg,
     ...styleBriefArg,
     ...backupsArg,
@@ -84,6 +90,7 @@ export const gatewayCommand = defineCommand({
       token: tokenFrom(args),
       allowHosts: hostList(args["allow-host"]),
       log: args.log !== false,
+      promptCacheKey: args["prompt-cache-key"],
       learn: args.learn !== false && learningFromEnv(),
       style: styleOptions(),
       styleBrief: args["style-brief"] === true,

@@ -57,7 +57,9 @@ export interface HandlerOptions {
  */
 const WARNED_KINDS = 100;
 
-export function createHandler(options: HandlerOptions): (req: Request, peer?: Peer) => Promise<Response> {
+export function createHandler(given: HandlerOptions): (req: Request, peer?: Peer) => Promise<Response> {
+  const promptCacheKey = given.settings.promptCacheKey ?? takesPromptCacheKey(given.upstream);
+  const options = { ...given, settings: { ...given.settings, promptCacheKey } };
   const doFetch = options.fetch ?? fetch;
   const said = new Set<string>();
   /** Says a line once per kind of request, up to WARNED_KINDS of them. */
@@ -219,6 +221,15 @@ export function gatewayGuard(guard: GuardOptions | undefined): GuardRules {
     }),
     preflight: "pass",
   };
+}
+
+/**
+ * Whether an upstream takes OpenAI's `prompt_cache_key` unasked: OpenAI's own API. Servers that speak
+ * its protocol differ (some refuse a field they do not know with a 400 or 422), so for them it is
+ * `--prompt-cache-key`'s to say.
+ */
+export function takesPromptCacheKey(upstream: URL): boolean {
+  return upstream.hostname.toLowerCase() === "api.openai.com";
 }
 
 /**

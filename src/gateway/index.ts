@@ -23,7 +23,13 @@ export type { Adapter, ChatView, Edit } from "./_chat.ts";
 export { anthropicAdapter } from "./anthropic.ts";
 export { CONVERSATION_HEADER, clientConversation, findConversation } from "./conversation.ts";
 export { type VaultDeps, type VaultDepsOptions, vaultDeps } from "./deps.ts";
-export { createHandler, type GuardOptions, type HandlerOptions, TOKEN_HEADER } from "./handler.ts";
+export {
+  createHandler,
+  type GuardOptions,
+  type HandlerOptions,
+  TOKEN_HEADER,
+  takesPromptCacheKey,
+} from "./handler.ts";
 export { openaiAdapter } from "./openai.ts";
 export { type InjectSettings, type Outcome, type PipelineDeps, runPipeline } from "./pipeline.ts";
 export { ADAPTERS, type ApiName, adapterFor, adapterNamed } from "./protocols.ts";
@@ -48,6 +54,8 @@ export interface GatewayOptions {
   allowHosts?: readonly string[];
   /** Write hits.jsonl (default true; `--no-log` turns it off). */
   log?: boolean;
+  /** `--prompt-cache-key` / `--no-prompt-cache-key`; unset: only toward OpenAI's own API (InjectSettings). */
+  promptCacheKey?: boolean;
   /** Names for macros, a token budget, the reach (`--char`, `--user`, `--budget-tokens`, `--reach`). */
   recall?: Pick<RecallOptions, "names" | "budgetTokens" | "reach" | "lore" | "books">;
   engine?: EngineOptions;
@@ -125,6 +133,7 @@ export function startGateway(options: GatewayOptions): Gateway {
     framing: o.framing,
     log: o.log,
     recall: o.recall,
+    promptCacheKey: o.promptCacheKey,
   };
   // Off loopback the token is what keeps strangers out; on loopback, browsers are the danger.
   const guard = isLoopbackHost(o.host)

@@ -125,6 +125,7 @@ export async function runPipeline(
     plan,
     made,
     tiers,
+    cacheKey: settings.promptCacheKey === true,
   });
   return {
     changed: true,
@@ -267,16 +268,22 @@ function record(
 }
 
 /**
- * Phase 7's protocol hints: a `prompt_cache_key` for a protocol that takes one (unless the client set
- * its own), and cache breakpoints for one that caches only where asked.
+ * Phase 7's protocol hints: a `prompt_cache_key` for a protocol that takes one, when the settings ask
+ * for it (unless the client set its own), and cache breakpoints for one that caches only where asked.
  */
 function withCacheHints(
   adapter: Adapter,
   body: JsonObject,
-  turn: { conversation: string; plan: ReplayPlan; made: readonly SlottedBlock[]; tiers: boolean },
+  turn: {
+    conversation: string;
+    plan: ReplayPlan;
+    made: readonly SlottedBlock[];
+    tiers: boolean;
+    cacheKey: boolean;
+  },
 ): JsonObject {
   let next = body;
-  if (adapter.promptCacheKey && next.prompt_cache_key === undefined)
+  if (turn.cacheKey && adapter.promptCacheKey && next.prompt_cache_key === undefined)
     next = { ...next, prompt_cache_key: cacheKeyOf(turn.conversation) };
   if (adapter.cacheBreakpoints && turn.tiers) next = withBreakpoints(next, turn.plan, turn.made);
   return next;

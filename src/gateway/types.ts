@@ -36,6 +36,12 @@ export interface InjectSettings {
    * tool, kept only so benchmarks can measure what replay buys; dedupe then uses the ledger alone.
    */
   replay?: boolean;
+  /**
+   * Give a request the gateway writes OpenAI's `prompt_cache_key` (`--prompt-cache-key`). Unset: only
+   * when the upstream is OpenAI's own API (handler.ts), since a server that merely speaks its protocol
+   * may refuse a field it does not know, and would then refuse exactly the requests that got cards.
+   */
+  promptCacheKey?: boolean;
 }
 
 /** What the pipeline needs from the outside world; each may throw, and a throw means "fail open". */

@@ -133,7 +133,8 @@ beforeAll(async () => {
   home = tempDir();
   vault = makeVault(CARDS);
   upstream = startCachingUpstream();
-  gateway = await startGatewayBinary(bin, vault, upstream.url, home);
+  // The fake upstream stands for OpenAI's API here, which takes the key the gateway adds.
+  gateway = await startGatewayBinary(bin, vault, upstream.url, home, { args: ["--prompt-cache-key"] });
 }, 180_000);
 afterAll(async () => {
   await gateway?.stop();
