@@ -50,6 +50,9 @@ export function initVault(
 ): { root: string; created: string[] } {
   const abs = path.resolve(root);
   const created: string[] = [];
+  // Said as opening it says it (not as the read of kinds.yaml inside a file that fails next).
+  if (fs.existsSync(abs) && !fs.statSync(abs).isDirectory())
+    throw new LoreError("invalid_input", `the vault path is not a directory: ${abs}`);
   try {
     ensureDir(abs, created, ".");
     const vault: Vault = { root: abs, kinds: loadKindsConfig(abs) };

@@ -103,6 +103,21 @@ describe("files named on the command line", () => {
     expect(r.stderr).toContain(message);
   });
 
+  test.each([["init"], ["try", "hello"]])(
+    "%s on a vault path that is a file exits 5, saying so, and leaves the file alone",
+    async (...command) => {
+      const file = path.join(dir, `a-file-${command[0]}`);
+      fs.writeFileSync(file, "mine");
+      const r = await runBinary([...command, "--vault", file, "--json"]);
+      expect(r.code).toBe(5);
+      expect(JSON.parse(r.stdout)).toEqual({
+        error: "invalid_input",
+        detail: `the vault path is not a directory: ${file}`,
+      });
+      expect(fs.readFileSync(file, "utf8")).toBe("mine");
+    },
+  );
+
   test("an export into a folder that does not exist names the folder, and writes nothing", async () => {
     const out = path.join(dir, "missing", "deeper", "book.json");
     const r = await lorecards("export", out, "--json");
