@@ -103,12 +103,15 @@ describe("files named on the command line", () => {
     expect(r.stderr).toContain(message);
   });
 
-  test.each([["init"], ["try", "hello"]])(
+  test.each([
+    ["init", []],
+    ["try", ["hello"]],
+  ] as [string, string[]][])(
     "%s on a vault path that is a file exits 5, saying so, and leaves the file alone",
-    async (...command) => {
-      const file = path.join(dir, `a-file-${command[0]}`);
+    async (command, rest) => {
+      const file = path.join(dir, `a-file-${command}`);
       fs.writeFileSync(file, "mine");
-      const r = await runBinary([...command, "--vault", file, "--json"]);
+      const r = await runBinary([command, ...rest, "--vault", file, "--json"]);
       expect(r.code).toBe(5);
       expect(JSON.parse(r.stdout)).toEqual({
         error: "invalid_input",
