@@ -18,6 +18,7 @@ import { cardTerms, fold, windowSize } from "../match/index.ts";
 import {
   type Compiled,
   charsOf,
+  countsAgainstBudget,
   DEFAULT_BUDGET,
   DEFAULT_SCAN_DEPTH,
   findNamed,
@@ -192,7 +193,7 @@ function whyOf(entry: Selected, selection: readonly Selected[], input: ExplainIn
 /** The chosen cards before a left-out one that the budget counted: what took its room. */
 function roomOf(entry: Selected, selection: readonly Selected[], input: ExplainInput): Why["budget"] {
   const before = selection.slice(0, selection.indexOf(entry));
-  const counted = before.filter((e) => e.verdict === "chosen" && !rulesOf(e.card).ignoreBudget);
+  const counted = before.filter((e) => e.verdict === "chosen" && countsAgainstBudget(e));
   const taken = counted.map((e) => ({ id: e.id, chars: charsOf(e) ?? 0 }));
   const limit = entry.reason === "budget" ? (input.budget ?? DEFAULT_BUDGET) : null;
   return { limit, spent: taken.reduce((n, t) => n + t.chars, 0), taken_by: taken };

@@ -47,6 +47,11 @@ export function isDeclared(entry: Pick<Seen, "via">): boolean {
   return entry.via === "always" || entry.via === "explicit";
 }
 
+/** Whether the budget counts a chosen card: the automatic half, unless the card says to ignore it. */
+export function countsAgainstBudget(entry: Pick<Seen, "via" | "card">): boolean {
+  return !isDeclared(entry) && !rulesOf(entry.card).ignoreBudget;
+}
+
 /** What the window showed of one card, and how it came in. */
 export interface Seen {
   /** `kind/key`: unique in the vault. */

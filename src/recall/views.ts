@@ -6,7 +6,7 @@
  */
 import { rulesOf } from "../card/rules.ts";
 import type { Chosen, InContext, LeftOut, Placement, Selected } from "./selection.ts";
-import { isDeclared } from "./stages/budget.ts";
+import { isDeclared } from "./selection.ts";
 import { lineChars, listedCards } from "./stages/index-block.ts";
 import type { RecallResult } from "./types.ts";
 

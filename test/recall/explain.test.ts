@@ -232,6 +232,21 @@ describe("why a card named with --card did not fire", () => {
       { reason: "budget", why: { budget: { limit: 100, taken_by: [{ id: "people/Ann" }] } } },
     ],
     [
+      "the budget's room, taken by the automatic half alone: an always-on card that reached them is not named",
+      {
+        cards: [
+          card("Rules", "context: always", `Ann and Ben. ${"Be kind. ".repeat(30)}\n`),
+          card("Ann", "keywords: [Ann]\npriority: 5", `${"Ann. ".repeat(30)}\n`),
+          card("Ben", "keywords: [Ben]\npriority: 0"),
+        ],
+        turns: said("hello there"),
+        options: { budget: 100 },
+        ask: ["Ben"],
+      },
+      "over the character budget: “Ann” (",
+      { reason: "budget", why: { budget: { limit: 100, taken_by: [{ id: "people/Ann" }] } } },
+    ],
+    [
       "already in context since turn N, from the conversation's ledger",
       {
         cards: [card("Ann", "keywords: [Ann]")],

@@ -14,9 +14,15 @@
  * too long is kept and cut, so the top card always gets in here too.
  * In index mode the same rules weigh each card's line of the index instead (index-block.ts).
  */
-import { rulesOf } from "../../card/rules.ts";
 import type { Markers } from "../../inject/index.ts";
-import { type Chosen, chosen, leftOut, type Selected, type Selection } from "../selection.ts";
+import {
+  type Chosen,
+  chosen,
+  countsAgainstBudget,
+  leftOut,
+  type Selected,
+  type Selection,
+} from "../selection.ts";
 import type { TokenBudget } from "../tokens.ts";
 import type { IndexIds } from "../types.ts";
 import { fitIndex } from "./index-block.ts";
@@ -42,11 +48,6 @@ export function budget(selection: Selection, limits: BudgetLimits): Selected[] {
   return limits.maxContextChars === undefined ? fitted : fitCap(fitted, limits.maxContextChars, limits);
 }
 
-/** The declared half (seed 004): cards in by their policy (`always`) or asked for, never counted. */
-export function isDeclared(entry: Pick<Selected, "via">): boolean {
-  return entry.via === "always" || entry.via === "explicit";
-}
-
 function fitBudget(selection: Selection, budget: number, tokens: TokenBudget | undefined): Selected[] {
   let chars = 0;
   let spent = 0;
@@ -56,7 +57,8 @@ function fitBudget(selection: Selection, budget: number, tokens: TokenBudget | u
     budget <= 0 ? "budget" : tokens && tokens.budget <= 0 ? "budget_tokens" : undefined;
   return selection.map((entry) => {
     if (entry.verdict !== "fired") return entry;
-    if (isDeclared(entry) || rulesOf(entry.card).ignoreBudget) return chosen(entry);
+    // The declared half (seed 004: always-on cards and those asked for) is never counted.
+    if (!countsAgainstBudget(entry)) return chosen(entry);
     if (stop !== undefined) return leftOut(entry, stop);
     const size = entry.chars ?? 0;
     const cost = tokens ? tokens.count(entry.text ?? "") : 0;
