@@ -79,6 +79,32 @@ async function loadBase(base: BaseCardFile | undefined, bookName: string, now: n
   return { card: parseCardJson(new TextDecoder().decode(bytes), filename) };
 }
 
+/**
+ * A card keeps the id it was imported with whichever format it goes out in: a World Info entry's
+ * `uid` becomes its id in a character book, and a character book entry's `id` its `uid`, where the
+ * card has none of the other kind.
+ */
+function withKeptIds(cards: readonly ExportCard[], into: "uid" | "id"): ExportCard[] {
+  return cards.map((c) => {
+    const [own, other] = into === "uid" ? [c.st.uid, c.card.id] : [c.card.id, c.st.uid];
+    if (own !== undefined || typeof other !== "number" || !Number.isInteger(other)) return c;
+    return into === "uid" ? { ...c, st: { ...c.st, uid: other } } : { ...c, card: { ...c.card, id: other } };
+  });
+}
+
+/**
+ * Cards with a kept uid first, by it, then the rest in vault order: the order a World Info book's own
+ * entries go out in (its `displayIndex` where an entry brought none), as a character book's do by id.
+ */
+function inIdOrder(cards: ExportCard[]): ExportCard[] {
+  const rank = (c: ExportCard) =>
+    typeof c.st.uid === "number" && Number.isInteger(c.st.uid) ? c.st.uid : Number.POSITIVE_INFINITY;
+  return cards
+    .map((card, index) => ({ card, index }))
+    .sort((a, b) => rank(a.card) - rank(b.card) || a.index - b.index)
+    .map((o) => o.card);
+}
+
 export async function renderBook(
   cards: ExportCard[],
   format: ExportFormat,
@@ -86,9 +112,10 @@ export async function renderBook(
 ): Promise<ExportFile> {
   const bookName = opts.bookName ?? "lorecards";
   if (format === "st") {
-    return jsonFile(writeWorldInfo(cards), "lorecards-worldinfo.json", cards.length);
+    const book = writeWorldInfo(inIdOrder(withKeptIds(cards, "uid")));
+    return jsonFile(book, "lorecards-worldinfo.json", cards.length);
   }
-  const entries = writeLorebookEntries(cards);
+  const entries = writeLorebookEntries(withKeptIds(cards, "id"));
   if (format === "lorebook_v3") {
     return jsonFile(
       { spec: "lorebook_v3", data: { name: bookName, extensions: {}, entries } },

@@ -229,6 +229,37 @@ describe("exportBook", () => {
   });
 });
 
+describe("ids across formats", () => {
+  test.skipIf(!HAVE_REAL)(
+    "a World Info book exported as a character book keeps its entries' ids and order, and back",
+    async () => {
+      const vault = newVault();
+      await importBook(vault, real("st-worldinfo-Eldoria.json"), { filename: "Eldoria.json", kind: "place" });
+      const original = json(real("st-worldinfo-Eldoria.json")) as { entries: Record<string, Raw> };
+      const uids = Object.values(original.entries).map((e) => [e.uid, e.comment]);
+      const book = json((await exportBook(vault, "lorebook_v3")).bytes) as { data: { entries: Raw[] } };
+      // The vault's example cards, which came from no book, go after the book's own with new ids.
+      expect(book.data.entries.map((e) => [e.id, e.comment]).slice(0, uids.length)).toEqual(uids);
+    },
+  );
+
+  test.skipIf(!HAVE_REAL)(
+    "a character's book exported as World Info keeps its entries' ids as uids, in their order",
+    async () => {
+      const vault = newVault();
+      await importBook(vault, real("st-card-Seraphina.chara.json"), { filename: "Seraphina.json" });
+      const card = json(real("st-card-Seraphina.chara.json")) as {
+        data: { character_book: { entries: Raw[] } };
+      };
+      const ids = card.data.character_book.entries.map((e) => [e.id, e.comment]);
+      const out = json((await exportBook(vault, "st")).bytes) as { entries: Record<string, Raw> };
+      const entries = Object.values(out.entries).slice(0, ids.length);
+      expect(entries.map((e) => [e.uid, e.comment])).toEqual(ids);
+      expect(entries.map((e) => e.displayIndex)).toEqual(ids.map((_, i) => i));
+    },
+  );
+});
+
 describe("the import and export commands", () => {
   const bun = path.resolve(import.meta.dir, "../../node_modules/.bin/bun");
   const main = path.resolve(import.meta.dir, "../../src/main.ts");
