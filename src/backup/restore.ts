@@ -67,7 +67,7 @@ function stateOf(dir: string, ignore: readonly string[] = []): TargetState {
 function notEmpty(dir: string): LoreError {
   return new LoreError(
     "conflict",
-    `${dir} is not empty; restore into an empty folder with --to DIR, or replace this vault with --force ` +
+    `${dir} is not empty; restore into an empty folder with --to DIR, or restore over what it holds with --force ` +
       "(its current files are backed up first)",
   );
 }
