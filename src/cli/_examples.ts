@@ -65,11 +65,14 @@ const EXAMPLES: Record<string, string[]> = {
   ],
 };
 
-/** The EXAMPLES section for a command's help ("" for the list of commands); empty when it has none. */
-export function examplesOf(command: string): string {
+/**
+ * `usage` with the EXAMPLES section of `command` ("" for the list of commands) after a blank line,
+ * however the usage ended (a command's ends with one, the list of commands does not).
+ */
+export function withExamples(usage: string, command: string): string {
   const lines = EXAMPLES[command];
-  if (!lines || lines.length === 0) return "";
-  return `\nEXAMPLES\n\n${lines.map((l) => `  ${l}`).join("\n")}\n`;
+  if (!lines || lines.length === 0) return usage;
+  return `${usage.replace(/\n*$/, "\n")}\nEXAMPLES\n\n${lines.map((l) => `  ${l}`).join("\n")}\n`;
 }
 
 /** Every command that has examples (a test holds each to a command that exists). */

@@ -8,7 +8,7 @@
 import type { ArgsDef, CommandDef } from "citty";
 import pkg from "../../package.json" with { type: "json" };
 import { describeError, EXIT_CODES, errorCodeOf, LoreError } from "../errors.ts";
-import { examplesOf } from "./_examples.ts";
+import { withExamples } from "./_examples.ts";
 import { quietOnEpipe, stdoutStream } from "./_out.ts";
 import { simpleArgs } from "./_parse.ts";
 import { defineCommand, jsonArg, vaultArg } from "./_shared.ts";
@@ -162,7 +162,7 @@ function plainHelp(text: string): string {
 async function usage(cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<string> {
   const { renderUsage } = await import("citty");
   const meta = typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta;
-  const text = `${await renderUsage(cmd, parent)}${examplesOf(parent ? (meta?.name ?? "") : "")}`;
+  const text = withExamples(await renderUsage(cmd, parent), parent ? (meta?.name ?? "") : "");
   return stdoutStream().isTTY ? text : plainHelp(text);
 }
 
@@ -177,7 +177,7 @@ export async function helpText(name?: string): Promise<string> {
   const load = name === undefined ? undefined : COMMANDS[name];
   if (name !== undefined && !load) throw new LoreError("usage", `unknown command "${name}"`);
   const text = load ? await renderUsage(await load(), root) : await renderUsage(root);
-  return plainHelp(`${text}${examplesOf(name ?? "")}`);
+  return plainHelp(withExamples(text, name ?? ""));
 }
 
 /** Run the CLI; resolves to the process exit code. */

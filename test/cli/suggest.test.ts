@@ -1,7 +1,7 @@
 // "Did you mean" for a mistyped command or flag (src/cli/_suggest.ts), and the examples under each
 // command's help, every one of them a command that exists.
 import { describe, expect, test } from "bun:test";
-import { commandsWithExamples, examplesOf } from "../../src/cli/_examples.ts";
+import { commandsWithExamples, withExamples } from "../../src/cli/_examples.ts";
 import { closest, editDistance } from "../../src/cli/_suggest.ts";
 import { COMMAND_NAMES } from "../../src/cli/index.ts";
 
@@ -57,8 +57,8 @@ describe("examples in the help", () => {
   test("every command has examples, and every example is of a command that exists", () => {
     expect(commandsWithExamples().sort()).toEqual([...COMMAND_NAMES].sort());
     for (const command of COMMAND_NAMES) {
-      const section = examplesOf(command);
-      expect(section).toStartWith("\nEXAMPLES\n");
+      const section = withExamples("usage", command);
+      expect(section).toStartWith("usage\n\nEXAMPLES\n");
       for (const line of section.split("\n").filter((l) => l.startsWith("  "))) {
         expect(line).toMatch(new RegExp(`lorecards ${command.replace("-", "\\-")}\\b`));
       }
