@@ -12,7 +12,15 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { atomicCreate, exampleIds, loadIndex, SETTINGS_FILE, type Vault } from "../vault/index.ts";
+import {
+  atomicCreate,
+  exampleIds,
+  loadIndex,
+  parseSettings,
+  SETTINGS_FILE,
+  type Vault,
+  type VaultSettings,
+} from "../vault/index.ts";
 import type { BookSettings } from "./_charbook.ts";
 
 /** Whether `vault` is fresh for a book's settings: no settings.yaml, no card but `init`'s examples. */
@@ -22,14 +30,30 @@ export function freshVault(vault: Vault): boolean {
   return loadIndex(vault).cards.every((c) => examples.has(`${c.kind}/${c.key}`));
 }
 
-/** The settings.yaml lines a book asks for (the vault-wide part of its settings), with why. */
-function vaultLines(book: BookSettings, character: string | undefined): [string, string][] {
+/**
+ * The settings.yaml lines a book asks for (the vault-wide part of its settings), with why; those the
+ * vault's settings already say (`have`: a book imported again) are not asked for again.
+ */
+function vaultLines(
+  book: BookSettings,
+  character: string | undefined,
+  have: VaultSettings,
+): [string, string][] {
   const lines: [string, string][] = [];
-  if (book.tokenBudget !== undefined && book.tokenBudget > 0)
+  if (book.tokenBudget !== undefined && book.tokenBudget > 0 && have.budgetTokens !== book.tokenBudget)
     lines.push([`budget_tokens: ${book.tokenBudget}`, "the book's token_budget"]);
-  if (character !== undefined)
+  if (character !== undefined && have.char !== character)
     lines.push([`char: ${JSON.stringify(character)}`, "its character, for {{char}}"]);
   return lines;
+}
+
+/** What the vault's settings.yaml says now (nothing, when it is missing or cannot be read). */
+function settingsOf(vault: Vault): VaultSettings {
+  try {
+    return parseSettings(fs.readFileSync(path.join(vault.root, SETTINGS_FILE), "utf8")).settings;
+  } catch {
+    return {};
+  }
 }
 
 /**
@@ -51,7 +75,7 @@ export function applyBookSettings(
     notes.push(
       "book recursive_scanning false: each card without prevent_recursion of its own got prevent_recursion: true",
     );
-  const lines = vaultLines(book, character);
+  const lines = vaultLines(book, character, opts.fresh ? {} : settingsOf(vault));
   if (lines.length === 0) return notes;
   const text = [
     `# ${path.basename(opts.filename)}'s own settings, written by lorecards import into a new vault.`,

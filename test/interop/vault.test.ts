@@ -303,11 +303,17 @@ describe("the import and export commands", () => {
     expect(parseSettings(written)).toEqual({ settings: { budgetTokens: 1200, char: "Mira" }, warnings: [] });
     const json = JSON.parse(cli(["import", file, "--book", "main", "--vault", vault.root, "--json"]).out);
     expect(json).toMatchObject({ character: "Mira" });
-    // The vault has its settings now: a second import only says what to set, and changes none.
-    expect(json.notes).toContain(
-      "the book's token_budget: to follow it, set budget_tokens: 1200 in settings.yaml",
-    );
+    // The vault has these settings now: a second import asks for none of them again, and changes none.
+    expect(json.notes.filter((n: string) => n.includes("settings.yaml"))).toEqual([]);
     expect(fs.readFileSync(path.join(vault.root, "settings.yaml"), "utf8")).toBe(written);
+    // One the person changed since is theirs: the import only says what the book would set.
+    const changed = written.replace('char: "Mira"', 'char: "Someone"');
+    fs.writeFileSync(path.join(vault.root, "settings.yaml"), changed);
+    const again = JSON.parse(cli(["import", file, "--book", "main", "--vault", vault.root, "--json"]).out);
+    expect(again.notes.filter((n: string) => n.includes("settings.yaml"))).toEqual([
+      'its character, for {{char}}: to follow it, set char: "Mira" in settings.yaml',
+    ]);
+    expect(fs.readFileSync(path.join(vault.root, "settings.yaml"), "utf8")).toBe(changed);
   });
 
   test("a vault with cards of its own keeps its settings: the import names the settings to set", () => {
