@@ -6,17 +6,28 @@
  * (`index.db`, `matcher.bin`), which any command rebuilds, the lock, temp files, an import's journal,
  * the backups themselves, and anything else a vault folder happens to hold (a `.git`, pictures).
  * Symbolic links are never followed (README "Symbolic links"), here as everywhere. Each book of
- * `books/` (docs/BOOKS.md) is backed up the same way under `books/NAME/`, with its book.yaml.
+ * `books/` (docs/BOOKS.md) is backed up the same way under `books/NAME/`, with its book.yaml and the
+ * character card it keeps.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { defaultKinds, KINDS_FILE, loadKindsConfig } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
 import { STYLE_SIDE_FILES } from "../style/files.ts";
-import { ARCHIVE_DIR, BOOK_FILE, BOOKS_DIR, SETTINGS_FILE, STATE_DIR, type Vault } from "../vault/index.ts";
+import {
+  ARCHIVE_DIR,
+  BOOK_FILE,
+  BOOKS_DIR,
+  KEPT_CARD_FILES,
+  SETTINGS_FILE,
+  STATE_DIR,
+  type Vault,
+} from "../vault/index.ts";
 
 /** The person's own style dictionary (style memory's, src/style/vault-dictionary.ts). */
 export const STYLE_DICTIONARY_FILE = "style-dictionary.yaml";
+/** A book's own files besides a vault's: its book.yaml and the character card it was imported from. */
+const BOOK_OWN_FILES: readonly string[] = [BOOK_FILE, ...KEPT_CARD_FILES];
 /** The vault-root files that are settings, not cards. */
 const CONFIG_FILES = [KINDS_FILE, SETTINGS_FILE, STYLE_DICTIONARY_FILE];
 const STATE_FILES = ["marker-secret", "hits.jsonl"];
@@ -132,7 +143,7 @@ function bookFiles(root: string): { path: string; sqlite: boolean }[] {
       const book = path.join(dir, d.name);
       const files = [
         ...ownFiles(book),
-        ...(plainFile(book, BOOK_FILE) ? [{ path: BOOK_FILE, sqlite: false }] : []),
+        ...BOOK_OWN_FILES.filter((f) => plainFile(book, f)).map((f) => ({ path: f, sqlite: false })),
       ];
       return files.map((f) => ({ ...f, path: `${BOOKS_DIR}/${d.name}/${f.path}` }));
     });
@@ -192,7 +203,7 @@ export function allowedPath(p: string): boolean {
   // A book's files are a vault's files under books/NAME/ (books hold no books).
   if (parts[0] === BOOKS_DIR && parts.length > 2 && !parts[1]!.startsWith(".") && parts[2] !== BOOKS_DIR) {
     const rest = parts.slice(2).join("/");
-    return rest === BOOK_FILE || allowedPath(rest);
+    return BOOK_OWN_FILES.includes(rest) || allowedPath(rest);
   }
   if (parts[0] === STATE_DIR) {
     const name = parts[1]!;

@@ -36,6 +36,7 @@ import type { ZipLimits } from "./_charx.ts";
 import { cardToExport, entriesToDrafts } from "./_draft.ts";
 import { type BaseCardFile, type ExportFile, type ExportFormat, renderBook } from "./_export.ts";
 import { cutWarnings } from "./_fit.ts";
+import { keptCard } from "./_kept-card.ts";
 import { parseBook, type SourceFormat } from "./_parse.ts";
 import type { SkippedEntry } from "./_st.ts";
 
@@ -228,10 +229,12 @@ export async function exportBook(
 ): Promise<ExportFile> {
   settleImports(vault);
   const { files, skipped } = readVaultCards(vault);
+  // A character's book exported as a card starts from her own card, kept when it was imported.
+  const base = opts.base ?? (format === "st" || format === "lorebook_v3" ? undefined : keptCard(vault.root));
   const file = await renderBook(
     files.map((f) => cardToExport(f.card)),
     format,
-    opts,
+    { ...opts, base },
   );
   return { ...file, skipped };
 }

@@ -18,6 +18,7 @@ import {
   writeBookFile,
 } from "../vault/index.ts";
 import { type ImportOptions, type ImportResult, importBook } from "./_disk.ts";
+import { keepCard } from "./_kept-card.ts";
 import { parseBook } from "./_parse.ts";
 
 export interface IntoBookOptions extends ImportOptions {
@@ -67,10 +68,15 @@ export async function importIntoBook(
   // Read again by the import itself, which parses what it writes (a few milliseconds for a large book).
   const result = await importBook(openVault(root), input, opts);
   // A bound book's {{char}} is its character wherever it is read: nothing is left to set for it.
-  if (character !== undefined)
+  if (character !== undefined) {
+    const kept = name === MAIN_BOOK ? undefined : keepCard(root, parsed.format, input, opts.force === true);
     result.notes = [
       ...result.notes.filter((n) => !n.startsWith("set char:")),
       `read in ${character}'s conversations (the system prompt names ${character}), where {{char}} is ${character}`,
+      ...(kept === undefined
+        ? []
+        : [`her card kept as ${kept} in the book: exported as a card, the book starts from it`]),
     ];
+  }
   return { ...result, into: { name, root, made, ...(character !== undefined && { character }) } };
 }

@@ -12,6 +12,9 @@
  *                             conversations of that character only (recall/books.ts)
  *   active: asked             in use only when a conversation names it (default: always, unless bound)
  *
+ * A character's book made by importing her card keeps that card beside it (`character.png`, `.charx`
+ * or `.json`, KEPT_CARD_FILES): what the book exports as a card starts from it (interop/_kept-card.ts).
+ *
  * The list is stat'ed at most every `recheckMs` and read again when the books folder or a book.yaml
  * changed, so a running server follows books added, removed and re-bound. Nothing here opens a card.
  */
@@ -27,6 +30,8 @@ export { BOOKS_DIR };
 /** The vault's own cards, as a book. */
 export const MAIN_BOOK = "main";
 export const BOOK_FILE = "book.yaml";
+/** The character card a character's book was imported from, by the container it came in. */
+export const KEPT_CARD_FILES = ["character.png", "character.charx", "character.json"] as const;
 
 export interface BookInfo {
   /** Lower case; `main` is the vault's own cards. */

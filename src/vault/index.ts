@@ -31,6 +31,7 @@ export {
   bookNameProblem,
   bookRoot,
   booksDir,
+  KEPT_CARD_FILES,
   MAIN_BOOK,
   parseBookFile,
   readBooks,

@@ -17,10 +17,11 @@ afterEach(() => {
 });
 
 describe("a backup of a vault with books", () => {
-  test("holds each book's cards, book.yaml and settings, and a restore puts them back", async () => {
+  test("holds each book's cards, book.yaml, kept card and settings, and a restore puts them back", async () => {
     source = tempVault({
       "people/Ann.md": "---\nkeywords: [ann]\n---\nAnn.\n",
       "books/seraphina/book.yaml": "characters: [Seraphina]\n",
+      "books/seraphina/character.json": '{"spec": "chara_card_v3"}\n',
       "books/seraphina/settings.yaml": "budget_tokens: 900\n",
       "books/seraphina/glade.md": "---\nkeywords: [glade]\n---\nThe glade.\n",
       "books/seraphina/people/Mother.md": "---\nkeywords: [mother]\n---\nHer mother.\n",
@@ -31,6 +32,7 @@ describe("a backup of a vault with books", () => {
     expect(paths).toEqual(
       expect.arrayContaining([
         "books/seraphina/book.yaml",
+        "books/seraphina/character.json",
         "books/seraphina/settings.yaml",
         "books/seraphina/glade.md",
         "books/seraphina/people/Mother.md",
@@ -45,11 +47,14 @@ describe("a backup of a vault with books", () => {
     const restored = vaultFiles(into);
     expect(restored["books/seraphina/people/Mother.md"]).toBe("---\nkeywords: [mother]\n---\nHer mother.\n");
     expect(restored["books/seraphina/book.yaml"]).toBe("characters: [Seraphina]\n");
+    expect(restored["books/seraphina/character.json"]).toBe('{"spec": "chara_card_v3"}\n');
   });
 
   test.each([
     ["books/eldoria/glade.md", true],
     ["books/eldoria/book.yaml", true],
+    ["books/eldoria/character.png", true],
+    ["character.png", false],
     ["books/eldoria/.lorecards/history.db", true],
     ["books/eldoria/.lorecards/index.db", false],
     ["books/eldoria/.git/hooks/pre-commit", false],

@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { importIntoBook } from "../../src/interop/index.ts";
+import { cardTextFromPng } from "../../src/interop/_png.ts";
+import { exportBook, importIntoBook, parseBook } from "../../src/interop/index.ts";
 import { initVault, loadIndex, openVault, readBooks } from "../../src/vault/index.ts";
 import { HAVE_REAL, real, tempDir } from "./_support.ts";
 
@@ -60,6 +61,59 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     });
     expect(forced.overwritten).toBe(4);
     expect(readBooks(root).map((b) => b.name)).toEqual(["main", "seraphina"]);
+  });
+
+  test("her card is kept in her book, and the book exported as a card is her again, with the book as it is now", async () => {
+    const root = newVault();
+    const png = real("st-card-Seraphina.png");
+    const result = await importIntoBook(root, png, { filename: "Seraphina.png" });
+    const book = path.join(root, "books", "seraphina");
+    expect(fs.readFileSync(path.join(book, "character.png")).equals(png)).toBe(true);
+    expect(result.notes.join("\n")).toContain("her card kept as character.png");
+    const glade = path.join(book, "glade.md");
+    fs.writeFileSync(glade, fs.readFileSync(glade, "utf8").replace(/\n*$/, "\nA new path leads north.\n"));
+    // No --card: the kept card is the base.
+    const out = await exportBook(openVault(book), "card-png");
+    const card = (text: string) => JSON.parse(text) as { data: Record<string, unknown> };
+    const before = card(cardTextFromPng(png, "before").text).data;
+    const after = card(cardTextFromPng(out.bytes, "after").text).data;
+    for (const field of ["name", "description", "first_mes", "personality", "scenario"])
+      expect([field, after[field]]).toEqual([field, before[field]]);
+    const back = await parseBook(out.bytes, { filename: "out.png" });
+    expect(back.character).toBe("Seraphina");
+    expect(back.entries.find((e) => e.title === "glade")?.body).toContain("A new path leads north.");
+  });
+
+  test("the kept card is kept on a second import and replaced with --force, as her cards are", async () => {
+    const root = newVault();
+    const kept = path.join(root, "books", "seraphina", "character.png");
+    await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
+    fs.writeFileSync(kept, "edited by hand");
+    await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
+    expect(fs.readFileSync(kept, "utf8")).toBe("edited by hand");
+    await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png", force: true });
+    expect(fs.readFileSync(kept).equals(real("st-card-Seraphina.png"))).toBe(true);
+  });
+
+  test("a card in JSON is kept as JSON, and exported as card JSON it is her again", async () => {
+    const root = newVault();
+    await importIntoBook(root, real("st-card-Seraphina.chara.json"), { filename: "Seraphina.json" });
+    const book = path.join(root, "books", "seraphina");
+    expect(fs.readdirSync(book).filter((f) => f.startsWith("character."))).toEqual(["character.json"]);
+    const out = await exportBook(openVault(book), "card-json");
+    const data = (JSON.parse(new TextDecoder().decode(out.bytes)) as { data: { name: string } }).data;
+    expect(data.name).toBe("Seraphina");
+  });
+
+  test("a world book keeps no card, and exported as a card it is carried by a minimal one", async () => {
+    const root = newVault();
+    await importIntoBook(root, real("st-worldinfo-Eldoria.json"), { filename: "/tmp/Eldoria.json" });
+    const book = path.join(root, "books", "eldoria");
+    expect(fs.readdirSync(book).filter((f) => f.startsWith("character."))).toEqual([]);
+    const out = await exportBook(openVault(book), "card-json");
+    expect((JSON.parse(new TextDecoder().decode(out.bytes)) as { data: { name: string } }).data.name).toBe(
+      "lorecards",
+    );
   });
 
   test("a world book makes a book named after its file, read in every conversation", async () => {
