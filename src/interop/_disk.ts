@@ -18,11 +18,13 @@ import {
 import type { Card, CardMeta } from "../card/types.ts";
 import { describeError } from "../errors.ts";
 import {
+  BOOK_FILE,
   cardPath,
   type KnownFile,
   linkBelow,
   loadIndex,
   type Placement,
+  parseBookFile,
   placeAll,
   readNoFollow,
   settleImports,
@@ -222,6 +224,17 @@ export function readVaultCards(vault: Vault): { files: VaultCardFile[]; skipped:
 }
 
 /** Every card of the vault as one export file; a card file that does not parse is left out, listed in `skipped`. */
+/** A book's title (its book.yaml's, else its folder's name), as an export names the lorebook; none for a vault. */
+function bookTitle(root: string): string | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(root, BOOK_FILE), "utf8");
+  } catch {
+    return undefined;
+  }
+  return parseBookFile(text, path.basename(root).toLowerCase()).title;
+}
+
 export async function exportBook(
   vault: Vault,
   format: ExportFormat,
@@ -234,7 +247,7 @@ export async function exportBook(
   const file = await renderBook(
     files.map((f) => cardToExport(f.card)),
     format,
-    { ...opts, base },
+    { ...opts, base, bookName: opts.bookName ?? bookTitle(vault.root) },
   );
   return { ...file, skipped };
 }

@@ -105,15 +105,23 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     expect(data.name).toBe("Seraphina");
   });
 
-  test("a world book keeps no card, and exported as a card it is carried by a minimal one", async () => {
+  test("a world book keeps no card; exported, its lorebook and the minimal card carrying it bear its title", async () => {
     const root = newVault();
     await importIntoBook(root, real("st-worldinfo-Eldoria.json"), { filename: "/tmp/Eldoria.json" });
     const book = path.join(root, "books", "eldoria");
     expect(fs.readdirSync(book).filter((f) => f.startsWith("character."))).toEqual([]);
-    const out = await exportBook(openVault(book), "card-json");
-    expect((JSON.parse(new TextDecoder().decode(out.bytes)) as { data: { name: string } }).data.name).toBe(
-      "lorecards",
-    );
+    fs.writeFileSync(path.join(book, "book.yaml"), "title: The Eldoria Forest\n");
+    const named = async (format: "card-json" | "lorebook_v3") => {
+      const out = await exportBook(openVault(book), format);
+      const data = (
+        JSON.parse(new TextDecoder().decode(out.bytes)) as {
+          data: { name: string; character_book?: { name: string } };
+        }
+      ).data;
+      return format === "card-json" ? [data.name, data.character_book?.name] : [data.name];
+    };
+    expect(await named("card-json")).toEqual(["The Eldoria Forest", "The Eldoria Forest"]);
+    expect(await named("lorebook_v3")).toEqual(["The Eldoria Forest"]);
   });
 
   test("a world book makes a book named after its file, read in every conversation", async () => {
