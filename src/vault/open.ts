@@ -74,6 +74,12 @@ export function initVault(
     if (options.guide && atomicCreate(path.join(abs, GUIDE_FILE), STARTER_GUIDE)) created.push(GUIDE_FILE);
   } catch (err) {
     if (err instanceof LoreError) throw err;
+    // A path under a file (`init notes.txt/cards`): the path is wrong, not the disk.
+    if ((err as NodeJS.ErrnoException).code === "ENOTDIR")
+      throw new LoreError(
+        "invalid_input",
+        `the vault path is not a directory: a folder above ${abs} is a file`,
+      );
     throw new LoreError("io_error", `cannot create the vault at ${abs}: ${describeError(err)}`, {
       cause: err,
     });

@@ -121,6 +121,18 @@ describe("files named on the command line", () => {
     },
   );
 
+  test("init under a path that is a file exits 5, saying so, and leaves the file alone", async () => {
+    const file = path.join(dir, "a-file-above");
+    fs.writeFileSync(file, "mine");
+    const r = await runBinary(["init", path.join(file, "cards"), "--json"]);
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stdout)).toEqual({
+      error: "invalid_input",
+      detail: `the vault path is not a directory: a folder above ${path.join(file, "cards")} is a file`,
+    });
+    expect(fs.readFileSync(file, "utf8")).toBe("mine");
+  });
+
   test("an export into a folder that does not exist names the folder, and writes nothing", async () => {
     const out = path.join(dir, "missing", "deeper", "book.json");
     const r = await lorecards("export", out, "--json");
