@@ -219,15 +219,18 @@ function clockText(clock: NonNullable<Why["clock"]>): string {
 
 function budgetText(card: Card, why: Why, name: (id: string) => string): string {
   const room = why.budget;
-  const takers = room?.taken_by.map((t) => `${name(t.id)} (${t.chars})`).join(", ") || "nothing";
-  const need = card.chars === null ? "" : `; it needs ${card.chars}`;
+  // In characters, whichever budget it is: the token budget's count is the tokenizer's, not kept here.
+  const takers = (unit: string) =>
+    room?.taken_by.map((t) => `${name(t.id)} (${t.chars}${unit})`).join(", ") || "nothing";
+  const need = (unit: string) => (card.chars === null ? "" : `; it needs ${card.chars}${unit}`);
   switch (card.reason) {
     case "budget":
-      return `over the character budget: ${takers} took ${room?.spent ?? 0} of ${room?.limit ?? "?"} chars${need}`;
+      if (room?.limit === 0) return "the character budget is 0: only always-on and asked-for cards go in";
+      return `over the character budget: ${takers("")} took ${room?.spent ?? 0} of ${room?.limit ?? "?"} chars${need("")}`;
     case "budget_tokens":
-      return `over the token budget: ${takers} took the room${need}`;
+      return `over the token budget: ${takers(" chars")} took the room${need(" chars")}`;
     case "surface_cap":
-      return `over the surface’s cap on its output: ${takers} took the room${need}`;
+      return `over the surface’s cap on its output: ${takers(" chars")} took the room${need(" chars")}`;
     default:
       return card.reason ? `left out: ${card.reason}` : "";
   }
