@@ -75,7 +75,9 @@ export async function importIntoBook(
       `read in ${character}'s conversations (the system prompt names ${character}), where {{char}} is ${character}`,
       ...(kept === undefined
         ? []
-        : [`her card kept as ${kept} in the book: exported as a card, the book starts from it`]),
+        : kept.written
+          ? [`her card kept as ${kept.name} in the book: exported as a card, the book starts from it`]
+          : [`the card kept as ${kept.name} in the book is left as it is (--force replaces it)`]),
     ];
   }
   return { ...result, into: { name, root, made, ...(character !== undefined && { character }) } };

@@ -18,14 +18,15 @@ const FILE_OF: Partial<Record<SourceFormat, (typeof KEPT_CARD_FILES)[number]>> =
 
 /**
  * Keeps the card `input` (its bytes, or its parsed JSON) in the book at `root`, unless one is kept
- * already and `force` is off (as a card file is). Returns the file's name when it wrote one.
+ * already and `force` is off (as a card file is). Returns the kept file's name and whether it was
+ * written now; undefined for a format that is not a character card.
  */
 export function keepCard(
   root: string,
   format: SourceFormat,
   input: unknown,
   force: boolean,
-): string | undefined {
+): { name: string; written: boolean } | undefined {
   const name = FILE_OF[format];
   if (name === undefined) return undefined;
   const bytes =
@@ -33,11 +34,12 @@ export function keepCard(
   const file = path.join(root, name);
   // One kept card a book: a card that came in another container replaces the one kept before.
   const others = KEPT_CARD_FILES.filter((f) => f !== name && fs.existsSync(path.join(root, f)));
-  if (!force && (others.length > 0 || fs.existsSync(file))) return undefined;
+  if (!force && (others.length > 0 || fs.existsSync(file)))
+    return { name: others[0] ?? name, written: false };
   if (force) atomicWrite(file, bytes);
-  else if (!atomicCreate(file, bytes)) return undefined;
+  else if (!atomicCreate(file, bytes)) return { name, written: false };
   for (const other of others) fs.rmSync(path.join(root, other), { force: true });
-  return name;
+  return { name, written: true };
 }
 
 /** The card kept in the book at `root`, as an export's base card; undefined when none is. */

@@ -89,8 +89,11 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     const kept = path.join(root, "books", "seraphina", "character.png");
     await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
     fs.writeFileSync(kept, "edited by hand");
-    await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
+    const again = await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
     expect(fs.readFileSync(kept, "utf8")).toBe("edited by hand");
+    expect(again.notes).toContain(
+      "the card kept as character.png in the book is left as it is (--force replaces it)",
+    );
     await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png", force: true });
     expect(fs.readFileSync(kept).equals(real("st-card-Seraphina.png"))).toBe(true);
   });
