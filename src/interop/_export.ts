@@ -10,7 +10,7 @@ import { writeLorebookEntries } from "./_charbook.ts";
 import { type CharxContents, isZip, readCharx, writeCharx } from "./_charx.ts";
 import type { ExportCard } from "./_draft.ts";
 import { badFile, isRecord, type Raw } from "./_model.ts";
-import { cardTextFromPng, embedCard, isPng, tinyPng } from "./_png.ts";
+import { cardTextFromPng, embedCard, isPng, tinyPng, withoutCard } from "./_png.ts";
 import { type SkippedEntry, writeWorldInfo } from "./_st.ts";
 
 export const EXPORT_FORMATS = ["st", "lorebook_v3", "card-json", "card-png", "charx"] as const;
@@ -105,6 +105,37 @@ function inIdOrder(cards: ExportCard[]): ExportCard[] {
     .map((o) => o.card);
 }
 
+/** Where a CHARX keeps a card's main icon, and how its card.json names it (the spec's `embeded`). */
+const ICON_FILE = "assets/icon/images/main.png";
+const ICON_URI = `embeded://${ICON_FILE}`;
+
+/**
+ * A PNG card's picture, carried into a CHARX: in a PNG the image itself is the card's icon (`ccdefault:`,
+ * which is also what a card with no `assets` means, spec 6.3.1); a CHARX keeps it as a file of its own,
+ * which card.json's assets name. A card whose assets name no `ccdefault:` icon keeps its assets as they are.
+ */
+function withPicture(
+  card: Raw,
+  png: Uint8Array,
+  file: string,
+): { card: Raw; others: CharxContents["others"] } {
+  const data = card.data as Raw;
+  const listed = Array.isArray(data.assets)
+    ? data.assets
+    : [{ type: "icon", uri: "ccdefault:", name: "main", ext: "png" }];
+  let placed = false;
+  const assets = listed.map((a) => {
+    if (!isRecord(a) || a.type !== "icon" || a.uri !== "ccdefault:") return a;
+    placed = true;
+    return { ...a, uri: ICON_URI, ext: "png" };
+  });
+  if (!placed) return { card, others: [] };
+  return {
+    card: { ...card, data: { ...data, assets } },
+    others: [{ name: ICON_FILE, data: withoutCard(png, file) }],
+  };
+}
+
 export async function renderBook(
   cards: ExportCard[],
   format: ExportFormat,
@@ -139,7 +170,11 @@ export async function renderBook(
       skipped: [],
     };
   }
-  const bytes = await writeCharx(JSON.stringify(card, null, 2), base.others ?? []);
+  const carried =
+    base.png && !base.others
+      ? withPicture(card, base.png, opts.base?.filename ?? "base image")
+      : { card, others: base.others ?? [] };
+  const bytes = await writeCharx(JSON.stringify(carried.card, null, 2), carried.others);
   return {
     bytes,
     contentType: "application/zip",

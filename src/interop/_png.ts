@@ -159,16 +159,26 @@ export function cardTextFromPng(bytes: Uint8Array, file: string): { text: string
   throw badFile(file, 'PNG carries no character card (no tEXt chunk "ccv3" or "chara")');
 }
 
+/** The chunks of `base` that are not a card: the picture and whatever else it carries. */
+function pictureChunks(base: Uint8Array, file: string): PngChunk[] {
+  return readChunks(base, file).filter((c) => {
+    const key = readText(c)?.keyword.toLowerCase();
+    return key !== "ccv3" && key !== "chara";
+  });
+}
+
+/** `base` without its card chunks: the picture alone (a CHARX's icon). */
+export function withoutCard(base: Uint8Array, file: string): Uint8Array {
+  return writeChunks(pictureChunks(base, file));
+}
+
 /** Replaces any card chunks of `base` with the given ones, keeping every other chunk in place. */
 export function embedCard(
   base: Uint8Array,
   texts: { ccv3: string; chara: string },
   file: string,
 ): Uint8Array {
-  const kept = readChunks(base, file).filter((c) => {
-    const key = readText(c)?.keyword.toLowerCase();
-    return key !== "ccv3" && key !== "chara";
-  });
+  const kept = pictureChunks(base, file);
   const end = kept.findIndex((c) => c.type === "IEND");
   const cards = [
     textChunk("chara", encodeBase64Text(texts.chara)),

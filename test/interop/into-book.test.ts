@@ -84,6 +84,31 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     expect(back.entries.find((e) => e.title === "glade")?.body).toContain("A new path leads north.");
   });
 
+  test("exported as CHARX, her picture goes with her: an icon file that card.json's assets name", async () => {
+    const root = newVault();
+    const png = real("st-card-Seraphina.png");
+    await importIntoBook(root, png, { filename: "Seraphina.png" });
+    const out = await exportBook(openVault(path.join(root, "books", "seraphina")), "charx");
+    const { ZipReader, Uint8ArrayReader, Uint8ArrayWriter } = await import("@zip.js/zip.js");
+    const files = new Map<string, Uint8Array>();
+    for (const entry of await new ZipReader(new Uint8ArrayReader(out.bytes)).getEntries())
+      if (!entry.directory) files.set(entry.filename, await entry.getData(new Uint8ArrayWriter()));
+    expect([...files.keys()].sort()).toEqual(["assets/icon/images/main.png", "card.json"]);
+    const card = JSON.parse(new TextDecoder().decode(files.get("card.json"))) as {
+      data: Record<string, unknown>;
+    };
+    expect(card.data.assets).toEqual([
+      { type: "icon", uri: "embeded://assets/icon/images/main.png", name: "main", ext: "png" },
+    ]);
+    // The picture is the PNG's own, without the card text it carried.
+    const icon = Buffer.from(files.get("assets/icon/images/main.png")!);
+    expect(icon.subarray(0, 8).equals(png.subarray(0, 8))).toBe(true);
+    expect(icon.includes("ccv3")).toBe(false);
+    expect(icon.length).toBeLessThan(png.length);
+    const back = await parseBook(out.bytes, { filename: "out.charx" });
+    expect(back.character).toBe("Seraphina");
+  });
+
   test("the kept card is kept on a second import and replaced with --force, as her cards are", async () => {
     const root = newVault();
     const kept = path.join(root, "books", "seraphina", "character.png");
