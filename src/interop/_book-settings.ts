@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   atomicCreate,
+  BOOK_FILE,
   exampleIds,
   loadIndex,
   parseSettings,
@@ -77,16 +78,19 @@ export function applyBookSettings(
     );
   const lines = vaultLines(book, character, opts.fresh ? {} : settingsOf(vault));
   if (lines.length === 0) return notes;
+  // A book of the vault (books/NAME/, with its book.yaml) has a settings.yaml of its own.
+  const inBook = fs.existsSync(path.join(vault.root, BOOK_FILE));
+  const file = inBook ? "the book's settings.yaml" : "settings.yaml";
   const text = [
-    `# ${path.basename(opts.filename)}'s own settings, written by lorecards import into a new vault.`,
+    `# ${path.basename(opts.filename)}'s own settings, written by lorecards import into a new ${inBook ? "book" : "vault"}.`,
     "# This file is yours: change or remove any line (docs/CARDS.md, settings.yaml).",
     ...lines.map(([line, why]) => `${line.padEnd(28)} # ${why}`),
     "",
   ].join("\n");
   if (opts.fresh && atomicCreate(path.join(vault.root, SETTINGS_FILE), text)) {
-    for (const [line, why] of lines) notes.push(`${why}: written to settings.yaml as ${line}`);
+    for (const [line, why] of lines) notes.push(`${why}: written to ${file} as ${line}`);
   } else {
-    for (const [line, why] of lines) notes.push(`${why}: to follow it, set ${line} in settings.yaml`);
+    for (const [line, why] of lines) notes.push(`${why}: to follow it, set ${line} in ${file}`);
   }
   return notes;
 }

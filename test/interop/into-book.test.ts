@@ -48,6 +48,13 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     // The vault's own cards are as they were.
     expect(cardsOf(root)).toEqual(before);
     expect(result.notes.join("\n")).toContain("read in Seraphina's conversations");
+    // Her lorebook's own settings went into her book's settings.yaml, and the note says whose.
+    expect(result.notes).toContain(
+      'its character, for {{char}}: written to the book\'s settings.yaml as char: "Seraphina"',
+    );
+    expect(fs.readFileSync(path.join(seraphina.root, "settings.yaml"), "utf8")).toStartWith(
+      "# Seraphina.png's own settings, written by lorecards import into a new book.",
+    );
   });
 
   test("importing the card again updates her book: what is there is kept, --force replaces it", async () => {
