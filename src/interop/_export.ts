@@ -59,7 +59,7 @@ function parseCardJson(text: string, file: string): Raw {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw badFile(file, `base card is not valid JSON (${describeError(err)})`, err);
+    throw badFile(file, `base card is not a PNG, a CHARX or valid JSON (${describeError(err)})`, err);
   }
   if (!isRecord(json) || detectVersion(json) === "Unknown") {
     throw badFile(file, "base card is not a Character Card V1, V2 or V3");

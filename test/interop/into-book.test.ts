@@ -116,6 +116,19 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     expect(back.character).toBe("Seraphina");
   });
 
+  test("a kept card damaged since is refused by name, and --card still takes its place", async () => {
+    const root = newVault();
+    await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
+    const book = path.join(root, "books", "seraphina");
+    fs.writeFileSync(path.join(book, "character.png"), "junk");
+    await expect(exportBook(openVault(book), "card-png")).rejects.toThrow(
+      `${path.join(book, "character.png")}: base card is not a PNG, a CHARX or valid JSON`,
+    );
+    const base = { bytes: real("st-card-Seraphina.png"), filename: "Seraphina.png" };
+    const out = await exportBook(openVault(book), "card-png", { base });
+    expect((await parseBook(out.bytes, { filename: "out.png" })).character).toBe("Seraphina");
+  });
+
   test("the kept card is kept on a second import and replaced with --force, as her cards are", async () => {
     const root = newVault();
     const kept = path.join(root, "books", "seraphina", "character.png");
