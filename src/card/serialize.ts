@@ -134,6 +134,17 @@ function newCardText(draft: { frontmatter: Record<string, unknown>; body: string
  * Patch a YAML document; returns false when nothing changed. `meant` (the data as read) is updated to
  * what the patched document should read as.
  */
+/** The defaults of the card fields a write leaves out when they hold them (api/_card-json.ts). */
+const FIELD_DEFAULTS: Partial<Record<(typeof KNOWN_FIELDS)[number], unknown>> = {
+  keywords: [],
+  aliases: [],
+  refs: [],
+  tags: [],
+  priority: 0,
+  enabled: true,
+  inject: true,
+};
+
 function patchDocument(doc: Document, edits: Record<string, unknown>, meant: Record<string, unknown>) {
   const map = rootMap(doc);
   const current = { ...meant };
@@ -149,10 +160,12 @@ function patchDocument(doc: Document, edits: Record<string, unknown>, meant: Rec
       changed = true;
     }
   }
-  // A card field the caller left out is reset to its default (the editor's form holds every one);
-  // every other key, the lorebook fields included, survives unless deleted by name.
+  // A card field the caller left out is reset to its default (the editor's form holds every one, and
+  // sends a default as nothing); one the file spells out as its default already stays as written.
+  // Every other key, the lorebook fields included, survives unless deleted by name.
   for (const k of KNOWN_FIELDS) {
-    if (k !== "kind" && Object.hasOwn(current, k) && !Object.hasOwn(edits, k)) drop(k);
+    if (k === "kind" || !Object.hasOwn(current, k) || Object.hasOwn(edits, k)) continue;
+    if (!(Object.hasOwn(FIELD_DEFAULTS, k) && sameValue(current[k], FIELD_DEFAULTS[k]))) drop(k);
   }
   return changed;
 }

@@ -139,3 +139,50 @@ describe("history and revert", () => {
     expect(res.status).toBe(403);
   });
 });
+
+describe("a save that changes nothing", () => {
+  /** What the editor's form sends for a card it shows unchanged (ui/_form-read.ts). */
+  const editorSave = (over: Record<string, unknown>) => ({
+    kind: "place",
+    title: "Glade",
+    keywords: ["glade", "refuge"],
+    aliases: [],
+    tags: [],
+    refs: [],
+    secondary: { all: [], any: [], not: [], not_all: [] },
+    scan_depth: null,
+    priority: 0,
+    enabled: true,
+    inject: true,
+    extra: { position: 4, st: { uid: 2 } },
+    body: "A safe haven in the forest.\n",
+    ...over,
+  });
+
+  test("an imported card saved unchanged from the editor stays byte for byte, with no new version", async () => {
+    // As an import writes one: defaults spelled out, a lorebook field, the fields it kept.
+    const text =
+      "---\nkind: place\ntitle: Glade\nkeywords: [glade, refuge]\naliases: []\npriority: 0\nenabled: true\n" +
+      "inject: true\nposition: 4\nst:\n  uid: 2\n---\nA safe haven in the forest.\n";
+    const file = path.join(root, "places", "Glade.md");
+    fs.writeFileSync(file, text);
+    const before = await versions("places", "Glade");
+    const put = await call("PUT", "/api/cards/places/Glade", editorSave({}), UI);
+    expect(put.status).toBe(200);
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+    expect(await versions("places", "Glade")).toEqual(before);
+  });
+
+  test("a field the form sends as its default still resets one the file set otherwise", async () => {
+    const file = path.join(root, "places", "Glade.md");
+    fs.writeFileSync(
+      file,
+      "---\nkind: place\ntitle: Glade\nkeywords: [glade, refuge]\nenabled: false\nposition: 4\nst:\n  uid: 2\n---\nA safe haven in the forest.\n",
+    );
+    const put = await call("PUT", "/api/cards/places/Glade", editorSave({}), UI);
+    expect(put.status).toBe(200);
+    expect(fs.readFileSync(file, "utf8")).toBe(
+      "---\nkind: place\ntitle: Glade\nkeywords: [glade, refuge]\nposition: 4\nst:\n  uid: 2\n---\nA safe haven in the forest.\n",
+    );
+  });
+});
