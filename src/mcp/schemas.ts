@@ -13,6 +13,11 @@ export const MAX_SECTION_CHARS = 64 * 1024;
 export const MAX_NAME_CHARS = 200;
 export const MAX_TERMS = 100;
 export const MAX_SECTIONS = 50;
+/**
+ * The sections of one new card in all: a card the editor can still save whole, whose requests take
+ * 1 MiB of JSON (api/index.ts), even in a script of three bytes a character.
+ */
+export const MAX_CARD_SECTION_CHARS = 256 * 1024;
 /** list_cards pages: one page of a 10k-card vault must still fit comfortably in a model's context. */
 export const LIST_DEFAULT_LIMIT = 200;
 export const LIST_MAX_LIMIT = 1000;
@@ -126,6 +131,13 @@ export function writeCardShape(config: KindsConfig) {
         }),
       )
       .max(MAX_SECTIONS)
+      .refine((list) => list.reduce((n, s) => n + s.text.length, 0) <= MAX_CARD_SECTION_CHARS, {
+        error: (iss) => {
+          const list = iss.input as { text: string }[];
+          const total = list.reduce((n, s) => n + s.text.length, 0);
+          return `hold ${formatCount(total)} characters in all; the limit is ${formatCount(MAX_CARD_SECTION_CHARS)}, so that the editor can still save the card`;
+        },
+      })
       .optional()
       .describe(
         `create: the card's body as ## sections, in order. Usual sections per kind: ${kindsGuide(config)}. ` +

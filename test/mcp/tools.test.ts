@@ -247,6 +247,16 @@ describe("calling the tools", () => {
       "65536",
     ],
     [
+      "sections over 256 Ki characters in all, more than the editor could save",
+      {
+        mode: "create",
+        kind: "people",
+        title: "Huge",
+        sections: Array.from({ length: 5 }, (_, i) => ({ heading: `part ${i}`, text: "x".repeat(60_000) })),
+      },
+      "hold 300,000 characters in all; the limit is 262,144",
+    ],
+    [
       "too many keywords",
       { mode: "create", kind: "people", title: "K", keywords: Array(101).fill("k") },
       "100",
