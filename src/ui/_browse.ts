@@ -13,6 +13,7 @@ import {
   activeFilters,
   type Filters,
   NO_FILTERS,
+  namedFirst,
   passes,
   type Row,
   rowOf,
@@ -124,7 +125,8 @@ export class Browse {
     // Sorted once per list and order, not per keystroke: filtering keeps the order.
     if (this.sorted?.rows !== this.rows || this.sorted.sort !== this.sort)
       this.sorted = { rows: this.rows, sort: this.sort, order: sortRows(this.rows, this.sort) };
-    const shown = this.sorted.order.filter((r) => passes(r, this.filters, q));
+    const passing = this.sorted.order.filter((r) => passes(r, this.filters, q));
+    const shown = q.words.length > 0 ? namedFirst(passing, this.query) : passing;
     this.shown = shown.length;
     const byKind = Map.groupBy(shown, (r) => r.kind);
     const groups: ListGroup[] = this.hooks

@@ -51,7 +51,7 @@ export function rowOf(item: ListItem, facts?: CardFacts): Row {
   const row = item as Row;
   row.id = `${item.kind}/${item.key}`;
   row.hay = words.join("\n").toLowerCase();
-  row.sortKey = item.title.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+  row.sortKey = folded(item.title);
   row.facts = facts;
   return row;
 }
@@ -81,6 +81,25 @@ const COMPARE: Record<Sort, (a: Row, b: Row) => number> = {
 
 export function sortRows(rows: readonly Row[], sort: Sort): Row[] {
   return [...rows].sort(COMPARE[sort] ?? byTitle);
+}
+
+/** A title or query as titles sort: accents and letter case aside. */
+const folded = (text: string) => text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+
+/**
+ * `rows` (already in the chosen order) with the card the search names first: a title that is the
+ * query, then titles that start with it, then the rest, each in the order they had. "Thalion" opens on
+ * the card Thalion, not on "Thalion的领域" that sorts before it.
+ */
+export function namedFirst(rows: readonly Row[], query: string): Row[] {
+  const q = folded(query.trim());
+  if (q === "") return [...rows];
+  // One pass, no sort: a keystroke over ten thousand rows stays a pass over them.
+  const named: Row[] = [];
+  const starting: Row[] = [];
+  const rest: Row[] = [];
+  for (const r of rows) (r.sortKey === q ? named : r.sortKey.startsWith(q) ? starting : rest).push(r);
+  return [...named, ...starting, ...rest];
 }
 
 export interface Query {

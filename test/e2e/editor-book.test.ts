@@ -121,6 +121,26 @@ describe.skipIf(!hasChromium || !hasBook)("the editor with the real 761-entry bo
     await clearAll();
   });
 
+  test.each([
+    ["Thalion", "Thalion的领域"],
+    ["银流鱼", "第18章 银流鱼的馈赠——森林的第一次接纳"],
+  ])(
+    "searching %p lists the card of that title first, then titles that start with it",
+    async (name, after) => {
+      await search(name);
+      // Once the server's text search has answered too, the order holds.
+      await seeText(page.locator("#list-status"), "match");
+      const top = await pollUntil(
+        async () => (await titles()).slice(0, 2).join(" | "),
+        (v) => v.startsWith(`${name} | `),
+        `${name} first`,
+      );
+      expect(top.split(" | ")[0]).toBe(name);
+      expect(await titles()).toContain(after);
+      await clearAll();
+    },
+  );
+
   test("each sort orders the list as it says", async () => {
     await filter("book", "sora_Eldoria_V10.6.0.json");
     const first = async () => (await titles())[0];
