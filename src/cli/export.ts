@@ -3,10 +3,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook } from "../interop/index.ts";
-import { atomicWrite } from "../vault/index.ts";
+import { atomicWrite, MAIN_BOOK, readBooks } from "../vault/index.ts";
 import { readInput } from "./_files.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
-import { bookArg, openBook } from "./_vault.ts";
+import { bookArg, openBook, vaultPath } from "./_vault.ts";
 
 /** Without --format, the output's extension decides; anything else is a SillyTavern book. */
 export function formatFor(out: string, flag?: ExportFormat): ExportFormat {
@@ -45,13 +45,25 @@ export const exportCommand = defineCommand({
     const { cards, skipped } = file;
     if (args.json) printJson({ out: args.out, format, cards, bytes: file.bytes.length, skipped });
     else {
-      const lines = [`exported ${cards} cards to ${args.out} (${format})`];
+      const lines = [`exported ${cards} cards${fromWhich(args)} to ${args.out} (${format})`];
       for (const s of skipped) lines.push(`  skipped ${s.title}: ${s.reason}`);
       print(lines.join("\n"));
     }
     return 0;
   },
 });
+
+/**
+ * Which book the cards came from, said when the vault has books besides its own cards: an export
+ * without --book takes only the vault's own, which a person who just imported a book may not expect.
+ */
+function fromWhich(args: { vault?: string; book?: string }): string {
+  const name = args.book?.trim().toLowerCase();
+  if (name && name !== MAIN_BOOK) return ` of the book ${name}`;
+  const others = readBooks(vaultPath(args)).filter((b) => b.name !== MAIN_BOOK);
+  if (others.length === 0) return "";
+  return ` of the vault's own cards (--book NAME for one of its books: ${others.map((b) => b.name).join(", ")})`;
+}
 
 /** The folder OUT goes in must be there: said with its name, before any work (not the temp file's). */
 function refuseMissingFolder(out: string): void {

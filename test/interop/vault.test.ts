@@ -358,6 +358,21 @@ describe("the import and export commands", () => {
     expect(asJson.skipped).toEqual([{ title: "places/broken.md", reason: expect.stringContaining("YAML") }]);
   });
 
+  test.skipIf(!HAVE_REAL)("export says which book it took the cards of, once the vault has books", () => {
+    const vault = newVault();
+    const out = path.join(path.dirname(vault.root), "out.json");
+    expect(cli(["export", out, "--vault", vault.root]).out).toStartWith(`exported 6 cards to ${out} (st)`);
+    const book = path.join(path.dirname(vault.root), "Eldoria.json");
+    fs.writeFileSync(book, real("st-worldinfo-Eldoria.json"));
+    expect(cli(["import", book, "--vault", vault.root]).code).toBe(0);
+    expect(cli(["export", out, "--vault", vault.root]).out).toStartWith(
+      `exported 6 cards of the vault's own cards (--book NAME for one of its books: eldoria) to ${out} (st)`,
+    );
+    expect(cli(["export", out, "--book", "Eldoria", "--vault", vault.root]).out).toStartWith(
+      `exported 4 cards of the book eldoria to ${out} (st)`,
+    );
+  });
+
   test("the progress bar redraws in place only when the percentage moves, and ends its line", () => {
     let text = "";
     const bar = progressBar({ write: (s: string) => (text += s) });
