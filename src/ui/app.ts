@@ -256,7 +256,12 @@ async function follow(): Promise<void> {
   if (route.view === "card") await openCard(route.kind, route.key, false);
   else if (route.view === "new" && state.kinds.kinds.some((k) => k.name === route.kind))
     showEditor({ kind: kindInfo(route.kind) });
-  else showList();
+  else {
+    // Back to the list: the card is closed, as the address says (a wide screen keeps the editor in
+    // view beside the list); a form with unsaved changes stays rather than lose them.
+    if (state.target && !state.dirty) emptyEditor("Pick a card on the left, or start a new one.");
+    showList();
+  }
 }
 
 async function start(): Promise<void> {

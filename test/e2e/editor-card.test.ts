@@ -393,6 +393,27 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     await phone.close();
   });
 
+  test("on a desktop, Back closes the card the address no longer names; unsaved changes stay on screen", async () => {
+    const desk = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const p = await desk.newPage();
+      await p.goto(`${base}/`);
+      await open("Alice", p);
+      expect(p.url()).toBe(`${base}/#/people/Alice`);
+      await p.goBack();
+      await seeText(p.locator("#editor .empty"), "Pick a card on the left, or start a new one.");
+      expect(await p.locator("form.card-form").count()).toBe(0);
+      // A form with changes the person has not saved is not thrown away by Back.
+      await open("Alice", p);
+      await p.locator('form.card-form input[name="keywords"]').fill("Alice, Ally");
+      await p.goBack();
+      expect(p.url()).toBe(`${base}/`);
+      expect(await p.locator('form.card-form input[name="keywords"]').inputValue()).toBe("Alice, Ally");
+    } finally {
+      await desk.close();
+    }
+  });
+
   test("a title of 170 letters with no space widens nothing, on a desktop or a phone", async () => {
     for (const options of [{ viewport: { width: 1440, height: 900 } }, PHONE]) {
       const context = await browser.newContext(options);
