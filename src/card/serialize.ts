@@ -130,10 +130,6 @@ function newCardText(draft: { frontmatter: Record<string, unknown>; body: string
   return { text, ...assertReadsBack(text, { data: meant, body }) };
 }
 
-/**
- * Patch a YAML document; returns false when nothing changed. `meant` (the data as read) is updated to
- * what the patched document should read as.
- */
 /** The defaults of the card fields a write leaves out when they hold them (api/_card-json.ts). */
 const FIELD_DEFAULTS: Partial<Record<(typeof KNOWN_FIELDS)[number], unknown>> = {
   keywords: [],
@@ -145,6 +141,10 @@ const FIELD_DEFAULTS: Partial<Record<(typeof KNOWN_FIELDS)[number], unknown>> = 
   inject: true,
 };
 
+/**
+ * Patch a YAML document; returns false when nothing changed. `meant` (the data as read) is updated to
+ * what the patched document should read as.
+ */
 function patchDocument(doc: Document, edits: Record<string, unknown>, meant: Record<string, unknown>) {
   const map = rootMap(doc);
   const current = { ...meant };

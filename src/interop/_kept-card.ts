@@ -6,6 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { openPlain } from "../plain-file.ts";
 import { atomicCreate, atomicWrite, KEPT_CARD_FILES } from "../vault/index.ts";
 import type { BaseCardFile } from "./_export.ts";
 import type { SourceFormat } from "./_parse.ts";
@@ -42,18 +43,25 @@ export function keepCard(
   return { name, written: true };
 }
 
-/** The card kept in the book at `root`, as an export's base card; undefined when none is. */
+/**
+ * The card kept in the book at `root`, as an export's base card; undefined when none is. One that is
+ * not a plain file of its own (a link, a folder) is refused by name, as any file read from the vault.
+ */
 export function keptCard(root: string): BaseCardFile | undefined {
   for (const name of KEPT_CARD_FILES) {
     const file = path.join(root, name);
-    let bytes: Uint8Array;
+    let fd: number;
     try {
-      if (!fs.lstatSync(file).isFile()) continue;
-      bytes = new Uint8Array(fs.readFileSync(file));
-    } catch {
-      continue;
+      fd = openPlain(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw err;
     }
-    return { bytes, filename: file };
+    try {
+      return { bytes: new Uint8Array(fs.readFileSync(fd)), filename: file };
+    } finally {
+      fs.closeSync(fd);
+    }
   }
   return undefined;
 }

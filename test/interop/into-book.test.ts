@@ -129,6 +129,19 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     expect((await parseBook(out.bytes, { filename: "out.png" })).character).toBe("Seraphina");
   });
 
+  test("a kept card that became a link to a file outside the vault is refused by name, not read", async () => {
+    const root = newVault();
+    await importIntoBook(root, real("st-card-Seraphina.png"), { filename: "Seraphina.png" });
+    const kept = path.join(root, "books", "seraphina", "character.png");
+    const outside = path.join(path.dirname(root), "someone-else.png");
+    fs.writeFileSync(outside, real("st-card-Seraphina.png"));
+    fs.rmSync(kept);
+    fs.symlinkSync(outside, kept);
+    await expect(exportBook(openVault(path.dirname(kept)), "card-png")).rejects.toThrow(
+      `${kept} is a symbolic link; lorecards never follows links inside the vault`,
+    );
+  });
+
   test("the kept card is kept on a second import and replaced with --force, as her cards are", async () => {
     const root = newVault();
     const kept = path.join(root, "books", "seraphina", "character.png");
