@@ -49,16 +49,19 @@ export async function findConversation(
   if (given) return { conversation: given };
   // The first message the person typed (a message holding only a client's wrapper, such as Gemini
   // CLI's `<session_context>` with the date and folder, is the client talking, not how the chat opened).
-  const firstUser = firstTyped(view, markers);
-  const first = firstUser === -1 ? "" : typedText(stripBlocks(view.messages[firstUser]!.text, markers));
+  const { index: firstUser, typed: first } = firstTyped(view, markers);
   const conversation = sha256(stripBlocks(view.system, markers) + first).slice(0, 16);
   // Hashing a first message of megabytes twice would be one long phase (_body.ts).
   await letOthersRun(first.length >= YIELD_FROM_BYTES);
+  // The first user message's words are read once: for a message of megabytes each reading is a copy.
   const opening = sha256(
     view.messages
       .slice(0, firstUser + 1)
       .filter((m) => m.role === "user" || m.role === "assistant")
-      .map((m) => `${m.role}\n${opened(m.role, stripBlocks(m.text, markers))}`)
+      .map((m, i, all) => {
+        const words = i === all.length - 1 ? first : opened(m.role, stripBlocks(m.text, markers));
+        return `${m.role}\n${words}`;
+      })
       .join("\n"),
   ).slice(0, 32);
   const continues = view.messages.slice(firstUser + 1).some((m) => m.role === "assistant");
@@ -72,12 +75,18 @@ export async function findConversation(
   return { conversation, opening, state };
 }
 
-/** The index of the first user message with words the person typed (else the first user message). */
-function firstTyped(view: ChatView, markers: Markers): number {
-  const typed = view.messages.findIndex(
-    (m) => m.role === "user" && typedText(stripBlocks(m.text, markers)) !== "",
-  );
-  return typed !== -1 ? typed : view.messages.findIndex((m) => m.role === "user");
+/**
+ * The first user message with words the person typed (else the first user message, with none), and
+ * those words; index -1 and no words when there is no user message.
+ */
+function firstTyped(view: ChatView, markers: Markers): { index: number; typed: string } {
+  for (let i = 0; i < view.messages.length; i++) {
+    const m = view.messages[i]!;
+    if (m.role !== "user") continue;
+    const typed = typedText(stripBlocks(m.text, markers));
+    if (typed !== "") return { index: i, typed };
+  }
+  return { index: view.messages.findIndex((m) => m.role === "user"), typed: "" };
 }
 
 /** A message of the opening as it counts: a user message's words as the person typed them. */

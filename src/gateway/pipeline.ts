@@ -21,6 +21,7 @@ import { GUIDE_FILE } from "../vault/index.ts";
 import { letOthersRun } from "./_body.ts";
 import { stewardBreakpoints } from "./_cache-steward.ts";
 import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
+import { serialiseInSteps } from "./_serialise.ts";
 import { placeBlocks, type SlottedBlock } from "./_slots.ts";
 import { cacheKeyOf, findConversation } from "./conversation.ts";
 import type { ApiName } from "./protocols.ts";
@@ -129,7 +130,8 @@ export async function runPipeline(
   });
   return {
     changed: true,
-    body: JSON.stringify(next),
+    // A large body is written in steps, others running between them (_serialise.ts).
+    body: large ? await serialiseInSteps(next, () => letOthersRun(true)) : JSON.stringify(next),
     injected: namesOf(current),
     conversation,
     turn: plan.turn,

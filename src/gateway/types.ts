@@ -90,4 +90,11 @@ export type Outcome =
       reason: string /** The reason is worth saying once on stderr. */;
       notice?: boolean;
     } & Counted)
-  | ({ changed: true; body: string; injected: string[]; conversation: string; turn: number } & Counted);
+  /** `body` is a Blob when the body was large enough to be written in steps (_serialise.ts). */
+  | ({
+      changed: true;
+      body: string | Blob;
+      injected: string[];
+      conversation: string;
+      turn: number;
+    } & Counted);

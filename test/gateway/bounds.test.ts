@@ -9,6 +9,12 @@
  * small requests' wall-clock time, and in a unit measured beside it, so two cores shared with other
  * work make the test neither fail nor pass by accident; the slowest small request is in the message
  * when it fails. Each case here once held the others up for seconds to minutes.
+ *
+ * The kernel adds one cost the unit does not carry: each fresh buffer of tens of megabytes is mapped
+ * page by page as it is first written, and on a busy virtual machine those 7,000 page faults now and
+ * then take 80 ms of system time instead of 15, landing in whichever stretch allocates. So a case
+ * over the bound is sent again, with a message of its own, up to `ATTEMPTS` times in all: work that
+ * grows faster than the body, which is what these cases catch, is over the bound every time.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -25,6 +31,7 @@ const MB = 1024 * 1024;
  * 150 ms on an idle machine, and as much more as the machine's load makes every instruction dearer.
  */
 const PASSES = 3;
+const ATTEMPTS = 3;
 
 let upstream: ChildServer;
 let gateway: ChildServer;
@@ -76,8 +83,17 @@ interface Beside {
   pass: number;
 }
 
-/** Sends `body` and small requests one after another until it is answered. */
-async function alongside(body: BodyInit): Promise<Beside> {
+/**
+ * Sends the body `make` gives and small requests one after another until it is answered; again, with
+ * the next attempt's body, while the gateway worked longer than the bound (see the top of the file).
+ */
+async function alongside(make: (attempt: number) => BodyInit): Promise<Beside> {
+  let beside = await once(make(0));
+  for (let attempt = 1; attempt < ATTEMPTS && heldUp(beside); attempt++) beside = await once(make(attempt));
+  return beside;
+}
+
+async function once(body: BodyInit): Promise<Beside> {
   const from = gateway.stderr.text().length;
   let done = false;
   const big = post(body).then(async (res) => {
@@ -98,8 +114,11 @@ async function alongside(body: BodyInit): Promise<Beside> {
   return { res, worst, stretch: Math.max(0, ...stretches), pass };
 }
 
-function expectNotHeldUp({ worst, stretch, pass }: Beside): void {
-  if (stretch > PASSES * pass)
+const heldUp = ({ stretch, pass }: Beside) => stretch > PASSES * pass;
+
+function expectNotHeldUp(beside: Beside): void {
+  const { worst, stretch, pass } = beside;
+  if (heldUp(beside))
     throw new Error(
       `the gateway worked ${Math.round(stretch)} ms of CPU without letting a request in, more than ` +
         `${PASSES} passes over a 32 MiB chat (${pass} ms each just after; the slowest small request took ${Math.round(worst)} ms)`,
@@ -118,7 +137,7 @@ describe("a small request beside a pathological one is not held up", () => {
     ["1 MB of one credential's name", "password", MB],
     ["28 MB of words", "plain words, no keyword here. ", 28 * MB],
   ])("a message of %s, which is injected", async (_name, unit, size) => {
-    const beside = await alongside(chat(`the friday deploy ${filler(size, unit)}`));
+    const beside = await alongside((n) => chat(`the friday deploy ${n} ${filler(size, unit)}`));
     expect(beside.res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
     expectNotHeldUp(beside);
   });
@@ -127,7 +146,7 @@ describe("a small request beside a pathological one is not held up", () => {
     const depth = 200_000;
     const raw = `{"model":"x","messages":[{"role":"user","content":"the friday deploy?"}],"x":${"[".repeat(depth)}${"]".repeat(depth)}}`;
     const before = gateway.stderr.text().length;
-    const beside = await alongside(raw);
+    const beside = await alongside(() => raw);
     expect(beside.res.status).toBe(200);
     expect(beside.res.headers.get("x-lorecards-injected")).toBeNull();
     expect(await lastSent()).toBe(raw);
@@ -141,8 +160,11 @@ describe("a small request beside a pathological one is not held up", () => {
       role: "user" as const,
       content: filler(50_000, "<system-reminder> "),
     }));
-    messages.push({ role: "user", content: "and the friday deploy?" });
-    const beside = await alongside(JSON.stringify(openaiBody({ messages })));
+    const beside = await alongside((n) =>
+      JSON.stringify(
+        openaiBody({ messages: [...messages, { role: "user", content: `and the friday deploy? ${n}` }] }),
+      ),
+    );
     expect(beside.res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
     expectNotHeldUp(beside);
   });
@@ -160,13 +182,16 @@ describe("a small request beside a pathological one is not held up", () => {
       });
       messages.push({ role: "assistant", content: filler(40_000, "a long answer about pictures. ") });
     }
-    messages.push({ role: "user", content: "what about the friday deploy?" });
-    const raw = JSON.stringify({ model: "gpt-test", messages });
-    expect(raw.length).toBeGreaterThan(19 * MB);
+    const raw = (n: number) =>
+      JSON.stringify({
+        model: "gpt-test",
+        messages: [...messages, { role: "user", content: `the friday deploy? ${n}` }],
+      });
+    expect(raw(0).length).toBeGreaterThan(19 * MB);
     const beside = await alongside(raw);
     expect(beside.res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
     const sent = JSON.parse(await lastSent()) as { messages: { content: unknown }[] };
-    expect(sent.messages.slice(0, -1)).toEqual(messages.slice(0, -1) as typeof sent.messages);
+    expect(sent.messages.slice(0, -1)).toEqual(messages as typeof sent.messages);
     expectNotHeldUp(beside);
   });
 
@@ -192,7 +217,7 @@ describe("a small request beside a pathological one is not held up", () => {
       ];
       const raw = JSON.stringify(openaiBody({ messages }));
       const before = gateway.stderr.text().length;
-      const beside = await alongside(make(raw));
+      const beside = await alongside(() => make(raw));
       expect(beside.res.status).toBe(200);
       expect(beside.res.headers.get("x-lorecards-injected")).toBeNull();
       expect((await lastSent()) === raw).toBe(true);
