@@ -282,7 +282,7 @@ async function tryPipeline(
     // The books a base URL names are the books a header names: one question for recall-turn.ts.
     const headers = books === undefined ? req.headers : new Headers(req.headers);
     if (books !== undefined) headers.set(BOOKS_HEADER, books);
-    return await runPipeline(adapter, body, headers, options.settings, deps, large);
+    return await runPipeline(adapter, body, headers, options.settings, deps, raw.byteLength);
   } catch (err) {
     deps.warn(`lorecards gateway: forwarding ${new URL(req.url).pathname} unchanged: ${describeError(err)}`);
     return null;

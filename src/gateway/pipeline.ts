@@ -18,10 +18,10 @@ import type { Markers } from "../inject/index.ts";
 import { chosenCards, hitEntry, type RecallResult, recallRecordOf } from "../recall/index.ts";
 import type { Conversation, ReplayRecord, Store } from "../state/index.ts";
 import { GUIDE_FILE } from "../vault/index.ts";
-import { letOthersRun } from "./_body.ts";
+import { letOthersRun, YIELD_FROM_BYTES } from "./_body.ts";
 import { stewardBreakpoints } from "./_cache-steward.ts";
 import type { Adapter, ChatView, Edit, JsonObject } from "./_chat.ts";
-import { serialiseInSteps } from "./_serialise.ts";
+import { STEPS_FROM_BYTES, serialiseInSteps } from "./_serialise.ts";
 import { placeBlocks, type SlottedBlock } from "./_slots.ts";
 import { cacheKeyOf, findConversation } from "./conversation.ts";
 import type { ApiName } from "./protocols.ts";
@@ -47,9 +47,10 @@ export async function runPipeline(
   headers: Headers,
   settings: InjectSettings,
   deps: PipelineDeps,
-  /** A large body: let other requests run between phases (see _body.ts). */
-  large = false,
+  /** The body's size in bytes: a large one lets other requests run between phases (see _body.ts). */
+  size = 0,
 ): Promise<Outcome> {
+  const large = size >= YIELD_FROM_BYTES;
   // 1. read
   const view = adapter.read(body);
   if (view === null) throw new Error(`${adapter.name} body has a shape we do not recognise`);
@@ -130,8 +131,11 @@ export async function runPipeline(
   });
   return {
     changed: true,
-    // A large body is written in steps, others running between them (_serialise.ts).
-    body: large ? await serialiseInSteps(next, () => letOthersRun(true)) : JSON.stringify(next),
+    // A body of megabytes is written in steps, others running between them (_serialise.ts).
+    body:
+      size >= STEPS_FROM_BYTES
+        ? await serialiseInSteps(next, () => letOthersRun(true))
+        : JSON.stringify(next),
     injected: namesOf(current),
     conversation,
     turn: plan.turn,
