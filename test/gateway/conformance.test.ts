@@ -8,6 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { STEPS_FROM_BYTES } from "../../src/gateway/_serialise.ts";
 import { wrapBlock } from "../../src/inject/index.ts";
 import { type Msg, PIXEL } from "../support/bodies.ts";
 import { gatewaySuite } from "../support/gateway.ts";
@@ -87,6 +88,26 @@ describe.each(PROTOCOLS)("$name adapter", (p) => {
       expect(again!.content).toBe(String(first[0]!.text));
       expect(newest!.content).toBe("and then?");
     });
+
+  test("a chat of megabytes, which is written in steps, gets its block as a small one does, in JSON.stringify's bytes", async () => {
+    const { h, markers } = await setup();
+    const long = "a long answer about the weekend. ".repeat(200_000);
+    const body = p.build({
+      system: "be kind",
+      messages: [u("hello"), a(long), u("how did the friday deploy go?")],
+    });
+    expect(JSON.stringify(body).length).toBeGreaterThan(STEPS_FROM_BYTES);
+    const res = await h.send(p.path, body);
+    expect(res.headers.get("x-lorecards-injected")).toBe("the Friday deploy");
+    const sent = last().body;
+    expect(sent === JSON.stringify(JSON.parse(sent))).toBe(true);
+    expect(sent.includes(long)).toBe(true);
+    const content = String(p.userMessages(sent).at(-1)!.content);
+    expect(content.startsWith(`${markers.open}\nA memory surfaces:\n\n### the Friday deploy [event]\n`)).toBe(
+      true,
+    );
+    expect(content.endsWith(`${markers.close}\n\nhow did the friday deploy go?`)).toBe(true);
+  });
 
   test("earlier turns inside the window are scanned; older turns and the system prompt are not", async () => {
     const { h } = await setup({ window: 1 });
