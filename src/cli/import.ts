@@ -29,9 +29,9 @@ export function progressBar(stream: { write(text: string): unknown }): {
 
 export function summaryLine(file: string, r: ImportResult & Partial<Pick<BookImported, "into">>): string {
   const counts = `${r.created} created, ${r.kept} kept, ${r.overwritten} overwritten, ${r.skipped.length} skipped`;
-  // Into the vault's own cards, the line reads as it did before books.
-  const into = r.into === undefined || r.into.name === "main" ? "" : `${intoText(r.into)}, `;
-  return `imported ${file} (${r.format}) into ${into}${r.kind}: ${counts}`;
+  // Into the vault's own cards, the line names no book, as before books.
+  const into = r.into === undefined || r.into.name === "main" ? "" : ` into ${intoText(r.into)},`;
+  return `imported ${file} (${r.format})${into} as ${r.kind} cards: ${counts}`;
 }
 
 function intoText(into: BookImported["into"]): string {

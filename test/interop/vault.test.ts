@@ -402,7 +402,7 @@ describe("the import and export commands", () => {
       expect(piped.err).toBe("");
       // The summary line, then the write checks' lines (this book has two cards titled Harbor); no bar.
       expect(piped.out.split("\n")[0]).toBe(
-        `imported ${book} (st) into entry: 0 created, 0 kept, 3 overwritten, 0 skipped`,
+        `imported ${book} (st) as entry cards: 0 created, 0 kept, 3 overwritten, 0 skipped`,
       );
       expect(piped.out).not.toContain("%");
     },
