@@ -3,9 +3,10 @@
  * uninterrupted stretch on the thread every request needs, and its length is not even steady: the
  * message a block was put in front of is a new string that must first be copied whole, and the output
  * grows by copies of itself; on a busy machine one such call of a 28 MB chat took from 30 ms to over
- * 200. Here the body becomes a Blob of parts instead, each part at most `STEP` characters of JSON,
- * with a turn of the event loop for others after every `STEP` written, so no step costs more than a
- * few milliseconds whatever the body holds. The bytes are exactly those of `JSON.stringify`.
+ * 200. Here the body becomes a Blob of parts instead (a long string quoted a `STEP` of characters at
+ * a time), with a turn of the event loop for others after every `STEP` of JSON written, so a step
+ * costs a few milliseconds whatever the body holds; the first copy of a message the block was put in
+ * front of is the one cost that stays whole. The bytes are exactly those of `JSON.stringify`.
  */
 import type { Json } from "./_chat.ts";
 
