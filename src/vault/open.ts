@@ -26,7 +26,11 @@ export function openVault(root: string, opts: OpenOptions = {}): Vault {
   } catch {}
   if (stat === undefined) {
     if (!opts.create)
-      throw new LoreError("not_found", `no vault at ${abs} (create one with: lorecards init)`);
+      throw new LoreError(
+        "not_found",
+        // Any folder is a vault: init's example cards would fire in a book imported next (Alice, the deploy).
+        `no vault at ${abs} (any folder will do: mkdir it; \`lorecards init ${abs}\` adds example cards)`,
+      );
     initVault(abs);
   } else if (!stat.isDirectory()) {
     throw new LoreError("invalid_input", `the vault path is not a directory: ${abs}`);
