@@ -126,10 +126,13 @@ function describe(result: RecallResult, showContext: boolean, index = false): st
         ? `${fired.length} card(s) fire; the index that would be injected is ${total} characters:`
         : `${fired.length} card(s) fire; ${injectedChars(result)} characters of cards would be injected (${total} with the framing line):`,
     );
+    const titles = new Map(fired.map((f) => [f.id, f.card.title]));
     fired.forEach((f, i) => {
       const status = f.verdict === "chosen" ? "in budget" : whyOut(f);
+      // A card reached through another's text names it: its words were not the person's (explain says so too).
+      const from = f.via === "reached" && f.reachedFrom ? titles.get(f.reachedFrom) : undefined;
       lines.push(
-        `  ${i + 1}. ${f.card.title} [${f.card.book ? `${f.card.book}: ` : ""}${f.card.kind}]  score ${f.score}  ${cameBy(f)}  ${f.chars ?? 0} chars  ${status}`,
+        `  ${i + 1}. ${f.card.title} [${f.card.book ? `${f.card.book}: ` : ""}${f.card.kind}]  score ${f.score}  ${cameBy(f)}${from ? ` (in ${from}'s text)` : ""}  ${f.chars ?? 0} chars  ${status}`,
       );
     });
   }
