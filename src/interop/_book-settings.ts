@@ -48,10 +48,10 @@ function vaultLines(
   return lines;
 }
 
-/** What the vault's settings.yaml says now (nothing, when it is missing or cannot be read). */
-function settingsOf(vault: Vault): VaultSettings {
+/** What the settings.yaml of the folder `dir` says now (nothing, when it is missing or cannot be read). */
+export function settingsIn(dir: string): VaultSettings {
   try {
-    return parseSettings(fs.readFileSync(path.join(vault.root, SETTINGS_FILE), "utf8")).settings;
+    return parseSettings(fs.readFileSync(path.join(dir, SETTINGS_FILE), "utf8")).settings;
   } catch {
     return {};
   }
@@ -76,7 +76,7 @@ export function applyBookSettings(
     notes.push(
       "book recursive_scanning false: each card without prevent_recursion of its own got prevent_recursion: true",
     );
-  const lines = vaultLines(book, character, opts.fresh ? {} : settingsOf(vault));
+  const lines = vaultLines(book, character, opts.fresh ? {} : settingsIn(vault.root));
   if (lines.length === 0) return notes;
   // A book of the vault (books/NAME/, with its book.yaml) has a settings.yaml of its own.
   const inBook = fs.existsSync(path.join(vault.root, BOOK_FILE));

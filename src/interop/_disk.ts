@@ -13,6 +13,7 @@ import {
   kindByName,
   parseCard,
   publicTextOf,
+  rulesOf,
   serializeParsedCard,
 } from "../card/index.ts";
 import type { Card, CardMeta } from "../card/types.ts";
@@ -52,6 +53,12 @@ export interface ImportOptions {
   /** Called as cards are written: done of total. */
   onProgress?: (done: number, total: number) => void;
   zipLimits?: Partial<ZipLimits>;
+  /**
+   * The character budget the book's cards will meet when no settings.yaml chose one, and the file that
+   * would set theirs (`importIntoBook` asks): an import of long entries then says how few go in a turn.
+   * Undefined: nothing is said.
+   */
+  room?: { budget: number; file: string };
 }
 
 export interface ImportResult {
@@ -151,7 +158,43 @@ export async function importBook(
   result.notes = applyBookSettings(vault, book.settings, book.character, { fresh, filename: opts.filename });
   const large = all && alwaysOnWarning(all, (card) => publicTextOfFile(vault, card.path));
   if (large) result.notes.push(large);
+  // A book that carries a budget of its own (a card's token_budget) has it in settings.yaml now.
+  const own = book.settings.tokenBudget !== undefined && book.settings.tokenBudget > 0;
+  const room =
+    all && opts.room !== undefined && !own
+      ? roomNote(all, written, opts.room, (card) => publicTextOfFile(vault, card.path))
+      : undefined;
+  if (room) result.notes.push(room);
   return result;
+}
+
+/**
+ * Entries written for SillyTavern's budget (a share of the context, often thousands of tokens) run long
+ * for ours of 800 characters, which sends the top card whole and stops at the first that would
+ * overflow: a new user saw one entry a turn out of several named. Said when most of the imported cards
+ * that fire on their words are longer than half the budget, with a budget that has room for about four
+ * of them (the median one).
+ */
+function roomNote(
+  all: readonly CardMeta[],
+  written: ReadonlySet<string>,
+  { budget, file }: { budget: number; file: string },
+  text: (card: CardMeta) => string | undefined,
+): string | undefined {
+  const sizes = all
+    .filter((c) => written.has(`${c.kind}/${c.key}`) && c.enabled && c.inject)
+    .filter((c) => rulesOf(c).policy === "automatic" && !rulesOf(c).ignoreBudget)
+    .map((c) => [...(text(c) ?? "")].length)
+    .sort((a, b) => a - b);
+  const long = sizes.filter((n) => n > budget / 2).length;
+  if (sizes.length < 2 || long * 2 <= sizes.length) return undefined;
+  const median = sizes[Math.floor(sizes.length / 2)]!;
+  const room = Math.ceil((median * 4) / 500) * 500;
+  return (
+    `${long} of its ${sizes.length} entries that fire on their words are over ${budget / 2} characters: ` +
+    `with the budget of ${budget}, about one goes in a turn. \`budget: ${room}\` in ${file} makes room ` +
+    "for more (docs/CARDS.md, Budget)"
+  );
 }
 
 /**

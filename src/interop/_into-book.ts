@@ -8,6 +8,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { DEFAULTS } from "../defaults.ts";
 import { LoreError } from "../errors.ts";
 import {
   bookNameOf,
@@ -17,6 +18,7 @@ import {
   openVault,
   writeBookFile,
 } from "../vault/index.ts";
+import { settingsIn } from "./_book-settings.ts";
 import { type ImportOptions, type ImportResult, importBook } from "./_disk.ts";
 import { keepCard } from "./_kept-card.ts";
 import { parseBook } from "./_parse.ts";
@@ -65,8 +67,25 @@ export async function importIntoBook(
       });
   }
   opts.onTarget?.(root);
+  // Of the vault's and the book's budgets the largest counts (recall/settings.ts): one chosen in either
+  // is the person's, and the import says nothing of room.
+  const chosen = [vaultRoot, ...(name === MAIN_BOOK ? [] : [root])].some((dir) => {
+    const s = settingsIn(dir);
+    return s.budget !== undefined || s.budgetTokens !== undefined;
+  });
   // Read again by the import itself, which parses what it writes (a few milliseconds for a large book).
-  const result = await importBook(openVault(root), input, opts);
+  const result = await importBook(openVault(root), input, {
+    ...opts,
+    ...(!chosen && {
+      room: {
+        budget: DEFAULTS.budget,
+        file:
+          name === MAIN_BOOK
+            ? "settings.yaml"
+            : `${path.relative(vaultRoot, root).split(path.sep).join("/")}/settings.yaml`,
+      },
+    }),
+  });
   // A bound book's {{char}} is its character wherever it is read: nothing is left to set for it.
   if (character !== undefined) {
     const kept = name === MAIN_BOOK ? undefined : keepCard(root, parsed.format, input, opts.force === true);
