@@ -327,6 +327,13 @@ async function latencyWhileEditing(
     `p99 added latency at ${cards.length.toLocaleString("en")} cards, a card saved every 100 ms: ${ms(r.p99)} ` +
       `(p50 ${ms(r.p50)}; ${r.samples} requests in ${EDIT_SECONDS} s, ${edits} edits; without saves ${without})`,
   );
+  // A stall that comes every few hundred requests (a -wal file cut back on the serving thread was one:
+  // 20 ms every 465) is under the p99 of one request at a time, and holds up every request in flight.
+  const longest = (run: typeof quiet) => {
+    const totals = run.samples.gateway!.map((x) => x.total);
+    return `p99.9 ${ms(percentile(totals, 99.9))}, longest ${ms(Math.max(...totals))}`;
+  };
+  console.log(`  the gateway's slowest requests: while saving ${longest(saving)}; without ${longest(quiet)}`);
   console.log(
     `  gateway CPU per request: ${ms(saving.own)} while saving, ${ms(quiet.own)} without ` +
       `(${(saving.own / quiet.own).toFixed(2)}×); refresh processes: ${saving.children.toFixed(2)} s of CPU ` +
