@@ -8,7 +8,8 @@ import { LoreError } from "../errors.ts";
 
 const KNOWN = new Set<string>(KNOWN_FIELDS);
 /** Keys of the form (card/ `cardForm`) that are not frontmatter. */
-// `rules` is the read-only resolved view of the lorebook fields (card/json.ts), never written back.
+// `rules` and `macros` are read-only views of the card (card/json.ts) and `checks` a save's answer
+// (_routes.ts): a script that sends back what it read must not find them written into the card.
 const RESERVED = new Set([
   "key",
   "kind",
@@ -20,6 +21,8 @@ const RESERVED = new Set([
   "body",
   "warnings",
   "rules",
+  "macros",
+  "checks",
 ]);
 
 function bad(message: string): LoreError {

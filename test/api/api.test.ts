@@ -285,6 +285,30 @@ describe("writing", () => {
     expect(text).toContain("probability: 40");
     expect(text).toContain("@@depth 2");
     expect(text).not.toContain("rules:");
+    expect(text).not.toContain("macros:");
+  });
+
+  test("what a save answered, sent back as it came, writes neither its checks nor the macros view into the card", async () => {
+    const created = await json(
+      await call("POST", "/api/cards", {
+        kind: "people",
+        title: "Wren",
+        keywords: ["wren"],
+        fields: { who: "A courier." },
+      }),
+    );
+    expect(created.checks).toEqual([]);
+    const { body: _text, ...sent } = created;
+    const res = await call("PUT", "/api/cards/people/Wren", {
+      ...sent,
+      fields: { ...created.fields, recent: "Back from Lyon." },
+    });
+    expect(res.status).toBe(200);
+    const text = fs.readFileSync(path.join(root, "people", "Wren.md"), "utf8");
+    expect(text).toContain("Back from Lyon.");
+    expect(text).not.toContain("checks:");
+    expect(text).not.toContain("macros:");
+    expect((await json(await call("GET", "/api/cards/people/Wren"))).extra).toEqual({});
   });
 
   test("a PUT of what GET gave, with the fields edited and the old body still in it, is refused: nothing is lost quietly", async () => {
