@@ -73,6 +73,13 @@ export function renameOldFlags(command: string, rest: readonly string[]): string
   });
 }
 
+/**
+ * Commands whose last positional is words a person types: more words than it takes are that text,
+ * unquoted (`lorecards try I borrowed Maggie's ladder`). Any other command refuses a word too many
+ * instead of dropping it (`history Anna 2` read as `history Anna`).
+ */
+const TEXT_LAST = new Set(["try", "explain", "update", "new"]);
+
 /** Commands that run once per prompt and exit: they keep the start-up JIT policy. */
 const SHORT_LIVED = new Set(["hook", "try"]);
 
@@ -115,8 +122,35 @@ export function normalizeArgv(argv: readonly string[]): string[] {
   return [rest[0]!, ...before, ...rest.slice(1)];
 }
 
-/** Every `--flag` after the subcommand must be one of its arguments (or `--no-` + a boolean one). */
-export function checkFlags(args: ArgsDef, argv: readonly string[]): void {
+/**
+ * `argv` with the words past a command's positionals joined into its last one when that one is text
+ * (TEXT_LAST); for any other command, a word too many is a usage error.
+ */
+export function withTextJoined(command: string, args: ArgsDef, argv: readonly string[]): string[] {
+  const names = Object.entries(args)
+    .filter(([, d]) => d.type === "positional")
+    .map(([n]) => n);
+  const at = checkFlags(args, argv);
+  if (at.length <= names.length) return [...argv];
+  if (!TEXT_LAST.has(command) || names.length === 0) {
+    const takes = names.length === 0 ? "no words but flags" : names.map((n) => n.toUpperCase()).join(" ");
+    throw new LoreError(
+      "usage",
+      `unexpected argument "${argv[at[names.length]!]}" (${command} takes ${takes})`,
+    );
+  }
+  const joined = at.slice(names.length - 1);
+  const text = joined.map((i) => argv[i]).join(" ");
+  const drop = new Set(joined.slice(1));
+  return argv.flatMap((token, i) => (drop.has(i) ? [] : i === joined[0] ? [text] : [token]));
+}
+
+/**
+ * Every `--flag` after the subcommand must be one of its arguments (or `--no-` + a boolean one).
+ * Returns where the positionals are: the tokens that are neither a flag nor a flag's value.
+ */
+export function checkFlags(args: ArgsDef, argv: readonly string[]): number[] {
+  const at: number[] = [];
   const known = new Map<string, string>();
   for (const [name, def] of Object.entries(args)) {
     if (def.type === "positional") continue;
@@ -126,8 +160,14 @@ export function checkFlags(args: ArgsDef, argv: readonly string[]): void {
   }
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
-    if (token === "--") break;
-    if (!token.startsWith("-") || token === "-" || /^-\d/.test(token)) continue;
+    if (token === "--") {
+      for (let j = i + 1; j < argv.length; j++) at.push(j);
+      break;
+    }
+    if (!token.startsWith("-") || token === "-" || /^-\d/.test(token)) {
+      at.push(i);
+      continue;
+    }
     const name = token.split("=")[0]!;
     const negated = name.startsWith("--no-") ? `--${name.slice(5)}` : undefined;
     const type = known.get(name) ?? (negated && known.get(negated) === "boolean" ? "boolean" : undefined);
@@ -148,6 +188,7 @@ export function checkFlags(args: ArgsDef, argv: readonly string[]): void {
       i++;
     }
   }
+  return at;
 }
 
 const ANSI = /\u001b\[[0-9;]*m/g;
@@ -221,8 +262,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return 0;
     }
     const cmdArgs = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
-    checkFlags(cmdArgs, rest);
-    const result = await run(cmd, cmdArgs, rest);
+    const result = await run(cmd, cmdArgs, withTextJoined(name, cmdArgs, rest));
     return typeof result === "number" ? result : 0;
   } catch (err) {
     // Claude Code treats exit 2 from a UserPromptSubmit hook as "block this prompt and erase it",
