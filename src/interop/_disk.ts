@@ -160,10 +160,7 @@ export async function importBook(
   if (large) result.notes.push(large);
   // A book that carries a budget of its own (a card's token_budget) has it in settings.yaml now.
   const own = book.settings.tokenBudget !== undefined && book.settings.tokenBudget > 0;
-  const room =
-    all && opts.room !== undefined && !own
-      ? roomNote(all, written, opts.room, (card) => publicTextOfFile(vault, card.path))
-      : undefined;
+  const room = all && opts.room !== undefined && !own ? roomNote(all, written, opts.room) : undefined;
   if (room) result.notes.push(room);
   return result;
 }
@@ -179,12 +176,15 @@ function roomNote(
   all: readonly CardMeta[],
   written: ReadonlySet<string>,
   { budget, file }: { budget: number; file: string },
-  text: (card: CardMeta) => string | undefined,
 ): string | undefined {
+  // The index's count of each card's public characters: a large import is not read a second time.
   const sizes = all
     .filter((c) => written.has(`${c.kind}/${c.key}`) && c.enabled && c.inject)
-    .filter((c) => rulesOf(c).policy === "automatic" && !rulesOf(c).ignoreBudget)
-    .map((c) => [...(text(c) ?? "")].length)
+    .filter((c) => {
+      const rules = rulesOf(c);
+      return rules.policy === "automatic" && !rules.ignoreBudget;
+    })
+    .map((c) => c.publicChars)
     .sort((a, b) => a - b);
   const long = sizes.filter((n) => n > budget / 2).length;
   if (sizes.length < 2 || long * 2 <= sizes.length) return undefined;
