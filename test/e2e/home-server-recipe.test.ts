@@ -148,7 +148,8 @@ describe.skipIf(!SYSTEM)("the recipe, followed line by line in a throwaway conta
   let server: Bun.Subprocess<"ignore", "pipe", "pipe"> | undefined;
   let stderr: StreamText;
   let token = "";
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "lc-recipe-"));
+  // Made in beforeAll: a describe's body runs even when it is skipped, and left a folder each run.
+  let work = "";
 
   /** A recipe's lines, run by a shell in `cwd`; `sudo` is who runs them already (root, no sudo needed). */
   function run(script: string, cwd: string): void {
@@ -185,6 +186,7 @@ describe.skipIf(!SYSTEM)("the recipe, followed line by line in a throwaway conta
 
   beforeAll(async () => {
     undoRecipe();
+    work = fs.mkdtempSync(path.join(os.tmpdir(), "lc-recipe-"));
     // "after copying the binary there": it sits in the folder the commands run in.
     fs.copyFileSync(bin, path.join(work, "lorecards"));
     run(SETUP, work);
@@ -226,7 +228,7 @@ describe.skipIf(!SYSTEM)("the recipe, followed line by line in a throwaway conta
     server?.kill("SIGTERM");
     await server?.exited;
     undoRecipe();
-    fs.rmSync(work, { recursive: true, force: true });
+    if (work !== "") fs.rmSync(work, { recursive: true, force: true });
   });
 
   test("the lines after the unit run as written: verify says nothing, and the token is shown to root", () => {

@@ -1,14 +1,8 @@
 // A vault of real card files for the "which cards" tests: recall() on it, and short views of the answer.
-import { afterEach } from "bun:test";
+import { onTestFinished } from "bun:test";
 import type { RecallOptions, RecallResult, Selected, Turn } from "../../src/recall/index.ts";
 import { chosenCards, openEngine } from "../../src/recall/index.ts";
-import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
-
-let open: TempVault[] = [];
-afterEach(() => {
-  for (const vault of open) vault.remove();
-  open = [];
-});
+import { cardText, tempVault } from "../support/card-vault.ts";
 
 /** `people/<Name>.md` with the frontmatter lines given (keywords default to the title). */
 export function person(name: string, frontmatter = "", body = `${name} is here.\n`): [string, string] {
@@ -19,10 +13,14 @@ export interface Lorebook {
   recall(turns: readonly (string | Turn)[], options?: RecallOptions): Promise<RecallResult>;
 }
 
-/** A vault holding `cards`, removed after the test. */
+/**
+ * A vault holding `cards`, removed when the test ends. (Not by an `afterEach` of this module: a hook
+ * registered while a module loads belongs to the first test file that imports it, and every later
+ * file in the same `bun test` process left its vaults in the temp folder.)
+ */
 export async function lorebook(cards: readonly [string, string][]): Promise<Lorebook> {
   const vault = tempVault(Object.fromEntries(cards));
-  open.push(vault);
+  onTestFinished(() => vault.remove());
   const engine = await openEngine(vault.root, { segmenter: false });
   return {
     recall: (turns, options = {}) =>
