@@ -115,3 +115,18 @@ describe("the test tiers", () => {
     ]);
   });
 });
+
+describe("the helpers the test files share", () => {
+  test("register no hook as they load: it would belong to the first file that imports them alone", () => {
+    // `npm test` runs every file in one process, where a module loads once: a helper's top-level
+    // afterEach ran for its first importer's tests only, and the files after it left their vaults.
+    const helpers = [...new Bun.Glob("test/**/*.ts").scanSync({ cwd: ROOT })].filter(
+      (f) => !f.endsWith(".test.ts") && !f.includes("/node_modules/"),
+    );
+    expect(helpers.length).toBeGreaterThan(20);
+    const hooked = helpers.filter((f) =>
+      /^(?:afterEach|beforeEach|afterAll|beforeAll)\(/m.test(fs.readFileSync(path.join(ROOT, f), "utf8")),
+    );
+    expect(hooked).toEqual([]);
+  });
+});
