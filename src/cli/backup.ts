@@ -12,6 +12,7 @@ import {
   writeBackup,
 } from "../backup/index.ts";
 import { LoreError } from "../errors.ts";
+import { existingFolder } from "./_files.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { vaultPath } from "./_vault.ts";
 
@@ -57,7 +58,7 @@ export const backupCommand = defineCommand({
     if (args.daily) return daily(args);
     const vault = vaultForBackup(vaultPath(args));
     const result = await writeBackup(vault, {
-      dir: args.to ? path.resolve(args.to) : undefined,
+      dir: args.to ? namedFolder(args.to, vault.root) : undefined,
       withRecalls: args["with-recalls"] === true,
     });
     if (args.json) printJson(result);
@@ -74,9 +75,19 @@ async function daily(args: { vault?: string; to?: string; "with-recalls"?: boole
   if (args["with-recalls"])
     throw new LoreError("usage", "--daily backups never keep the recall events: drop --with-recalls");
   const root = vaultPath(args);
-  const dir = args.to ? path.resolve(args.to) : defaultBackupDir(root);
+  const dir = args.to ? namedFolder(args.to, root) : defaultBackupDir(root);
   const made = await makeDailyBackup({ ...DAILY_DEFAULTS, root, dir });
   if (args.json) printJson({ made });
   else print(made ? backupLine(made) : `no daily backup due: the newest in ${dir} is less than 23 hours old`);
   return 0;
+}
+
+/**
+ * `--to`, which must be there: the vault's own backups folder is made as needed (a server names it for
+ * its daily backup), any other never.
+ */
+function namedFolder(to: string, root: string): string {
+  const dir = path.resolve(to);
+  if (dir !== defaultBackupDir(root)) existingFolder(dir);
+  return dir;
 }

@@ -1,10 +1,9 @@
 // `lorecards export OUT [--format F] [--card FILE] [--json]`: the vault as a lorebook or a card.
-import fs from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportBook } from "../interop/index.ts";
 import { atomicWrite, MAIN_BOOK, readBooks } from "../vault/index.ts";
-import { readInput } from "./_files.ts";
+import { existingFolder, readInput } from "./_files.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { bookArg, openBook, vaultPath } from "./_vault.ts";
 
@@ -37,7 +36,7 @@ export const exportCommand = defineCommand({
     if (args.card !== undefined && (format === "st" || format === "lorebook_v3")) {
       throw new LoreError("usage", `--card only applies to card-json, card-png and charx, not ${format}`);
     }
-    refuseMissingFolder(args.out);
+    existingFolder(path.dirname(path.resolve(args.out)));
     const base = args.card === undefined ? undefined : { bytes: readInput(args.card), filename: args.card };
     const vault = openBook(args);
     const file = await exportBook(vault, format, { base });
@@ -63,16 +62,4 @@ function fromWhich(args: { vault?: string; book?: string }): string {
   const others = readBooks(vaultPath(args)).filter((b) => b.name !== MAIN_BOOK);
   if (others.length === 0) return "";
   return ` of the vault's own cards (--book NAME for one of its books: ${others.map((b) => b.name).join(", ")})`;
-}
-
-/** The folder OUT goes in must be there: said with its name, before any work (not the temp file's). */
-function refuseMissingFolder(out: string): void {
-  const folder = path.dirname(path.resolve(out));
-  const stat = fs.statSync(folder, { throwIfNoEntry: false });
-  if (stat === undefined)
-    throw new LoreError(
-      "not_found",
-      `the folder ${folder} does not exist; make it first (mkdir -p ${folder})`,
-    );
-  if (!stat.isDirectory()) throw new LoreError("invalid_input", `${folder} is not a folder`);
 }
