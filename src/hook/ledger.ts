@@ -5,11 +5,17 @@
  * n + reinjectAfter (0 = inject on every match). Hook context stays in Claude Code's transcript, so
  * "already in context" holds until the context is compacted or cleared.
  *
+ * A card edited since the session was sent it is sent again (with the note render puts under its
+ * heading), as the gateway does: the ledger keeps the version of each card it sent (recall/version.ts),
+ * and recall compares it with the card's text of now. Without that, the model worked from the old
+ * text for as many prompts as the card stayed in context.
+ *
  * The session also keeps recall's timed-effects memory (sticky, cooldown, delay), on the clock of its
  * prompts: prompt n is message 2n − 1 of the conversation (each prompt and each answer one message),
  * with n − 1 answers before it. A compaction or /clear starts the clock again and forgets the memory.
  */
 import type { LoreSwitch } from "../defaults.ts";
+import { sentVersions } from "../recall/index.ts";
 import type { ConversationHistory } from "../recall/types.ts";
 import type { Store, TimedRecords } from "../state/index.ts";
 
@@ -22,6 +28,8 @@ export interface TurnState {
   turn: number;
   /** Card ids (`kind/key`) still in context at this turn. */
   inContext: Set<string>;
+  /** What the session last sent of each card: id → version (recall's `sent`). */
+  sent: Map<string, string>;
   /** The conversation as recall's timed effects count it, with the memory the last prompt left. */
   history: ConversationHistory;
   /** The lore switch an agent set for the session (MCP `set_lore`), over the hook's `--lore`. */
@@ -45,6 +53,7 @@ export async function beginTurn(
   return {
     turn,
     inContext,
+    sent: sentVersions(stored.injections),
     history: historyAt(turn, stored.timed),
     ...(stored.lore && { lore: stored.lore }),
   };

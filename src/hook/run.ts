@@ -158,6 +158,7 @@ export async function runHook(stdin: string, options: HookOptions): Promise<Hook
       budget: options.budget,
       scanDepth,
       inContext: state?.inContext,
+      sent: state?.sent,
       candidates: false,
       markers,
       maxContextChars: MAX_CONTEXT_CHARS,

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { MAX_CONTEXT_CHARS, runHook } from "../../src/hook/index.ts";
 import { cardVersion } from "../../src/recall/index.ts";
+import { EDITED_NOTE } from "../../src/recall/stages/render.ts";
 import { recentHitsOf, vaultStore } from "../support/state.ts";
 import { makeVault, removeDir } from "../support/vault.ts";
 
@@ -145,6 +146,31 @@ describe("dedupe across the prompts of one session", () => {
     expect(await keys(prompt("friday deploy"), { reinjectAfter: 2 })).toEqual(["the Friday deploy"]);
     expect(await keys(prompt("nothing here"), { reinjectAfter: 2 })).toEqual([]);
     expect(await keys(prompt("friday deploy"), { reinjectAfter: 2 })).toEqual(["the Friday deploy"]);
+  });
+
+  test("a card edited since the session was sent it goes again, once, saying it replaces the earlier text", async () => {
+    const file = path.join(vault, "events", "the Friday deploy.md");
+    const first = contextOf(
+      (await runHook(prompt("friday deploy"), { vaultRoot: vault, log: false })).stdout,
+    );
+    expect(first).toContain("Every Friday afternoon");
+    expect(first).not.toContain(EDITED_NOTE);
+    // Written in place, as an editor saves: the folder's listing does not change.
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("Every Friday", "Every Monday"));
+    const again = contextOf(
+      (await runHook(prompt("friday deploy"), { vaultRoot: vault, log: false })).stdout,
+    );
+    expect(again).toContain(`### the Friday deploy [event]\n${EDITED_NOTE}\n`);
+    expect(again).toContain("Every Monday afternoon");
+    // The new text is the one in context now: not sent a third time.
+    expect(await keys(prompt("friday deploy"))).toEqual([]);
+  });
+
+  test("an edit the model never reads (a private section, `correspondence` by default) sends nothing again", async () => {
+    const file = path.join(vault, "events", "the Friday deploy.md");
+    expect(await keys(prompt("friday deploy"))).toEqual(["the Friday deploy"]);
+    fs.appendFileSync(file, "\n## correspondence\nOnly for me.\n");
+    expect(await keys(prompt("friday deploy"))).toEqual([]);
   });
 
   test("--reinject-after 0 injects on every match", async () => {
