@@ -8,13 +8,15 @@
  *   else its name) is written into a new settings.yaml when the book goes into a fresh vault (no
  *   settings.yaml yet, and no card but the examples `init` writes); into a vault that already has its
  *   own settings or cards, it is said as advice naming the setting (`budget_tokens:`, `char:`), since
- *   the person's settings are theirs.
+ *   the person's settings are theirs. A budget with room for the book's entries, when they run long
+ *   for ours and nothing chose one (`room`, from _disk.ts), is written or advised the same way.
  */
 import fs from "node:fs";
 import path from "node:path";
 import {
   atomicCreate,
   BOOK_FILE,
+  BOOKS_DIR,
   exampleIds,
   loadIndex,
   parseSettings,
@@ -65,7 +67,7 @@ export function applyBookSettings(
   vault: Vault,
   book: BookSettings,
   character: string | undefined,
-  opts: { fresh: boolean; filename: string },
+  opts: { fresh: boolean; filename: string; room?: { line: string; why: string } },
 ): string[] {
   const notes: string[] = [];
   if (book.scanDepth !== undefined)
@@ -77,10 +79,12 @@ export function applyBookSettings(
       "book recursive_scanning false: each card without prevent_recursion of its own got prevent_recursion: true",
     );
   const lines = vaultLines(book, character, opts.fresh ? {} : settingsIn(vault.root));
+  if (opts.room) lines.push([opts.room.line, opts.room.why]);
   if (lines.length === 0) return notes;
-  // A book of the vault (books/NAME/, with its book.yaml) has a settings.yaml of its own.
+  // A book of the vault (books/NAME/, with its book.yaml) has a settings.yaml of its own: named as the
+  // person finds it from the vault.
   const inBook = fs.existsSync(path.join(vault.root, BOOK_FILE));
-  const file = inBook ? "the book's settings.yaml" : "settings.yaml";
+  const file = inBook ? `${BOOKS_DIR}/${path.basename(vault.root)}/${SETTINGS_FILE}` : SETTINGS_FILE;
   const text = [
     `# ${path.basename(opts.filename)}'s own settings, written by lorecards import into a new ${inBook ? "book" : "vault"}.`,
     "# This file is yours: change or remove any line (docs/CARDS.md, settings.yaml).",

@@ -54,11 +54,11 @@ export interface ImportOptions {
   onProgress?: (done: number, total: number) => void;
   zipLimits?: Partial<ZipLimits>;
   /**
-   * The character budget the book's cards will meet when no settings.yaml chose one, and the file that
-   * would set theirs (`importIntoBook` asks): an import of long entries then says how few go in a turn.
-   * Undefined: nothing is said.
+   * The character budget the book's cards will meet when no settings.yaml chose one (`importIntoBook`
+   * asks): an import of long entries into a fresh book writes one with room for them in its
+   * settings.yaml, or advises it in a book that has settings or cards already. Undefined: nothing is said.
    */
-  room?: { budget: number; file: string };
+  room?: { budget: number };
 }
 
 export interface ImportResult {
@@ -155,28 +155,31 @@ export async function importBook(
   // The index takes the cards just written as they were made (vault/_compare.ts KnownFile).
   const all = indexedCards(vault, known);
   result.checks = all === undefined ? [] : vetImport(vault, written, all);
-  result.notes = applyBookSettings(vault, book.settings, book.character, { fresh, filename: opts.filename });
-  const large = all && alwaysOnWarning(all, (card) => publicTextOfFile(vault, card.path));
-  if (large) result.notes.push(large);
   // A book that carries a budget of its own (a card's token_budget) has it in settings.yaml now.
   const own = book.settings.tokenBudget !== undefined && book.settings.tokenBudget > 0;
-  const room = all && opts.room !== undefined && !own ? roomNote(all, written, opts.room) : undefined;
-  if (room) result.notes.push(room);
+  const room = all && opts.room !== undefined && !own ? roomFor(all, written, opts.room.budget) : undefined;
+  result.notes = applyBookSettings(vault, book.settings, book.character, {
+    fresh,
+    filename: opts.filename,
+    ...(room && { room }),
+  });
+  const large = all && alwaysOnWarning(all, (card) => publicTextOfFile(vault, card.path));
+  if (large) result.notes.push(large);
   return result;
 }
 
 /**
  * Entries written for SillyTavern's budget (a share of the context, often thousands of tokens) run long
  * for ours of 800 characters, which sends the top card whole and stops at the first that would
- * overflow: a new user saw one entry a turn out of several named. Said when most of the imported cards
- * that fire on their words are longer than half the budget, with a budget that has room for about four
- * of them (the median one).
+ * overflow: a new user saw one entry a turn out of several named. When most of the imported cards
+ * that fire on their words are longer than half the budget, the budget with room for about four of
+ * them (the median one), and why; undefined when they fit.
  */
-function roomNote(
+function roomFor(
   all: readonly CardMeta[],
   written: ReadonlySet<string>,
-  { budget, file }: { budget: number; file: string },
-): string | undefined {
+  budget: number,
+): { line: string; why: string } | undefined {
   // The index's count of each card's public characters: a large import is not read a second time.
   const sizes = all
     .filter((c) => written.has(`${c.kind}/${c.key}`) && c.enabled && c.inject)
@@ -190,11 +193,12 @@ function roomNote(
   if (sizes.length < 2 || long * 2 <= sizes.length) return undefined;
   const median = sizes[Math.floor(sizes.length / 2)]!;
   const room = Math.ceil((median * 4) / 500) * 500;
-  return (
-    `${long} of its ${sizes.length} entries that fire on their words are over ${budget / 2} characters: ` +
-    `with the budget of ${budget}, about one goes in a turn. \`budget: ${room}\` in ${file} makes room ` +
-    "for more (docs/CARDS.md, Budget)"
-  );
+  return {
+    line: `budget: ${room}`,
+    why:
+      `${long} of its ${sizes.length} entries that fire on their words are over ${budget / 2} characters, ` +
+      `so with the default budget of ${budget} about one would go in a turn; ${room} has room for about four`,
+  };
 }
 
 /**

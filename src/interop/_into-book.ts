@@ -76,15 +76,7 @@ export async function importIntoBook(
   // Read again by the import itself, which parses what it writes (a few milliseconds for a large book).
   const result = await importBook(openVault(root), input, {
     ...opts,
-    ...(!chosen && {
-      room: {
-        budget: DEFAULTS.budget,
-        file:
-          name === MAIN_BOOK
-            ? "settings.yaml"
-            : `${path.relative(vaultRoot, root).split(path.sep).join("/")}/settings.yaml`,
-      },
-    }),
+    ...(!chosen && { room: { budget: DEFAULTS.budget } }),
   });
   // A bound book's {{char}} is its character wherever it is read: nothing is left to set for it.
   if (character !== undefined) {
@@ -97,6 +89,15 @@ export async function importIntoBook(
         : kept.written
           ? [`her card kept as ${kept.name} in the book: exported as a card, the book starts from it`]
           : [`the card kept as ${kept.name} in the book is left as it is (--force replaces it)`]),
+    ];
+  }
+  // A world book is read in every conversation from now on, beside any other: a new user found a
+  // Korean school's always-on cards in a Chinese fantasy chat. Said once, when the book is made.
+  if (made && character === undefined && name !== MAIN_BOOK) {
+    const yaml = `${path.relative(vaultRoot, root).split(path.sep).join("/")}/book.yaml`;
+    result.notes = [
+      ...result.notes,
+      `read in every conversation, beside the vault's other books: \`active: asked\` in ${yaml} reads it only where a conversation names it (docs/BOOKS.md)`,
     ];
   }
   return { ...result, into: { name, root, made, ...(character !== undefined && { character }) } };

@@ -1,8 +1,10 @@
 /**
  * An import of a book whose entries were written for SillyTavern's budget (a share of the context)
- * says how few of them fit ours: a new user saw one Eldoria entry a turn of the several named, with
- * nothing to say why. The note names the file and the budget that makes room, and following it
- * does; a budget the person chose, or entries that fit, leave it unsaid.
+ * gives a new book the budget they need: with ours of 800 characters, new users saw one entry a turn
+ * of the several they named (Eldoria; 1 of 8 in a 761-entry Chinese book), and the advice an earlier
+ * import gave was one more thing to do before the defaults worked. A book or vault that has settings
+ * or cards already is the person's: it gets the advice instead. A budget the person chose, or entries
+ * that fit, leave it unsaid.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
@@ -20,7 +22,10 @@ const vault = () => {
   dirs.push(d);
   return d;
 };
-const ROOM = /over 400 characters: with the budget of 800, about one goes in a turn/;
+const ROOM = /over 400 characters, so with the default budget of 800 about one would go in a turn/;
+const WHY =
+  "4 of its 4 entries that fire on their words are over 400 characters, so with the default budget of 800 " +
+  "about one would go in a turn; 4000 has room for about four";
 const ELDORIA = "st-worldinfo-Eldoria.json";
 
 async function inBudget(root: string, words: string): Promise<string[]> {
@@ -33,24 +38,36 @@ async function inBudget(root: string, words: string): Promise<string[]> {
 }
 
 describe.skipIf(!HAVE_REAL)("an import of long entries", () => {
-  test("into its own new book: the note names the book's settings.yaml, and the budget it gives lets them in", async () => {
+  test("into its own new book: the budget that lets them in is written to its settings.yaml", async () => {
     const root = vault();
     const r = await importIntoBook(root, real(ELDORIA), { filename: ELDORIA });
-    expect(r.notes).toContain(
-      "4 of its 4 entries that fire on their words are over 400 characters: with the budget of 800, about one " +
-        "goes in a turn. `budget: 4000` in books/st-worldinfo-eldoria/settings.yaml makes room for more (docs/CARDS.md, Budget)",
+    const file = "books/st-worldinfo-eldoria/settings.yaml";
+    expect(r.notes).toContain(`${WHY}: written to ${file} as budget: 4000`);
+    expect(fs.readFileSync(path.join(root, file), "utf8")).toContain(
+      `budget: 4000                 # ${WHY}\n`,
     );
+    // Three of the four it names or reaches (power, reached last, would take it past 4,000); one of
+    // them with the default budget.
     const words = "Is the glade safe from the beasts?";
-    expect(await inBudget(root, words)).toHaveLength(1);
-    fs.writeFileSync(path.join(root, "books", "st-worldinfo-eldoria", "settings.yaml"), "budget: 4000\n");
-    // Three of the four it names or reaches now (power, reached last, would take it past 4,000).
     expect((await inBudget(root, words)).sort()).toEqual(["eldoria", "glade", "shadowfang"]);
+    fs.rmSync(path.join(root, file));
+    expect(await inBudget(root, words)).toHaveLength(1);
   });
 
-  test("into the vault's own cards: the vault's settings.yaml", async () => {
+  test("into a fresh vault's own cards: the vault's settings.yaml", async () => {
     const root = vault();
     const r = await importIntoBook(root, real(ELDORIA), { filename: ELDORIA, book: "main" });
-    expect(r.notes.find((n) => ROOM.test(n))).toContain("`budget: 4000` in settings.yaml makes room");
+    expect(r.notes).toContain(`${WHY}: written to settings.yaml as budget: 4000`);
+    expect(fs.readFileSync(path.join(root, "settings.yaml"), "utf8")).toContain("budget: 4000 ");
+  });
+
+  test("into a vault with cards of its own: advice, and its settings.yaml is not made", async () => {
+    const root = vault();
+    fs.mkdirSync(path.join(root, "people"));
+    fs.writeFileSync(path.join(root, "people", "Ann.md"), "---\nkeywords: [Ann]\n---\nAnn is here.\n");
+    const r = await importIntoBook(root, real(ELDORIA), { filename: ELDORIA, book: "main" });
+    expect(r.notes).toContain(`${WHY}: to follow it, set budget: 4000 in settings.yaml`);
+    expect(fs.existsSync(path.join(root, "settings.yaml"))).toBe(false);
   });
 
   test.each([["budget: 1200\n"], ["budget_tokens: 300\n"]])(

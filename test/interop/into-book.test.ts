@@ -50,7 +50,7 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     expect(result.notes.join("\n")).toContain("read in Seraphina's conversations");
     // Her lorebook's own settings went into her book's settings.yaml, and the note says whose.
     expect(result.notes).toContain(
-      'its character, for {{char}}: written to the book\'s settings.yaml as char: "Seraphina"',
+      'its character, for {{char}}: written to books/seraphina/settings.yaml as char: "Seraphina"',
     );
     expect(fs.readFileSync(path.join(seraphina.root, "settings.yaml"), "utf8")).toStartWith(
       "# Seraphina.png's own settings, written by lorecards import into a new book.",
@@ -193,6 +193,16 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     expect(result.into).toMatchObject({ name: "eldoria", made: true });
     const eldoria = readBooks(root).find((b) => b.name === "eldoria")!;
     expect([eldoria.characters, eldoria.active]).toEqual([[], "auto"]);
+    // Said, with how to keep it for the conversations that ask: a new user found one world's
+    // always-on cards in another world's chat. Once: imported again, the book is not new.
+    const said =
+      "read in every conversation, beside the vault's other books: `active: asked` in books/eldoria/book.yaml " +
+      "reads it only where a conversation names it (docs/BOOKS.md)";
+    expect(result.notes).toContain(said);
+    const again = await importIntoBook(root, real("st-worldinfo-Eldoria.json"), {
+      filename: "/tmp/Eldoria.json",
+    });
+    expect(again.notes).not.toContain(said);
   });
 
   test("a book named is the book imported into, made when new; main is the vault's own cards", async () => {
