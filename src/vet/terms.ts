@@ -27,19 +27,29 @@ const COMMON = new Set(
 
 /**
  * Frequent longer words, for terms that match inside them (a term matches anywhere in a word unless the
- * card asks for whole words): "ally" fires on "really", "art" on "start".
+ * card asks for whole words): "ally" fires on "really", "art" on "start", and the short names people
+ * give their cards on words of every day ("sam" on "same", "ben" on "bench", "max" on "maximum").
  */
 const EVERYDAY = (
   "really usually finally actually especially totally basically literally generally probably " +
-  "already always anything something everything nothing another together because before after " +
-  "other brother mother father water weather whether where there here their these those them " +
-  "then than thank think thing going doing being having making taking coming looking feeling " +
-  "start part heart party smart care share hard card word world work words story history " +
-  "person personal reason season question answer again against around about above below " +
-  "little still will call small tall all fall shall ball hello yellow follow tomorrow sorrow " +
-  "important imagine remember member number under understand stand hand land and friend end " +
-  "listen often minute message change chance office coffee house mouse use because cause " +
-  "every very even ever never over cover discover whatever however forever"
+  "already always anything something everything nothing another together because before after other " +
+  "brother mother father water weather whether where there here their these those them then than " +
+  "thank think thing going doing being having making taking coming looking feeling start part heart " +
+  "party smart care share hard card word world work words story history person personal reason " +
+  "season question answer again against around about above below little still will call small tall " +
+  "all fall shall ball hello yellow follow tomorrow sorrow important imagine remember member number " +
+  "under understand stand hand land and friend end listen often minute message change chance office " +
+  "coffee house mouse use cause every very even ever never over cover discover whatever however " +
+  "forever same sample example simple cannot annual announce channel planning banana benefit bench " +
+  "dance danger guidance abundant maximum random seldom wisdom freedom kingdom customer tomato atom " +
+  "bottom stomach welcome become income outcome someone anyone everyone money honey lonely only " +
+  "lesson weapon common moment comment government environment development management statement " +
+  "student present parent different evening event seven level eleven system mystery victory factory " +
+  "memory company accompany marketing market basket ticket jacket pocket rocket garden pardon " +
+  "harbour pleasure measure treasure picture future nature culture feature creature mature natural " +
+  "actual manual visual usual casual adult result consult plant giant servant restaurant elephant " +
+  "pleasant meant mean means meaning clean ocean dream stream cream scream scheme theme theory " +
+  "therapy thermal bother either neither leather feather rather gather"
 ).split(" ");
 
 const LATIN = /^[\p{Script=Latin}]+$/u;
