@@ -8,6 +8,7 @@ import {
   checkImport,
   checkWrite,
   DEFAULT_PRIORITY_CAPS,
+  genericTerm,
   refusalError,
   type WriteContext,
 } from "../../src/vet/index.ts";
@@ -184,6 +185,22 @@ describe("trigger sanity", () => {
     const verdict = checkWrite(meta("Alice", extra), { others });
     expect(verdict.refusals).toEqual([]);
     expect(codesOf(verdict.warnings)).toEqual(warnings);
+  });
+
+  test.each([
+    ["sam", "same"],
+    ["ann", "cannot"],
+    ["ben", "benefit"],
+    ["dan", "dance"],
+    ["max", "maximum"],
+    ["tom", "tomorrow"],
+  ])("the short name %p is found inside an everyday word, %p, unless whole words are asked", (name, word) => {
+    // A new user's team of short names fired on "Can you do the same sample for the job?" and the
+    // like, and check named three of eight.
+    expect(genericTerm(name, rulesWith({}))).toBe(
+      `"${name}" matches inside everyday words such as "${word}" (whole_words: true stops that)`,
+    );
+    expect(genericTerm(name, rulesWith({ wholeWords: true }))).toBeNull();
   });
 
   test("each warning names its term and says what to do", () => {
