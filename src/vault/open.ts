@@ -1,6 +1,7 @@
 /**
- * Opening and creating vaults. `initVault` writes the kind directories and one example card per kind,
- * never overwriting a file that exists and never writing through a kind directory that is a link.
+ * Opening and creating vaults. `initVault` writes the kind directories and, into a folder that holds
+ * no card yet, one example card per kind, never overwriting a file that exists and never writing
+ * through a kind directory that is a link.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -38,6 +39,19 @@ export function openVault(root: string, opts: OpenOptions = {}): Vault {
   return { root: abs, kinds: loadKindsConfig(abs) };
 }
 
+/** Whether a card file is there already: a Markdown file in the root or in a kind's folder. */
+function holdsCards(vault: Vault): boolean {
+  const folders = new Set([vault.root, ...vault.kinds.kinds.map((k) => kindDir(vault, k))]);
+  for (const dir of folders) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {}
+    if (names.some((n) => n.endsWith(".md") && !n.startsWith("."))) return true;
+  }
+  return false;
+}
+
 function ensureDir(dir: string, created: string[], label: string): void {
   if (fs.existsSync(dir)) return;
   fs.mkdirSync(dir, { recursive: true });
@@ -46,27 +60,32 @@ function ensureDir(dir: string, created: string[], label: string): void {
 
 /**
  * Create the vault directories and example cards, and with `guide` a starter guide.md (the boot
- * block's, for agents); returns the created paths (relative, `/`-separated). Never overwrites.
+ * block's, for agents); returns the created paths (relative, `/`-separated), and `examples: false`
+ * when the folder held cards already. Never overwrites.
  */
 export function initVault(
   root: string,
   options: { guide?: boolean } = {},
-): { root: string; created: string[] } {
+): { root: string; created: string[]; examples: boolean } {
   const abs = path.resolve(root);
   const created: string[] = [];
+  let examples = false;
   // Said as opening it says it (not as the read of kinds.yaml inside a file that fails next).
   if (fs.existsSync(abs) && !fs.statSync(abs).isDirectory())
     throw new LoreError("invalid_input", `the vault path is not a directory: ${abs}`);
   try {
     ensureDir(abs, created, ".");
     const vault: Vault = { root: abs, kinds: loadKindsConfig(abs) };
+    // A folder of someone's cards gets no examples: Alice and the Friday deploy would fire in their
+    // conversations (a new user's `init` on their notes did just that).
+    examples = !holdsCards(vault);
     ensureDir(stateIn(abs), [], STATE_DIR);
     for (const kind of vault.kinds.kinds) {
       const dir = kindDir(vault, kind);
       // A kind folder that is a symbolic link is never written through (check reports it).
       if (linkBelow(vault, dir) !== null) continue;
       if (kind.dir !== "") ensureDir(dir, created, `${kind.dir}/`);
-      const example = EXAMPLES[kind.name];
+      const example = examples ? EXAMPLES[kind.name] : undefined;
       if (!example) continue;
       const file = path.join(dir, `${example.key}.md`);
       const text = serializeCard({
@@ -88,7 +107,7 @@ export function initVault(
       cause: err,
     });
   }
-  return { root: abs, created };
+  return { root: abs, created, examples };
 }
 
 /** The ids (`kind/key`) of the example cards `init` writes: a vault holding only these is fresh. */
