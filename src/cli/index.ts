@@ -55,6 +55,34 @@ async function lazy(mod: Promise<Record<string, unknown>>): Promise<CommandDef<A
   return cmd as CommandDef<ArgsDef>;
 }
 
+/**
+ * What other tools call our commands, for the guess after an unknown one: `show` is no typo of `read`,
+ * and a new user typed it first.
+ */
+const OTHER_NAMES: Record<string, string> = {
+  show: "read",
+  cat: "read",
+  get: "read",
+  view: "read",
+  ls: "list",
+  add: "new",
+  create: "new",
+  edit: "update",
+  set: "update",
+  rm: "archive",
+  delete: "archive",
+  remove: "archive",
+  search: "try",
+  find: "try",
+  undo: "revert",
+  log: "history",
+  serve: "ui",
+  editor: "ui",
+  proxy: "gateway",
+  lint: "check",
+  doctor: "check",
+};
+
 const GLOBAL_FLAGS = new Set(["--vault", "--json"]);
 
 /**
@@ -247,11 +275,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return runCli([topic, "--help"]);
     }
     const load = COMMANDS[name];
-    if (!load)
-      throw new LoreError(
-        "usage",
-        `unknown command "${name}"${didYouMean(name, [...Object.keys(COMMANDS), "help"])} (lorecards help lists them)`,
-      );
+    if (!load) {
+      const other = OTHER_NAMES[name.toLowerCase()];
+      const guess = other
+        ? `; did you mean "${other}"?`
+        : didYouMean(name, [...Object.keys(COMMANDS), "help"]);
+      throw new LoreError("usage", `unknown command "${name}"${guess} (lorecards help lists them)`);
+    }
     // The binary starts with the JIT's tier-up thresholds raised (build.ts): right for the hook and
     // `try`, which live for milliseconds, wrong for a server or a long import.
     if (!SHORT_LIVED.has(name)) Bun.unsafe.setJITPolicy(1);

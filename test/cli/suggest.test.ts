@@ -5,6 +5,8 @@ import { commandsWithExamples, withExamples } from "../../src/cli/_examples.ts";
 import { closest, editDistance } from "../../src/cli/_suggest.ts";
 import { COMMAND_NAMES } from "../../src/cli/index.ts";
 
+const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
+
 describe("did you mean", () => {
   test.each([
     ["tyr", "try"],
@@ -37,6 +39,20 @@ describe("did you mean", () => {
       "user",
     ];
     expect(closest(typed, flags)).toBe(meant);
+  });
+
+  test.each([
+    ["show", "read"],
+    ["ls", "list"],
+    ["edit", "update"],
+    ["rm", "archive"],
+    ["search", "try"],
+  ])("%s, another tool's name for it, is taken for %s", (typed, meant) => {
+    const run = Bun.spawnSync([process.execPath, MAIN, typed, "x"], { stdout: "pipe", stderr: "pipe" });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.toString()).toBe(
+      `lorecards: unknown command "${typed}"; did you mean "${meant}"? (lorecards help lists them)\n`,
+    );
   });
 
   test.each(["zzz", "deploy", "x", "lorecards"])("%s is like no command, and no guess is made", (typed) => {
