@@ -3,7 +3,7 @@
  * _shared.ts because resolving it loads vault/ and card/, which `--version` and `--help` do not need.
  */
 import { LoreError } from "../errors.ts";
-import { MAIN_BOOK, openVault, readBooks, resolveVaultPath, type Vault } from "../vault/index.ts";
+import { findCard, MAIN_BOOK, openVault, readBooks, resolveVaultPath, type Vault } from "../vault/index.ts";
 
 export function vaultPath(args: { vault?: string }): string {
   return resolveVaultPath(args.vault, process.env);
@@ -39,4 +39,38 @@ export function openBook(args: { vault?: string; book?: string }): Vault {
       `--book: no book "${args.book}" in ${vault.root} (its books: ${books.map((b) => b.name).join(", ")})`,
     );
   return openVault(found.root);
+}
+
+/**
+ * `find()` of a card by its name, in the vault or book a command works on; a card it does not hold
+ * that a book of the vault does is named in the error, with the flag that finds it. Every import goes
+ * into a book, so `read 玲·布莱特` after one found nothing and said nothing of where it was.
+ */
+export function inBookOrSaid<T>(args: { vault?: string; book?: string }, name: string, find: () => T): T {
+  const said = (err: unknown): never => {
+    if (!(err instanceof LoreError) || err.code !== "not_found" || args.book?.trim()) throw err;
+    const holding = readBooks(vaultPath(args))
+      .filter((b) => b.name !== MAIN_BOOK && holds(b.root, name))
+      .map((b) => b.name);
+    if (holding.length === 0) throw err;
+    const which =
+      holding.length === 1 ? `the book ${holding[0]} has one` : `the books ${holding.join(", ")} have one`;
+    throw new LoreError("not_found", `${err.message} (${which}: --book ${holding[0]})`, { cause: err });
+  };
+  try {
+    const found = find();
+    // An update's lookup is part of its write: its promise is the one to watch.
+    return (found instanceof Promise ? found.catch(said) : found) as T;
+  } catch (err) {
+    return said(err);
+  }
+}
+
+function holds(root: string, name: string): boolean {
+  try {
+    findCard(openVault(root), name);
+    return true;
+  } catch {
+    return false;
+  }
 }

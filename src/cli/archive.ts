@@ -2,7 +2,7 @@
 // deleted), under the vault lock and with a history entry by `cli`; `lorecards restore` brings it back.
 import { archiveCard, findCard } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
-import { bookArg, openBook } from "./_vault.ts";
+import { bookArg, inBookOrSaid, openBook } from "./_vault.ts";
 
 export const nameArgs = {
   name: { type: "positional", description: "file name or title of the card (or kind/key)", required: true },
@@ -17,7 +17,7 @@ export const archiveCommand = defineCommand({
   args: nameArgs,
   async run({ args }) {
     const vault = openBook(args);
-    const card = findCard(vault, args.name, args.kind);
+    const card = inBookOrSaid(args, args.name, () => findCard(vault, args.name, args.kind));
     const archived = await archiveCard(vault, card.kind, card.key, { writer: "cli" });
     if (args.json)
       printJson({

@@ -11,7 +11,7 @@ import {
   versionDiff,
 } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
-import { bookArg, openBook } from "./_vault.ts";
+import { bookArg, inBookOrSaid, openBook } from "./_vault.ts";
 
 /** Local time, to the second: `2025-06-01 14:30:05`. */
 export function localTime(iso: string): string {
@@ -48,7 +48,7 @@ export const historyCommand = defineCommand({
   },
   async run({ args }) {
     const vault = openBook(args);
-    const { kind, key } = findHistoryCard(vault, args.name);
+    const { kind, key } = inBookOrSaid(args, args.name, () => findHistoryCard(vault, args.name));
     const asked = wholeNumber(args.version, "--version");
     if (asked === undefined) {
       const versions = await Promise.all(readHistory(vault, kind, key).map(describeVersion));

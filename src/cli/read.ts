@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { cardDocument } from "../card/index.ts";
 import { findCard, readNoFollow } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
-import { bookArg, openBook } from "./_vault.ts";
+import { bookArg, inBookOrSaid, openBook } from "./_vault.ts";
 
 export const readCommand = defineCommand({
   meta: { name: "read", description: "print one card" },
@@ -16,7 +16,7 @@ export const readCommand = defineCommand({
   },
   async run({ args }) {
     const vault = openBook(args);
-    const card = findCard(vault, args.name);
+    const card = inBookOrSaid(args, args.name, () => findCard(vault, args.name));
     if (args.json) {
       printJson(cardDocument(card));
     } else {

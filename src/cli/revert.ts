@@ -5,7 +5,7 @@
 import { findHistoryCard, revertCard } from "../vault/index.ts";
 import { isoFromNs } from "../wire.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg, wholeNumber } from "./_shared.ts";
-import { bookArg, openBook } from "./_vault.ts";
+import { bookArg, inBookOrSaid, openBook } from "./_vault.ts";
 
 export const revertCommand = defineCommand({
   meta: { name: "revert", description: "put a card back as it was after one of its versions" },
@@ -24,7 +24,7 @@ export const revertCommand = defineCommand({
   async run({ args }) {
     const version = wholeNumber(args.version, "--version")!;
     const vault = openBook(args);
-    const { kind, key, card: read } = findHistoryCard(vault, args.name);
+    const { kind, key, card: read } = inBookOrSaid(args, args.name, () => findHistoryCard(vault, args.name));
     // The card as read here is the precondition: a write in between is a conflict, not overwritten.
     const { card, changed } = await revertCard(vault, kind, key, version, {
       writer: "cli",

@@ -4,7 +4,7 @@
 import { LoreError } from "../errors.ts";
 import { updateSectionOf } from "../writes/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
-import { bookArg, openBook } from "./_vault.ts";
+import { bookArg, inBookOrSaid, openBook } from "./_vault.ts";
 import { inputText, refuseHeadingIn, warningLines } from "./_writing.ts";
 
 export const updateCommand = defineCommand({
@@ -31,10 +31,9 @@ export const updateCommand = defineCommand({
     const text = args.text ?? (await inputText(args.input!));
     refuseHeadingIn(text, args.section);
     const vault = openBook(args);
-    const { card, warnings } = await updateSectionOf(vault, args.name, args.section, text, {
-      writer: "cli",
-      kind: args.kind,
-    });
+    const { card, warnings } = await inBookOrSaid(args, args.name, () =>
+      updateSectionOf(vault, args.name, args.section, text, { writer: "cli", kind: args.kind }),
+    );
     if (args.json)
       printJson({
         status: "updated",
