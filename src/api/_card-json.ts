@@ -150,7 +150,10 @@ export function bodyOf(
     if (input.fields !== undefined || input.preamble !== undefined) {
       const fromFields = bodyOf({ fields: input.fields, preamble: input.preamble }, kind, kinds) ?? "";
       if (normalized(fromFields) !== normalized(input.body))
-        throw bad("body and fields say different things: send only the one you changed (GET returns both)");
+        throw bad(
+          "body and fields say different things: send back only the one you changed, with the rest of the " +
+            "card (a PUT replaces the card; GET returns both), or PATCH the change alone",
+        );
     }
     return input.body;
   }
@@ -172,4 +175,37 @@ export function bodyOf(
     if (text.trim() !== "") parts.push(`## ${heading.trim()}\n${text.replace(/\s+$/, "")}`);
   }
   return parts.length === 0 ? "" : `${parts.join("\n\n")}\n`;
+}
+
+/**
+ * A PATCH's card: `change` over the card's form as GET gives it (`form`). A top-level field sent
+ * replaces the card's; `fields` and `extra` are merged one level down, where a section sent empty is
+ * removed, as a PUT drops it, and an extra key sent as null is removed. `body` sent replaces the
+ * whole text, fields and preamble with it. Only the change's `mtime` counts for the conflict check.
+ */
+export function patched(
+  form: Record<string, unknown>,
+  change: Record<string, unknown>,
+): Record<string, unknown> {
+  const { body: _body, fields, preamble, extra, mtime: _mtime, ...rest } = form;
+  // The form spreads the card's unknown keys at its top level too; `extra` alone carries them here.
+  for (const k of Object.keys(extra as object)) delete rest[k];
+  const out: Record<string, unknown> = { ...rest, ...change };
+  if (change.body === undefined) {
+    out.fields =
+      change.fields === undefined ? fields : { ...(fields as object), ...objectOf(change.fields, "fields") };
+    out.preamble = change.preamble ?? preamble;
+  }
+  const extras = {
+    ...(extra as object),
+    ...(change.extra === undefined ? {} : objectOf(change.extra, "extra")),
+  };
+  out.extra = Object.fromEntries(Object.entries(extras).filter(([, v]) => v !== null));
+  return out;
+}
+
+function objectOf(value: unknown, name: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw bad(`${name} must be an object`);
+  return value as Record<string, unknown>;
 }

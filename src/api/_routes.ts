@@ -1,4 +1,12 @@
-import { type Card, cardForm, keyFromTitle, keyProblem, kindByName, updateCardText } from "../card/index.ts";
+import {
+  type Card,
+  cardForm,
+  type KindDef,
+  keyFromTitle,
+  keyProblem,
+  kindByName,
+  updateCardText,
+} from "../card/index.ts";
 import { checkVault } from "../check/vault.ts";
 import { LoreError } from "../errors.ts";
 import { recallJson } from "../explain/index.ts";
@@ -10,7 +18,7 @@ import { archiveCard, createCard, readCard, restoreCard, updateCard, type Vault 
 import { vetCreate, vetUpdate } from "../vet/index.ts";
 import { isoFromNs, toWire } from "../wire.ts";
 import { mtimeOf, readJsonObject } from "./_body.ts";
-import { bodyOf, frontmatterOf } from "./_card-json.ts";
+import { bodyOf, frontmatterOf, patched } from "./_card-json.ts";
 import { writerOf } from "./_history.ts";
 import { askedNames, checkBooks, optionalCount, recallFields } from "./_recall-fields.ts";
 import type { Shelf } from "./_shelf.ts";
@@ -95,9 +103,34 @@ function refuseIllegalKey(key: string): void {
 export async function putCard(ctx: Context, req: Request, kindName: string, key: string) {
   const input = await readJsonObject(req, ctx.limits.json);
   const kind = kindByName(ctx.vault.kinds, kindName);
-  const mtime = mtimeOf(input);
+  return writeCard(ctx, req, kind, readCard(ctx.vault, kind.name, key), input);
+}
+
+/**
+ * PATCH: what is sent over the card as it is (_card-json.ts `patched`), then written as a PUT of the
+ * whole. A script that changes one section or one list need not send back the rest: one that sent
+ * only `fields` in a PUT replaced the card with that section alone.
+ */
+export async function patchCard(ctx: Context, req: Request, kindName: string, key: string) {
+  const input = await readJsonObject(req, ctx.limits.json);
+  const kind = kindByName(ctx.vault.kinds, kindName);
   const current = readCard(ctx.vault, kind.name, key);
+  return writeCard(ctx, req, kind, current, patched(cardForm(current, kind), input));
+}
+
+async function writeCard(
+  ctx: Context,
+  req: Request,
+  kind: KindDef,
+  current: Card,
+  input: Record<string, unknown>,
+) {
+  const key = current.key;
+  const mtime = mtimeOf(input);
   const frontmatter: Record<string, unknown> = frontmatterOf(input, kind, key);
+  // The folder is the kind (a `kind:` line only informs): a file written without one is saved without
+  // one, not given a line and a version by its first save.
+  if (!("kind" in current.frontmatter)) delete frontmatter.kind;
   // With `extra` given, it is the whole set of unknown keys: one it leaves out is removed.
   if (input.extra !== undefined) {
     for (const k of Object.keys(current.frontmatter))

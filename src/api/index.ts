@@ -94,6 +94,7 @@ const TABLE: [string, string, Handler][] = [
   ["POST", "cards", (c, r) => routes.postCard(c, r)],
   ["GET", "cards/:kind/:key", (c, _r, _u, kind, key) => routes.getCard(c, kind, key)],
   ["PUT", "cards/:kind/:key", (c, r, _u, kind, key) => routes.putCard(c, r, kind, key)],
+  ["PATCH", "cards/:kind/:key", (c, r, _u, kind, key) => routes.patchCard(c, r, kind, key)],
   ["DELETE", "cards/:kind/:key", (c, r, _u, kind, key) => routes.deleteCard(c, r, kind, key)],
   ["POST", "cards/:kind/:key/restore", (c, r, _u, kind, key) => routes.restore(c, r, kind, key)],
   ["GET", "cards/:kind/:key/history", (c, _r, u, kind, key) => history.cardHistory(c, u, kind, key)],

@@ -323,6 +323,96 @@ describe("writing", () => {
     expect(fs.readFileSync(path.join(root, "people", "Bob.md"), "utf8")).toBe(before);
   });
 
+  test("a card written without a kind: line, read and sent back unchanged, is the same file", async () => {
+    // Each first save used to add `kind: people` and record a version for it.
+    const file = path.join(root, "people", "Bob.md");
+    const before = fs.readFileSync(file, "utf8");
+    const { body: _text, ...card } = await json(await call("GET", "/api/cards/people/Bob"));
+    expect((await call("PUT", "/api/cards/people/Bob", card)).status).toBe(200);
+    expect(fs.readFileSync(file, "utf8")).toBe(before);
+  });
+
+  // A new user's PUT of `{"fields": {"stance": …}}` alone, as the refusal above seemed to say, left
+  // the card its title and that one section: PATCH sends only what changes.
+  test("PATCH of one section changes that section alone: the others, the words and unknown keys stay", async () => {
+    const file = path.join(root, "people", "Bob.md");
+    const before = fs.readFileSync(file, "utf8");
+    const card = await json(await call("GET", "/api/cards/people/Bob"));
+    const res = await call("PATCH", "/api/cards/people/Bob", {
+      fields: { recent: "Sang a solo." },
+      mtime: card.mtime,
+    });
+    expect(res.status).toBe(200);
+    expect((await json(res)).fields).toEqual({ ...card.fields, recent: "Sang a solo." });
+    expect(fs.readFileSync(file, "utf8")).toBe(
+      before.replace("\n\n## correspondence", "\n\n## recent\nSang a solo.\n\n## correspondence"),
+    );
+  });
+
+  test.each<[string, Record<string, unknown>, (text: string) => void]>([
+    [
+      "a list replaces the card's, the text kept",
+      { keywords: ["Bob", "choir"] },
+      (text) => {
+        expect(text).toContain("keywords: [Bob, choir]");
+        expect(text).toContain("## who\nBob from the choir.");
+      },
+    ],
+    [
+      "a section sent empty is removed",
+      { fields: { correspondence: "" } },
+      (text) => {
+        expect(text).not.toContain("correspondence");
+        expect(text).toContain("## who\nBob from the choir.");
+      },
+    ],
+    [
+      "an unknown key sent as null is removed, another added",
+      { extra: { emails: null, pronouns: "he" } },
+      (text) => {
+        expect(text).not.toContain("emails");
+        expect(text).toContain("pronouns: he");
+        expect(text).toContain("keywords: [Bob]");
+      },
+    ],
+    [
+      "body replaces the whole text",
+      { body: "## who\nBob, now a baritone.\n" },
+      (text) => {
+        expect(text).toContain("## who\nBob, now a baritone.");
+        expect(text).not.toContain("zeppelin");
+        expect(text).toContain("emails: [bob@example.com]");
+      },
+    ],
+  ])("PATCH: %s", async (_name, change, check) => {
+    const res = await call("PATCH", "/api/cards/people/Bob", change);
+    expect(res.status).toBe(200);
+    check(fs.readFileSync(path.join(root, "people", "Bob.md"), "utf8"));
+  });
+
+  test("PATCH with a stale mtime is 409 carrying the current version, and changes nothing", async () => {
+    const card = await json(await call("GET", "/api/cards/people/Bob"));
+    const file = path.join(root, "people", "Bob.md");
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("choir", "band"));
+    const onDisk = fs.readFileSync(file, "utf8");
+    const res = await call("PATCH", "/api/cards/people/Bob", { fields: { who: "mine" }, mtime: card.mtime });
+    expect(res.status).toBe(409);
+    expect((await json(res)).current.fields.who).toBe("Bob from the band.");
+    expect(fs.readFileSync(file, "utf8")).toBe(onDisk);
+  });
+
+  test.each([
+    ["/api/cards/people/Nobody", { keywords: ["x"] }, 404, "not_found"],
+    ["/api/cards/people/Bob", { fields: "who" }, 400, "invalid_input"],
+    ["/api/cards/people/Bob", { extra: [1] }, 400, "invalid_input"],
+  ])("PATCH %s %j is %d %s, and nothing is written", async (url, body, status, code) => {
+    const before = fs.readFileSync(path.join(root, "people", "Bob.md"), "utf8");
+    const res = await call("PATCH", url, body);
+    expect(res.status).toBe(status);
+    expect((await json(res)).error).toBe(code);
+    expect(fs.readFileSync(path.join(root, "people", "Bob.md"), "utf8")).toBe(before);
+  });
+
   test.each([
     ["/api/cards/people/Nobody", { title: "x" }, 404, "not_found"],
     ["/api/cards/people/Bob", { title: "x", mtime: 12 }, 400, "invalid_input"],
@@ -640,9 +730,9 @@ describe("guards", () => {
     const missing = await call("GET", "/api/nope");
     expect(missing.status).toBe(404);
     expect(await json(missing)).toEqual({ error: "not_found", detail: expect.any(String) });
-    const wrong = await call("PATCH", "/api/cards/people/Alice", {});
+    const wrong = await call("POST", "/api/cards/people/Alice", {});
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get("allow")).toBe("GET, PUT, DELETE");
+    expect(wrong.headers.get("allow")).toBe("GET, PUT, PATCH, DELETE");
     expect((await call("GET", "/api/kinds")).headers.get("cache-control")).toBe("no-store");
     expect((await call("GET", "/elsewhere")).status).toBe(404);
   });
