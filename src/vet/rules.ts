@@ -75,8 +75,28 @@ export function checkWrite(next: CardMeta, ctx: WriteContext): WriteVerdict {
   for (const w of neverFires(next)) (was.has(w.detail) ? warnings : refusals).push(w);
   const cap = capProblem(next, before, others, sortedCaps(ctx.caps));
   if (cap !== null) refusals.push(cap);
-  warnings.push(...wordWarnings(next, titleIndex(others)));
+  warnings.push(...wordWarnings(next, titleIndex(others)), ...wordOfAnother(next, others));
   return { refusals, warnings };
+}
+
+/**
+ * A title that is another card's keyword or alias: both fire on it. Said of the card being written,
+ * since the other is not (an import's pairs are said once, by the card whose keyword it is).
+ */
+function wordOfAnother(card: CardMeta, others: readonly CardMeta[]): WriteWarning[] {
+  if (!firesOnWords(card)) return [];
+  const title = card.title.trim();
+  const folded = fold(title);
+  const ids = others
+    .filter(
+      (c) =>
+        fold(c.title.trim()) !== folded &&
+        [...c.keywords, ...c.aliases].some((w) => fold(w.trim()) === folded),
+    )
+    .map(idOf);
+  if (ids.length === 0) return [];
+  const detail = `"${title}" is a keyword or alias of ${ids.join(", ")}: both fire on it and compete for the budget`;
+  return [{ code: "another_title", term: title, detail }];
 }
 
 /** The error a refused write throws: the card's problem first (`invalid_input`), else the cap's. */

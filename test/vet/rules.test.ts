@@ -203,6 +203,21 @@ describe("trigger sanity", () => {
     expect(genericTerm(name, rulesWith({ wholeWords: true }))).toBeNull();
   });
 
+  test("a title that is another card's keyword or alias is said when it is written, naming that card", () => {
+    // A new user's `new people Sammy`, Sammy being Sam's alias, was created with no warning; each
+    // later update of Sam warned instead.
+    const sam = meta("Sam", { aliases: ["Sammy"] });
+    const { warnings } = checkWrite(meta("Sammy"), { others: [sam] });
+    expect(warnings).toEqual([
+      {
+        code: "another_title",
+        term: "Sammy",
+        detail: `"Sammy" is a keyword or alias of ${sam.kind}/Sam: both fire on it and compete for the budget`,
+      },
+    ]);
+    expect(checkWrite(meta("Samuel"), { others: [sam] }).warnings).toEqual([]);
+  });
+
   test("each warning names its term and says what to do", () => {
     const { warnings } = checkWrite(meta("Alice", { keywords: ["Alice or Allie", "bob"] }), { others });
     expect(warnings).toEqual([
