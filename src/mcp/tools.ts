@@ -98,7 +98,7 @@ export function readCardData(vault: Vault, args: ReadCardArgs) {
   const now = cardDocument(card, { file: false, agent: kindByName(vault.kinds, card.kind) });
   if (args.as_of === undefined) return now;
   // The card as it was, beside it as it is (the writing app's use(node, snapshot=id)).
-  const then = cardTextAt(vault, card.kind, card.key, parseAsOf(args.as_of, "invalid_input"));
+  const then = cardTextAt(vault, card.kind, card.key, parseAsOf(args.as_of, "invalid_input", "as_of"));
   if (then === null)
     throw new LoreError("not_found", `${card.kind}/${card.key} has no version at or before ${args.as_of}`);
   return { ...now, earlier: { version: then.version, at: new Date(then.at).toISOString(), text: then.text } };

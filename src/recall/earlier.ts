@@ -48,7 +48,7 @@ export function earlierIn(line: string | null | undefined, code: "usage" | "inva
         code,
         `an earlier card is Name@version or Name@date (Alice@12, Alice@2026-06-01), not "${part}"`,
       );
-    out.push({ name, point: parseAsOf(part.slice(at + 1), code) });
+    out.push({ name, point: parseAsOf(part.slice(at + 1), code, `the point after "${name}@"`) });
   }
   return out;
 }

@@ -44,16 +44,21 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]
 
 /**
  * `N` (a version number), or an ISO 8601 date or date and time. Without a zone, a time is local; a
- * date alone is its start (00:00 local time).
+ * date alone is its start (00:00 local time). `field` is what the error calls it: the CLI's flag, or
+ * the name a request gave it (an MCP tool's `as_of` told an agent about `--as-of`).
  */
-export function parseAsOf(value: string, code: "usage" | "invalid_input" = "usage"): AsOfPoint {
+export function parseAsOf(
+  value: string,
+  code: "usage" | "invalid_input" = "usage",
+  field = "--as-of",
+): AsOfPoint {
   const v = value.trim();
   if (/^\d+$/.test(v)) return { version: Number(v) };
   const ms = DATE_ONLY.test(v) ? Date.parse(`${v}T00:00:00`) : DATE_TIME.test(v) ? Date.parse(v) : Number.NaN;
   if (Number.isNaN(ms)) {
     throw new LoreError(
       code,
-      `--as-of takes a version number or a date and time (2025-06-01, 2025-06-01T14:30, …), got "${value}"`,
+      `${field} takes a version number or a date and time (2025-06-01, 2025-06-01T14:30, …), got "${value}"`,
     );
   }
   return { at: ms };

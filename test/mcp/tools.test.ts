@@ -132,6 +132,15 @@ describe("calling the tools", () => {
     expect(res.text).toStartWith("not_found:");
   });
 
+  test("read_card with an as_of that is no point in time says so by the tool's own name for it", async () => {
+    // It said "--as-of takes …", the command line's flag, to an agent that never saw one.
+    const res = await call(conn.client, "read_card", { name: "Alice", as_of: "last week" });
+    expect(res.isError).toBe(true);
+    expect(res.text).toBe(
+      'invalid_input: as_of takes a version number or a date and time (2025-06-01, 2025-06-01T14:30, …), got "last week"',
+    );
+  });
+
   test("read_card shows private sections, marked private, next to the public ones", async () => {
     fs.writeFileSync(
       path.join(root, "people", "Bea.md"),

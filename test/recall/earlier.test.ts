@@ -113,4 +113,10 @@ describe("an earlier state beside the current one", () => {
   test.each([["Ann"], ["@3"], ["Ann@soon"]])("%p is a usage error", async (line) => {
     await rejectsWith("usage", () => earlierIn(line, "usage"));
   });
+
+  test("a point that is no version or time is said as the point after its name", () => {
+    expect(() => earlierIn("Ann@soon", "usage")).toThrow(
+      'the point after "Ann@" takes a version number or a date and time (2025-06-01, 2025-06-01T14:30, …), got "soon"',
+    );
+  });
 });
