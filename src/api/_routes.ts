@@ -69,6 +69,12 @@ export function getCard(ctx: Context, kind: string, key: string) {
 export async function postCard(ctx: Context, req: Request) {
   const input = await readJsonObject(req, ctx.limits.json);
   if (typeof input.kind !== "string") throw new LoreError("invalid_input", "kind is required");
+  // MCP's name for the text: kept as frontmatter like any unknown key, it left a new card with no text.
+  if (input.sections !== undefined)
+    throw new LoreError(
+      "invalid_input",
+      'a card\'s text goes in fields (an object of section → text: {"who": "…"}) or whole in body; sections is MCP\'s list',
+    );
   const kind = kindByName(ctx.vault.kinds, input.kind);
   const title = typeof input.title === "string" ? input.title.trim() : "";
   const given = typeof input.key === "string" && input.key.trim() !== "" ? input.key.trim() : null;

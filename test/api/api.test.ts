@@ -332,6 +332,15 @@ describe("writing", () => {
     expect(fs.readFileSync(file, "utf8")).toBe(before);
   });
 
+  test("a new card whose text came as MCP's sections is refused, saying where the text goes, and nothing is made", async () => {
+    const res = await call("POST", "/api/cards", { kind: "people", title: "Iris", sections: { who: "x" } });
+    expect(res.status).toBe(400);
+    expect((await json(res)).detail).toBe(
+      'a card\'s text goes in fields (an object of section → text: {"who": "…"}) or whole in body; sections is MCP\'s list',
+    );
+    expect(fs.existsSync(path.join(root, "people", "Iris.md"))).toBe(false);
+  });
+
   // A new user's PUT of `{"fields": {"stance": …}}` alone, as the refusal above seemed to say, left
   // the card its title and that one section: PATCH sends only what changes.
   test("PATCH of one section changes that section alone: the others, the words and unknown keys stay", async () => {
