@@ -206,7 +206,8 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
       (t) => !/^(context|order|group|sticky):/m.test(t),
       "the fields gone",
     );
-    expect(Object.keys(frontmatter("people/Alice.md")).sort()).toEqual(["keywords", "kind", "title"]);
+    // And no `kind:` line the file never had: the folder is the kind.
+    expect(Object.keys(frontmatter("people/Alice.md")).sort()).toEqual(["keywords", "title"]);
   });
 
   test("a value the CLI could not use is refused in the form, naming the field; the file stays as it was", async () => {
