@@ -75,7 +75,11 @@ export function guardRequest(req: Request, rules: GuardRules, address = "unknown
   const refused = refuseToken(req, rules, address);
   if (refused) return refused;
   if (rules.writeHeader && !SAFE_METHODS.has(req.method) && req.headers.get("x-lorecards") !== "1") {
-    return errorResponse("forbidden", "writes must carry the header X-Lorecards: 1");
+    // Said of every method but GET and HEAD: /api/try writes nothing, yet needs it too.
+    return errorResponse(
+      "forbidden",
+      `${req.method} requests must carry the header X-Lorecards: 1 (no page of another site can add it)`,
+    );
   }
   return null;
 }

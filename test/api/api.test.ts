@@ -695,6 +695,7 @@ describe("guards", () => {
   test.each([
     ["POST", "/api/cards"],
     ["PUT", "/api/cards/people/Alice"],
+    ["PATCH", "/api/cards/people/Alice"],
     ["DELETE", "/api/cards/people/Alice"],
     ["POST", "/api/cards/people/Alice/restore"],
     ["POST", "/api/try"],
@@ -708,7 +709,10 @@ describe("guards", () => {
       }),
     );
     expect(res.status).toBe(403);
-    expect((await json(res)).detail).toContain("X-Lorecards");
+    // Said of the method, not of writing: a try writes nothing and needs the header all the same.
+    expect((await json(res)).detail).toBe(
+      `${method} requests must carry the header X-Lorecards: 1 (no page of another site can add it)`,
+    );
     expect(fs.existsSync(path.join(root, "people", "Alice.md"))).toBe(true);
   });
 
