@@ -1,6 +1,6 @@
 /**
  * What a backup holds, as paths relative to the vault root (`/`-separated): the card files (every
- * `*.md` directly in a kind folder, the vault root included, where the guide card lives, and every
+ * `*.md` at any depth but in a hidden folder, as the vault reads its cards wherever they sit, and every
  * `*.md` under `_archive/`), `kinds.yaml`, `settings.yaml`, `style-dictionary.yaml`, and under `.lorecards/` the databases that
  * are not caches (every `*.db` but `index.db`), `marker-secret` and `hits.jsonl`. Left out: the caches
  * (`index.db`, `matcher.bin`), which any command rebuilds, the lock, temp files, an import's journal,
@@ -11,7 +11,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { defaultKinds, KINDS_FILE, loadKindsConfig } from "../card/index.ts";
+import { defaultKinds, KINDS_FILE, loadKindsConfig, skippedFolder } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
 import { STYLE_SIDE_FILES } from "../style/files.ts";
 import {
@@ -73,13 +73,24 @@ function isPlainDir(abs: string): boolean {
 
 const isCardName = (name: string) => name.endsWith(".md") && !name.startsWith(".");
 
-/** The card files directly in `rel` (a kind folder), as vault paths; none when it is a link or missing. */
-function cardsIn(root: string, rel: string): string[] {
+/**
+ * Every Markdown file under `rel`, at any depth, as vault paths: the cards wherever they sit (a kind
+ * folder's sub-folders, a notes app's own folders, which the vault reads as cards too) and the notes it
+ * skips (templates). Not a hidden folder, lorecards' own (`.lorecards/`, the archive, listed apart) or
+ * the books (each backed up as a vault of its own); never through a link. Only the kind folders' own
+ * cards were backed up before: a vault of notes in folders of its own lost nearly all of them.
+ */
+function markdownIn(root: string, rel = ""): string[] {
   const dir = path.join(root, rel);
   if (rel !== "" && !isPlainDir(dir)) return [];
-  return entries(dir)
-    .filter((d) => d.isFile() && isCardName(d.name))
-    .map((d) => (rel === "" ? d.name : `${rel}/${d.name}`));
+  const out: string[] = [];
+  for (const d of entries(dir)) {
+    const child = rel === "" ? d.name : `${rel}/${d.name}`;
+    if (d.isDirectory()) {
+      if (skippedFolder(d.name, rel === "") === null) out.push(...markdownIn(root, child));
+    } else if (d.isFile() && isCardName(d.name)) out.push(child);
+  }
+  return out;
 }
 
 /** Every card file under `_archive/`, at any depth (the archive keeps kinds kinds.yaml no longer names). */
@@ -107,25 +118,9 @@ function plainFile(root: string, rel: string): boolean {
   return fs.lstatSync(path.join(root, rel), { throwIfNoEntry: false })?.isFile() === true;
 }
 
-/**
- * The kind folders, from kinds.yaml as it is on disk now. When it does not parse, every top-level
- * folder but the hidden ones and the archive: a renamed kind's cards are then still backed up.
- */
-function kindFolders(root: string): string[] {
-  try {
-    return loadKindsConfig(root).kinds.map((k) => k.dir);
-  } catch {
-    return entries(root)
-      .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== ARCHIVE_DIR)
-      .map((d) => d.name);
-  }
-}
-
 /** The files of one vault-shaped folder (the vault, or one of its books), relative to it. */
 function ownFiles(root: string): { path: string; sqlite: boolean }[] {
-  const cards = new Set(cardsIn(root, ""));
-  for (const dir of kindFolders(root)) for (const c of cardsIn(root, dir)) cards.add(c);
-  for (const c of archived(root)) cards.add(c);
+  const cards = new Set([...markdownIn(root), ...archived(root)]);
   const config = CONFIG_FILES.filter((f) => plainFile(root, f));
   return [...[...cards, ...config].map((p) => ({ path: p, sqlite: false })), ...stateFiles(root)];
 }

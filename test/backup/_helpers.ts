@@ -5,11 +5,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { type TempVault, tempVault } from "../support/card-vault.ts";
 
-/** Cards in kind folders, a guide in the root, an archived card, both settings files, a non-card file. */
+/**
+ * Cards in kind folders and in folders below them or of their own, a guide in the root, an archived
+ * card, both settings files, a non-card file.
+ */
 export const VAULT_FILES: Record<string, string> = {
   "people/Alice.md": "---\nkeywords: [Alice]\n---\n## who\nThe user's sister; lives in Lyon.\n",
   "people/小林.md": "---\nkeywords: [小林, kobayashi]\n---\n## who\nA colleague from Osaka.\n",
   "events/the Friday deploy.md": "---\nkeywords: [friday deploy]\n---\n## when\nEvery Friday.\n",
+  // Cards in folders below a kind's and in folders of a notes app's own, which the vault reads too.
+  "people/family/Rin.md": "---\nkeywords: [Rin]\n---\n## who\nA cousin.\n",
+  "Characters/Minor/Vell.md": "---\naliases: [Captain Vell]\n---\nA smuggler.\n",
   "guide.md": "---\nkeywords: []\npolicy: manual\n---\nRead a card when its name comes up.\n",
   "_archive/people/Bob.md": "---\nkeywords: [Bob]\n---\n## who\nAn old neighbour.\n",
   "kinds.yaml": "private_sections: [diary]\n",

@@ -1,6 +1,6 @@
-// Which files a backup reads from a vault: the cards wherever kinds.yaml puts them (and, when it does
-// not parse, wherever they may be), the archive, both settings files and the state that is not a
-// cache; never a link, a temp file, a cache, the lock, the backups or a file that is not a card.
+// Which files a backup reads from a vault: the cards wherever they sit (every Markdown file but in a
+// hidden folder, as the vault reads them), the archive, both settings files and the state that is not
+// a cache; never a link, a temp file, a cache, the lock, the backups or a file that is not Markdown.
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
@@ -26,8 +26,11 @@ describe("what a backup reads", () => {
       "notes.txt": "not a card",
       "people/.Alice.md.4242.0a1b2c3d.tmp": "a killed write",
       "people/portrait.png": "not a card",
-      "people/drafts/Carol.md": "a folder inside a kind is not a kind",
+      "people/drafts/Carol.md": "the people card drafts/Carol",
+      "Characters/Minor/Vell.md": "a notes app's own folders: cards of the vault's root kind",
+      "Templates/Character.md": "a note the vault skips, the person's all the same",
       ".git/HEAD.md": "hidden",
+      ".obsidian/workspace.md": "hidden",
       ".lorecards/state.db": "",
       ".lorecards/state.db-wal": "",
       ".lorecards/history.db": "",
@@ -46,11 +49,14 @@ describe("what a backup reads", () => {
       ".lorecards/hits.jsonl",
       ".lorecards/marker-secret",
       ".lorecards/state.db (sqlite)",
+      "Characters/Minor/Vell.md",
+      "Templates/Character.md",
       "_archive/Old entry.md",
       "_archive/people/Bob~2.md",
       "guide.md",
       "kinds.yaml",
       "people/Alice.md",
+      "people/drafts/Carol.md",
       "settings.yaml",
     ]);
   });
