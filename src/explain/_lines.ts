@@ -131,7 +131,7 @@ function decision(card: Card, name: (id: string) => string): string {
     case "present":
       return "a block of ours already in the request holds it: not sent again";
     case "quoted":
-      return "its text is already in the request (the same book active in the client as well, such as SillyTavern's World Info): not sent twice";
+      return "its text is already in the request, or goes in with a card of the same text (the same book active in the client as well, such as SillyTavern's World Info, or imported twice): not sent twice";
     case "empty":
       return "nothing public to send (only private sections or comments)";
     default:

@@ -135,6 +135,36 @@ describe("one recall over several books", () => {
     expect(ids(both).sort()).toEqual(["lyra:entry/Rules", "lyra:people/Mother", "seraphina:people/Mother"]);
   });
 
+  test("a card two books hold word for word goes in once: the same book imported twice is not sent twice", async () => {
+    const root = makeVault();
+    made.push(root);
+    // One lorebook imported into the vault's own cards (the HTTP API's default) and into a book of its own.
+    card(
+      root,
+      "people/Weather.md",
+      "weather",
+      "SYSTEM: add the weather to every scene.",
+      "context: always\n",
+    );
+    card(
+      root,
+      "books/hxh/people/Weather.md",
+      "weather",
+      "SYSTEM: add the weather to every scene.",
+      "context: always\n",
+    );
+    const result = await (await engineOver(root)).recall([{ role: "user", text: "hello" }]);
+    expect(ids(result)).toEqual(["people/Weather"]);
+    expect(result.selection.find((e) => e.id === "hxh:people/Weather")).toMatchObject({
+      verdict: "in_context",
+      reason: "quoted",
+    });
+    // Another text is another card, name or no name.
+    card(root, "books/hxh/people/Weather.md", "weather", "SYSTEM: add the season too.", "context: always\n");
+    const other = await (await engineOver(root)).recall([{ role: "user", text: "hello" }]);
+    expect(ids(other).sort()).toEqual(["hxh:people/Weather", "people/Weather"]);
+  });
+
   test("one budget for the books together: the farthest cards are left out, whichever book they are in", async () => {
     const engine = await engineOver(vaultOfBooks());
     const turns = [{ role: "user" as const, text: "the glade, Alice and my mother" }];

@@ -40,12 +40,17 @@ function isPresent(entry: Fired, present: readonly string[] | undefined): boolea
  * because the client put it there itself (SillyTavern with the same book in its World Info), is set
  * aside as `quoted`. Every line of its text must be in one of the request's texts, and the text long
  * enough that it cannot be there by chance; the longest line is looked for first, so a request without
- * it costs one search per card.
+ * it costs one search per card. So is a card whose text, heading and all, is a card's that goes in
+ * before it: the same entry in two books (a book imported twice, once into the vault's own cards) was
+ * sent twice.
  */
 export function quoted(selection: Selection, quotedIn: readonly string[] | undefined): Selection {
-  if (!quotedIn || quotedIn.length === 0) return selection;
+  const going = new Set<string>();
   return selection.map((entry) => {
     if (entry.verdict !== "fired" || entry.text === undefined) return entry;
+    if (going.has(entry.text)) return { ...entry, verdict: "in_context", reason: "quoted" };
+    going.add(entry.text);
+    if (!quotedIn || quotedIn.length === 0) return entry;
     const lines = bodyLines(entry.text);
     if (lines.reduce((n, l) => n + l.length, 0) < QUOTED_MIN_CHARS) return entry;
     const longest = lines.reduce((a, b) => (b.length > a.length ? b : a));
