@@ -112,6 +112,9 @@ export const tryCommand = defineCommand({
   },
 });
 
+/** A chosen card longer than the budget alone (recall/stages/budget.ts). */
+const OVER_BUDGET = "in, over the budget alone (the top card always goes in)";
+
 /** `index`: what would go in is the index's lines, not the cards' text. */
 function describe(result: RecallResult, showContext: boolean, index = false): string {
   const lines: string[] = [];
@@ -128,7 +131,7 @@ function describe(result: RecallResult, showContext: boolean, index = false): st
     );
     const titles = new Map(fired.map((f) => [f.id, f.card.title]));
     fired.forEach((f, i) => {
-      const status = f.verdict === "chosen" ? "in budget" : whyOut(f);
+      const status = f.verdict !== "chosen" ? whyOut(f) : f.overBudget ? OVER_BUDGET : "in budget";
       // A card reached through another's text names it: its words were not the person's (explain says so too).
       const from = f.via === "reached" && f.reachedFrom ? titles.get(f.reachedFrom) : undefined;
       lines.push(

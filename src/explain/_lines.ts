@@ -140,7 +140,11 @@ function decision(card: Card, name: (id: string) => string): string {
 }
 
 function chosenText(card: Card): string {
-  const room = card.earlier ? "not counted against the budget" : "in budget";
+  const room = card.earlier
+    ? "not counted against the budget"
+    : card.why.over_budget
+      ? "over the budget alone, and in all the same: the top card always goes in"
+      : "in budget";
   const parts = [card.chars === null ? room : `${room}, ${card.chars} chars`];
   if (card.why.edited) parts.push("edited since it was last sent: sent again");
   if (card.why.roll) parts.push(rollText(card.why.roll));

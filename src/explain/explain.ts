@@ -67,6 +67,8 @@ export interface Why {
   /** Not noticed: the messages its window reads, and the nearest message that holds one of its terms. */
   window?: { messages: number; nearest: { term: string; back: number } | null };
   edited?: boolean;
+  /** Chosen though longer than the budget alone: the top automatic card goes in whole all the same. */
+  over_budget?: boolean;
   /** The block the card asked to start in (its `tier:` or the request's), and whether it went there. */
   tier_hint?: { asked: TierHint; kept: boolean };
 }
@@ -182,6 +184,7 @@ function whyOf(entry: Selected, selection: readonly Selected[], input: ExplainIn
   if (entry.roll) why.roll = entry.roll;
   if (entry.reachedFrom) why.reached_from = entry.reachedFrom;
   if (isEdited(entry)) why.edited = true;
+  if (entry.verdict === "chosen" && entry.overBudget) why.over_budget = true;
   if (entry.verdict === "in_context") {
     const how = entry.reason;
     why.in_context = { how, since_turn: how === "recorded" ? (input.ledger?.get(entry.id) ?? null) : null };

@@ -155,6 +155,8 @@ export interface Chosen extends Seen, Rendered {
   version: string;
   /** A card longer than the surface cap: UTF-16 code units of `text` kept before "…". */
   cutTo?: number;
+  /** The top automatic card, longer than the budget alone: it goes in whole all the same (budget.ts). */
+  overBudget?: true;
 }
 
 export interface LeftOut extends Seen, Rendered {
@@ -193,7 +195,7 @@ function renderedOf(entry: Seen & Partial<Rendered>): Rendered {
 }
 
 /** A fired entry chosen by the budget: its tier (place.ts) kept, its version taken from its text. */
-export function chosen(entry: Fired, extra: { cutTo?: number } = {}): Chosen {
+export function chosen(entry: Fired, extra: { cutTo?: number; overBudget?: true } = {}): Chosen {
   const { verdict: _v, reason: _r, tier, ...seen } = entry;
   const rendered = renderedOf(entry);
   const version = cardVersion(rendered.text);

@@ -39,3 +39,18 @@ test.each([
     .find((l) => l.includes(` ${title} [`));
   expect(line).toContain(came);
 });
+
+test("a card longer than the budget alone, in as the top card always is, is not called in budget by try or explain", () => {
+  // A new user's 30,000-character World Bible note read "in budget" (of 800) while it took over the prompt.
+  card("things", "Bible", "bible", "The world is old. ".repeat(100).trim());
+  const run = (...args: string[]) =>
+    Bun.spawnSync([process.execPath, MAIN, ...args, "--vault", vault], { stdout: "pipe", stderr: "pipe" });
+  const tried = run("try", "what does the bible say?").stdout.toString();
+  expect(tried).toContain("chars  in, over the budget alone (the top card always goes in)");
+  const explained = run("explain", "what does the bible say?").stdout.toString();
+  expect(explained).toContain("over the budget alone, and in all the same: the top card always goes in");
+  const why = JSON.parse(run("explain", "what does the bible say?", "--json").stdout.toString()).cards[0].why;
+  expect(why).toEqual({ over_budget: true });
+  // Beside it, a card that fits is in budget, as before.
+  expect(run("try", "Is Mira home?").stdout.toString()).toContain("in budget");
+});

@@ -70,7 +70,9 @@ function fitBudget(selection: Selection, budget: number, tokens: TokenBudget | u
     counted++;
     chars += size;
     spent += cost;
-    return chosen(entry);
+    // Said, so `try` and `explain` do not call a card of 30,000 characters "in budget" (of 800).
+    const over = size > budget || (tokens !== undefined && cost > tokens.budget);
+    return chosen(entry, over ? { overBudget: true } : {});
   });
 }
 
