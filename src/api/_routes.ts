@@ -137,6 +137,9 @@ async function writeCard(
   // The folder is the kind (a `kind:` line only informs): a file written without one is saved without
   // one, not given a line and a version by its first save.
   if (!("kind" in current.frontmatter)) delete frontmatter.kind;
+  // So is one without a `title:` line whose title is still its file name's: a note renamed later in
+  // the person's own editor would go on answering to the old name.
+  if (!("title" in current.frontmatter) && frontmatter.title === current.title) delete frontmatter.title;
   // With `extra` given, it is the whole set of unknown keys: one it leaves out is removed.
   if (input.extra !== undefined) {
     for (const k of Object.keys(current.frontmatter))

@@ -112,6 +112,9 @@ export function setKey(doc: Document, map: YAMLMap, key: string, value: unknown)
     map.items.push(doc.createPair(makeNode(doc, key), node) as Pair);
     return node;
   }
+  // A list written one item a line (Obsidian's way) stays so: the person's style, not ours.
+  const { isSeq } = yamlLib();
+  if (isSeq(node) && isSeq(last.value) && !last.value.flow) node.flow = false;
   const earlier = pairs.slice(0, -1);
   detach(doc, [...earlier, last.value]);
   map.items = map.items.filter((p) => !earlier.includes(p as Pair));

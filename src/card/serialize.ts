@@ -14,6 +14,7 @@ import { yamlLib } from "./_lazy.ts";
 import { plainFrontmatter } from "./_plain-write.ts";
 import { assertReadsBack } from "./_readback.ts";
 import { LOREBOOK_FIELDS } from "./_rule-fields.ts";
+import { stringList } from "./_values.ts";
 import { deleteKey, rootMap, setKey, yamlText } from "./_yaml-edit.ts";
 import { cardOfRead, type ParseOptions } from "./parse.ts";
 import type { Card } from "./types.ts";
@@ -39,6 +40,20 @@ function sameValue(a: unknown, b: unknown): boolean {
     return x.length === y.length && x.every((v, i) => String(v) === String(y[i]));
   }
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The word lists of a card, which a file may write as one line (`aliases: Mira, Miri`, `tags: "#x"`). */
+const WORD_LISTS = new Set(["keywords", "aliases", "refs", "tags"]);
+
+/**
+ * Whether a word list read as `a` is the list `b`: a file's one-line list sent back as the list it
+ * reads as is unchanged, and kept as written (an editor save turned Obsidian's `tags: "#character"`
+ * into a list).
+ */
+function sameWords(key: string, a: unknown, b: unknown): boolean {
+  if (!WORD_LISTS.has(key) || !Array.isArray(b) || typeof a !== "string") return false;
+  const words = stringList(a)?.words;
+  return words !== undefined && words.length === b.length && words.every((w, i) => w === String(b[i]));
 }
 
 /** Set a data key without ever touching the prototype (`__proto__` is a key like any other). */
@@ -155,7 +170,7 @@ function patchDocument(doc: Document, edits: Record<string, unknown>, meant: Rec
   };
   for (const [k, v] of Object.entries(edits)) {
     if (v === undefined) drop(k);
-    else if (!Object.hasOwn(current, k) || !sameValue(current[k], v)) {
+    else if (!Object.hasOwn(current, k) || !(sameValue(current[k], v) || sameWords(k, current[k], v))) {
       put(meant, k, nodeData(doc, setKey(doc, map, k, v)));
       changed = true;
     }

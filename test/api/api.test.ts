@@ -341,6 +341,20 @@ describe("writing", () => {
     expect(fs.existsSync(path.join(root, "people", "Iris.md"))).toBe(false);
   });
 
+  test("a note written as Obsidian writes one comes back from a round trip as it was, and a changed list keeps its style", async () => {
+    // A new user's vault gained `title:` lines, `tags: ["#character"]` and one-line lists from saves.
+    const file = path.join(root, "people", "Mira Vance.md");
+    const note =
+      '---\naliases:\n  - Mira\n  - The Cartographer\ntags: "#character"\ncssclasses: wide\n---\n## who\nA mapmaker.\n';
+    fs.writeFileSync(file, note);
+    const { body: _text, ...card } = await json(await call("GET", "/api/cards/people/Mira%20Vance"));
+    expect((await call("PUT", "/api/cards/people/Mira%20Vance", card)).status).toBe(200);
+    expect(fs.readFileSync(file, "utf8")).toBe(note);
+    const res = await call("PATCH", "/api/cards/people/Mira%20Vance", { aliases: ["Mira", "Miri"] });
+    expect(res.status).toBe(200);
+    expect(fs.readFileSync(file, "utf8")).toBe(note.replace("  - The Cartographer", "  - Miri"));
+  });
+
   // A new user's PUT of `{"fields": {"stance": …}}` alone, as the refusal above seemed to say, left
   // the card its title and that one section: PATCH sends only what changes.
   test("PATCH of one section changes that section alone: the others, the words and unknown keys stay", async () => {
