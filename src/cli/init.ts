@@ -1,5 +1,5 @@
-// `lorecards init [DIR] [--guide]`: the kind directories plus, in a folder with no card yet, one
-// example card per kind, and with --guide a starter guide.md for agents. Never overwrites.
+// `lorecards init [DIR] [--guide]`: in a folder with no card yet, the kind directories and one example
+// card per kind; with --guide a starter guide.md for agents. Never overwrites.
 import { initVault, resolveVaultPath } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 
@@ -24,7 +24,7 @@ export const initCommand = defineCommand({
     if (args.json) printJson({ vault: root, created: result.created, examples: result.examples });
     else {
       // Examples go only into a folder with no card yet: said, so nobody looks for them.
-      const own = result.examples ? "" : " (it holds cards already, so no example cards)";
+      const own = result.examples ? "" : " (it holds cards already: no example card, no empty folder)";
       if (result.created.length === 0)
         print(`${root} already has everything init would create${own}; nothing changed.`);
       else print([`Vault ready at ${root}${own}`, ...result.created.map((p) => `  created ${p}`)].join("\n"));

@@ -1,11 +1,11 @@
 /**
- * Opening and creating vaults. `initVault` writes the kind directories and, into a folder that holds
- * no card yet, one example card per kind, never overwriting a file that exists and never writing
+ * Opening and creating vaults. `initVault` writes, into a folder that holds no card yet, the kind
+ * directories and one example card per kind, never overwriting a file that exists and never writing
  * through a kind directory that is a link.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { loadKindsConfig, serializeCard } from "../card/index.ts";
+import { loadKindsConfig, serializeCard, skippedFolder } from "../card/index.ts";
 import { describeError, LoreError } from "../errors.ts";
 import { EXAMPLES, exampleBody } from "./_examples.ts";
 import { atomicCreate } from "./_fs.ts";
@@ -39,15 +39,23 @@ export function openVault(root: string, opts: OpenOptions = {}): Vault {
   return { root: abs, kinds: loadKindsConfig(abs) };
 }
 
-/** Whether a card file is there already: a Markdown file in the root or in a kind's folder. */
-function holdsCards(vault: Vault): boolean {
-  const folders = new Set([vault.root, ...vault.kinds.kinds.map((k) => kindDir(vault, k))]);
-  for (const dir of folders) {
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {}
-    if (names.some((n) => n.endsWith(".md") && !n.startsWith("."))) return true;
+/**
+ * Whether a card file is there already: a Markdown file at any depth but in a hidden folder or
+ * lorecards' own, where the vault reads its cards (a notes app's `Characters/` too). Stops at the first.
+ */
+function holdsCards(dir: string, atRoot = true): boolean {
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {}
+  for (const e of entries) {
+    if (e.isFile() && e.name.endsWith(".md") && !e.name.startsWith(".")) return true;
+    if (
+      e.isDirectory() &&
+      skippedFolder(e.name, atRoot) === null &&
+      holdsCards(path.join(dir, e.name), false)
+    )
+      return true;
   }
   return false;
 }
@@ -77,10 +85,11 @@ export function initVault(
     ensureDir(abs, created, ".");
     const vault: Vault = { root: abs, kinds: loadKindsConfig(abs) };
     // A folder of someone's cards gets no examples: Alice and the Friday deploy would fire in their
-    // conversations (a new user's `init` on their notes did just that).
-    examples = !holdsCards(vault);
+    // conversations (a new user's `init` on their notes did just that). Nor empty kind folders beside
+    // their own (`people/` next to `Characters/`): a card's folder is made when one is written.
+    examples = !holdsCards(abs);
     ensureDir(stateIn(abs), [], STATE_DIR);
-    for (const kind of vault.kinds.kinds) {
+    for (const kind of examples ? vault.kinds.kinds : []) {
       const dir = kindDir(vault, kind);
       // A kind folder that is a symbolic link is never written through (check reports it).
       if (linkBelow(vault, dir) !== null) continue;

@@ -78,22 +78,26 @@ describe("initVault", () => {
   test.each([
     ["a card in a kind's folder", "people/Priya.md"],
     ["a note in the folder itself", "README.md"],
-  ])("a folder that holds cards already (%s) gets the folders but no example card", (_name, file) => {
-    // A new user's `init` on their notes added Alice and the Friday deploy, which then fired in their
-    // conversations (Alice's keywords include "payments team").
-    const root = tempDir();
-    try {
-      fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-      fs.writeFileSync(path.join(root, file), "---\nkeywords: [Priya]\n---\nPriya.\n");
-      const { created, examples } = initVault(root);
-      expect(examples).toBe(false);
-      expect(created.filter((p) => p.endsWith(".md"))).toEqual([]);
-      expect(created).toContain("events/");
-      expect(loadIndex(openVault(root)).cards.map((c) => c.key)).toEqual([path.basename(file, ".md")]);
-    } finally {
-      fs.rmSync(root, { recursive: true, force: true });
-    }
-  });
+    ["a note in a folder of a notes app's own", "Characters/Minor/Vell.md"],
+  ])(
+    "a folder that holds cards already (%s) gets no example card and no empty kind folder",
+    (_name, file) => {
+      // A new user's `init` on their notes added Alice and the Friday deploy, which then fired in their
+      // conversations (Alice's keywords include "payments team").
+      const root = tempDir();
+      try {
+        fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+        fs.writeFileSync(path.join(root, file), "---\nkeywords: [Priya]\n---\nPriya.\n");
+        const { created, examples } = initVault(root);
+        expect(examples).toBe(false);
+        expect(created).toEqual([]);
+        expect(fs.existsSync(path.join(root, "events"))).toBe(false);
+        expect(loadIndex(openVault(root)).cards.map((c) => c.path)).toEqual([file]);
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
 
   test("follows the vault's kinds.yaml: renamed directories and headings", () => {
     const root = tempDir();
