@@ -7,6 +7,7 @@
 import { lstatSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { LoreError } from "../errors.ts";
+import { madeStateDir } from "../state-dir.ts";
 import { STATE_DIR, stateIn } from "../vault/index.ts";
 import { checkVaultRoot } from "../vault/root.ts";
 
@@ -20,6 +21,7 @@ export function ensureStateDir(vaultRoot: string, name = STATE_DIR): string {
   checkVaultRoot(vaultRoot);
   try {
     mkdirSync(dir);
+    if (name === STATE_DIR) madeStateDir(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
       throw new LoreError("io_error", `cannot create ${dir}`, { cause: err });

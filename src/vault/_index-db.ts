@@ -20,6 +20,7 @@
 import { Database, type Statement } from "bun:sqlite";
 import fs from "node:fs";
 import { lazyStatements } from "../sqlite-statements.ts";
+import { madeStateDir } from "../state-dir.ts";
 import { randomHex } from "./_fs.ts";
 import { FORMAT } from "./_index-row.ts";
 import { stateIn } from "./_links.ts";
@@ -202,7 +203,10 @@ export function openIndexDb(vault: Vault, kinds: string, write: boolean): IndexD
       // Not recursive: a vault moved away while open must not come back as an empty folder. A state
       // folder that is a link is refused (stateIn): the index is then kept in memory.
       const state = stateIn(vault.root);
-      if (!fs.existsSync(state)) fs.mkdirSync(state);
+      if (!fs.existsSync(state)) {
+        fs.mkdirSync(state);
+        madeStateDir(state);
+      }
       db = openChecked(file);
     } catch {
       db = undefined; // a read-only vault still works: it re-parses in memory each time

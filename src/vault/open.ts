@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadKindsConfig, serializeCard, skippedFolder } from "../card/index.ts";
 import { describeError, LoreError } from "../errors.ts";
+import { madeStateDir } from "../state-dir.ts";
 import { EXAMPLES, exampleBody } from "./_examples.ts";
 import { atomicCreate } from "./_fs.ts";
 import { linkBelow, stateIn } from "./_links.ts";
@@ -88,7 +89,11 @@ export function initVault(
     // conversations (a new user's `init` on their notes did just that). Nor empty kind folders beside
     // their own (`people/` next to `Characters/`): a card's folder is made when one is written.
     examples = !holdsCards(abs);
-    ensureDir(stateIn(abs), [], STATE_DIR);
+    const state = stateIn(abs);
+    if (!fs.existsSync(state)) {
+      ensureDir(state, [], STATE_DIR);
+      madeStateDir(state);
+    }
     for (const kind of examples ? vault.kinds.kinds : []) {
       const dir = kindDir(vault, kind);
       // A kind folder that is a symbolic link is never written through (check reports it).

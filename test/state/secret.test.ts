@@ -26,7 +26,7 @@ describe("marker secret file", () => {
     expect(first).toMatch(/^[0-9a-f]{48}$/);
     expect(await secretOf(root)).toBe(first);
     if (process.platform !== "win32") expect(fs.statSync(secretPath(root)).mode & 0o777).toBe(0o600);
-    expect(fs.readdirSync(path.join(root, ".lorecards"))).toEqual(["marker-secret"]);
+    expect(fs.readdirSync(path.join(root, ".lorecards")).sort()).toEqual([".gitignore", "marker-secret"]);
   });
 
   test("a deleted secret is made anew, and every handle reads the new one", async () => {

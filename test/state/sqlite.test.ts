@@ -57,9 +57,10 @@ describe("sqlite store: the file", () => {
     expect(await store.recentHits(5)).toEqual([]);
     expect((await store.loadConversation("c1")).turn).toBe(0);
     expect(fs.readdirSync(root)).toEqual([".lorecards"]);
-    expect(fs.readdirSync(path.join(root, ".lorecards")).filter((f) => !f.startsWith("state.db"))).toEqual(
-      [],
-    );
+    // The folder's own .gitignore (state-dir.ts) aside.
+    expect(fs.readdirSync(path.join(root, ".lorecards")).filter((f) => !f.startsWith("state.db"))).toEqual([
+      ".gitignore",
+    ]);
     const untouched = tempDir();
     dirs.push(untouched);
     await (await opened(untouched)).recentHits(5);
