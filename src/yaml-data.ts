@@ -8,7 +8,7 @@ import type * as Yaml from "yaml";
 
 export function yamlData(text: string): unknown {
   const yaml = require("yaml") as typeof Yaml;
-  const doc = yaml.parseDocument(text, { schema: "core", uniqueKeys: false });
+  const doc = yaml.parseDocument(text, { schema: "core", uniqueKeys: false, logLevel: "error" });
   if (doc.errors.length > 0) throw doc.errors[0];
   return doc.toJS({ maxAliasCount: 100 });
 }

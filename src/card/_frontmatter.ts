@@ -73,7 +73,14 @@ export function locateFrontmatter(text: string): FrontmatterSpan | null {
 
 /** Parse YAML text as one mapping, safely. Throws LoreError parse_error. */
 export function parseYamlDocument(src: string): Document {
-  const doc = yamlLib().parseDocument(src, { schema: "core", uniqueKeys: false, prettyErrors: true });
+  // `logLevel: "error"`: the library's warnings went to stderr as the runtime's own (a template's
+  // `created: {{date}}`, a mapping as a key, printed "(node:123) Warning: Keys with collection values…").
+  const doc = yamlLib().parseDocument(src, {
+    schema: "core",
+    uniqueKeys: false,
+    prettyErrors: true,
+    logLevel: "error",
+  });
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
     throw new LoreError("parse_error", `frontmatter is not valid YAML: ${first.message}`, { cause: first });
