@@ -206,8 +206,8 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
       (t) => !/^(context|order|group|sticky):/m.test(t),
       "the fields gone",
     );
-    // And no `kind:` line the file never had: the folder is the kind.
-    expect(Object.keys(frontmatter("people/Alice.md")).sort()).toEqual(["keywords", "title"]);
+    // And no `kind:` or `title:` line the file never had: the folder is the kind, the file name the title.
+    expect(Object.keys(frontmatter("people/Alice.md")).sort()).toEqual(["keywords"]);
   });
 
   test("a value the CLI could not use is refused in the form, naming the field; the file stays as it was", async () => {
