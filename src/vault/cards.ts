@@ -77,12 +77,22 @@ export function readCard(vault: Vault, kind: string, key: string): Card {
 
 /**
  * A card by name (the rule is vault/lookup.ts's), only among `kind`'s cards when given (a kind's name or
- * folder). A name the index does not know is still tried as a file name, so a card that cannot be
- * parsed, or a link where a card should be, says what is wrong with it instead of "not found".
+ * folder); a name two enabled cards answer to alike is a conflict naming both. A name the index does
+ * not know is still tried as a file name, so a card that cannot be parsed, or a link where a card
+ * should be, says what is wrong with it instead of "not found".
  */
 export function findCard(vault: Vault, given: string, kind?: string): Card {
   const only = kind === undefined ? undefined : kindByName(vault.kinds, kind);
-  const hit = indexLookup(vault.kinds, loadIndex(vault)).find(given, { kind: only?.name });
+  const matches = indexLookup(vault.kinds, loadIndex(vault)).named(given, { kind: only?.name });
+  // Two enabled cards of one name (`Characters/Ash`, `Lore/Ash`) are asked apart: the first by the
+  // lookup's order was read, and updated, whichever the person meant.
+  const live = matches.filter((c) => c.enabled);
+  if (live.length > 1)
+    throw new LoreError(
+      "conflict",
+      `"${given}" names ${live.length} cards: ${live.map((c) => `${c.kind}/${c.key}`).join(", ")}; name one of them so`,
+    );
+  const hit = live[0] ?? matches[0];
   if (hit) return readCard(vault, hit.kind, hit.key);
   const { prefix, key } = splitName(cleanName(given));
   const named = vault.kinds.kinds.find((k) => k.name === prefix || (k.dir !== "" && k.dir === prefix));

@@ -51,6 +51,11 @@ export class CardLookup {
 
   /** The card `name` names, or undefined. */
   find(name: string, opts: LookupOptions = {}): CardMeta | undefined {
+    return best(this.named(name, opts));
+  }
+
+  /** Every card of the step that decides for `name` (empty when none names it), in the vault's order. */
+  named(name: string, opts: LookupOptions = {}): readonly CardMeta[] {
     const wanted = cleanName(name);
     const keep = (list: readonly CardMeta[] | undefined) =>
       opts.kind === undefined ? (list ?? []) : (list ?? []).filter((c) => c.kind === opts.kind);
@@ -58,16 +63,16 @@ export class CardLookup {
     if (split.prefix !== undefined) {
       const prefix = split.prefix;
       const named = keep(this.exact(split.key)).filter((c) => c.kind === prefix || dirOf(c) === prefix);
-      if (named.length > 0) return best(named);
+      if (named.length > 0) return named;
     }
     const exact = keep(this.exact(wanted));
-    if (exact.length > 0) return best(exact);
+    if (exact.length > 0) return exact;
     const key = fold(wanted);
     for (const step of ["kindKey", "key", "title"] as const) {
       const named = keep(this.foldedNamed(step, key));
-      if (named.length > 0) return best(named);
+      if (named.length > 0) return named;
     }
-    return undefined;
+    return [];
   }
 
   /** The cards whose name of `step` (3–5 above) folds to `key`, in the vault's order. */

@@ -3,8 +3,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { CardMeta } from "../../src/card/types.ts";
 import { checkCards } from "../../src/check/index.ts";
+import type { LoreError } from "../../src/errors.ts";
 import { contextText, openEngine } from "../../src/recall/index.ts";
-import { indexLookup, loadIndex, lookupIn, openVault, refTarget } from "../../src/vault/index.ts";
+import { findCard, indexLookup, loadIndex, lookupIn, openVault, refTarget } from "../../src/vault/index.ts";
 import { cardMeta } from "../support/card-meta.ts";
 import { cardText, type TempVault, tempVault } from "../support/card-vault.ts";
 
@@ -95,6 +96,39 @@ describe("finding a card by name in the vault index", () => {
       const card = lookup.find(name);
       expect([what, card && `${card.kind}/${card.key}`]).toEqual([what, id]);
     }
+  });
+});
+
+describe("a name two enabled cards answer to alike", () => {
+  let vault: TempVault | undefined;
+  afterEach(() => vault?.remove());
+
+  // An Obsidian vault's Characters/Ash.md and Lore/Ash.md: `read Ash` showed one and `update Ash`
+  // wrote it, whichever the person meant.
+  test("is a conflict naming both for every command that acts on one card, and each is found by its path", async () => {
+    vault = tempVault({ "Characters/Ash.md": "A boy.\n", "Lore/Ash.md": "Grey residue.\n" });
+    const v = openVault(vault.root);
+    const err = (() => {
+      try {
+        findCard(v, "ash");
+      } catch (e) {
+        return e as LoreError;
+      }
+    })();
+    expect(err?.code).toBe("conflict");
+    expect(err?.message).toBe(
+      '"ash" names 2 cards: entry/Characters/Ash, entry/Lore/Ash; name one of them so',
+    );
+    expect(findCard(v, "Lore/Ash").body).toBe("Grey residue.\n");
+    expect(findCard(v, "entry/Characters/Ash").body).toBe("A boy.\n");
+  });
+
+  test("a disabled one of the two leaves the other to be found, as the lookup rule says", () => {
+    vault = tempVault({
+      "Characters/Ash.md": "A boy.\n",
+      "Lore/Ash.md": cardText("enabled: false", "Grey residue.\n"),
+    });
+    expect(findCard(openVault(vault.root), "Ash").key).toBe("Characters/Ash");
   });
 });
 
