@@ -132,6 +132,22 @@ describe("calling the tools", () => {
     expect(res.text).toStartWith("not_found:");
   });
 
+  test("a name two cards answer to alike is a conflict naming both, for read_card and update_recent", async () => {
+    fs.mkdirSync(path.join(root, "Lore"));
+    fs.mkdirSync(path.join(root, "Characters"));
+    fs.writeFileSync(path.join(root, "Lore", "Ash.md"), "Grey residue.\n");
+    fs.writeFileSync(path.join(root, "Characters", "Ash.md"), "A boy.\n");
+    const said = 'conflict: "Ash" names 2 cards: entry/Characters/Ash, entry/Lore/Ash; name one of them so';
+    expect(await call(conn.client, "read_card", { name: "Ash" })).toMatchObject({
+      isError: true,
+      text: said,
+    });
+    const update = { mode: "update_recent", name: "Ash", text: "Seen at the docks." };
+    expect(await call(conn.client, "write_card", update)).toMatchObject({ isError: true, text: said });
+    expect(fs.readFileSync(path.join(root, "Lore", "Ash.md"), "utf8")).toBe("Grey residue.\n");
+    expect(fs.readFileSync(path.join(root, "Characters", "Ash.md"), "utf8")).toBe("A boy.\n");
+  });
+
   test("read_card with an as_of that is no point in time says so by the tool's own name for it", async () => {
     // It said "--as-of takes …", the command line's flag, to an agent that never saw one.
     const res = await call(conn.client, "read_card", { name: "Alice", as_of: "last week" });
