@@ -144,9 +144,11 @@ describe("bugs the fuzzing found, fixed", () => {
   });
 
   test("a PUT on a card whose frontmatter block is empty writes it readable", async () => {
-    const res = await send("PUT", "/api/cards/people/Empty", { title: "Empty" });
+    // A key goes into the empty block (its title, the file name's, is no longer written: 3ddeb87).
+    const res = await send("PUT", "/api/cards/people/Empty", { title: "Empty", keywords: ["empty"] });
     expect(res.status).toBe(200);
-    expect(s.box.files()["people/Empty.md"]).toStartWith("---\ntitle: Empty\n");
+    expect(s.box.files()["people/Empty.md"]).toStartWith("---\nkeywords: [empty]\n---\n");
+    expect((await (await send("GET", "/api/cards/people/Empty")).json()).keywords).toEqual(["empty"]);
   });
 
   test("a card whose note has a whitespace-only line is written so that it reads back", async () => {
