@@ -11,7 +11,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { defaultKinds, KINDS_FILE, loadKindsConfig, skippedFolder } from "../card/index.ts";
+import { defaultKinds, KINDS_FILE, loadKindsConfig } from "../card/index.ts";
 import { LoreError } from "../errors.ts";
 import { STYLE_SIDE_FILES } from "../style/files.ts";
 import {
@@ -19,6 +19,7 @@ import {
   BOOK_FILE,
   BOOKS_DIR,
   KEPT_CARD_FILES,
+  markdownFiles,
   SETTINGS_FILE,
   STATE_DIR,
   type Vault,
@@ -73,26 +74,6 @@ function isPlainDir(abs: string): boolean {
 
 const isCardName = (name: string) => name.endsWith(".md") && !name.startsWith(".");
 
-/**
- * Every Markdown file under `rel`, at any depth, as vault paths: the cards wherever they sit (a kind
- * folder's sub-folders, a notes app's own folders, which the vault reads as cards too) and the notes it
- * skips (templates). Not a hidden folder, lorecards' own (`.lorecards/`, the archive, listed apart) or
- * the books (each backed up as a vault of its own); never through a link. Only the kind folders' own
- * cards were backed up before: a vault of notes in folders of its own lost nearly all of them.
- */
-function markdownIn(root: string, rel = ""): string[] {
-  const dir = path.join(root, rel);
-  if (rel !== "" && !isPlainDir(dir)) return [];
-  const out: string[] = [];
-  for (const d of entries(dir)) {
-    const child = rel === "" ? d.name : `${rel}/${d.name}`;
-    if (d.isDirectory()) {
-      if (skippedFolder(d.name, rel === "") === null) out.push(...markdownIn(root, child));
-    } else if (d.isFile() && isCardName(d.name)) out.push(child);
-  }
-  return out;
-}
-
 /** Every card file under `_archive/`, at any depth (the archive keeps kinds kinds.yaml no longer names). */
 function archived(root: string, rel = ARCHIVE_DIR): string[] {
   if (!isPlainDir(path.join(root, rel))) return [];
@@ -120,7 +101,9 @@ function plainFile(root: string, rel: string): boolean {
 
 /** The files of one vault-shaped folder (the vault, or one of its books), relative to it. */
 function ownFiles(root: string): { path: string; sqlite: boolean }[] {
-  const cards = new Set([...markdownIn(root), ...archived(root)]);
+  // Every card wherever it sits, and the notes the vault skips (templates): only the kind folders' own
+  // were backed up before, and a vault of notes in folders of its own lost nearly all of them.
+  const cards = new Set([...markdownFiles(root), ...archived(root)]);
   const config = CONFIG_FILES.filter((f) => plainFile(root, f));
   return [...[...cards, ...config].map((p) => ({ path: p, sqlite: false })), ...stateFiles(root)];
 }

@@ -95,6 +95,7 @@ export {
   type RefTarget,
   refTarget,
 } from "./lookup.ts";
+export { markdownFiles } from "./markdown-files.ts";
 export { exampleIds, initVault, type OpenOptions, openVault } from "./open.ts";
 export { ARCHIVE_DIR, cardPath, resolveVaultPath, STATE_DIR, type Vault } from "./paths.ts";
 export { type Reverted, revertCard } from "./revert.ts";

@@ -5,13 +5,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { loadKindsConfig, serializeCard, skippedFolder } from "../card/index.ts";
+import { loadKindsConfig, serializeCard } from "../card/index.ts";
 import { describeError, LoreError } from "../errors.ts";
 import { madeStateDir } from "../state-dir.ts";
 import { EXAMPLES, exampleBody } from "./_examples.ts";
 import { atomicCreate } from "./_fs.ts";
 import { linkBelow, stateIn } from "./_links.ts";
 import { GUIDE_FILE, STARTER_GUIDE } from "./guide.ts";
+import { markdownFiles } from "./markdown-files.ts";
 import { kindDir, relPath, STATE_DIR, type Vault } from "./paths.ts";
 
 export interface OpenOptions {
@@ -38,27 +39,6 @@ export function openVault(root: string, opts: OpenOptions = {}): Vault {
     throw new LoreError("invalid_input", `the vault path is not a directory: ${abs}`);
   }
   return { root: abs, kinds: loadKindsConfig(abs) };
-}
-
-/**
- * Whether a card file is there already: a Markdown file at any depth but in a hidden folder or
- * lorecards' own, where the vault reads its cards (a notes app's `Characters/` too). Stops at the first.
- */
-function holdsCards(dir: string, atRoot = true): boolean {
-  let entries: fs.Dirent[] = [];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {}
-  for (const e of entries) {
-    if (e.isFile() && e.name.endsWith(".md") && !e.name.startsWith(".")) return true;
-    if (
-      e.isDirectory() &&
-      skippedFolder(e.name, atRoot) === null &&
-      holdsCards(path.join(dir, e.name), false)
-    )
-      return true;
-  }
-  return false;
 }
 
 function ensureDir(dir: string, created: string[], label: string): void {
@@ -88,7 +68,7 @@ export function initVault(
     // A folder of someone's cards gets no examples: Alice and the Friday deploy would fire in their
     // conversations (a new user's `init` on their notes did just that). Nor empty kind folders beside
     // their own (`people/` next to `Characters/`): a card's folder is made when one is written.
-    examples = !holdsCards(abs);
+    examples = markdownFiles(abs).next().done === true;
     const state = stateIn(abs);
     if (!fs.existsSync(state)) {
       ensureDir(state, [], STATE_DIR);
