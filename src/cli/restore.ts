@@ -41,8 +41,9 @@ function archivedNamed(vault: Vault, name: string, kind: string | undefined): Ar
   );
   if (hits.length === 1) return hits[0]!;
   if (hits.length === 0) throw new LoreError("not_found", `no archived card named "${name}"`);
+  // As for a name two live cards share (cli/_vault.ts findCard): a conflict, exit 4.
   throw new LoreError(
-    "invalid_input",
+    "conflict",
     `"${name}" names ${hits.length} archived cards: ${hits.map((a) => `${a.kind}/${a.key}`).join(", ")}; name one of them`,
   );
 }

@@ -223,7 +223,8 @@ describe("lorecards archive and restore", () => {
     await lorecards(["new", "people", "Alice", "--keywords", "alice"]);
     await lorecards(["archive", "Alice"]);
     const both = await json(["restore", "Alice"]);
-    expect(both.code).toBe(5);
+    expect(both.code).toBe(4);
+    expect(both.data.error).toBe("conflict");
     expect(both.data.detail).toContain("people/Alice, people/Alice~2");
     expect((await lorecards(["restore", "people/Alice~2"])).code).toBe(0);
     expect(fs.readFileSync(path.join(vault, "people", "Alice.md"), "utf8")).toContain("keywords: [alice]");
