@@ -9,6 +9,7 @@
  */
 
 import { DEFAULTS } from "../defaults.ts";
+import { cardHeading } from "./heading.ts";
 import { rulesOf } from "./rules.ts";
 import type { CardMeta } from "./types.ts";
 
@@ -47,12 +48,14 @@ export function declaredWarning(size: DeclaredSize, what: string): string | unde
 
 /**
  * The warning about a vault's always-on cards (enabled, sent automatically), `text` giving each one's
- * public text; undefined when together they are not large. `check` and an import say it.
+ * public text; undefined when together they are not large. `check` and an import say it, weighing each
+ * card as recall sends it (its heading line, then its text), the count `try` gives for the same cards.
  */
 export function alwaysOnWarning(
   cards: readonly CardMeta[],
   text: (card: CardMeta) => string | undefined,
 ): string | undefined {
   const always = cards.filter((c) => c.enabled && c.inject && rulesOf(c).policy === "always");
-  return declaredWarning(declaredSize(always.map((c) => text(c) ?? "")), "The always-on cards");
+  const sent = always.map((c) => `${cardHeading(c.title, c.kind)}\n${(text(c) ?? "").trim()}\n`);
+  return declaredWarning(declaredSize(sent), "The always-on cards");
 }

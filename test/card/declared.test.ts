@@ -64,6 +64,23 @@ describe("where it is said", () => {
     }
   });
 
+  test("check and try give one count for the same always-on cards: each as it is sent, its heading too", async () => {
+    const vault = tempVault({ "A.md": always(3000), "Betty Boop the Long-Named.md": always(2000) });
+    try {
+      const said = (text: string | undefined) =>
+        Number(/about ([\d,]+) tokens/.exec(text ?? "")?.[1]?.replace(/,/g, ""));
+      const checked = checkVault(openVault(vault.root)).findings.find((f) => f.code === "large_declared");
+      const engine = await openEngine(vault.root, { segmenter: false });
+      const tried = recallJson(await engine.recall([{ role: "user", text: "hello" }], {}));
+      engine.close();
+      expect(tried.declared.cards).toBe(2);
+      expect(said(checked?.detail)).toBe(tried.declared.tokens);
+      expect(said(tried.declared.warning)).toBe(tried.declared.tokens);
+    } finally {
+      vault.remove();
+    }
+  });
+
   test.skipIf(!HAVE_REAL)(
     "importing the 761-entry Chinese book says its 15 always-on entries are large",
     async () => {

@@ -9,6 +9,7 @@
  * in the heading, which is how a card already in a request is recognised. A card with nothing to say once its private sections and
  * comments are gone is left out (`empty`) rather than sent as a bare heading.
  */
+import { cardHeading } from "../../card/heading.ts";
 import { rulesOf } from "../../card/rules.ts";
 import type { CardMeta, CardPlacement } from "../../card/types.ts";
 import { DEFAULTS } from "../../defaults.ts";
@@ -31,11 +32,6 @@ export interface RenderInput {
   text: string;
   /** "See also" lines for referenced cards that did not fire themselves. */
   seeAlso: { key: string; firstLine: string }[];
-}
-
-/** The line a card's block opens with; also how a card already in a request is recognised. */
-export function cardHeading(title: string, kind: string): string {
-  return `### ${title} [${kind}]`;
 }
 
 /** One card's block: a `###` title line with the kind, the public text, then one line per ref. */

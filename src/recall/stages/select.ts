@@ -7,11 +7,11 @@
  * timed effects (timed.ts).
  */
 
+import { cardHeading } from "../../card/heading.ts";
 import { earlierHeading } from "../earlier.ts";
 import type { Fired, Selected, Selection } from "../selection.ts";
 import type { RecallOptions } from "../types.ts";
 import { cardVersion } from "../version.ts";
-import { cardHeading } from "./render.ts";
 
 export function select(
   selection: Selection,
