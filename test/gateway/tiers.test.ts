@@ -268,6 +268,50 @@ describe.each(PROTOCOLS)("tiers, $name", (p) => {
       removeDir(vault);
     }
   });
+
+  test("a card placed before the character that first fires on a later turn goes with the newest message: nothing sent before moves", async () => {
+    const vault = makeVault([PROLOGUE]);
+    const c = client(p, vault);
+    try {
+      await c.say("hello");
+      await c.say("we sit by the fire");
+      await c.say("tell me the prologue");
+      await c.say("and then?");
+      expect(p.systemText(c.sent[2]!)).not.toContain(heading(PROLOGUE));
+      const users = userTexts(p, c.sent[2]!);
+      expect(users.at(-1)).toContain(heading(PROLOGUE));
+      expect(users.at(-1)!.indexOf(heading(PROLOGUE))).toBeLessThan(
+        users.at(-1)!.indexOf("tell me the prologue"),
+      );
+      for (let i = 1; i < c.sent.length; i++) expectContinues(p, c.sent[i - 1]!, c.sent[i]!);
+      // Replayed where it went, once.
+      expect(c.sent[3]!.split(heading(PROLOGUE)).length - 1).toBe(1);
+    } finally {
+      c.close();
+      removeDir(vault);
+    }
+  });
+
+  test("a new conversation that opens as an earlier one did gets none of the cards the earlier one placed later", async () => {
+    const vault = makeVault([PROLOGUE]);
+    const first = client(p, vault);
+    try {
+      await first.say("hello");
+      await first.say("tell me the prologue");
+    } finally {
+      first.close();
+    }
+    const second = client(p, vault);
+    try {
+      await second.say("hello");
+      await second.say("what a nice day");
+      for (const raw of second.sent) expect(raw).not.toContain(heading(PROLOGUE));
+      expectContinues(p, second.sent[0]!, second.sent[1]!);
+    } finally {
+      second.close();
+      removeDir(vault);
+    }
+  });
 });
 
 describe("Anthropic cache breakpoints", () => {

@@ -3,7 +3,8 @@
  * (`position`, `depth`, `role`: card rules, README "Lorebook fields") and its policy (README "Stable
  * and volatile"). It runs before the budget, which keeps a chosen card's tier, and which in index
  * mode lists only the cards outside the stable block:
- *   placed    the card asks for a place of its own (a position or a depth): its author's word wins
+ *   placed    the card asks for a place of its own (a position or a depth): its author's word wins,
+ *             but a place in or beside the system text only on the conversation's first turn
  *   volatile  every card that came in on its words, was asked for, or was reached; an `always` card
  *             edited since it was sent (it goes with the newest message, once), or new once the
  *             conversation's stable block is in place (`stableSent`: those bytes never change)
@@ -46,9 +47,22 @@ export function tierFor(
   stableSent = false,
   hint?: TierHint,
 ): Tier {
-  if (hasOwnPlace(placement)) return "placed";
+  if (hasOwnPlace(placement) && !(stableSent && aroundSystemText(placement))) return "placed";
   if (edited || stableSent || hint === "volatile") return "volatile";
   return policy === "always" || hint === "stable" ? "stable" : "volatile";
+}
+
+/**
+ * A place in or beside the system text (SillyTavern's character and scenario positions): the start of
+ * the conversation. Once its first turn has gone (`stableSent`), a card placed there would change what
+ * the provider has cached from the start on, and on every turn a new one fires (an imported book's
+ * entries mostly have such a position); it goes with the newest message instead, and replay keeps it
+ * there. A depth is counted from the end, so it moves only the messages after it.
+ */
+function aroundSystemText(placement: CardPlacement): boolean {
+  if (placement.depth !== null) return false;
+  const p = placement.position;
+  return p !== null && p !== "outlet" && p !== "at_depth" && p !== "an_top" && p !== "an_bottom";
 }
 
 /** A placement a surface can honour: a position other than `outlet`, or a depth. */
