@@ -23,6 +23,7 @@ import { nestsDeeperThan } from "../json-depth.ts";
 import type { Usage } from "../state/index.ts";
 import { BODY_LIMITS, letOthersRun, readBounded, YIELD_FROM_BYTES } from "./_body.ts";
 import type { Adapter } from "./_chat.ts";
+import { sayingWhenDown } from "./_upstream-down.ts";
 import { tapUsage } from "./_usage.ts";
 import { CONVERSATION_HEADER } from "./conversation.ts";
 import { type InjectSettings, type Outcome, type PipelineDeps, runPipeline } from "./pipeline.ts";
@@ -60,7 +61,7 @@ const WARNED_KINDS = 100;
 export function createHandler(given: HandlerOptions): (req: Request, peer?: Peer) => Promise<Response> {
   const promptCacheKey = given.settings.promptCacheKey ?? takesPromptCacheKey(given.upstream);
   const options = { ...given, settings: { ...given.settings, promptCacheKey } };
-  const doFetch = options.fetch ?? fetch;
+  const doFetch = sayingWhenDown(options.fetch ?? fetch, options.deps.warn);
   const said = new Set<string>();
   /** Says a line once per kind of request, up to WARNED_KINDS of them. */
   const sayOnce = (kind: string, line: () => string) => {

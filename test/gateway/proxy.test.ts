@@ -16,8 +16,8 @@ let vault: string;
 let handler: (req: Request) => Promise<Response>;
 const deps: ReturnType<typeof vaultDeps>[] = [];
 
-function handlerFor(url: string) {
-  const d = vaultDeps({ vaultRoot: vault, engine: { watch: false }, warn: () => {} });
+function handlerFor(url: string, warn: (line: string) => void = () => {}) {
+  const d = vaultDeps({ vaultRoot: vault, engine: { watch: false }, warn });
   deps.push(d);
   return createHandler({
     upstream: new URL(url),
@@ -222,6 +222,37 @@ describe("proxy", () => {
       error: "bad_gateway",
       detail: expect.stringContaining("unreachable"),
     });
+  });
+
+  test("an upstream that stops answering is said on stderr once, not once a request, and so is its return", async () => {
+    const port = (() => {
+      const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+      const p = probe.port;
+      probe.stop(true);
+      return p;
+    })();
+    const lines: string[] = [];
+    const handler = handlerFor(`http://127.0.0.1:${port}`, (line) => lines.push(line));
+    const ask = () => handler(new Request(`${BASE}/v1/models`, { headers: { authorization: "Bearer k" } }));
+    expect((await ask()).status).toBe(502);
+    expect((await ask()).status).toBe(502);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^lorecards gateway: the upstream http://127\\.0\\.0\\.1:${port} is unreachable \\(.+\\); requests get a 502 until it answers$`,
+        ),
+      ),
+    ]);
+    const back = Bun.serve({ hostname: "127.0.0.1", port, fetch: () => Response.json({ data: [] }) });
+    try {
+      expect((await ask()).status).toBe(200);
+      expect((await ask()).status).toBe(200);
+      expect(lines.slice(1)).toEqual([
+        `lorecards gateway: the upstream http://127.0.0.1:${port} answers again`,
+      ]);
+    } finally {
+      back.stop(true);
+    }
   });
 
   test.each([
