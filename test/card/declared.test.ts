@@ -67,7 +67,7 @@ describe("where it is said", () => {
   test("check and try give one count for the same always-on cards: each as it is sent, its heading too", async () => {
     const vault = tempVault({ "A.md": always(3000), "Betty Boop the Long-Named.md": always(2000) });
     try {
-      const said = (text: string | undefined) =>
+      const said = (text: string | null | undefined) =>
         Number(/about ([\d,]+) tokens/.exec(text ?? "")?.[1]?.replace(/,/g, ""));
       const checked = checkVault(openVault(vault.root)).findings.find((f) => f.code === "large_declared");
       const engine = await openEngine(vault.root, { segmenter: false });
