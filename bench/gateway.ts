@@ -33,6 +33,7 @@
  * temp directory; a 100k-card vault takes a while to write and to index the first time.
  */
 
+import { LIMITS } from "../src/state/index.ts";
 import { startFakeUpstream } from "../test/support/fake-upstream.ts";
 import { whileEditing } from "./_editing.ts";
 import { type GenCard, generateCards, sampleWindow } from "./_gen.ts";
@@ -80,11 +81,17 @@ const GOAL = {
 const startGateway = (vault: string, upstream: string) =>
   startGatewayOn(vault, upstream, process.argv.includes("--source"));
 
-/** A chat of three turns naming three cards of `cards` (which cards depends on `seed`), in Chinese if asked. */
+/**
+ * A chat of three turns naming three cards of `cards` (which cards depends on `seed`), in Chinese if
+ * asked. Its first message carries the seed: a conversation is known by its system prompt and first
+ * message, and with the same first message every body was one conversation, its history rewritten by
+ * each request and its ledger grown to the cap of replay records, read and parsed whole each time,
+ * not the new conversation a request is meant to be here.
+ */
 function chatBody(cards: readonly GenCard[], seed: number, stream = false, chinese = false): string {
   const messages = sampleWindow(cards, seed, chinese).map((content, i) => ({
     role: i % 2 === 0 ? "user" : "assistant",
-    content,
+    content: i === 0 ? `${content} (${seed})` : content,
   }));
   return JSON.stringify({
     model: "m",
@@ -101,6 +108,13 @@ const QUIET_BODY = JSON.stringify({
     { role: "user", content: "good morning, how are you today?" },
   ],
 });
+
+/**
+ * How many distinct chats the load sends, in a cycle: four times the store's conversation cap, so a
+ * chat comes round again only once its conversation was dropped, and each request opens a new one.
+ */
+const CHATS = 4 * LIMITS.conversations;
+const chatsOf = (cards: readonly GenCard[]) => Array.from({ length: CHATS }, (_, i) => chatBody(cards, i));
 
 const pct = (x: number, digits = 0) => `${(x * 100).toFixed(digits)}%`;
 const median = (xs: number[]) => percentile(xs, 50);
@@ -265,7 +279,7 @@ async function latency(bases: Record<Via, string>, cards: readonly GenCard[]): P
  * the first half's (without the first, taken while caches fill): "flat" is at most 10% more.
  */
 async function rssAfterRequests(gateway: Server, cards: readonly GenCard[]): Promise<void> {
-  const chats = Array.from({ length: 500 }, (_, i) => chatBody(cards, i));
+  const chats = chatsOf(cards);
   const t0 = performance.now();
   await once(gateway.url, chats[0]!);
   const loaded = memoryOf(gateway.pid).rss;
@@ -386,7 +400,7 @@ try {
   const gateway = await startGateway(smallVault, upstream.url);
   servers.push(gateway);
   await once(gateway.url, chatBody(smallCards, 0)); // opens the index
-  const chats = Array.from({ length: 500 }, (_, i) => chatBody(smallCards, i));
+  const chats = chatsOf(smallCards);
   await rates(gateway, bare, chats);
   await latency({ direct: upstream.url, bare: bare.url, gateway: gateway.url }, smallCards);
   await bare.stop();
