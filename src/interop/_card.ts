@@ -48,6 +48,32 @@ function str(v: unknown): string {
 
 /** Spec 13.2: a V1 card's six fields under `data`, with the V2 additions empty. */
 /** The V2 fields a card gets when the source has none (spec section 5: all required, may be empty). */
+/** What a card says of its character besides its name: all empty, the card only carries a book. */
+const CHARACTER_TEXTS = [
+  "description",
+  "personality",
+  "scenario",
+  "first_mes",
+  "mes_example",
+  "system_prompt",
+  "post_history_instructions",
+  "creator_notes",
+] as const;
+
+/**
+ * Whether a card's `data` is a character or only carries a lorebook: no text of a character and no
+ * greeting, as the minimal card an export makes to carry a book (minimalCard). Imported, such a card
+ * names no character: its name is the book's, and binding the book to it would keep the book out of
+ * every conversation and make `{{char}}` read as the book's title.
+ */
+export function carriesOnlyABook(data: Raw): boolean {
+  const empty = (v: unknown) => v === undefined || v === null || (typeof v === "string" && v.trim() === "");
+  const greetings = data.alternate_greetings;
+  return (
+    CHARACTER_TEXTS.every((f) => empty(data[f])) && (!Array.isArray(greetings) || greetings.every(empty))
+  );
+}
+
 function v2Defaults(): Raw {
   return {
     creator_notes: "",

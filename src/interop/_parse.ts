@@ -9,7 +9,7 @@
 
 import { describeError, LoreError } from "../errors.ts";
 import { MAX_JSON_DEPTH, valueDeeperThan } from "../json-depth.ts";
-import { type CardVersion, detectVersion } from "./_card.ts";
+import { type CardVersion, carriesOnlyABook, detectVersion } from "./_card.ts";
 import { type BookSettings, readLorebook } from "./_charbook.ts";
 import { embeddedZip, isZip, readCharx, type ZipLimits } from "./_charx.ts";
 import { type BookEntry, badFile, isRecord, type Raw } from "./_model.ts";
@@ -135,6 +135,7 @@ function fromCard(card: Raw, version: CardVersion, format: SourceFormat, file: s
   if (!isRecord(book))
     throw badFile(file, `is a ${version} character card without a lorebook (character_book)`);
   const parsed = fromLorebook(book, format, version, warnings, file);
+  if (carriesOnlyABook(data)) return parsed;
   // The name {{char}} stands for: a V3 card's nickname when it has one (spec 7.1.2), else its name.
   const nickname = version === "V3" && typeof data.nickname === "string" ? data.nickname.trim() : "";
   const name = nickname || (typeof data.name === "string" ? data.name.trim() : "");

@@ -185,6 +185,30 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     expect(await named("lorebook_v3")).toEqual(["The Eldoria Forest"]);
   });
 
+  test.each(["card-png", "card-json", "charx"] as const)(
+    "a world book exported as a card (%s) and imported into another vault is a world book again, bound to no one",
+    async (format) => {
+      const from = newVault();
+      await importIntoBook(from, real("st-worldinfo-Eldoria.json"), { filename: "/tmp/Eldoria.json" });
+      const out = await exportBook(openVault(path.join(from, "books", "eldoria")), format);
+      const file = path.join(
+        path.dirname(from),
+        `eldoria.${format === "card-json" ? "json" : format === "charx" ? "charx" : "png"}`,
+      );
+      fs.writeFileSync(file, out.bytes);
+      const to = newVault();
+      const result = await importIntoBook(to, fs.readFileSync(file), { filename: file });
+      expect(result.character).toBeUndefined();
+      const eldoria = readBooks(to).find((b) => b.name === "eldoria")!;
+      expect([eldoria.characters, eldoria.active]).toEqual([[], "auto"]);
+      const settings = path.join(to, "books", "eldoria", "settings.yaml");
+      expect(fs.existsSync(settings) ? fs.readFileSync(settings, "utf8") : "").not.toContain("char:");
+      expect(cardsOf(path.join(to, "books", "eldoria"))).toEqual(
+        cardsOf(path.join(from, "books", "eldoria")),
+      );
+    },
+  );
+
   test("a world book makes a book named after its file, read in every conversation", async () => {
     const root = newVault();
     const result = await importIntoBook(root, real("st-worldinfo-Eldoria.json"), {
