@@ -9,6 +9,7 @@ import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { describeError, LoreError } from "../errors.ts";
 import { isCorrupt, moveAside, openSqlite, type SqliteSchema } from "../sqlite-file.ts";
+import { LedgerMemo } from "./_sqlite-ledgers.ts";
 import { prepare, type Queries } from "./_sqlite-queries.ts";
 
 /**
@@ -146,6 +147,8 @@ export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 export interface Connection {
   db: Database;
   q: Queries;
+  /** The conversations' ledgers read lately, kept decoded while they are the file's. */
+  ledgers: LedgerMemo;
   /** Which file was opened, to notice when the path names another one. */
   file: FileId;
 }
@@ -191,7 +194,7 @@ function open(file: string): Connection {
     db.close();
     throw new Error(`${file} disappeared while being opened`);
   }
-  return { db, q: prepare(db), file: id };
+  return { db, q: prepare(db), ledgers: new LedgerMemo(db), file: id };
 }
 
 export function rebuild(file: string, warn: (line: string) => void, cause: unknown): Connection {

@@ -12,7 +12,7 @@
  * process may have written.
  */
 
-import type { Tx } from "./_driver.ts";
+import type { LedgerChange, Tx } from "./_driver.ts";
 import type { ConversationRow } from "./_rules.ts";
 import type { Connection } from "./_sqlite-file.ts";
 import type { ReplayRow } from "./_sqlite-queries.ts";
@@ -24,11 +24,18 @@ import type { CardRef, Placement, ReplayRecord, Tier, TurnRecord } from "./types
 /** A transaction's `Tx`, and `finish`: writes what it held back, before the commit. */
 export interface SqliteTx extends Tx {
   finish(): void;
+  /** After the commit: the kept ledgers take what it wrote (`_sqlite-ledgers.ts`). */
+  committed(): void;
+  /** After a rollback: the kept ledgers it touched are dropped. */
+  abandoned(): void;
 }
 
 export function sqliteTx(c: Connection): SqliteTx {
-  const { q } = c;
+  const { q, ledgers } = c;
   const seen = new TxMemory(q);
+  /** What this transaction wrote to each conversation's ledger, in order, for the kept ledgers. */
+  const changed: [number, LedgerChange][] = [];
+  const touched = new Set<number>();
   const rowOf = (id: string) => seen.row(id);
   /** Stores the row; returns the conversation's number, what its other rows are keyed by. */
   const putRow = (id: string, row: ConversationRow): number => seen.putRow(id, row);
@@ -42,18 +49,20 @@ export function sqliteTx(c: Connection): SqliteTx {
       for (const s of more) lore ??= q.lore.get(s)?.lore ?? null;
       if (found === null) return { stored: null, lore };
       const { n, ...row } = found;
-      const stored = {
-        row,
+      const read = () => ({
         injections: q.injections.all(n).map((r) => ({ id: r.card, turn: r.turn, version: r.version })),
         replays: q.replays.all(n).map(toRecord),
-      };
-      return { stored, lore };
+      });
+      // A ledger this transaction wrote is read from the file: kept ones are what is committed.
+      return { stored: { row, ...(touched.has(n) ? read() : ledgers.get(n, read)) }, lore };
     },
     commitKeys(id) {
       const stored = rowOf(id);
       if (stored === null) return { row: null, injections: [], replays: [] };
       const { n, ...row } = stored;
       if (seen.isNew(n)) return { row, ...seen.ledgerOfNew(n) };
+      const kept = touched.has(n) ? undefined : ledgers.peek(n);
+      if (kept !== undefined) return { row, injections: kept.injections, replays: kept.replays };
       return { row, injections: q.injectionKeys.all(n), replays: q.replayKeys.all(n) };
     },
     putCommit(id, row, change) {
@@ -67,6 +76,8 @@ export function sqliteTx(c: Connection): SqliteTx {
         q.putReplay.run(n, r.anchor, r.hash, r.place, r.text, r.turn, cards, r.role ?? null, r.tier ?? null);
       }
       seen.ledgerChanged(n, change);
+      touched.add(n);
+      changed.push([n, change]);
     },
     conversation(id) {
       const stored = rowOf(id);
@@ -89,6 +100,11 @@ export function sqliteTx(c: Connection): SqliteTx {
       q.dropReplaysOf.run(ns);
       q.dropTurnsOf.run(ns);
       seen.forget();
+      // A number may name another conversation later.
+      for (const n of gone) {
+        ledgers.drop(n);
+        touched.add(n);
+      }
     },
 
     turnKeys(id, turn) {
@@ -132,6 +148,12 @@ export function sqliteTx(c: Connection): SqliteTx {
     },
     ...recallTx(c.db),
     finish: () => seen.settle(),
+    committed() {
+      for (const [n, change] of changed) ledgers.committed(n, change);
+    },
+    abandoned() {
+      for (const n of touched) ledgers.drop(n);
+    },
   };
 }
 

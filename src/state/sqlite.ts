@@ -134,10 +134,16 @@ function sqliteDriver(file: string, options: SqliteStoreOptions): Driver {
     c.q.begin.run();
     try {
       const tx = sqliteTx(c);
-      const result = await body(tx);
-      tx.finish();
-      c.q.commit.run();
-      return result;
+      try {
+        const result = await body(tx);
+        tx.finish();
+        c.q.commit.run();
+        tx.committed();
+        return result;
+      } catch (err) {
+        tx.abandoned();
+        throw err;
+      }
     } catch (err) {
       if (c.db.inTransaction) c.q.rollback.run();
       throw err;

@@ -178,3 +178,95 @@ describe("sqlite store: several processes", () => {
     expect((await store.loadConversation("shared")).injections).toHaveLength(90);
   });
 });
+
+/**
+ * A connection keeps the ledgers it read lately decoded (src/state/_sqlite-ledgers.ts): a long
+ * conversation's request no longer reads and parses its whole ledger. What a load gives must stay what
+ * the file holds, whoever wrote it.
+ */
+describe("sqlite store: the ledgers a connection keeps", () => {
+  /** What a handle opened now reads of conversation `id`: the file's own. */
+  async function onFile(root: string, id: string) {
+    const other = await opened(root);
+    const c = await other.loadConversation(id);
+    return { turn: c.turn, injections: c.injections, replays: c.replays };
+  }
+  const loaded = async (store: Store, id: string) => {
+    const c = await store.loadConversation(id);
+    return { turn: c.turn, injections: c.injections, replays: c.replays };
+  };
+
+  test("turns that add, replace and drop cards and records, a cap, a client going back and evictions: every load is the file's", async () => {
+    const root = tempDir();
+    dirs.push(root);
+    const store = await opened(root, {
+      warn: quiet,
+      limits: { cardsPerConversation: 4, replaysPerConversation: 3, conversations: 3 },
+    });
+    // A fixed sequence that touches every kind of change: new and repeated cards, a record at an
+    // anchor already taken, the caps, a turn number that goes back (a new clock), and conversations
+    // past the conversation cap, whose numbers the file may hand out again.
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const turns = new Map<string, number>();
+    for (let step = 0; step < 160; step++) {
+      const id = `c${next(6)}`;
+      const back = next(9) === 0;
+      const turn = back ? Math.max(1, (turns.get(id) ?? 1) - 2) : (turns.get(id) ?? 0) + 1;
+      turns.set(id, turn);
+      const ids = Array.from({ length: 1 + next(3) }, () => `k/${next(8)}`);
+      await store.commitTurn(id, {
+        turn,
+        now: step + 1,
+        injections: ids.map((card) => ({ id: card, version: `v${next(3)}`, turn })),
+        ...(next(4) !== 0 && { replay: record(next(5), turn, ids, `h${next(3)}`) }),
+      });
+      expect(await loaded(store, id), `step ${step}`).toEqual(await onFile(root, id));
+      const other = `c${next(6)}`;
+      expect(await loaded(store, other), `step ${step}, ${other}`).toEqual(await onFile(root, other));
+    }
+  });
+
+  test("what another connection commits to a conversation this one has read is in its next load", async () => {
+    const { root, store } = await fresh();
+    await store.commitTurn("c1", {
+      turn: 1,
+      now: 1,
+      injections: [{ id: "a/x", version: "1", turn: 1 }],
+      replay: record(1, 1, ["a/x"]),
+    });
+    expect((await store.loadConversation("c1")).replays).toHaveLength(1);
+    const other = await opened(root);
+    await other.commitTurn("c1", {
+      turn: 2,
+      now: 2,
+      injections: [{ id: "a/y", version: "1", turn: 2 }],
+      replay: record(3, 2, ["a/y"]),
+    });
+    const again = await store.loadConversation("c1");
+    expect(again.replays.map((r) => r.anchor)).toEqual([1, 3]);
+    expect(again.injections.map((i) => i.id)).toEqual(["a/x", "a/y"]);
+  });
+
+  test("a write that fails in a group commit leaves the kept ledgers as the file has them", async () => {
+    const { root, store } = await fresh();
+    const x = [{ id: "a/x", version: "1", turn: 1 }];
+    await store.commitTurn("c1", { turn: 1, now: 1, injections: x, replay: record(1, 1, ["a/x"]) });
+    await store.loadConversation("c1");
+    // Two writes of one moment share a transaction; the second cannot be stored (its record's cards
+    // are no JSON), so the transaction is rolled back and run again without it.
+    const cyclic: { id: string; version: string; self?: unknown } = { id: "a/z", version: "1" };
+    cyclic.self = cyclic;
+    const y = [{ id: "a/y", version: "1", turn: 2 }];
+    const [good, bad] = await Promise.allSettled([
+      store.commitTurn("c1", { turn: 2, now: 2, injections: y, replay: record(3, 2, ["a/y"]) }),
+      store.commitTurn("c2", { turn: 1, now: 2, replay: { ...record(1, 1, []), cards: [cyclic] } }),
+    ]);
+    expect([good.status, bad.status]).toEqual(["fulfilled", "rejected"]);
+    expect(await loaded(store, "c1")).toEqual(await onFile(root, "c1"));
+    expect((await loaded(store, "c1")).replays.map((r) => r.anchor)).toEqual([1, 3]);
+  });
+});
