@@ -48,7 +48,7 @@ function str(v: unknown): string {
 
 /** Spec 13.2: a V1 card's six fields under `data`, with the V2 additions empty. */
 /** The V2 fields a card gets when the source has none (spec section 5: all required, may be empty). */
-/** What a card says of its character besides its name: all empty, the card only carries a book. */
+/** What a card says of its character besides its name. */
 const CHARACTER_TEXTS = [
   "description",
   "personality",
@@ -60,13 +60,18 @@ const CHARACTER_TEXTS = [
   "creator_notes",
 ] as const;
 
+/** The mark of the minimal card an export makes to carry a book (`data.extensions.lorecards`). */
+const CARRIER = { carries_book: true } as const;
+
 /**
- * Whether a card's `data` is a character or only carries a lorebook: no text of a character and no
- * greeting, as the minimal card an export makes to carry a book (minimalCard). Imported, such a card
- * names no character: its name is the book's, and binding the book to it would keep the book out of
- * every conversation and make `{{char}}` read as the book's title.
+ * Whether a card's `data` only carries a lorebook: the minimal card an export made for a book (its
+ * mark), still without a word of a character (no one made it one since). Imported, such a card names
+ * no character: its name is the book's, and binding the book to it would keep the book out of every
+ * conversation and make `{{char}}` read as the book's title.
  */
 export function carriesOnlyABook(data: Raw): boolean {
+  const ours = isRecord(data.extensions) ? data.extensions.lorecards : undefined;
+  if (!isRecord(ours) || ours.carries_book !== true) return false;
   const empty = (v: unknown) => v === undefined || v === null || (typeof v === "string" && v.trim() === "");
   const greetings = data.alternate_greetings;
   return (
@@ -126,6 +131,8 @@ export function minimalCard(name: string, now: number): Raw {
     group_only_greetings: [],
     creation_date: at,
     modification_date: at,
+    // Imported again, it is a book, not a character named after it (carriesOnlyABook).
+    extensions: { lorecards: { ...CARRIER } },
   });
   return { spec: "chara_card_v3", spec_version: "3.0", data };
 }
