@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   type CardEdit,
+  cardAt,
   keyProblem,
   kindByName,
   parseCard,
@@ -100,7 +101,11 @@ export function findCard(vault: Vault, given: string, kind?: string): Card {
   const problem = pathKeyProblem(name);
   if (problem !== null) throw new LoreError("invalid_key", `"${given}" cannot be a card name: ${problem}`);
   for (const k of only ? [only] : named ? [named] : vault.kinds.kinds) {
-    if (fs.existsSync(cardPath(vault, k.name, name))) return readCard(vault, k.name, name);
+    const file = cardPath(vault, k.name, name);
+    // Only a file the vault itself takes for a card of that kind: a path into a folder it skips
+    // (`books/eldoria/Glade`, `_archive/Ash`) is another book's card or none, never an `entry` here.
+    if (cardAt(vault.kinds, relPath(vault, file))?.kind.name !== k.name) continue;
+    if (fs.existsSync(file)) return readCard(vault, k.name, name);
   }
   throw new LoreError("not_found", `no ${only ? `${only.name} ` : ""}card named "${given}"`);
 }

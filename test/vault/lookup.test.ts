@@ -167,3 +167,29 @@ describe("check and recall agree on refs", () => {
     expect(contextText(result).includes("see also:")).toBe(finding === null);
   });
 });
+
+describe("a path into a folder the vault skips", () => {
+  let vault: TempVault | undefined;
+  afterEach(() => vault?.remove());
+
+  // `read books/eldoria/people/Rein` read the book's card as an `entry` of the vault's own, so
+  // update_recent said entry cards have none, and a write went into the book through the vault's history.
+  test.each([
+    ["a book's card by its path", "books/eldoria/people/Rein"],
+    ["a book's card as the root kind's", "entry/books/eldoria/people/Rein"],
+    ["an archived card", "_archive/people/Ash"],
+  ])("is no card of the vault's own: %s", (_what, name) => {
+    vault = tempVault({
+      "books/eldoria/people/Rein.md": cardText("keywords: [Rein]", "## recent\nOld.\n"),
+      "_archive/people/Ash.md": cardText("keywords: [Ash]", "## who\nGone.\n"),
+    });
+    const err = (() => {
+      try {
+        findCard(openVault(vault.root), name);
+      } catch (e) {
+        return e as LoreError;
+      }
+    })();
+    expect([err?.code, err?.message]).toEqual(["not_found", `no card named "${name}"`]);
+  });
+});
