@@ -1,6 +1,6 @@
 // `lorecards list [--kind K]`: every card with its keywords, grouped by kind.
 import { brokenSummary, byKindThenTitle, cardSummary, kindByName } from "../card/index.ts";
-import { loadIndex, MAIN_BOOK, openVault, readBooks } from "../vault/index.ts";
+import { loadIndex, otherBooks } from "../vault/index.ts";
 import { defineCommand, jsonArg, print, printJson, vaultArg } from "./_shared.ts";
 import { bookArg, openBook } from "./_vault.ts";
 
@@ -50,16 +50,3 @@ export const listCommand = defineCommand({
     return 0;
   },
 });
-
-/** The vault's books besides its own cards, each with its card count (docs/BOOKS.md). */
-function otherBooks(root: string) {
-  return readBooks(root)
-    .filter((b) => b.name !== MAIN_BOOK)
-    .map((b) => ({
-      name: b.name,
-      title: b.title,
-      characters: b.characters,
-      active: b.active,
-      cards: loadIndex(openVault(b.root)).cards.length,
-    }));
-}

@@ -23,6 +23,14 @@ export { removeStaleTemps, sweepVaultTemps } from "./_temps.ts";
 export { type ArchivedCard, archiveCard, listArchived, restoreCard } from "./archive.ts";
 export { type AsOfPoint, type AsOfVault, cardTextAt, parseAsOf, vaultAsOf } from "./as-of.ts";
 export {
+  cardsInBooks,
+  type HeldCard,
+  heldBy,
+  openBookOf,
+  otherBooks,
+  saidWhereHeld,
+} from "./book-cards.ts";
+export {
   BOOK_FILE,
   BOOKS_DIR,
   type BookInfo,

@@ -55,3 +55,20 @@ test("with the flag it names, the card is found", () => {
 test("a name no book holds either gets the plain message", () => {
   expect(run("read", "Nowhere").stderr).toBe('lorecards: no card named "Nowhere"\n');
 });
+
+test.each([
+  ["read", ["read", "books/kobold-worldinfo/Harbor"]],
+  ["update", ["update", "books/kobold-worldinfo/Harbor", "notes", "Busy at dawn."]],
+])(
+  "%s of a card by its path into a book is refused, naming the book, the card's name there and the flag",
+  (_name, args) => {
+    const file = path.join(vault, "books", "kobold-worldinfo", "Harbor.md");
+    const before = fs.readFileSync(file, "utf8");
+    const r = run(...args);
+    expect([r.code, r.stderr]).toEqual([
+      3,
+      'lorecards: no card named "books/kobold-worldinfo/Harbor" (the book kobold-worldinfo has it as "Harbor": --book kobold-worldinfo)\n',
+    ]);
+    expect(fs.readFileSync(file, "utf8")).toBe(before);
+  },
+);
