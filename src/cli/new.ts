@@ -64,6 +64,7 @@ export const newCommand = defineCommand({
         writer: "cli",
         keyName: "--key (the file name)",
         whenTaken: "change it with lorecards update, or choose another title",
+        bookFlag: args.book?.trim() ? undefined : "--book",
       },
     );
     if (args.json)

@@ -2,7 +2,8 @@
  * Writing a card from fields, the way every writer that is not a form does it (MCP `write_card`, the
  * CLI's `new` and `update`): a new card from a kind, a title, words and sections, or one section of an
  * existing card replaced. One door, so the rules are the same whoever writes: a legal file name (and
- * one to use instead when it is not), no name any card already answers to, the field limits, the write
+ * one to use instead when it is not), no name any card already answers to (nor, in the vault's own
+ * cards written unasked, a card of a book read beside them), the field limits, the write
  * checks (vet/), then the vault's locked, atomic write with its history entry (vault/). It
  * never decides how a surface words its hints beyond the few words it is given.
  */
@@ -16,11 +17,14 @@ import {
 } from "../card/index.ts";
 import type { Card } from "../card/types.ts";
 import { LoreError } from "../errors.ts";
+import { chooseBooks } from "../recall/books.ts";
 import {
+  cardsInBooks,
   createCard,
   findCard,
   indexLookup,
   loadIndex,
+  readBooks,
   updateSection,
   type Vault,
   type Writer,
@@ -52,6 +56,13 @@ export interface WriteHints {
   keyName: string;
   /** What to do instead of creating a card whose name is taken, as the surface words it. */
   whenTaken: string;
+  /**
+   * Set when the card goes into the vault's own cards because no book was named: the flag that names
+   * one (`--book`). A name an enabled card of a book read beside them by default already answers to is
+   * then taken too, since both cards would be sent for it; the refusal names the book and the flag
+   * (`main` makes the card anyway).
+   */
+  bookFlag?: string;
 }
 
 export interface Written {
@@ -85,6 +96,7 @@ export async function createFromFields(
     throw new LoreError("invalid_key", `${problem}: ${JSON.stringify(key)}; ${hint}`);
   }
   refuseTakenName(vault, [key, title], hints.whenTaken);
+  if (hints.bookFlag !== undefined) refuseNameInBooks(vault.root, [key, title], hints.bookFlag);
   const sections = fields.sections ?? [];
   if (fields.body !== undefined && sections.length > 0)
     throw new LoreError("invalid_input", "give the card's text as sections or as a body, not both");
@@ -130,6 +142,22 @@ function refuseTakenName(vault: Vault, names: string[], whenTaken: string): void
     throw new LoreError(
       "conflict",
       `a card named "${taken.title}" already exists (${taken.kind}/${taken.key}); ${whenTaken}`,
+    );
+  }
+}
+
+/** A name a card of a book read by default answers to (recall/books.ts), the vault's own being written. */
+function refuseNameInBooks(vaultRoot: string, names: string[], flag: string): void {
+  const [held] = cardsInBooks(vaultRoot, names, {
+    only: chooseBooks(readBooks(vaultRoot)).books,
+    enabled: true,
+  });
+  if (held) {
+    const { book, card } = held;
+    throw new LoreError(
+      "conflict",
+      `a card named "${card.title}" already exists in the book ${book} (${card.kind}/${card.key}), read beside ` +
+        `these cards by default: ${flag} ${book} works on it there, ${flag} main makes this one anyway`,
     );
   }
 }
