@@ -27,7 +27,12 @@ export const bookArg = {
  * `--book` the book of that name, which must be there.
  */
 export function openBook(args: { vault?: string; book?: string }): Vault {
-  return openBookOf(openVault(vaultPath(args), { create: isDefaultVault(args) }), args.book, "--book");
+  return openBookOf(openVaultOf(args), args.book, "--book");
+}
+
+/** The vault itself, whatever `--book` says: made when it is the default and missing. */
+export function openVaultOf(args: { vault?: string }): Vault {
+  return openVault(vaultPath(args), { create: isDefaultVault(args) });
 }
 
 /**

@@ -8,6 +8,7 @@
 import { describeError, LoreError } from "../errors.ts";
 import type { AdoptionOutcome } from "../state/index.ts";
 import type { Vault } from "../vault/index.ts";
+import { cardIdIn, type ServedBook } from "./books.ts";
 import type { ReadCardArgs } from "./schemas.ts";
 import type { McpState } from "./state.ts";
 import { readCardData } from "./tools.ts";
@@ -22,7 +23,7 @@ export interface AdoptionAnswer {
 }
 
 /** `read_card`: the card, and with a block's ids, its adoption recorded. */
-export async function readCardAdopting(vault: Vault, args: ReadCardArgs, state: McpState) {
+export async function readCardAdopting(vault: Vault, args: ReadCardArgs, state: McpState, book?: ServedBook) {
   const { session, query } = args;
   if ((session === undefined) !== (query === undefined)) {
     throw new LoreError(
@@ -30,9 +31,9 @@ export async function readCardAdopting(vault: Vault, args: ReadCardArgs, state: 
       `read_card takes session and query together, as the index block shows them (${session === undefined ? "query" : "session"} was given alone)`,
     );
   }
-  const data = readCardData(vault, args);
+  const data = readCardData(vault, args, book);
   if (session === undefined || query === undefined) return data;
-  const card = `${data.kind}/${data.key}`;
+  const card = cardIdIn(book, data);
   let adoption: AdoptionAnswer;
   try {
     adoption = { status: await state.recordAdoption({ session, query, card }), card, session, query };

@@ -17,6 +17,7 @@ import {
 } from "../http/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
+import type { ServedBook } from "./books.ts";
 import { createMcpServer } from "./server.ts";
 import { type McpState, vaultState } from "./state.ts";
 
@@ -35,6 +36,8 @@ export interface McpHttpOptions {
   state?: McpState;
   /** Style memory's options (its clock). */
   style?: StyleOptions;
+  /** The book `vault` is, when one was named (`--book`; books.ts). */
+  book?: ServedBook;
 }
 
 export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer) => Promise<Response> {
@@ -48,7 +51,7 @@ export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer)
     tokenHeaders: ["authorization", "x-lorecards-token"],
     throttle: options.token ? (options.throttle ?? createThrottle()) : undefined,
   };
-  const state = options.state ?? vaultState(options.vault);
+  const state = options.state ?? vaultState(options.vault, options.book);
   return async (req, peer) => {
     if (new URL(req.url).pathname !== MCP_PATH) {
       return errorResponse("not_found", `the MCP endpoint is ${MCP_PATH}`);
@@ -69,6 +72,7 @@ export function mcpHandler(options: McpHttpOptions): (req: Request, peer?: Peer)
       version: options.version,
       state,
       style: options.style,
+      book: options.book,
     });
     await server.connect(transport);
     try {

@@ -5,7 +5,8 @@
  * mostly does not. It writes cards only through vault/; what it writes to the state is an adoption,
  * when `read_card` is given an index block's ids (adoption.ts), and a session's lore switch, which the
  * gateway and the hook read (`set_lore`, lore.ts). Style memory's three tools
- * (style-tools.ts) go through style/ alone. In stdio mode nothing but protocol reaches stdout.
+ * (style-tools.ts) go through style/ alone. It works on the vault's own cards or, with `--book`, on one
+ * book of the vault (books.ts). In stdio mode nothing but protocol reaches stdout.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { DEFAULTS } from "../defaults.ts";
@@ -14,12 +15,14 @@ import { isLoopbackHost, type Listener, listen } from "../http/index.ts";
 import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
 import { cappedLines, MAX_MESSAGE_BYTES } from "./_stdio-frames.ts";
+import type { ServedBook } from "./books.ts";
 import { mcpHandler } from "./http.ts";
 import { createMcpServer } from "./server.ts";
 import { type McpState, vaultState } from "./state.ts";
 import { tenantMcp } from "./tenants.ts";
 
 export { MAX_MESSAGE_BYTES } from "./_stdio-frames.ts";
+export type { ServedBook } from "./books.ts";
 export { MCP_PATH, type McpHttpOptions, mcpHandler } from "./http.ts";
 export { MAX_SECTION_CHARS } from "./schemas.ts";
 export { createMcpServer, type ServerOptions } from "./server.ts";
@@ -36,11 +39,13 @@ export interface StdioServeOptions {
   state?: McpState;
   /** The Claude Code session that started this server (`set_lore`'s default). */
   session?: string;
+  /** The book `vault` is, when one was named (`--book`; books.ts). */
+  book?: ServedBook;
 }
 
 /** Serve on stdin/stdout; resolves when the client closes the connection. */
 export async function serveStdio(vault: Vault, options: StdioServeOptions): Promise<void> {
-  const state = options.state ?? vaultState(vault);
+  const state = options.state ?? vaultState(vault, options.book);
   const server = createMcpServer(vault, { ...options, state });
   // Lines over the cap are answered with an error and left out, never the end of the server.
   const lines = cappedLines(process.stdin, (answer) => process.stdout.write(answer));
@@ -68,6 +73,8 @@ export interface HttpServeOptions {
   style?: StyleOptions;
   /** Where adoptions and lore switches go; the vault's state.db by default. */
   state?: McpState;
+  /** The book `vault` is, when one was named (`--book`; books.ts). */
+  book?: ServedBook;
   /** A tenants file: serve each tenant it lists over its own vault and state (tenants.ts). */
   tenants?: string;
   /** With `tenants`: the server's `--store`, in which each tenant gets a space of its own. */
@@ -95,6 +102,7 @@ export function serveHttp(options: HttpServeOptions): Listener {
     loopback,
     style: options.style,
     state: options.state,
+    book: options.book,
   });
   return listen({ hostname: host, port: options.port ?? MCP_DEFAULTS.port, fetch });
 }

@@ -283,4 +283,19 @@ export const listResultShape = {
     }),
   ),
   unreadable: z.array(z.object({ path: z.string(), error: z.string() })),
+  books: z
+    .array(
+      z.object({
+        name: z.string(),
+        title: z.string(),
+        characters: z.array(z.string()),
+        active: z.enum(["auto", "asked"]),
+        cards: z.number().int(),
+      }),
+    )
+    .optional()
+    .describe(
+      "The vault's books, each with cards of its own that are not listed here: a person starts the " +
+        "server with `lorecards mcp --book NAME` to work on one.",
+    ),
 };

@@ -10,6 +10,7 @@ import type { StyleOptions } from "../style/index.ts";
 import type { Vault } from "../vault/index.ts";
 import { toolError, toolResult } from "./_result.ts";
 import { readCardAdopting } from "./adoption.ts";
+import { homeOf, type ServedBook } from "./books.ts";
 import { setLore, setLoreResultShape, setLoreShape } from "./lore.ts";
 import {
   listCardsShape,
@@ -36,6 +37,8 @@ export interface ServerOptions {
   session?: string;
   /** Style memory's options (its clock) for the style_* tools (style-tools.ts). */
   style?: StyleOptions;
+  /** The book `vault` is, when one was named (`--book`); none: the vault's own cards (books.ts). */
+  book?: ServedBook;
 }
 
 function instructions(config: KindsConfig): string {
@@ -62,7 +65,8 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
     { instructions: instructions(config) },
   );
   const withRecent = recentKinds(config);
-  const state = options.state ?? vaultState(vault);
+  const { book } = options;
+  const state = options.state ?? vaultState(vault, book);
 
   server.registerTool(
     "write_card",
@@ -77,7 +81,7 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
       outputSchema: writeResultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    (args) => respond(async () => writeCard(vault, args)),
+    (args) => respond(async () => writeCard(vault, args, book)),
   );
 
   server.registerTool(
@@ -92,7 +96,7 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
       outputSchema: readResultShape,
       annotations: READ_ONLY,
     },
-    (args) => respond(async () => readCardAdopting(vault, args, state)),
+    (args) => respond(async () => readCardAdopting(vault, args, state, book)),
   );
 
   server.registerTool(
@@ -107,7 +111,7 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
       outputSchema: listResultShape,
       annotations: READ_ONLY,
     },
-    (args) => respond(async () => listCardsData(vault, args)),
+    (args) => respond(async () => listCardsData(vault, args, book)),
   );
   server.registerTool(
     "set_lore",
@@ -130,7 +134,7 @@ export function createMcpServer(vault: Vault, options: ServerOptions): McpServer
     },
     (args) => respond(async () => setLore(state, args, options.session)),
   );
-  registerStyleTools(server, vault.root, options.style);
+  registerStyleTools(server, homeOf(vault, book), options.style);
   return server;
 }
 

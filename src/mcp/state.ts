@@ -7,6 +7,7 @@
 import type { LoreSwitch } from "../defaults.ts";
 import { type AdoptionOutcome, openStore, type Store, stateUrl } from "../state/index.ts";
 import type { Vault } from "../vault/index.ts";
+import { homeOf, type ServedBook } from "./books.ts";
 
 export interface McpState {
   recordAdoption(adoption: { session: string; query: string; card: string }): Promise<AdoptionOutcome>;
@@ -36,6 +37,7 @@ export function storeState(url: string, now: () => number = Date.now): McpState 
   };
 }
 
-export function vaultState(vault: Vault): McpState {
-  return storeState(stateUrl(vault.root));
+/** The vault's own state.db, whatever book of it the server serves. */
+export function vaultState(vault: Vault, book?: ServedBook): McpState {
+  return storeState(stateUrl(homeOf(vault, book)));
 }

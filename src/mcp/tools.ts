@@ -1,6 +1,7 @@
 /**
- * What the three tools do, without the protocol: each takes the vault and validated arguments and
- * returns plain data, or throws a LoreError naming the problem. Every write goes through writes/ and
+ * What the three tools do, without the protocol: each takes the vault (with the book it is, when one
+ * was named: books.ts) and validated arguments and returns plain data, or throws a LoreError naming the
+ * problem. Every write goes through writes/ and
  * vault/ (checked, locked, atomic), so an MCP write and a UI or CLI write at the same moment lose
  * nothing and meet the same rules.
  */
@@ -9,6 +10,7 @@ import { LoreError } from "../errors.ts";
 import { cardTextAt, findCard, loadIndex, parseAsOf, type Vault } from "../vault/index.ts";
 import type { WriteWarning } from "../vet/index.ts";
 import { createFromFields, updateSectionOf, type Written } from "../writes/index.ts";
+import { bookFlagOf, booksBeside, findSaying, type ServedBook } from "./books.ts";
 import {
   LIST_DEFAULT_LIMIT,
   type ListCardsArgs,
@@ -30,7 +32,7 @@ export type WriteResult = {
   warnings: WriteWarning[];
 };
 
-export async function writeCard(vault: Vault, args: WriteCardArgs): Promise<WriteResult> {
+export async function writeCard(vault: Vault, args: WriteCardArgs, book?: ServedBook): Promise<WriteResult> {
   const allowed: readonly string[] = args.mode === "create" ? CREATE_FIELDS : RECENT_FIELDS;
   const stray = Object.entries(args).filter(
     ([k, v]) => k !== "mode" && v !== undefined && !allowed.includes(k),
@@ -41,7 +43,8 @@ export async function writeCard(vault: Vault, args: WriteCardArgs): Promise<Writ
       `mode "${args.mode}" does not take ${stray.map(([k]) => k).join(", ")} (it takes ${allowed.join(", ")})`,
     );
   }
-  const { card, warnings } = args.mode === "create" ? await create(vault, args) : await recent(vault, args);
+  const { card, warnings } =
+    args.mode === "create" ? await create(vault, args, book) : await recent(vault, args, book);
   return {
     status: args.mode === "create" ? "created" : "updated",
     kind: card.kind,
@@ -52,7 +55,7 @@ export async function writeCard(vault: Vault, args: WriteCardArgs): Promise<Writ
   };
 }
 
-async function create(vault: Vault, args: WriteCardArgs): Promise<Written> {
+async function create(vault: Vault, args: WriteCardArgs, book: ServedBook | undefined): Promise<Written> {
   if (args.kind === undefined) throw new LoreError("invalid_input", 'mode "create" needs a kind');
   if (args.title === undefined) throw new LoreError("invalid_input", 'mode "create" needs a title');
   return createFromFields(
@@ -70,16 +73,18 @@ async function create(vault: Vault, args: WriteCardArgs): Promise<Written> {
       writer: "mcp",
       keyName: "a key (the file name)",
       whenTaken: 'use mode "update_recent" to change its recent section, or choose another title',
+      bookFlag: bookFlagOf(book),
     },
   );
 }
 
-async function recent(vault: Vault, args: WriteCardArgs): Promise<Written> {
+async function recent(vault: Vault, args: WriteCardArgs, book: ServedBook | undefined): Promise<Written> {
   if (args.name === undefined)
     throw new LoreError("invalid_input", 'mode "update_recent" needs the card\'s name');
   if (args.text === undefined)
     throw new LoreError("invalid_input", 'mode "update_recent" needs the new text');
-  const card = findCard(vault, args.name, args.kind);
+  const name = args.name;
+  const card = findSaying(vault, book, name, () => findCard(vault, name, args.kind));
   const heading = kindByName(vault.kinds, card.kind).recent;
   if (heading === undefined) {
     const some = recentKinds(vault.kinds);
@@ -93,8 +98,8 @@ async function recent(vault: Vault, args: WriteCardArgs): Promise<Written> {
 }
 
 /** Everything in the card: every frontmatter key and every section, private ones marked. */
-export function readCardData(vault: Vault, args: ReadCardArgs) {
-  const card = findCard(vault, args.name, args.kind);
+export function readCardData(vault: Vault, args: ReadCardArgs, book?: ServedBook) {
+  const card = findSaying(vault, book, args.name, () => findCard(vault, args.name, args.kind));
   const now = cardDocument(card, { file: false, agent: kindByName(vault.kinds, card.kind) });
   if (args.as_of === undefined) return now;
   // The card as it was, beside it as it is (the writing app's use(node, snapshot=id)).
@@ -106,9 +111,10 @@ export function readCardData(vault: Vault, args: ReadCardArgs) {
 
 /**
  * One page of cards, sorted by kind then title. Entries are compact (aliases only when there are some,
- * `enabled`/`inject` only when switched off), so a page of a large vault stays small.
+ * `enabled`/`inject` only when switched off), so a page of a large vault stays small. Served unasked,
+ * the vault's books follow, as `lorecards list` ends with them.
  */
-export function listCardsData(vault: Vault, args: ListCardsArgs) {
+export function listCardsData(vault: Vault, args: ListCardsArgs, book?: ServedBook) {
   const kind = args.kind === undefined ? undefined : kindByName(vault.kinds, args.kind).name;
   const offset = args.offset ?? 0;
   const limit = args.limit ?? LIST_DEFAULT_LIMIT;
@@ -122,5 +128,6 @@ export function listCardsData(vault: Vault, args: ListCardsArgs) {
     next_offset: offset + page.length < shown.length ? offset + page.length : null,
     cards: page.map((c) => cardSummary(c, { path: false, compact: true })),
     unreadable: broken.filter((b) => kind === undefined || b.kind === kind).map((b) => brokenSummary(b)),
+    ...booksBeside(vault, book),
   };
 }

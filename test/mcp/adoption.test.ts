@@ -118,3 +118,41 @@ describe("read_card records adoptions", () => {
     expect(fs.existsSync(path.join(root, ".lorecards", "state.db"))).toBe(false);
   });
 });
+
+describe("read_card on a server of one book (`lorecards mcp --book`)", () => {
+  // An index block names a book's card as recall does, `book:kind/key`; the adoption goes into the
+  // vault's own state, where the hook and the gateway recorded the recall, not into the book's.
+  test("records the card by its id in the book, in the vault's own state", async () => {
+    const root = makeVault();
+    cleanup.push(() => removeDir(root));
+    const bookRoot = path.join(root, "books", "eldoria");
+    fs.mkdirSync(path.join(bookRoot, "places"), { recursive: true });
+    fs.writeFileSync(
+      path.join(bookRoot, "places", "Glade.md"),
+      "---\nkeywords: [glade]\n---\n## where\nEast.\n",
+    );
+    const server = createMcpServer(openVault(bookRoot), {
+      version: "test",
+      book: { name: "eldoria", vaultRoot: root },
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "lorecards-test", version: "0" });
+    await client.connect(clientSide);
+    const store = await openStore(stateUrl(root), { warn: () => {} });
+    cleanup.push(async () => {
+      await client.close();
+      await server.close();
+      await store.close();
+    });
+    await store.recordRecall({
+      ...listed,
+      at: Date.UTC(2025, 2, 1),
+      surface: "hook",
+      cards: ["eldoria:place/Glade"],
+    });
+    const got = await readCard(client, { name: "glade", ...listed });
+    expect(got.data!.adoption).toEqual({ status: "recorded", card: "eldoria:place/Glade", ...listed });
+    expect(fs.existsSync(path.join(bookRoot, ".lorecards", "state.db"))).toBe(false);
+  });
+});
