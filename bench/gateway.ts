@@ -19,7 +19,9 @@
  *      the same requests without saves;
  *   5. prefix stability over a scripted 30-turn conversation, replay vs plain per-turn injection;
  *   6. a fresh gateway, warm on English, meets its first Chinese: how long requests sent beside it,
- *      one at a time, wait while jieba loads (a server loads it on a thread of its own).
+ *      one at a time, wait while jieba loads (a server loads it on a thread of its own);
+ *   7. conversations as they grow: the CPU a request costs late in a long conversation against early
+ *      in it, the gateway's and the bare proxy's, one request at a time.
  *
  *   bun bench/gateway.ts [--sizes 1000,100000] [--seconds 2] [--rounds 3] [--requests 400]
  *                        [--rss-requests 10000] [--edit-seconds 10] [--warm 10000] [--vaults DIR] [--source]
@@ -54,7 +56,7 @@ import {
   target,
   type Via,
 } from "./_servers.ts";
-import { mb, ms, option, percentile, table } from "./_stats.ts";
+import { cpuSecondsOf, mb, ms, option, percentile, table } from "./_stats.ts";
 import { vaultsDir, workload } from "./_workload.ts";
 
 const SIZES = option("--sizes", "1000,100000").split(",").map(Number);
@@ -391,6 +393,56 @@ const vaults = vaultsDir(process.argv.includes("--vaults") ? option("--vaults", 
 const upstream = startFakeUpstream({ reply: () => "That sounds lovely, tell me more about it." });
 upstream.received.push = () => 0; // keep memory flat: nothing here reads what the upstream received
 const servers: Server[] = [];
+/** Section 7's conversations, how long they grow, and the turns each figure is the CPU of. */
+const LONG = { conversations: 16, turns: 150, early: [10, 30], late: [130, 150] } as const;
+
+/**
+ * Section 7: conversations as they grow. LONG.conversations conversations go turn by turn to
+ * LONG.turns, one request at a time, each turn naming a card and the client sending the whole history
+ * back, as chat clients do; the CPU each server spent (every thread, from /proc) over the early turns
+ * and over the late ones, per request. A late request carries more for both servers; what the gateway
+ * does per turn beyond the bytes (its conversation's ledger read, the replay of every block it added,
+ * the turn recorded) is what its ratio shows beside the bare proxy's.
+ */
+async function longConversations(via: Record<"bare" | "gateway", Server>, cards: readonly GenCard[]) {
+  const ratio: Record<string, number> = {};
+  const perRequest: Record<string, string> = {};
+  for (const [name, server] of Object.entries(via)) {
+    const history = Array.from({ length: LONG.conversations }, (_, c) => [
+      { role: "system", content: `You are friend number ${c}, and you remember everything.` },
+    ]);
+    const cpu: Record<"early" | "late", number> = { early: 0, late: 0 };
+    for (let t = 0; t < LONG.turns; t++) {
+      const band =
+        t >= LONG.early[0] && t < LONG.early[1]
+          ? "early"
+          : t >= LONG.late[0] && t < LONG.late[1]
+            ? "late"
+            : null;
+      const before = band === null ? null : cpuSecondsOf(server.pid);
+      for (let c = 0; c < LONG.conversations; c++) {
+        const card = cards[(c * 7919 + t * 104_729) % cards.length]!;
+        const messages = history[c]!;
+        messages.push({ role: "user", content: `Today I met ${card.title}, and we talked about the week.` });
+        await once(server.url, JSON.stringify({ model: "m", messages }), `long-${name}-${c}`);
+        messages.push({ role: "assistant", content: "That sounds like a good day. Tell me more." });
+      }
+      if (band && before !== null) cpu[band] += cpuSecondsOf(server.pid) - before;
+    }
+    const requests = (LONG.early[1] - LONG.early[0]) * LONG.conversations;
+    ratio[name] = cpu.late / cpu.early;
+    perRequest[name] = `${ms((cpu.early / requests) * 1000)} early, ${ms((cpu.late / requests) * 1000)} late`;
+  }
+  console.log(
+    `\n7. conversations as they grow (${LONG.conversations} of ${LONG.turns} turns, each naming a card): CPU a ` +
+      `request, turns ${LONG.early.join("-")} against ${LONG.late.join("-")}`,
+  );
+  console.log(
+    `  gateway ${perRequest.gateway} (${ratio.gateway!.toFixed(2)}×); bare proxy ${perRequest.bare} ` +
+      `(${ratio.bare!.toFixed(2)}×); the gateway's growth beyond the bare proxy's ${(ratio.gateway! / ratio.bare!).toFixed(2)}×`,
+  );
+}
+
 try {
   const small = Math.min(...SIZES);
   const smallCards = generateCards(small);
@@ -403,6 +455,7 @@ try {
   const chats = chatsOf(smallCards);
   await rates(gateway, bare, chats);
   await latency({ direct: upstream.url, bare: bare.url, gateway: gateway.url }, smallCards);
+  await longConversations({ bare, gateway }, smallCards);
   await bare.stop();
   await gateway.stop();
   servers.length = 0;
