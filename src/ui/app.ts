@@ -17,7 +17,7 @@ import { buildBooks, guardDrops } from "./_import.ts";
 import { loadHealth, loadRecent, onOpen } from "./_panels.ts";
 import type { Row } from "./_query.ts";
 import { loadLinks } from "./_refs.ts";
-import { pushRoute, readRoute, replaceRoute } from "./_route.ts";
+import { entryAt, numberEntry, pushRoute, type Route, readRoute, replaceRoute, routeHash } from "./_route.ts";
 import { loadStats } from "./_stats.ts";
 import { loadStyle } from "./_style.ts";
 import { toast, toastKeys } from "./_toast.ts";
@@ -28,6 +28,8 @@ const state = {
   target: null as EditorTarget | null,
   form: null as HTMLFormElement | null,
   dirty: false,
+  /** The history entry whose view is on screen (_route.ts), where a refused Back or Forward returns. */
+  entry: 0,
 };
 
 const detail = (err: unknown) =>
@@ -59,6 +61,7 @@ function leaveOk(): boolean {
 }
 
 function showList(): void {
+  state.entry = entryAt();
   document.body.dataset.view = "list";
 }
 
@@ -67,6 +70,7 @@ function showEditor(target: EditorTarget, focus = true): void {
   const live = row && !row.archived;
   state.target = { ...target, size: live ? { chars: row.chars, tokens: row.facts?.tokens } : undefined };
   state.dirty = false;
+  state.entry = entryAt();
   const form = buildEditor(state.kinds, state.target, {
     save: (body) => void save(body),
     archive: () => void archive(),
@@ -104,7 +108,10 @@ function showEditor(target: EditorTarget, focus = true): void {
 let asked = 0;
 
 async function openCard(kind: string, key: string, push = true): Promise<void> {
-  if (!leaveOk()) return;
+  if (leaveOk()) await loadCard(kind, key, push);
+}
+
+async function loadCard(kind: string, key: string, push: boolean): Promise<void> {
   const mine = ++asked;
   try {
     const card = await api<CardData>("GET", path(kind, key));
@@ -250,10 +257,31 @@ const tryBox = new TryBox({
   fail,
 });
 
+/** What is on screen, as an address: the card open, a new card, or the list. */
+function shownRoute(): Route {
+  const { target } = state;
+  if (target?.card) return { view: "card", kind: target.card.kind, key: target.card.key };
+  return target ? { view: "new", kind: target.kind.name } : { view: "list" };
+}
+
 /** Show what the address names: a card, a new card, or the list (Back and Forward land here). */
 async function follow(): Promise<void> {
   const route = readRoute();
-  if (route.view === "card") await openCard(route.kind, route.key, false);
+  if (route.view !== "list") {
+    // The card on screen (its unsaved changes kept on the list's entry, or a refused move taken back).
+    if (routeHash(route) === routeHash(shownRoute())) {
+      state.entry = entryAt();
+      return;
+    }
+    // The browser moved the address before the page could ask: Cancel goes back to the entry shown.
+    if (!leaveOk()) {
+      const back = state.entry - entryAt();
+      if (back !== 0) history.go(back);
+      else replaceRoute(shownRoute());
+      return;
+    }
+  }
+  if (route.view === "card") await loadCard(route.kind, route.key, false);
   else if (route.view === "new" && state.kinds.kinds.some((k) => k.name === route.kind))
     showEditor({ kind: kindInfo(route.kind) });
   else {
@@ -266,6 +294,7 @@ async function follow(): Promise<void> {
 
 async function start(): Promise<void> {
   adoptTokenFromUrl();
+  numberEntry(0);
   linkAppAssets();
   toastKeys();
   guardDrops();
@@ -296,7 +325,10 @@ async function start(): Promise<void> {
   window.addEventListener("beforeunload", (e) => {
     if (state.dirty) e.preventDefault();
   });
-  window.addEventListener("popstate", () => void follow());
+  window.addEventListener("popstate", () => {
+    numberEntry(state.entry + 1);
+    void follow();
+  });
   try {
     // The books first when the address names one (`?book=`): the list is that book's.
     const books = shelf.load();

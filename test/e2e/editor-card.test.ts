@@ -415,6 +415,63 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     }
   });
 
+  test("Cancel on “Discard your unsaved changes?” keeps the card and its address, after a click, Back or Forward", async () => {
+    const desk = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const p = await desk.newPage();
+      const asked: string[] = [];
+      p.on("dialog", (d) => {
+        asked.push(d.message());
+        void d.dismiss();
+      });
+      const ALICE = `${base}/#/people/Alice`;
+      const CAFE = `${base}/#/place/the%20corner%20cafe`;
+      /** The page as it stands: the address, the card on screen and its keywords as typed. */
+      const shown = async () =>
+        [
+          p.url(),
+          await p.locator(".editor-head h2").textContent(),
+          await p.locator('form.card-form input[name="keywords"]').inputValue(),
+        ].join(" | ");
+      const stays = (what: string) =>
+        pollUntil(shown, (v) => asked.length === what.length && v === `${ALICE} | Alice | Alice, Ally`, what);
+      await p.goto(`${base}/`);
+      await open("Alice", p);
+      await open("the corner cafe", p);
+      await p.goBack();
+      await seeText(p.locator(".editor-head h2"), "Alice");
+      expect(p.url()).toBe(ALICE);
+      await p.locator('form.card-form input[name="keywords"]').fill("Alice, Ally");
+      // Forward to the cafe, Cancel: Alice, her address and what was typed stay.
+      await p.goForward();
+      await stays("F");
+      // A click on another card, Cancel: the same.
+      await p.locator(".row", { hasText: "the corner cafe" }).first().click();
+      await stays("FC");
+      // Forward again, as before: the history is as it was, the cafe still ahead.
+      await p.goForward();
+      await stays("FCF");
+      // Back to the list keeps the form (as the test above says), and Forward to Alice asks nothing.
+      await p.goBack();
+      await pollUntil(
+        async () => p.url(),
+        (u) => u === `${base}/`,
+        "Back at the list",
+      );
+      await p.goForward();
+      await stays("FCF");
+      expect(asked.every((m) => m.startsWith("Discard your unsaved changes"))).toBe(true);
+      // Moving on after all: the cafe opens, at its address.
+      p.removeAllListeners("dialog");
+      p.on("dialog", (d) => void d.accept());
+      await p.goForward();
+      await seeText(p.locator(".editor-head h2"), "the corner cafe");
+      expect(p.url()).toBe(CAFE);
+    } finally {
+      await desk.close();
+    }
+  });
+
   test("a title of 170 letters with no space widens nothing, on a desktop or a phone", async () => {
     for (const options of [{ viewport: { width: 1440, height: 900 } }, PHONE]) {
       const context = await browser.newContext(options);
