@@ -30,6 +30,8 @@ export type BrokenItem = cardList.CardList["broken"][number];
 export type CardsAnswer = cardList.CardList | Extract<Answer<typeof cardList.listCards>, { cards: unknown }>;
 /** A card as the form shows it (`GET`), and as a save answers it, with its write checks. */
 export type CardData = Answer<typeof routes.getCard> & { checks?: Wire<WriteWarning[]> };
+/** `DELETE /api/cards/{kind}/{key}`: where the card went in the archive (`key` may carry `~2`). */
+export type Archived = Answer<typeof routes.deleteCard>["archived"];
 export type Reverted = Answer<typeof history.revert>;
 /** A card's versions (`GET …/history`), and one of them with its text and diff (`?version=N`). */
 export type CardHistory = Extract<Answer<typeof history.cardHistory>, { versions: unknown }>;

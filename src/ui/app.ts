@@ -2,7 +2,7 @@
 // right, the try box on top, the panels below, feedback in toasts that stay in view. Each card has an
 // address (`#/people/Alice`, _route.ts), so Back returns to the list. Plain DOM; the state of the page
 // is the object below, and everything shown comes from the API.
-import type { CardData, Kinds, Reverted } from "../api/types.ts";
+import type { Archived, CardData, Kinds, Reverted } from "../api/types.ts";
 import { loadShelf, Shelf } from "./_books.ts";
 import { Browse } from "./_browse.ts";
 import { loadBudget } from "./_budget.ts";
@@ -179,23 +179,29 @@ async function archive(): Promise<void> {
   const card = state.target?.card;
   if (!card) return;
   try {
-    await api("DELETE", path(card.kind, card.key));
+    const { archived } = await api<{ archived: Archived }>("DELETE", path(card.kind, card.key));
     state.dirty = false;
     emptyEditor(`“${card.title}” is in the archive. Tick “Archived” to restore it.`);
     replaceRoute({ view: "list" });
     showList();
-    toast(`Archived “${card.title}” (moved to _archive/, nothing deleted).`);
+    // Asked nothing, as a bulk action's toast is: its Undo brings the card back (a restore).
+    toast(`Archived “${card.title}” (moved to _archive/, nothing deleted).`, {
+      action: { label: "Undo", run: () => void restore(archived) },
+    });
     await browse.load();
   } catch (err) {
     fail(err);
   }
 }
 
-async function restore(item: Row): Promise<void> {
+/** An archived card back (a row of the archive, or an archive's Undo), opened unless another card's changes stay. */
+async function restore(item: Pick<Row, "kind" | "key">): Promise<void> {
   try {
     const card = await api<CardData>("POST", path(item.kind, item.key, "/restore"), {});
     toast(`Restored “${card.title}”.`);
-    ($("#show-archived") as HTMLInputElement).click();
+    if (browse.archived) ($("#show-archived") as HTMLInputElement).click();
+    else await browse.load();
+    if (!leaveOk()) return;
     pushRoute({ view: "card", kind: card.kind, key: card.key });
     showEditor({ kind: kindInfo(card.kind), card });
   } catch (err) {

@@ -7,7 +7,13 @@ import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { editorOverVault, haveChromium, pollUntil, seeText } from "../support/editor-browser.ts";
+import {
+  editorOverVault,
+  haveChromium,
+  openFromList,
+  pollUntil,
+  seeText,
+} from "../support/editor-browser.ts";
 
 setDefaultTimeout(120_000);
 
@@ -104,6 +110,20 @@ describe.skipIf(!haveChromium("test/e2e/editor-toast.test.ts"))(
         "the cafe enabled again",
       );
       expect(disabled(ALICE)).toBe(true);
+    });
+
+    test("a card archived from its form offers Undo, which brings it back and opens it", async () => {
+      const live = () => fs.existsSync(path.join(root, ALICE));
+      await openFromList(page, "Alice");
+      await page.locator("form.card-form").getByRole("button", { name: "Archive" }).click();
+      await seeText(undoToasts(), "Archived “Alice”");
+      expect([live(), fs.existsSync(path.join(root, "_archive", ALICE))]).toEqual([false, true]);
+      await undoToasts().getByRole("button", { name: "Undo" }).click();
+      await seeText(page.locator("#toasts"), "Restored “Alice”.");
+      expect(live()).toBe(true);
+      await seeText(page.locator(".editor-head h2"), "Alice");
+      expect(page.url()).toEndWith("#/people/Alice");
+      await seeText(page.locator('#card-list [data-id="people/Alice"]'), "Alice");
     });
 
     test("an Undo goes when the person dismisses it", async () => {
