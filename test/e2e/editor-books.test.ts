@@ -96,6 +96,29 @@ describe.skipIf(!ready)("the editor over two characters' books and a world, in C
     await page.locator("body[data-started]").waitFor({ state: "attached" });
   });
 
+  test("on a phone the try box takes the top bar's row, “Try as” goes under it and the bar stays short; a desktop keeps them side by side", async () => {
+    /** The top bar's height, and the sentence's and "Try as"'s boxes, at this size. */
+    const boxes = async (viewport: { width: number; height: number }) => {
+      await page.setViewportSize(viewport);
+      return page.evaluate(() => {
+        const box = (s: string) => document.querySelector(s)!.getBoundingClientRect();
+        return { top: box("header.top").height, sentence: box("#try-text"), as: box("#try-as") };
+      });
+    };
+    try {
+      const phone = await boxes({ width: 390, height: 844 });
+      expect(phone.sentence.width).toBeGreaterThan(200);
+      expect(phone.as.top).toBeGreaterThanOrEqual(phone.sentence.bottom);
+      expect(phone.top).toBeLessThan(110);
+      const desk = await boxes({ width: 1440, height: 900 });
+      expect(desk.as.top).toBe(desk.sentence.top);
+      expect(desk.as.left).toBeGreaterThan(desk.sentence.right);
+      expect(desk.top).toBeLessThan(70);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+  });
+
   test("the switch lists every book; choosing one shows its cards only, and the address keeps it", async () => {
     const options = await page
       .locator("#book option")
