@@ -76,7 +76,7 @@ export function search(ctx: Context, url: URL) {
 }
 
 /**
- * `GET /api/facts`: per card (`kind/key`), its public text's size in tokens (estimated: _shelf.ts
+ * `GET /api/facts`: per card (`kind/key`), its public text's size in tokens (estimated: card/
  * `estimateTokens`), how often it went in over the last 30 days and when last (the hit log, which names
  * cards by key), and the file it was imported from (its newest import in history).
  */
@@ -177,7 +177,7 @@ export async function links(ctx: Context, kindName: string, key: string) {
  * `GET /api/budget`: what a turn holds before anyone names a card: the character budget, the token
  * budget when the vault sets one, and the always-on cards (`context: always`) with their size and
  * whether each is sent, from a recall of an empty message (the pipeline's own answer); `large` when
- * they alone come to more than `DEFAULTS.alwaysOnWarnTokens` (tokens estimated, _shelf.ts).
+ * they alone come to more than `DEFAULTS.alwaysOnWarnTokens` (tokens estimated, card/ `estimateTokens`).
  */
 export async function budget(ctx: Context) {
   const result = recallJson(await ctx.engine.recall([{ role: "user", text: "" }]));

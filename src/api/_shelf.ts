@@ -8,7 +8,7 @@
  * background. Private sections are never here: nothing the engine would not inject is searched or counted.
  */
 import path from "node:path";
-import { publicTextOf } from "../card/index.ts";
+import { estimateTokens, publicTextOf } from "../card/index.ts";
 import type { CardMeta } from "../card/types.ts";
 import { fold } from "../match/index.ts";
 import { CardLookup, loadIndex, readNoFollow, type Vault, type VaultIndex } from "../vault/index.ts";
@@ -20,7 +20,11 @@ export interface ShelfEntry {
   /** Title, words and text, case-folded, for search; the text starts at `textAt`. */
   folded: string;
   textAt: number;
-  /** Tokens of the public text, estimated (`estimateTokens`). */
+  /**
+   * Tokens of the public text, estimated by the one estimate `check`, an import and `try` weigh always-on
+   * cards with (card/ `estimateTokens`): the exact count (recall/tokens.ts) takes seconds on a large
+   * Chinese book, and a list sorted by size needs the order, not the last token.
+   */
   tokens: number;
 }
 
@@ -29,19 +33,6 @@ export type Catalog = Pick<VaultIndex, "stamp" | "broken" | "warnings"> & {
   cards: CardMeta[];
   lookup: CardLookup;
 };
-
-/** East Asian scripts: about one token per character or more, where other text is about four characters. */
-const DENSE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
-
-/**
- * A text's size in tokens, estimated (CJK characters × 0.75 + the rest ÷ 4: TOOLCHAIN "Regex keys,
- * tokens, zip"). The exact count (recall/tokens.ts) takes seconds on a large Chinese book; a list sorted
- * by size needs the order, not the last token.
- */
-export function estimateTokens(text: string): number {
-  const dense = text.match(DENSE)?.length ?? 0;
-  return Math.round(dense * 0.75 + (text.length - dense) / 4);
-}
 
 export class Shelf {
   private readonly entries = new Map<string, { stamp: string; entry: ShelfEntry }>();

@@ -30,6 +30,8 @@ export interface BrowseHooks {
   /** Open a card (or restore it, from the archive). */
   open(row: Row): void;
   current(): string | undefined;
+  /** The cards' sizes in tokens came (the facts): the open card's header says its row's. */
+  sized(): void;
   fail(err: unknown): void;
 }
 
@@ -115,6 +117,7 @@ export class Browse {
     this.rows = [...this.rows];
     this.fillChoices();
     this.render();
+    this.hooks.sized();
   }
 
   private render(): void {

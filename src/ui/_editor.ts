@@ -132,33 +132,33 @@ function kindSelect(kinds: Kinds, target: EditorTarget, handlers: EditorHandlers
   return field("Kind", select);
 }
 
-/** "412 characters · 103 tokens": what the card adds when it is sent. */
-function sizeLine(target: EditorTarget): string | null {
-  const size = target.card ? target.size : undefined;
-  if (!size) return null;
-  return [plural(size.chars, "character"), size.tokens !== undefined ? plural(size.tokens, "token") : null]
-    .filter(Boolean)
-    .join(" · ");
+/**
+ * "412 characters · ≈103 tokens": what the card adds when it is sent, as its row in the list says it (the
+ * same estimate, from the same answer), and said again when that answer comes (after a save).
+ */
+export function sizeInForm(form: HTMLFormElement, size: EditorTarget["size"]): void {
+  const line = form.querySelector<HTMLElement>(".editor-head .size");
+  if (!line) return;
+  const tokens = size?.tokens;
+  line.textContent = size
+    ? [plural(size.chars, "character"), tokens !== undefined ? `≈${plural(tokens, "token")}` : null]
+        .filter(Boolean)
+        .join(" · ")
+    : "";
+  line.hidden = !size;
 }
 
 export function buildEditor(kinds: Kinds, target: EditorTarget, handlers: EditorHandlers): HTMLFormElement {
   const { card, kind } = target;
   const isNew = card === undefined;
   const title = textInput("title", card?.title ?? target.draft?.title ?? "", { required: true });
-  const size = sizeLine(target);
   const head = el(
     "div",
     { class: "editor-head" },
     el("button", { type: "button", class: "back", onclick: () => handlers.back() }, "← Cards"),
     el("h2", {}, isNew ? `New ${kindNoun(kind.name)} card` : card.title),
     isNew ? null : el("span", { class: "path" }, `${kind.dir ? `${kind.dir}/` : ""}${card.key}.md`),
-    size
-      ? el(
-          "span",
-          { class: "size", title: "the public text, as sent (tokens: o200k, as a token budget counts)" },
-          size,
-        )
-      : null,
+    isNew ? null : el("span", { class: "size", title: "the public text, as sent (tokens estimated)" }),
   );
   const basics = el(
     "div",
@@ -214,6 +214,7 @@ export function buildEditor(kinds: Kinds, target: EditorTarget, handlers: Editor
     actions,
     el("div", { class: "form-slot", role: "status" }),
   );
+  sizeInForm(form, target.size);
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     try {

@@ -5,14 +5,14 @@
 import { el, marked } from "./_dom.ts";
 import type { ListHandlers, ListModel } from "./_list.ts";
 import type { Row } from "./_query.ts";
-import { POLICY_WORDS } from "./_words.ts";
+import { POLICY_WORDS, plural } from "./_words.ts";
 
 export function rowNode(row: Row, model: Pick<ListModel, "words" | "snippets" | "archived">): HTMLElement {
   const { words, snippets, archived } = model;
   const sub = snippets[row.id] ?? row.preview ?? (row.keywords ?? []).join(", ");
   const tokens = row.facts?.tokens;
   const size =
-    tokens !== undefined ? `≈${tokens.toLocaleString()} tokens` : `${row.chars?.toLocaleString() ?? 0} chars`;
+    tokens !== undefined ? `≈${plural(tokens, "token")}` : `${row.chars?.toLocaleString() ?? 0} chars`;
   const badges = [
     row.enabled === false ? el("span", { class: "badge off" }, "disabled") : null,
     row.policy && row.policy !== "automatic"

@@ -9,7 +9,14 @@ import { loadBudget } from "./_budget.ts";
 import { adoptTokenFromUrl, api, currentBook, isApiError, path } from "./_client.ts";
 import { $, el, linkAppAssets } from "./_dom.ts";
 import { loadConversations } from "./_door.ts";
-import { alertInForm, buildEditor, conflictInForm, type EditorTarget, warnInForm } from "./_editor.ts";
+import {
+  alertInForm,
+  buildEditor,
+  conflictInForm,
+  type EditorTarget,
+  sizeInForm,
+  warnInForm,
+} from "./_editor.ts";
 import { draftOf } from "./_form-read.ts";
 import { loadCardHealth } from "./_health.ts";
 import { type HistoryHooks, loadChanges, loadHistory } from "./_history.ts";
@@ -49,10 +56,19 @@ function kindInfo(name: string) {
 
 const idOf = (card: { kind: string; key: string } | undefined) => card && `${card.kind}/${card.key}`;
 
+/** A card's size as its row in the list has it: the header and the row say one count. */
+function sizeOf(card: CardData | undefined): EditorTarget["size"] {
+  const row = card && browse.rowOf(`${card.kind}/${card.key}`);
+  return row && !row.archived ? { chars: row.chars, tokens: row.facts?.tokens } : undefined;
+}
+
 const browse = new Browse({
   kinds: () => state.kinds,
   open: (row) => void (row.archived ? restore(row) : openCard(row.kind, row.key)),
   current: () => idOf(state.target?.card),
+  sized: () => {
+    if (state.form && state.target?.card) sizeInForm(state.form, sizeOf(state.target.card));
+  },
   fail,
 });
 
@@ -66,9 +82,7 @@ function showList(): void {
 }
 
 function showEditor(target: EditorTarget, focus = true): void {
-  const row = target.card && browse.rowOf(`${target.card.kind}/${target.card.key}`);
-  const live = row && !row.archived;
-  state.target = { ...target, size: live ? { chars: row.chars, tokens: row.facts?.tokens } : undefined };
+  state.target = { ...target, size: sizeOf(target.card) };
   state.dirty = false;
   state.entry = entryAt();
   const form = buildEditor(state.kinds, state.target, {

@@ -230,6 +230,23 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     expect(read("people/Alice.md")).toBe(before);
   });
 
+  test("a card's header and its row in the list say one size in tokens, and after a save the new one", async () => {
+    await open("the blue notebook");
+    const row = page.locator('#card-list [data-id="thing/the blue notebook"] .size');
+    const head = page.locator(".editor-head .size");
+    /** How many tokens the header says and how many the row says, once both say. */
+    const counts = async () => {
+      const tokens = async (l: Locator) => /([\d,]+) tokens?/.exec((await l.textContent()) ?? "")?.[1] ?? "?";
+      return `${await tokens(head)} | ${await tokens(row)}`;
+    };
+    const agree = (v: string) => !v.includes("?") && v.split(" | ")[0] === v.split(" | ")[1];
+    const before = await pollUntil(counts, agree, "the header and the row agree");
+    await page.locator("form.card-form textarea").first().fill("Where the plans go. ".repeat(20));
+    await page.locator("form.card-form").getByRole("button", { name: "Save" }).click();
+    await seeText(page.locator("#toasts"), "Saved “the blue notebook”");
+    await pollUntil(counts, (v) => agree(v) && v !== before, "a new count, the same in both");
+  });
+
   test("a card opened while the page is still starting stays as the person has it", async () => {
     // The books' answer, the last the page waits for at the start, is held until the person has opened
     // a card, its lorebook settings, and typed in one.
