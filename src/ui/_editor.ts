@@ -8,6 +8,7 @@ import { readEditor } from "./_form-read.ts";
 import { CONTROLLED, lorebookControls } from "./_lorebook.ts";
 import type { Row } from "./_query.ts";
 import { refsPicker } from "./_refs.ts";
+import { sayInvalid } from "./_validity.ts";
 import { kindNoun, plural } from "./_words.ts";
 
 export interface EditorHandlers {
@@ -223,6 +224,7 @@ export function buildEditor(kinds: Kinds, target: EditorTarget, handlers: Editor
       alertInForm(form, (err as Error).message);
     }
   });
+  sayInvalid(form, (message) => alertInForm(form, message));
   return form;
 }
 

@@ -210,7 +210,7 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     expect(Object.keys(frontmatter("people/Alice.md")).sort()).toEqual(["keywords"]);
   });
 
-  test("a value the CLI could not use is refused in the form, naming the field; the file stays as it was", async () => {
+  test("a value the CLI could not use, or out of its control's range, is refused in the form, naming the field; the file stays as it was", async () => {
     await open("Alice");
     const before = read("people/Alice.md");
     const form = page.locator("form.card-form");
@@ -218,10 +218,17 @@ describe.skipIf(!hasChromium)("one card in the editor, in Chromium", () => {
     await form.getByLabel("Weight in the draw", { exact: true }).fill("0");
     await form.getByRole("button", { name: "Save" }).click();
     await seeText(form.locator(".form-slot"), "group_weight 0 is not a number above 0");
-    // Out of the control's range, the browser itself stops the save.
+    // Out of the control's range, the browser itself stops the save, and the form says why, opening
+    // the settings folded away meanwhile.
     await form.getByLabel("Weight in the draw", { exact: true }).fill("");
     await form.getByLabel("Chance (%)", { exact: true }).fill("150");
+    await form.locator("details.lorebook > summary").click();
     await form.getByRole("button", { name: "Save" }).click();
+    await seeText(form.locator(".form-slot"), "Chance (%): probability 150 is not a number from 0 to 100.");
+    expect(await form.locator("details.lorebook").evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe(
+      "lb:probability",
+    );
     expect(
       await form
         .getByLabel("Chance (%)", { exact: true })
