@@ -1,7 +1,9 @@
 // Feedback that stays in view: a toast at the bottom of the screen, wherever the person scrolled to. A
 // confirmation fades after a while; an error stays until dismissed, and so does a toast that offers an
-// action (Undo): a person who looked away must still find it, so only their dismissing it or a newer
-// action's toast takes it away, never the clock, nor a stream of confirmations. Every toast has a close
+// action (Undo): a person who looked away must still find it, so never the clock nor a stream of
+// confirmations takes it away; only their dismissing it, a newer action's toast, or their moving on to
+// another card or the list (an Undo left over from the view before reads as about the one shown; every
+// step is still undone from Recent changes). Every toast has a close
 // button, and Escape closes the newest. The region is a live region, so a screen reader reads each toast
 // as it comes.
 import { $, el } from "./_dom.ts";
@@ -60,13 +62,18 @@ export function toast(message: string, opts: ToastOptions = {}): HTMLElement {
     el("button", { type: "button", class: "small close", "aria-label": "Dismiss", onclick: close }, "×"),
   );
   // A newer action replaces the older one's toast (the older step is still undone from Recent changes).
-  if (opts.action) for (const older of host.querySelectorAll("[data-action]")) older.remove();
+  if (opts.action) dropOffers();
   host.append(item);
   // Too many: the oldest go, an action's toast last.
   while (host.children.length > MAX_SHOWN)
     ([...host.children].find((t) => !t.hasAttribute("data-action")) ?? host.firstElementChild!).remove();
   if (!opts.error && !opts.action) setTimeout(close, FADE_MS);
   return item;
+}
+
+/** The view changed (another card, the list): the toasts offering an action on the view before go. */
+export function dropOffers(): void {
+  for (const t of $("#toasts").querySelectorAll("[data-action]")) t.remove();
 }
 
 /** Escape closes the newest toast (when nothing else, a dialog or a menu, takes Escape first). */

@@ -27,7 +27,7 @@ import { loadLinks } from "./_refs.ts";
 import { entryAt, numberEntry, pushRoute, type Route, readRoute, replaceRoute, routeHash } from "./_route.ts";
 import { loadStats } from "./_stats.ts";
 import { loadStyle } from "./_style.ts";
-import { toast, toastKeys } from "./_toast.ts";
+import { dropOffers, toast, toastKeys } from "./_toast.ts";
 import { TryBox } from "./_try.ts";
 
 const state = {
@@ -77,11 +77,13 @@ function leaveOk(): boolean {
 }
 
 function showList(): void {
+  dropOffers();
   state.entry = entryAt();
   document.body.dataset.view = "list";
 }
 
 function showEditor(target: EditorTarget, focus = true): void {
+  if (!target.card || idOf(target.card) !== idOf(state.target?.card)) dropOffers();
   state.target = { ...target, size: sizeOf(target.card) };
   state.dirty = false;
   state.entry = entryAt();

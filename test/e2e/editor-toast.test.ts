@@ -1,8 +1,8 @@
 // The editor's toasts in headless Chromium against the compiled binary, on a clock the test moves
 // (Playwright's fake timers), so no test waits for real time to pass: a confirmation fades, but a toast
-// that offers Undo stays however long the person looked away, until they dismiss it or a newer
-// action's Undo takes its place; it is a status a screen reader reads, and its Undo a button the
-// keyboard reaches.
+// that offers Undo stays however long the person looked away, until they dismiss it, a newer action's
+// Undo takes its place or they move on to another card; it is a status a screen reader reads, and its
+// Undo a button the keyboard reaches.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
@@ -124,6 +124,30 @@ describe.skipIf(!haveChromium("test/e2e/editor-toast.test.ts"))(
       await seeText(page.locator(".editor-head h2"), "Alice");
       expect(page.url()).toEndWith("#/people/Alice");
       await seeText(page.locator('#card-list [data-id="people/Alice"]'), "Alice");
+    });
+
+    test("an Undo goes when the person opens another card, and Recent changes still takes the step back", async () => {
+      await select("people/Alice", "place/the corner cafe");
+      await page.locator("#bulk .tag-input").fill("met");
+      await page.locator("#bulk").getByRole("button", { name: "Tag", exact: true }).click();
+      await seeText(undoToasts(), "Tagged 2 cards “met”.");
+      const tagged = () => String(/^tags: \[?met/m.test(fs.readFileSync(path.join(root, ALICE), "utf8")));
+      expect(tagged()).toBe("true");
+      await openFromList(page, "the corner cafe");
+      await expect(undoToasts().count()).resolves.toBe(0);
+      const changes = page.locator("#changes");
+      if (!(await changes.evaluate((d) => (d as HTMLDetailsElement).open)))
+        await changes.locator("summary").click();
+      await changes
+        .getByRole("button", { name: /^Undo step/ })
+        .first()
+        .click();
+      await seeText(page.locator("#toasts"), "Undone: 2 cards put back as they were.");
+      await pollUntil(
+        async () => tagged(),
+        (v) => v === "false",
+        "Alice untagged",
+      );
     });
 
     test("an Undo goes when the person dismisses it", async () => {
