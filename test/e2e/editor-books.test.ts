@@ -102,7 +102,12 @@ describe.skipIf(!ready)("the editor over two characters' books and a world, in C
       await page.setViewportSize(viewport);
       return page.evaluate(() => {
         const box = (s: string) => document.querySelector(s)!.getBoundingClientRect();
-        return { top: box("header.top").height, sentence: box("#try-text"), as: box("#try-as") };
+        return {
+          top: box("header.top").height,
+          sentence: box("#try-text"),
+          as: box("#try-as"),
+          wide: document.documentElement.scrollWidth,
+        };
       });
     };
     try {
@@ -110,6 +115,7 @@ describe.skipIf(!ready)("the editor over two characters' books and a world, in C
       expect(phone.sentence.width).toBeGreaterThan(200);
       expect(phone.as.top).toBeGreaterThanOrEqual(phone.sentence.bottom);
       expect(phone.top).toBeLessThan(110);
+      expect(phone.wide).toBe(390);
       const desk = await boxes({ width: 1440, height: 900 });
       expect(desk.as.top).toBe(desk.sentence.top);
       expect(desk.as.left).toBeGreaterThan(desk.sentence.right);
