@@ -21,7 +21,7 @@ import {
 import { settingsIn } from "./_book-settings.ts";
 import { type ImportOptions, type ImportResult, importBook } from "./_disk.ts";
 import { keepCard } from "./_kept-card.ts";
-import { parseBook } from "./_parse.ts";
+import { type ParsedBook, parseBook } from "./_parse.ts";
 
 export interface IntoBookOptions extends ImportOptions {
   /** The book to import into (`main`: the vault's own cards); default: the file's own book. */
@@ -91,6 +91,8 @@ export async function importIntoBook(
           : [`the card kept as ${kept.name} in the book is left as it is (--force replaces it)`]),
     ];
   }
+  const unnamed = userUnnamed(parsed, [vaultRoot, ...(name === MAIN_BOOK ? [] : [root])]);
+  if (unnamed !== undefined) result.notes = [...result.notes, unnamed];
   // A world book is read in every conversation from now on, beside any other: a new user found a
   // Korean school's always-on cards in a Chinese fantasy chat. Said once, when the book is made.
   if (made && character === undefined && name !== MAIN_BOOK) {
@@ -101,4 +103,22 @@ export async function importIntoBook(
     ];
   }
   return { ...result, into: { name, root, made, ...(character !== undefined && { character }) } };
+}
+
+/** `{{user}}` and its alias `<user>`, in any letter case (recall/macros.ts reads them so). */
+const USER_MACRO = /\{\{user\}\}|<user>/i;
+
+/**
+ * Said when the book's enabled entries speak of `{{user}}` and neither the vault's settings.yaml nor
+ * the book's names the person: SillyTavern puts its persona's name there, lorecards leaves the macro
+ * as written, and a companion service found its model reading "{{user}}: …" in 198 of its requests.
+ */
+function userUnnamed(parsed: ParsedBook, settingsDirs: readonly string[]): string | undefined {
+  if (settingsDirs.some((dir) => settingsIn(dir).user !== undefined)) return undefined;
+  const n = parsed.entries.filter((e) => e.enabled && USER_MACRO.test(e.body)).length;
+  if (n === 0) return undefined;
+  return (
+    `${n} of its entries speak of {{user}}, and no name is set for you: the model reads "{{user}}" as ` +
+    "written. `user: YOUR NAME` in settings.yaml names you (SillyTavern's persona name)"
+  );
 }

@@ -209,6 +209,20 @@ describe.skipIf(!HAVE_REAL)("importing into books", () => {
     },
   );
 
+  test("a book whose entries speak of {{user}} says so when no name is set for the person, and not once one is", async () => {
+    const root = newVault();
+    const file = { filename: "/tmp/sora_Eldoria_V10.6.0.json" };
+    const said = (notes: string[]) => notes.filter((n) => n.includes("speak of {{user}}"));
+    const first = await importIntoBook(root, real("sora_Eldoria_V10.6.0.json"), file);
+    expect(said(first.notes)).toEqual([
+      '3 of its entries speak of {{user}}, and no name is set for you: the model reads "{{user}}" as written. ' +
+        "`user: YOUR NAME` in settings.yaml names you (SillyTavern's persona name)",
+    ]);
+    fs.appendFileSync(path.join(root, "settings.yaml"), "user: Ann\n");
+    const again = await importIntoBook(root, real("sora_Eldoria_V10.6.0.json"), { ...file, force: true });
+    expect(said(again.notes)).toEqual([]);
+  });
+
   test("a world book makes a book named after its file, read in every conversation", async () => {
     const root = newVault();
     const result = await importIntoBook(root, real("st-worldinfo-Eldoria.json"), {
