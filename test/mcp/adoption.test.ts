@@ -16,10 +16,20 @@ afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
 
-async function setUp(): Promise<{ root: string; client: Client; store: Store }> {
+/**
+ * A server on a new vault (or on one of its books, made by `book` before the server starts), a client
+ * linked to it, and the vault's own state store.
+ */
+async function setUp(
+  book?: (root: string) => { name: string; root: string },
+): Promise<{ root: string; client: Client; store: Store }> {
   const root = makeVault();
   cleanup.push(() => removeDir(root));
-  const server = createMcpServer(openVault(root), { version: "test" });
+  const served = book?.(root);
+  const server = createMcpServer(openVault(served?.root ?? root), {
+    version: "test",
+    ...(served && { book: { name: served.name, vaultRoot: root } }),
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "lorecards-test", version: "0" });
@@ -123,27 +133,14 @@ describe("read_card on a server of one book (`lorecards mcp --book`)", () => {
   // An index block names a book's card as recall does, `book:kind/key`; the adoption goes into the
   // vault's own state, where the hook and the gateway recorded the recall, not into the book's.
   test("records the card by its id in the book, in the vault's own state", async () => {
-    const root = makeVault();
-    cleanup.push(() => removeDir(root));
-    const bookRoot = path.join(root, "books", "eldoria");
-    fs.mkdirSync(path.join(bookRoot, "places"), { recursive: true });
-    fs.writeFileSync(
-      path.join(bookRoot, "places", "Glade.md"),
-      "---\nkeywords: [glade]\n---\n## where\nEast.\n",
-    );
-    const server = createMcpServer(openVault(bookRoot), {
-      version: "test",
-      book: { name: "eldoria", vaultRoot: root },
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "lorecards-test", version: "0" });
-    await client.connect(clientSide);
-    const store = await openStore(stateUrl(root), { warn: () => {} });
-    cleanup.push(async () => {
-      await client.close();
-      await server.close();
-      await store.close();
+    const { root, client, store } = await setUp((root) => {
+      const bookRoot = path.join(root, "books", "eldoria");
+      fs.mkdirSync(path.join(bookRoot, "places"), { recursive: true });
+      fs.writeFileSync(
+        path.join(bookRoot, "places", "Glade.md"),
+        "---\nkeywords: [glade]\n---\n## where\nEast.\n",
+      );
+      return { name: "eldoria", root: bookRoot };
     });
     await store.recordRecall({
       ...listed,
@@ -153,6 +150,6 @@ describe("read_card on a server of one book (`lorecards mcp --book`)", () => {
     });
     const got = await readCard(client, { name: "glade", ...listed });
     expect(got.data!.adoption).toEqual({ status: "recorded", card: "eldoria:place/Glade", ...listed });
-    expect(fs.existsSync(path.join(bookRoot, ".lorecards", "state.db"))).toBe(false);
+    expect(fs.existsSync(path.join(root, "books", "eldoria", ".lorecards", "state.db"))).toBe(false);
   });
 });
