@@ -52,7 +52,8 @@ function section(title: string, items: HTMLElement[]): HTMLElement | null {
         "section",
         { class: "import-part" },
         el("h4", {}, `${title} (${items.length})`),
-        el("ul", { class: "import-list" }, ...items),
+        // Taller than its room, the list scrolls: a keyboard reaches it, as a mouse wheel does.
+        el("ul", { class: "import-list", tabindex: "0", "aria-label": title }, ...items),
       );
 }
 
