@@ -6,7 +6,8 @@
  * the protocol's adapter names (its `UsageShape`: where they sit, what their fields mean), later
  * ones merged over earlier ones (a stream's running totals win).
  * Nothing here can fail the client's stream: a failure on our branch only means no usage. A client
- * that goes away cancels our branch too, so the upstream request is cancelled as before.
+ * that goes away cancels our branch too, once what had arrived is read, so the upstream request is
+ * cancelled as before.
  */
 
 import type { Usage } from "../state/index.ts";
@@ -32,7 +33,7 @@ export interface TapOptions {
   shape: UsageShape;
   /** The upstream response's headers (content type, content encoding). */
   headers: Headers;
-  /** The client's request signal: its abort cancels our branch. */
+  /** The client's request signal: its abort cancels our branch, once what had arrived is read. */
   signal?: AbortSignal;
   /** Called once, after the body ended (or broke), when any usage was found. */
   onUsage(usage: Usage): void;
@@ -53,8 +54,11 @@ function formatOf(headers: Headers): string | null | undefined {
 }
 
 /**
- * The usage a body reports, read to its end (or until `signal` aborts, which cancels it); null when
- * it reports none, or cannot be read. Never rejects.
+ * The usage a body reports, read to its end; null when it reports none, or cannot be read. Never
+ * rejects. When `signal` aborts (the client went away), what has arrived is read first and the rest
+ * cancelled: a client that hangs up as soon as it has the last event (ollama-js after its `done` line,
+ * an SDK after `message_stop`) often does so while that event, which carries the usage, still waits
+ * on our branch, and cancelling at once dropped it from `stats`.
  */
 export async function usageOf(
   body: ReadableStream<Uint8Array>,
@@ -63,27 +67,48 @@ export async function usageOf(
   const format = formatOf(options.headers);
   const usage = new UsageReader(options.shape, isEventStream(options.headers));
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  const stop = () => void reader?.cancel().catch(() => undefined);
   try {
     if (format === undefined) throw new Error("unknown content-encoding");
     const stream =
       format === null ? body : body.pipeThrough(decompressor(format) as ReadableWritablePair<Uint8Array>);
     reader = stream.getReader();
-    if (options.signal?.aborted) stop();
-    options.signal?.addEventListener("abort", stop, { once: true });
     const decoder = new TextDecoder();
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      usage.write(decoder.decode(value, { stream: true }));
+      const next = options.signal?.aborted ? await arrived(reader) : await reader.read();
+      if (next === undefined) {
+        void reader.cancel().catch(() => undefined);
+        break;
+      }
+      if (next.done) break;
+      usage.write(decoder.decode(next.value, { stream: true }));
     }
   } catch {
     // A broken or cancelled stream, or a body that does not decompress: keep what was found.
     void body.cancel().catch(() => undefined);
-  } finally {
-    options.signal?.removeEventListener("abort", stop);
   }
   return usage.end();
+}
+
+type Read = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>;
+
+/**
+ * The next chunk if it has arrived already, the end if the stream has ended, else undefined: a chunk
+ * waiting in the stream's queue is handed over in a microtask, before a timer of 0 fires.
+ */
+function arrived(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Read | undefined> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(undefined), 0);
+    reader.read().then(
+      (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** Bun's DecompressionStream takes "brotli" and "zstd" besides the standard formats. */

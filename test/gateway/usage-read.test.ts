@@ -168,6 +168,44 @@ describe("the tap", () => {
     });
   });
 
+  test("a client that hangs up as soon as it has the last event: what had arrived is read, its usage with it", async () => {
+    // The whole answer has arrived and waits on our branch when the client's abort comes (ollama-js
+    // after its done line, an SDK after message_stop, while the answer's end waits for the commit).
+    const aborted = new AbortController();
+    aborted.abort();
+    const headers = new Headers(sse);
+    expect(
+      await usageOf(streamOf(pieces(encoded, 7)), {
+        shape: shapeOf("anthropic"),
+        headers,
+        signal: aborted.signal,
+      }),
+    ).toEqual(anthropic.usage!);
+  });
+
+  test("a client that hangs up while the upstream still streams: what had arrived is read, the rest cancelled", async () => {
+    const aborted = new AbortController();
+    let cancelled = false;
+    const head = encoded.slice(0, anthropic.body.indexOf("content_block_start"));
+    const endless = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(head);
+        aborted.abort();
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const headers = new Headers(sse);
+    expect(await usageOf(endless, { shape: shapeOf("anthropic"), headers, signal: aborted.signal })).toEqual({
+      uncached: 12,
+      cacheRead: 3000,
+      cacheWrite: 0,
+      output: 1,
+    });
+    expect(cancelled).toBe(true);
+  });
+
   test("a multi-byte character split between chunks neither breaks the client's bytes nor the reading", async () => {
     const body = '{"content":[{"text":"café 小林 😀"}],"usage":{"input_tokens":3,"output_tokens":1}}';
     const raw = new TextEncoder().encode(body);
