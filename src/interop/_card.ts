@@ -46,8 +46,6 @@ function str(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
 
-/** Spec 13.2: a V1 card's six fields under `data`, with the V2 additions empty. */
-/** The V2 fields a card gets when the source has none (spec section 5: all required, may be empty). */
 /** What a card says of its character besides its name. */
 const CHARACTER_TEXTS = [
   "description",
@@ -79,6 +77,8 @@ export function carriesOnlyABook(data: Raw): boolean {
   );
 }
 
+/** Spec 13.2: a V1 card's six fields under `data`, with the V2 additions empty. */
+/** The V2 fields a card gets when the source has none (spec section 5: all required, may be empty). */
 function v2Defaults(): Raw {
   return {
     creator_notes: "",
