@@ -16,6 +16,7 @@
 
 import type { CardPlacement } from "../card/types.ts";
 import {
+  aroundSystemText,
   type Chosen,
   chosenCards,
   type RecallResult,
@@ -73,8 +74,7 @@ export function placedSlot(at: CardPlacement, view: ChatView, target: number): S
   const position = at.position;
   if (at.depth === null && (position === "before_char" || position === "before_desc"))
     return { anchor: first, place: "system_start", where: "before the system text" };
-  if (at.depth === null && position !== "at_depth" && position !== "an_top" && position !== "an_bottom")
-    return { anchor: first, place: "system", where: "after the system text" };
+  if (aroundSystemText(at)) return { anchor: first, place: "system", where: "after the system text" };
   const depth = at.depth ?? DEFAULT_DEPTH;
   const role: Role = at.role ?? "system";
   if (depth === 0) return { anchor: target, place: "after", role, where: `depth 0 as ${role}` };

@@ -49,7 +49,7 @@ export * from "./selection.ts";
 export { type Refresher, type SourceOptions, VaultSource } from "./source.ts";
 export { lineChars, listedCards, newQueryId, recallRecordOf } from "./stages/index-block.ts";
 export { idOf } from "./stages/notice.ts";
-export { hasOwnPlace, tierFor } from "./stages/place.ts";
+export { aroundSystemText, hasOwnPlace, tierFor } from "./stages/place.ts";
 export { DEFAULT_FRAMING, firstLine, renderCard, renderContext } from "./stages/render.ts";
 export { tokenCounter } from "./tokens.ts";
 export { parseTurns, type TurnsInput } from "./turns.ts";

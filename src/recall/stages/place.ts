@@ -59,7 +59,7 @@ export function tierFor(
  * entries mostly have such a position); it goes with the newest message instead, and replay keeps it
  * there. A depth is counted from the end, so it moves only the messages after it.
  */
-function aroundSystemText(placement: CardPlacement): boolean {
+export function aroundSystemText(placement: CardPlacement): boolean {
   if (placement.depth !== null) return false;
   const p = placement.position;
   return p !== null && p !== "outlet" && p !== "at_depth" && p !== "an_top" && p !== "an_bottom";
