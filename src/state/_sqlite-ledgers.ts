@@ -14,7 +14,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { LedgerChange } from "./_driver.ts";
-import { byAnchor, byTurn, type ReplayKey } from "./_rules.ts";
+import { byAnchor, byTurn, type ReplayKey, type StoredKeys } from "./_rules.ts";
 import type { Injection, ReplayRecord } from "./types.ts";
 
 /** At most this many conversations' ledgers, and this many characters of replayed text in all. */
@@ -42,15 +42,26 @@ export class LedgerMemo {
 
   /** Conversation `n`'s ledger: the one kept, else `read` (and kept). */
   get(n: number, read: () => Ledger): Ledger {
-    const hit = this.peek(n);
-    if (hit !== undefined) return hit;
+    const hit = this.current(n);
+    if (hit !== undefined) return copied(hit);
     const ledger = read();
     this.keep(n, ledger);
     return copied(ledger);
   }
 
-  /** Conversation `n`'s ledger when one is kept and still the file's. */
-  peek(n: number): Ledger | undefined {
+  /** The keys of conversation `n`'s ledger when one is kept, all a commit plans with (no text). */
+  keys(n: number): Omit<StoredKeys, "row"> | undefined {
+    const hit = this.current(n);
+    return (
+      hit && {
+        injections: hit.injections.map(({ id, turn }) => ({ id, turn })),
+        replays: hit.replays.map(({ anchor, hash, turn }) => ({ anchor, hash, turn })),
+      }
+    );
+  }
+
+  /** The kept ledger of `n`, made the most recently read, once another connection's commits are seen. */
+  private current(n: number): Kept | undefined {
     const version = this.dataVersion.get()!.data_version;
     if (version !== this.version) {
       this.clear();
@@ -61,7 +72,7 @@ export class LedgerMemo {
     // Most recently read last: the first is the one to let go.
     this.kept.delete(n);
     this.kept.set(n, hit);
-    return copied(hit);
+    return hit;
   }
 
   /** A committed change of conversation `n`, as `putCommit` wrote it: a kept ledger takes it too. */

@@ -61,8 +61,8 @@ export function sqliteTx(c: Connection): SqliteTx {
       if (stored === null) return { row: null, injections: [], replays: [] };
       const { n, ...row } = stored;
       if (seen.isNew(n)) return { row, ...seen.ledgerOfNew(n) };
-      const kept = touched.has(n) ? undefined : ledgers.peek(n);
-      if (kept !== undefined) return { row, injections: kept.injections, replays: kept.replays };
+      const kept = touched.has(n) ? undefined : ledgers.keys(n);
+      if (kept !== undefined) return { row, ...kept };
       return { row, injections: q.injectionKeys.all(n), replays: q.replayKeys.all(n) };
     },
     putCommit(id, row, change) {
