@@ -13,6 +13,7 @@
 
 import { typedText } from "../recall/index.ts";
 import type { Placement } from "../state/index.ts";
+import { TextMemo } from "../text-memo.ts";
 import type { UsageShape } from "./_usage.ts";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -147,6 +148,29 @@ function sha(text: string): string {
   return Bun.CryptoHasher.hash("sha256", text, "hex").slice(0, 32);
 }
 
+/**
+ * The keys and hashes of the user's and the model's messages met lately, by their text: a chat client
+ * sends the whole history with every request, and replay looks up the message of each of its records,
+ * so a conversation of 150 turns cost 300 hashes of JSON a request (400 µs) for messages whose keys it
+ * had worked out the request before. A message in parts (images, cache hints) is worked out each time.
+ */
+const MEMO_CHARS = 1_000_000;
+const MEMO_LONGEST = 64 * 1024;
+const remembered = new Map<typeof hashMessage, Record<string, TextMemo<string>>>();
+
+function rememberedOf(of: typeof hashMessage, role: string, content: unknown): string {
+  if (typeof content !== "string" || (role !== "user" && role !== "assistant")) return of(role, content);
+  let memos = remembered.get(of);
+  if (memos === undefined) {
+    memos = {
+      user: new TextMemo(MEMO_CHARS, MEMO_LONGEST),
+      assistant: new TextMemo(MEMO_CHARS, MEMO_LONGEST),
+    };
+    remembered.set(of, memos);
+  }
+  return memos[role]!.get(content, (text) => of(role, text));
+}
+
 /** A view over `messages` with hashes computed on demand (a body may carry megabytes of images). */
 export function makeView(system: string, raw: readonly JsonObject[], messages: ChatMessage[]): ChatView {
   const hashes = new Map<number, string>();
@@ -155,7 +179,7 @@ export function makeView(system: string, raw: readonly JsonObject[], messages: C
     let h = cache.get(i);
     if (h === undefined) {
       const m = raw[i];
-      h = m === undefined ? "" : of(String(m.role), m.content);
+      h = m === undefined ? "" : rememberedOf(of, String(m.role), m.content);
       cache.set(i, h);
     }
     return h;
