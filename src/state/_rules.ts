@@ -60,18 +60,30 @@ export function planCommit(stored: StoredKeys, change: ConversationChange, limit
     ledger.set(inj.id, merged);
     put.set(inj.id, merged);
   }
-  const cards = new Set(
-    [...ledger.values()]
-      .sort(byRecency)
-      .slice(0, limits.cardsPerConversation)
-      .map((i) => i.id),
-  );
+  // Within a cap everything is kept: the sort that picks what stays is only needed past it (a long
+  // conversation's commit sorted its hundreds of keys every turn for nothing).
+  const cards =
+    ledger.size <= limits.cardsPerConversation
+      ? null
+      : new Set(
+          [...ledger.values()]
+            .sort(byRecency)
+            .slice(0, limits.cardsPerConversation)
+            .map((i) => i.id),
+        );
+  const hasCard = (id: string) => (cards === null ? ledger.has(id) : cards.has(id));
 
   const records: (ReplayKey & { turn: number })[] = stored.replays.filter((r) => survives(r.turn));
   const fresh = change.replay;
   const first = fresh !== undefined && !records.some((r) => sameKey(r, fresh));
   if (first) records.push(fresh);
-  const kept = new Set(records.sort(byNearestEnd).slice(0, limits.replaysPerConversation).map(keyOf));
+  // Within the cap a stored record stays when it survives the clock, or when the fresh one takes its key.
+  const kept =
+    records.length <= limits.replaysPerConversation
+      ? null
+      : new Set(records.sort(byNearestEnd).slice(0, limits.replaysPerConversation).map(keyOf));
+  const isKept = (r: ReplayKey & { turn: number }) =>
+    kept === null ? survives(r.turn) || (first && sameKey(r, fresh)) : kept.has(keyOf(r));
 
   return {
     row: {
@@ -87,12 +99,10 @@ export function planCommit(stored: StoredKeys, change: ConversationChange, limit
     },
     created: stored.row === null,
     // A record dropped by a new clock whose key comes back in this change is replaced, not dropped.
-    dropInjections: stored.injections.filter((i) => !cards.has(i.id)).map((i) => i.id),
-    putInjections: [...put.values()].filter((i) => cards.has(i.id)),
-    dropReplays: stored.replays
-      .filter((r) => !kept.has(keyOf(r)))
-      .map(({ anchor, hash }) => ({ anchor, hash })),
-    putReplay: first && kept.has(keyOf(fresh)) ? fresh : null,
+    dropInjections: stored.injections.filter((i) => !hasCard(i.id)).map((i) => i.id),
+    putInjections: [...put.values()].filter((i) => hasCard(i.id)),
+    dropReplays: stored.replays.filter((r) => !isKept(r)).map(({ anchor, hash }) => ({ anchor, hash })),
+    putReplay: first && isKept(fresh) ? fresh : null,
   };
 }
 

@@ -49,15 +49,14 @@ export class LedgerMemo {
     return copied(ledger);
   }
 
-  /** The keys of conversation `n`'s ledger when one is kept, all a commit plans with (no text). */
+  /**
+   * The keys of conversation `n`'s ledger when one is kept, all a commit plans with: the kept lists
+   * themselves, not copies (a plan only reads its keys, `planCommit`, and a long conversation's copy
+   * of its 200 keys cost more than the plan).
+   */
   keys(n: number): Omit<StoredKeys, "row"> | undefined {
     const hit = this.current(n);
-    return (
-      hit && {
-        injections: hit.injections.map(({ id, turn }) => ({ id, turn })),
-        replays: hit.replays.map(({ anchor, hash, turn }) => ({ anchor, hash, turn })),
-      }
-    );
+    return hit && { injections: hit.injections, replays: hit.replays };
   }
 
   /** The kept ledger of `n`, made the most recently read, once another connection's commits are seen. */
@@ -86,12 +85,11 @@ export class LedgerMemo {
       ...change.putInjections.map((i) => ({ id: i.id, turn: i.turn, version: i.version })),
     ].sort(byTurn);
     const put = change.putReplay;
+    // Mostly a turn adds one record and drops none: the others are kept as they are, in their order.
     const dropped = new Set(change.dropReplays.map(keyOf));
     if (put) dropped.add(keyOf(put));
-    const replays = [
-      ...old.replays.filter((r) => !dropped.has(keyOf(r))),
-      ...(put ? [asStored(put)] : []),
-    ].sort(byAnchor);
+    const replays = old.replays.filter((r) => !(dropped.size > 0 && dropped.has(keyOf(r))));
+    if (put) insertSorted(replays, asStored(put));
     this.drop(n);
     this.keep(n, { injections, replays });
   }
@@ -138,9 +136,33 @@ function asStored(r: ReplayRecord): ReplayRecord {
   return record;
 }
 
+/** `record` in `records` (sorted `byAnchor`) at its place: after every record that sorts before it. */
+function insertSorted(records: ReplayRecord[], record: ReplayRecord): void {
+  let lo = 0;
+  let hi = records.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byAnchor(records[mid]!, record) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  records.splice(lo, 0, record);
+}
+
 function copied(ledger: Ledger): Ledger {
-  return {
-    injections: ledger.injections.map((i) => ({ ...i })),
-    replays: ledger.replays.map((r) => ({ ...r, cards: r.cards.map((c) => ({ ...c })) })),
+  return { injections: ledger.injections.map((i) => ({ ...i })), replays: ledger.replays.map(copiedRecord) };
+}
+
+/** A record copied field by field: one shape for every copy (a spread of each costs more, 200 a read). */
+function copiedRecord(r: ReplayRecord): ReplayRecord {
+  const record: ReplayRecord = {
+    anchor: r.anchor,
+    hash: r.hash,
+    place: r.place,
+    text: r.text,
+    turn: r.turn,
+    cards: r.cards.map((c) => ({ ...c })),
   };
+  if (r.role !== undefined) record.role = r.role;
+  if (r.tier !== undefined) record.tier = r.tier;
+  return record;
 }

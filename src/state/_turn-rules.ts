@@ -86,8 +86,10 @@ export function seenRow(row: ConversationRow | null, at: number): ConversationRo
 
 /** `stored.old`: the record `next` grows from, whose share it takes over (null: a record of its own). */
 function plan(stored: StoredTurns, next: TurnRecord, limits: Limits): TurnPlan {
-  const all = [...new Set([...stored.turns, next.turn])].sort((a, b) => b - a);
-  const keep = new Set(all.slice(0, Math.max(0, limits.turnsPerConversation)));
+  const cap = Math.max(0, limits.turnsPerConversation);
+  const turns = new Set(stored.turns).add(next.turn);
+  // Within the cap every turn stays: only past it is the sort that picks the newest needed.
+  const keep = turns.size <= cap ? turns : new Set([...turns].sort((a, b) => b - a).slice(0, cap));
   if (!keep.has(next.turn)) return { put: null, drop: [], days: [] };
   const put = next;
   const days: TurnPlan["days"] = [];
