@@ -6,7 +6,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { cpuSecondsOf, percentile } from "./_stats.ts";
+import { cpuSecondsOf, jitSecondsOf, percentile } from "./_stats.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 export const BUN = path.join(ROOT, "node_modules/.bin/bun");
@@ -191,8 +191,11 @@ export interface Target {
   done: number;
   cpu: number;
   injected: number;
-  /** The warm-up's requests and the CPU seconds they cost (a fresh server compiles its code meanwhile). */
-  warm: { done: number; cpu: number };
+  /**
+   * The warm-up's requests and the CPU seconds they cost (a fresh server compiles its code meanwhile),
+   * and whether its JIT had gone quiet by the end of it (`settled`; false when the cap came first).
+   */
+  warm: { done: number; cpu: number; settled?: boolean };
 }
 
 export const target = (server: Target["server"], bodies: readonly string[]): Target => ({
@@ -205,25 +208,50 @@ export const target = (server: Target["server"], bodies: readonly string[]): Tar
   warm: { done: 0, cpu: 0 },
 });
 
+/** Requests of one step of a warm-up, and the JIT's share of a step's CPU below which it is quiet. */
+const WARM_STEP = 2000;
+const JIT_QUIET = 0.02;
+/** A warm-up sends at most this many times its least, for a JIT that never goes quiet. */
+const WARM_CAP = 20;
+
 /**
- * `targets` measured in turns (`rounds` of `seconds` each, after a warm-up of a second and at least
- * `warm` requests each, so that a fresh server has loaded what it loads on first use and its JIT has
- * compiled its hot code: the steady state of a long-running server), so that whatever else the
- * machine does weighs on all alike; beside each rate, the CPU its server spent per request (all its
- * threads), which moves less with the machine's load. What the warm-up cost is kept too.
+ * The steady state of a long-running server: after a second of load and at least `least` requests,
+ * steps of WARM_STEP until two steps in a row spent under JIT_QUIET of their CPU in the JIT's threads
+ * (JavaScriptCore compiles hot code in the background, and recompiles it as what it sees changes: the
+ * gateway's request path took it 40,000 to 60,000 requests, during which its compiling cost a quarter
+ * of the CPU a request cost; 10,000 requests, the warm-up before, measured some of that as the
+ * gateway's). A server without a pid (one measured from outside) is warmed for `least` requests.
+ */
+async function warmUp(t: Target, least: number, seconds: number, concurrency: number): Promise<void> {
+  const pid = t.server.pid;
+  const cpu = pid === undefined ? 0 : cpuSecondsOf(pid);
+  let done = (await load(t.server.url, t.bodies, { seconds: Math.min(1, seconds), concurrency })).done;
+  done += (await load(t.server.url, t.bodies, { count: least, concurrency })).done;
+  let settled: boolean | undefined;
+  if (pid !== undefined) {
+    settled = false;
+    for (let quiet = 0; quiet < 2 && done < WARM_CAP * Math.max(least, WARM_STEP); ) {
+      const [c0, j0] = [cpuSecondsOf(pid), jitSecondsOf(pid)];
+      done += (await load(t.server.url, t.bodies, { count: WARM_STEP, concurrency })).done;
+      const share = (jitSecondsOf(pid) - j0) / Math.max(cpuSecondsOf(pid) - c0, 0.01);
+      quiet = share < JIT_QUIET ? quiet + 1 : 0;
+      settled = quiet === 2;
+    }
+  }
+  t.warm = { done, cpu: pid === undefined ? 0 : cpuSecondsOf(pid) - cpu, settled };
+}
+
+/**
+ * `targets` measured in turns (`rounds` of `seconds` each, each after its warm-up: `warmUp`), so that
+ * whatever else the machine does weighs on all alike; beside each rate, the CPU its server spent per
+ * request (all its threads), which moves less with the machine's load. What the warm-up cost is kept too.
  */
 export async function measureInTurns(
   targets: Target[],
   turns: { rounds: number; seconds: number; concurrency: number; warm?: number },
 ): Promise<void> {
   const { rounds, seconds, concurrency } = turns;
-  for (const t of targets) {
-    const pid = t.server.pid;
-    const cpu = pid === undefined ? 0 : cpuSecondsOf(pid);
-    const first = await load(t.server.url, t.bodies, { seconds: Math.min(1, seconds), concurrency });
-    const rest = await load(t.server.url, t.bodies, { count: turns.warm ?? 0, concurrency });
-    t.warm = { done: first.done + rest.done, cpu: pid === undefined ? 0 : cpuSecondsOf(pid) - cpu };
-  }
+  for (const t of targets) await warmUp(t, turns.warm ?? 0, seconds, concurrency);
   for (let round = 0; round < rounds; round++) {
     for (const t of targets) {
       const pid = t.server.pid;

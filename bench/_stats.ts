@@ -3,7 +3,7 @@
  * options they take and the CPU a process used. Timing a process is _floor.ts's; the goals it is held to are _goals.ts's.
  */
 
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -42,6 +42,25 @@ export function option(name: string, fallback: string): string {
 export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
+}
+
+/**
+ * CPU time the JIT compiler threads of a Bun process (JavaScriptCore's, named `JITWorker`) have used
+ * so far, in seconds (Linux /proc; NaN elsewhere).
+ */
+export function jitSecondsOf(pid: number): number {
+  try {
+    let ticks = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      if (!stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).startsWith("JIT")) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /**
