@@ -12,7 +12,7 @@ import { putHabit, sweep } from "./_store.ts";
 import { styleFold } from "./fold.ts";
 import { type HabitRecord, type Rules, type Seen, sighted } from "./rules.ts";
 import type { TermScanner } from "./scanner.ts";
-import { type DictionaryReader, readMessage, type Signal } from "./sightings.ts";
+import { type DictionaryReader, readMessage, type Sighting, type Signal } from "./sightings.ts";
 
 /** A signal found in a message; `start` < 0 for a measured trait (no place in the text, no example). */
 export interface Found extends Signal {
@@ -45,7 +45,7 @@ export function readObserved(
     if (sightings.length === 0) continue;
     out.push({
       conv: conversationHash(String(m.conversation)),
-      sightings: sightings.map(({ end: _, ...s }) => s),
+      sightings: sightings.map(foundOf),
       excerpt: once(() => (context.keep > 0 ? excerpt(m.text, context.keep) : undefined)),
     });
   }
@@ -88,6 +88,21 @@ export function learnBatch(q: Queries, batch: readonly Observed[], now: number, 
   sweep(q, now, rules);
 }
 
+/** A sighting without its end (what the inbox keeps), copied field by field. */
+function foundOf(s: Sighting): Found {
+  const found: Found = {
+    kind: s.kind,
+    signal: s.signal,
+    locale: s.locale,
+    useWhen: s.useWhen,
+    avoidWhen: s.avoidWhen,
+    source: s.source,
+    start: s.start,
+  };
+  if (s.note !== undefined) found.note = s.note;
+  return found;
+}
+
 function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
   return () => {
@@ -107,6 +122,16 @@ export function showing(example: string | undefined): (signal: string) => string
 }
 
 export function seenOf(id: string, s: Signal, example: string | undefined): Seen {
-  const { start: _, ...signal } = s as Found;
-  return { ...signal, id, ...(example === undefined ? {} : { example }) };
+  const seen: Seen = {
+    id,
+    kind: s.kind,
+    signal: s.signal,
+    locale: s.locale,
+    useWhen: s.useWhen,
+    avoidWhen: s.avoidWhen,
+    source: s.source,
+  };
+  if (s.note !== undefined) seen.note = s.note;
+  if (example !== undefined) seen.example = example;
+  return seen;
 }

@@ -89,10 +89,16 @@ export function sighted(
   const conversations = (prev?.conversations ?? 0) + (known ? 0 : 1);
   const state = stateAfterSighting(prev?.state ?? "candidate", passesGate({ count, conversations }, rules));
   const example = prev?.example ?? seen.example;
+  // Field by field, the optional ones added only when there: a spread of `seen` and a `delete` after
+  // it cost more than the rest of a sighting, and a deleted field leaves the object slow to read.
   const next: HabitRecord = {
-    ...seen,
+    id: seen.id,
     // The first spelling stays: "Tiny  but mighty" hinted later is the same habit, shown as first seen.
     signal: prev?.signal ?? seen.signal,
+    kind: seen.kind,
+    locale: seen.locale,
+    useWhen: seen.useWhen,
+    avoidWhen: seen.avoidWhen,
     // A habit found in the dictionary keeps that source when an agent hints at it too.
     source: prev && prev.source !== "hint" ? prev.source : seen.source,
     state,
@@ -104,9 +110,8 @@ export function sighted(
     firstSeen: prev?.firstSeen ?? now,
     lastSeen: Math.max(prev?.lastSeen ?? now, now),
   };
-  if (example === undefined) delete next.example;
-  else next.example = example;
-  if (seen.note === undefined) delete next.note;
+  if (seen.note !== undefined) next.note = seen.note;
+  if (example !== undefined) next.example = example;
   return next;
 }
 

@@ -161,7 +161,7 @@ export function readMessage(
     const key = `${s.kind}\u0000${styleFold(s.signal)}`;
     if (seen.has(key)) return;
     seen.add(key);
-    out.push({ ...s, start, end });
+    out.push(sightingOf(s, start, end));
   };
   if (text.trim() === "") return { text, sightings: out };
   const { folded, at } = foldMapped(text);
@@ -172,6 +172,22 @@ export function readMessage(
     add({ kind: "voice", signal: trait, locale: "any", useWhen: [], avoidWhen: [], source: "voice" }, -1, -1);
   }
   return { text, sightings: out };
+}
+
+/** `s` found at `start`..`end`: copied field by field (a spread of each costs a message more). */
+function sightingOf(s: Signal, start: number, end: number): Sighting {
+  const out: Sighting = {
+    kind: s.kind,
+    signal: s.signal,
+    locale: s.locale,
+    useWhen: s.useWhen,
+    avoidWhen: s.avoidWhen,
+    source: s.source,
+    start,
+    end,
+  };
+  if (s.note !== undefined) out.note = s.note;
+  return out;
 }
 
 /** An emoji's signal: the dictionary's gloss and tags (its own, else its base without skin tone). */
