@@ -123,17 +123,7 @@ function keyOf(r: ReplayKey): string {
 
 /** A record as a read of the table gives it back: its cards through JSON, no role or tier when none. */
 function asStored(r: ReplayRecord): ReplayRecord {
-  const record: ReplayRecord = {
-    anchor: r.anchor,
-    hash: r.hash,
-    place: r.place,
-    text: r.text,
-    turn: r.turn,
-    cards: JSON.parse(JSON.stringify(r.cards)),
-  };
-  if (r.role != null) record.role = r.role;
-  if (r.tier != null) record.tier = r.tier;
-  return record;
+  return copiedRecord(r, JSON.parse(JSON.stringify(r.cards)));
 }
 
 /** `record` in `records` (sorted `byAnchor`) at its place: after every record that sorts before it. */
@@ -149,20 +139,26 @@ function insertSorted(records: ReplayRecord[], record: ReplayRecord): void {
 }
 
 function copied(ledger: Ledger): Ledger {
-  return { injections: ledger.injections.map((i) => ({ ...i })), replays: ledger.replays.map(copiedRecord) };
+  return {
+    injections: ledger.injections.map((i) => ({ ...i })),
+    replays: ledger.replays.map((r) => copiedRecord(r)),
+  };
 }
 
-/** A record copied field by field: one shape for every copy (a spread of each costs more, 200 a read). */
-function copiedRecord(r: ReplayRecord): ReplayRecord {
+/**
+ * A record copied field by field, with `cards` (a copy of its own by default): one shape for every
+ * copy, where a spread of each cost more, 200 a read.
+ */
+function copiedRecord(r: ReplayRecord, cards = r.cards.map((c) => ({ ...c }))): ReplayRecord {
   const record: ReplayRecord = {
     anchor: r.anchor,
     hash: r.hash,
     place: r.place,
     text: r.text,
     turn: r.turn,
-    cards: r.cards.map((c) => ({ ...c })),
+    cards,
   };
-  if (r.role !== undefined) record.role = r.role;
-  if (r.tier !== undefined) record.tier = r.tier;
+  if (r.role != null) record.role = r.role;
+  if (r.tier != null) record.tier = r.tier;
   return record;
 }

@@ -12,7 +12,7 @@ import { putHabit, sweep } from "./_store.ts";
 import { styleFold } from "./fold.ts";
 import { type HabitRecord, type Rules, type Seen, sighted } from "./rules.ts";
 import type { TermScanner } from "./scanner.ts";
-import { type DictionaryReader, readMessage, type Sighting, type Signal } from "./sightings.ts";
+import { copiedSignal, type DictionaryReader, readMessage, type Sighting, type Signal } from "./sightings.ts";
 
 /** A signal found in a message; `start` < 0 for a measured trait (no place in the text, no example). */
 export interface Found extends Signal {
@@ -88,18 +88,10 @@ export function learnBatch(q: Queries, batch: readonly Observed[], now: number, 
   sweep(q, now, rules);
 }
 
-/** A sighting without its end (what the inbox keeps), copied field by field. */
+/** A sighting without its end (what the inbox keeps). */
 function foundOf(s: Sighting): Found {
-  const found: Found = {
-    kind: s.kind,
-    signal: s.signal,
-    locale: s.locale,
-    useWhen: s.useWhen,
-    avoidWhen: s.avoidWhen,
-    source: s.source,
-    start: s.start,
-  };
-  if (s.note !== undefined) found.note = s.note;
+  const found = copiedSignal(s) as Found;
+  found.start = s.start;
   return found;
 }
 
@@ -122,16 +114,8 @@ export function showing(example: string | undefined): (signal: string) => string
 }
 
 export function seenOf(id: string, s: Signal, example: string | undefined): Seen {
-  const seen: Seen = {
-    id,
-    kind: s.kind,
-    signal: s.signal,
-    locale: s.locale,
-    useWhen: s.useWhen,
-    avoidWhen: s.avoidWhen,
-    source: s.source,
-  };
-  if (s.note !== undefined) seen.note = s.note;
+  const seen = copiedSignal(s) as Seen;
+  seen.id = id;
   if (example !== undefined) seen.example = example;
   return seen;
 }
