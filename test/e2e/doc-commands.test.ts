@@ -204,10 +204,19 @@ describe.each(pages.filter((p) => p.commands.length > 0))("the commands of $file
         }
         const r = await run(page, adapted(page, line));
         const exit = EXITS.find(([p]) => p.test(c.line))?.[1] ?? 0;
-        expect({ line: c.line, code: r.code, stderr: r.code === exit ? "" : r.stderr }).toEqual({
+        // A command that fails says why, with what the servers it talks to said (a curl to the gateway
+        // that gets no answer at all shows only its exit code).
+        const said = r.code === exit ? "" : page.servers.map((s) => s.stderr.text().slice(-2000)).join("\n");
+        expect({
+          line: c.line,
+          code: r.code,
+          stderr: r.code === exit ? "" : r.stderr,
+          servers: said,
+        }).toEqual({
           line: c.line,
           code: exit,
           stderr: "",
+          servers: "",
         });
         if (c.output !== undefined && file === "README.md") expect(r.stdout.trimEnd()).toBe(c.output);
         if (/^curl /.test(c.line))
