@@ -156,30 +156,27 @@ function sha(text: string): string {
  */
 const MEMO_CHARS = 1_000_000;
 const MEMO_LONGEST = 64 * 1024;
-const remembered = new Map<typeof hashMessage, Record<string, TextMemo<string>>>();
+type PerRole = Record<"user" | "assistant", TextMemo<string>>;
+const perRole = (): PerRole => ({
+  user: new TextMemo(MEMO_CHARS, MEMO_LONGEST),
+  assistant: new TextMemo(MEMO_CHARS, MEMO_LONGEST),
+});
+const REMEMBERED = { hashes: perRole(), keys: perRole() };
 
-function rememberedOf(of: typeof hashMessage, role: string, content: unknown): string {
+function rememberedOf(memos: PerRole, of: typeof hashMessage, role: string, content: unknown): string {
   if (typeof content !== "string" || (role !== "user" && role !== "assistant")) return of(role, content);
-  let memos = remembered.get(of);
-  if (memos === undefined) {
-    memos = {
-      user: new TextMemo(MEMO_CHARS, MEMO_LONGEST),
-      assistant: new TextMemo(MEMO_CHARS, MEMO_LONGEST),
-    };
-    remembered.set(of, memos);
-  }
-  return memos[role]!.get(content, (text) => of(role, text));
+  return memos[role].get(content, (text) => of(role, text));
 }
 
 /** A view over `messages` with hashes computed on demand (a body may carry megabytes of images). */
 export function makeView(system: string, raw: readonly JsonObject[], messages: ChatMessage[]): ChatView {
   const hashes = new Map<number, string>();
   const keys = new Map<number, string>();
-  const cached = (cache: Map<number, string>, i: number, of: typeof hashMessage) => {
+  const cached = (cache: Map<number, string>, i: number, of: typeof hashMessage, memos: PerRole) => {
     let h = cache.get(i);
     if (h === undefined) {
       const m = raw[i];
-      h = m === undefined ? "" : rememberedOf(of, String(m.role), m.content);
+      h = m === undefined ? "" : rememberedOf(memos, of, String(m.role), m.content);
       cache.set(i, h);
     }
     return h;
@@ -187,8 +184,8 @@ export function makeView(system: string, raw: readonly JsonObject[], messages: C
   return {
     system,
     messages,
-    hash: (i) => cached(hashes, i, hashMessage),
-    key: (i) => cached(keys, i, messageKey),
+    hash: (i) => cached(hashes, i, hashMessage, REMEMBERED.hashes),
+    key: (i) => cached(keys, i, messageKey, REMEMBERED.keys),
   };
 }
 
